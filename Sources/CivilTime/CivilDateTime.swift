@@ -1,0 +1,105 @@
+/// A wall-clock time of day: hour, minute and second.
+public struct TimeOfDay: Sendable, Hashable, Comparable {
+    /// 0...23.
+    public let hour: Int
+    /// 0...59.
+    public let minute: Int
+    /// 0...60 (60 is a leap second, which RFC 5545 §3.3.12 allows).
+    public let second: Int
+
+    /// Creates a time of day, or `nil` when a field is out of range.
+    @inlinable
+    public init?(hour: Int, minute: Int, second: Int = 0) {
+        guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    /// Midnight, 00:00:00.
+    public static let midnight = TimeOfDay(hour: 0, minute: 0, second: 0)!
+
+    /// Seconds since midnight.
+    @inlinable
+    public var secondsSinceMidnight: Int { hour * 3600 + minute * 60 + second }
+
+    @inlinable
+    public static func < (lhs: TimeOfDay, rhs: TimeOfDay) -> Bool {
+        lhs.secondsSinceMidnight < rhs.secondsSinceMidnight
+    }
+}
+
+extension TimeOfDay: CustomStringConvertible {
+    /// `HH:MM:SS`.
+    public var description: String {
+        "\(CivilFormat.twoDigits(hour)):\(CivilFormat.twoDigits(minute)):\(CivilFormat.twoDigits(second))"
+    }
+}
+
+/// A date and a wall-clock time with no zone attached.
+///
+/// What the wall clock means is decided by whoever holds it: floating
+/// (the viewer's zone), UTC, or a named zone. Arithmetic here is on the
+/// civil timeline, which is exact for floating and UTC times; for zoned
+/// times, add nominal days here and exact seconds on the instant.
+public struct CivilDateTime: Sendable, Hashable, Comparable {
+    /// The date.
+    public let date: CivilDate
+    /// The time of day.
+    public let time: TimeOfDay
+
+    /// Combines a date and a time of day.
+    @inlinable
+    public init(date: CivilDate, time: TimeOfDay) {
+        self.date = date
+        self.time = time
+    }
+
+    /// Creates a date-time, or `nil` when any field is out of range.
+    @inlinable
+    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+        guard let date = CivilDate(year: year, month: month, day: day),
+            let time = TimeOfDay(hour: hour, minute: minute, second: second)
+        else { return nil }
+        self.init(date: date, time: time)
+    }
+
+    /// The date-time `seconds` seconds after 1970-01-01T00:00:00 on the civil timeline.
+    @inlinable
+    public init(secondsSinceEpoch seconds: Int) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = seconds - days * 86_400
+        self.init(
+            date: CivilDate(daysSinceEpoch: days),
+            time: TimeOfDay(hour: rest / 3600, minute: rest / 60 % 60, second: rest % 60)!)
+    }
+
+    /// Seconds since 1970-01-01T00:00:00 on the civil timeline; for a UTC
+    /// date-time this is the Unix time. A leap second counts as the next second.
+    @inlinable
+    public var secondsSinceEpoch: Int {
+        date.daysSinceEpoch * 86_400 + time.secondsSinceMidnight
+    }
+
+    /// The date-time `seconds` seconds later on the civil timeline.
+    @inlinable
+    public func adding(seconds: Int) -> CivilDateTime {
+        CivilDateTime(secondsSinceEpoch: secondsSinceEpoch + seconds)
+    }
+
+    /// The same wall-clock time `count` days later.
+    @inlinable
+    public func adding(days count: Int) -> CivilDateTime {
+        CivilDateTime(date: date.adding(days: count), time: time)
+    }
+
+    @inlinable
+    public static func < (lhs: CivilDateTime, rhs: CivilDateTime) -> Bool {
+        lhs.date != rhs.date ? lhs.date < rhs.date : lhs.time < rhs.time
+    }
+}
+
+extension CivilDateTime: CustomStringConvertible {
+    /// `YYYY-MM-DDTHH:MM:SS`.
+    public var description: String { "\(date)T\(time)" }
+}

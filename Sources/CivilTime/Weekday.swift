@@ -1,0 +1,54 @@
+/// A day of the week, numbered as ISO 8601 does (Monday is 1, Sunday is 7).
+public enum Weekday: Int, Sendable, Hashable, CaseIterable, Comparable {
+    case monday = 1, tuesday, wednesday, thursday, friday, saturday, sunday
+
+    /// The two-letter code RFC 5545 uses in `BYDAY` and `WKST` (`MO` … `SU`).
+    public var icalendarCode: String {
+        switch self {
+        case .monday: "MO"
+        case .tuesday: "TU"
+        case .wednesday: "WE"
+        case .thursday: "TH"
+        case .friday: "FR"
+        case .saturday: "SA"
+        case .sunday: "SU"
+        }
+    }
+
+    /// Reads an RFC 5545 weekday code, ignoring ASCII case; `nil` when it is not one.
+    public init?(icalendarCode code: some StringProtocol) {
+        let utf8 = Array(code.utf8)
+        guard utf8.count == 2 else { return nil }
+        self.init(icalendarCodeBytes: utf8[0], utf8[1])
+    }
+
+    /// Reads a weekday code from its two ASCII bytes, ignoring case.
+    @inlinable
+    public init?(icalendarCodeBytes first: UInt8, _ second: UInt8) {
+        switch (first | 0x20, second | 0x20) {
+        case (0x6D, 0x6F): self = .monday  // mo
+        case (0x74, 0x75): self = .tuesday  // tu
+        case (0x77, 0x65): self = .wednesday  // we
+        case (0x74, 0x68): self = .thursday  // th
+        case (0x66, 0x72): self = .friday  // fr
+        case (0x73, 0x61): self = .saturday  // sa
+        case (0x73, 0x75): self = .sunday  // su
+        default: return nil
+        }
+    }
+
+    /// The weekday `count` days after this one (negative counts go back).
+    @inlinable
+    public func advanced(by count: Int) -> Weekday {
+        let zeroBased = ((rawValue - 1 + count) % 7 + 7) % 7
+        return Weekday(rawValue: zeroBased + 1)!
+    }
+
+    /// Days from `start` forward to this weekday, in 0...6.
+    @inlinable
+    public func days(after start: Weekday) -> Int {
+        ((rawValue - start.rawValue) % 7 + 7) % 7
+    }
+
+    public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.rawValue < rhs.rawValue }
+}
