@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a command reads its input and writes its output, so tests can run
+/// commands in process and capture what they print.
+public protocol CommandIO: AnyObject {
+    /// The bytes of a file, or of standard input when `path` is `-`.
+    func read(path: String) throws(CommandFailure) -> [UInt8]
+    /// Writes to standard output.
+    func write(_ bytes: [UInt8])
+    /// Writes a line to standard error.
+    func writeError(_ line: String)
+}
+
+extension CommandIO {
+    /// Writes text to standard output.
+    public func write(_ text: String) { write(Array(text.utf8)) }
+}
+
+/// Why a command stopped, and the exit status that says so.
+public struct CommandFailure: Error, Sendable, Equatable {
+    /// 1 for bad data or an unreadable file, 2 for a usage mistake.
+    public var status: Int32
+    public var message: String
+
+    public init(status: Int32, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    static func usage(_ message: String) -> CommandFailure { CommandFailure(status: 2, message) }
+}
+
+/// The real process: files through POSIX calls, standard streams unbuffered.
+public final class ProcessIO: CommandIO {
+    public init() {}
+
+    public func read(path: String) throws(CommandFailure) -> [UInt8] {
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(errno)))")
+        }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+
+    public func write(_ bytes: [UInt8]) { Self.writeAll(STDOUT_FILENO, bytes) }
+
+    public func writeError(_ line: String) { Self.writeAll(STDERR_FILENO, Array((line + "\n").utf8)) }
+
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        bytes.withUnsafeBytes { buffer in
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}
