@@ -1,0 +1,25 @@
+import Foundation
+
+// Almanac benchmarks: one JSON line per figure on stdout, notes on stderr.
+//
+//   swift run -c release AlmanacBenchmarks [--events N] [--iterations K] [SUITE...]
+//
+// Suites: icalendar (default: all). Peers (libical) run in the same process
+// invocation on the same generated file, and a ratio line follows each pair.
+
+var events = 20_000
+var iterations = 5
+var suites: [String] = []
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--events": events = Int(arguments.popFirst() ?? "") ?? events
+    case "--iterations": iterations = max(1, Int(arguments.popFirst() ?? "") ?? iterations)
+    case "-h", "--help":
+        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [icalendar]")
+        exit(0)
+    default: suites.append(argument)
+    }
+}
+let all = suites.isEmpty
+if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
