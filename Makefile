@@ -1,0 +1,35 @@
+# Almanac: the two commands that matter are `make run` and `make test`.
+SWIFT ?= swift
+FUZZ_SECONDS ?= 30
+
+.PHONY: run test deps build bench fuzz clean
+
+## install what is missing (Debian and Python packages); idempotent
+deps:
+	scripts/install-deps
+
+## release build of the almanac command
+build: deps
+	$(SWIFT) build -c release --product almanac
+
+## build and run the main job (until the server exists: help and a sample check)
+run: build
+	.build/release/almanac --help
+	.build/release/almanac ics check docs/examples/team-calendar.ics
+
+## everything CI runs: warnings are errors, every test, a short fuzz run
+test: deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build
+	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
+
+## benchmarks (release build), one JSON line per figure, peers measured in the same run
+bench: deps
+	$(SWIFT) run -c release AlmanacBenchmarks
+
+## fuzz the parser for FUZZ_SECONDS
+fuzz: deps
+	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
+
+clean:
+	rm -rf .build FuzzTesting/artifacts
