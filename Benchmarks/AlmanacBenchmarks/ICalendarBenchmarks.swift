@@ -9,44 +9,73 @@ enum ICalendarBenchmarks {
         let bytes = [UInt8](try! Data(contentsOf: url))
         let megabytes = Double(bytes.count) / 1_000_000
         let context: [String: Any] = ["events": events, "bytes": bytes.count, "iterations": iterations]
-
-        // Parse: the tree is released after the clock stops, as the libical harness does.
-        let parse = medianSeconds(iterations: iterations) { try! ICalendarParser.parse(bytes) }
         let document = try! ICalendarParser.parse(bytes)
         let components = document.components.reduce(0) { $0 + $1.componentCount }
-        Report.figure("icalendar.parse", megabytes / parse, unit: "MB/s", context)
 
-        let serialize = medianSeconds(iterations: iterations) { document.serialized() }
-        Report.figure("icalendar.serialize", megabytes / serialize, unit: "MB/s", context)
-
-        let roundTrip = medianSeconds(iterations: iterations) {
-            let parsed = try! ICalendarParser.parse(bytes)
-            return (parsed, parsed.serialized())
+        // Rounds alternate our three phases with one run of the libical harness, so each
+        // ratio compares figures taken moments apart on this (noisy, shared) machine.
+        var ours: [[Double]] = [[], [], []]
+        var peers: [[Double]] = [[], [], []]
+        var version = "?"
+        for _ in 0..<iterations {
+            ours[0].append(medianSeconds(iterations: 1) { try! ICalendarParser.parse(bytes) })
+            ours[1].append(medianSeconds(iterations: 1) { document.serialized() })
+            ours[2].append(
+                medianSeconds(iterations: 1) {
+                    let parsed = try! ICalendarParser.parse(bytes)
+                    return (parsed, parsed.serialized())
+                })
+            if let peer = LibICal.run(["parse", url.path, "1"]),
+                let parse = peer["parse_seconds"] as? Double, let serialize = peer["serialize_seconds"] as? Double,
+                let roundTrip = peer["roundtrip_seconds"] as? Double
+            {
+                peers[0].append(parse)
+                peers[1].append(serialize)
+                peers[2].append(roundTrip)
+                version = "\(peer["version"] ?? "?")"
+            }
         }
-        Report.figure("icalendar.parse+serialize", megabytes / roundTrip, unit: "MB/s", context)
+        let names = ["parse", "serialize", "parse+serialize"]
+        func milliseconds(_ values: [Double]) -> String { values.map { String(Int($0 * 1000)) }.joined(separator: " ") }
+        for (index, name) in names.enumerated() {
+            Report.note("\(name) ms per round: almanac \(milliseconds(ours[index])); libical \(milliseconds(peers[index]))")
+        }
+        for (index, name) in names.enumerated() {
+            Report.figure("icalendar.\(name)", megabytes / median(ours[index]), unit: "MB/s", context)
+        }
 
+        let before = almanac_allocation_count()
+        let parsed = try! ICalendarParser.parse(bytes)
+        let allocations = almanac_allocation_count() - before
+        withExtendedLifetime(parsed) {}
         if almanac_allocation_counting_supported() != 0 {
-            let before = almanac_allocation_count()
-            let parsed = try! ICalendarParser.parse(bytes)
-            let allocations = almanac_allocation_count() - before
-            withExtendedLifetime(parsed) {}
             Report.figure(
                 "icalendar.parse.allocations-per-component", Double(allocations) / Double(components),
                 unit: "allocations", context.merging(["components": components]) { a, _ in a })
         }
         Report.note("output \(document.serialized().count) bytes for \(bytes.count) input bytes, \(components) components")
 
-        guard let peer = LibICal.run(["parse", url.path, String(iterations)]),
-            let peerParse = peer["parse_seconds"] as? Double, let peerSerialize = peer["serialize_seconds"] as? Double,
-            let peerRoundTrip = peer["roundtrip_seconds"] as? Double
-        else { return }
-        let peerContext = context.merging(["peer": "libical \(peer["version"] ?? "?")"]) { a, _ in a }
-        Report.figure("libical.parse", megabytes / peerParse, unit: "MB/s", peerContext)
-        Report.figure("libical.serialize", megabytes / peerSerialize, unit: "MB/s", peerContext)
-        Report.figure("libical.parse+serialize", megabytes / peerRoundTrip, unit: "MB/s", peerContext)
-        Report.figure("ratio.parse.vs-libical", peerParse / parse, unit: "x", peerContext)
-        Report.figure("ratio.serialize.vs-libical", peerSerialize / serialize, unit: "x", peerContext)
-        Report.figure("ratio.parse+serialize.vs-libical", peerRoundTrip / roundTrip, unit: "x",
-            peerContext.merging(["goal": 5]) { a, _ in a })
+        guard peers[2].count == iterations else { return }
+        let peerContext = context.merging(["peer": "libical \(version)"]) { a, _ in a }
+        for (index, name) in names.enumerated() {
+            Report.figure("libical.\(name)", megabytes / median(peers[index]), unit: "MB/s", peerContext)
+        }
+        for (index, name) in names.enumerated() {
+            let ratios = zip(peers[index], ours[index]).map { $0 / $1 }
+            var extra = peerContext.merging(["min": min(ratios), "max": ratios.max()!]) { a, _ in a }
+            if name == "parse+serialize" { extra["goal"] = 5 }
+            Report.figure("ratio.\(name).vs-libical", median(ratios), unit: "x", extra)
+        }
+    }
+
+    static func min(_ values: [Double]) -> Double { values.min()! }
+
+    /// Our parse alone, round after round, to see this machine's noise without a peer in between.
+    static func parseOnly(events: Int, iterations: Int) {
+        let bytes = [UInt8](try! Data(contentsOf: Corpus.file(events: events)))
+        var times: [Double] = []
+        for _ in 0..<iterations { times.append(medianSeconds(iterations: 1) { try! ICalendarParser.parse(bytes) }) }
+        Report.note("parse ms per round: " + times.map { String(Int($0 * 1000)) }.joined(separator: " "))
+        Report.figure("icalendar.parse", Double(bytes.count) / 1_000_000 / median(times), unit: "MB/s", ["events": events])
     }
 }

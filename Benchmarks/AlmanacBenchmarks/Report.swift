@@ -56,3 +56,9 @@ func runProgram(_ path: String, _ arguments: [String]) -> String? {
     }
     return String(decoding: data, as: UTF8.self)
 }
+
+/// The median of a non-empty list.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}

@@ -23,3 +23,4 @@ while let argument = arguments.popFirst() {
 }
 let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
+if suites.contains("parse-only") { ICalendarBenchmarks.parseOnly(events: events, iterations: iterations) }

@@ -36,27 +36,68 @@ enum ByteScan {
         return count
     }
 
-    /// The first control character other than HTAB (RFC 5545 §3.1 excludes them from values), or `nil`.
-    static func firstControl(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let base = bytes.baseAddress else { return nil }
-        var index = 0
-        let count = bytes.count
+    /// One pass over a value: the first control character other than HTAB
+    /// (RFC 5545 §3.1 keeps them out of values) and the first byte of the first
+    /// ill-formed UTF-8 sequence. Runs of ASCII without controls go eight bytes
+    /// at a time.
+    static func scanValue(_ bytes: UnsafeBufferPointer<UInt8>) -> (control: Int?, invalidUTF8: Int?) {
+        guard let base = bytes.baseAddress else { return (nil, nil) }
         let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var control: Int?
+        var invalid: Int?
+        var index = 0
         while index < count {
             if index + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if !hasBelow(word, 0x20) && !has(word, 0x7F) {
+                if word & highs == 0 && !hasBelow(word, 0x20) && !has(word, 0x7F) {
                     index += 8
                     continue
                 }
             }
-            let end = min(index + 8, count)
-            while index < end {
-                let byte = bytes[index]
-                if (byte < 0x20 && byte != 0x09) || byte == 0x7F { return index }
+            let lead = base[index]
+            if lead < 0x80 {
+                if control == nil && ((lead < 0x20 && lead != 0x09) || lead == 0x7F) {
+                    control = index
+                    if invalid != nil { break }
+                }
                 index += 1
+                continue
+            }
+            let length = sequenceLength(base, index, count, lead)
+            if length == 0 {
+                if invalid == nil {
+                    invalid = index
+                    if control != nil { break }
+                }
+                index += 1
+            } else {
+                index += length
             }
         }
-        return nil
+        return (control, invalid)
+    }
+
+    /// The length of the well-formed UTF-8 sequence starting with `lead` at `index`, or 0.
+    @inline(__always)
+    private static func sequenceLength(_ base: UnsafePointer<UInt8>, _ index: Int, _ count: Int, _ lead: UInt8) -> Int {
+        @inline(__always) func inRange(_ offset: Int, _ low: UInt8, _ high: UInt8) -> Bool {
+            index + offset < count && base[index + offset] >= low && base[index + offset] <= high
+        }
+        switch lead {
+        case 0xC2...0xDF:
+            return inRange(1, 0x80, 0xBF) ? 2 : 0
+        case 0xE0...0xEF:
+            // E0 needs A0…BF (no overlong forms); ED needs 80…9F (no UTF-16 surrogates).
+            let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+            let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
+            return inRange(1, low, high) && inRange(2, 0x80, 0xBF) ? 3 : 0
+        case 0xF0...0xF4:
+            let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+            let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+            return inRange(1, low, high) && inRange(2, 0x80, 0xBF) && inRange(3, 0x80, 0xBF) ? 4 : 0
+        default:
+            return 0
+        }
     }
 }

@@ -3,27 +3,49 @@
 public struct Parameter: Sendable, Hashable {
     /// The name, upper-cased (parameter names are case-insensitive).
     public var name: String
-    /// The values, with quotes removed and RFC 6868 caret escapes decoded.
-    public var values: [String]
+    // Nearly every parameter has one value; keeping it apart saves an array per parameter.
+    private var first: String
+    private var rest: [String]
 
     /// Creates a parameter; `name` is upper-cased.
     public init(name: String, values: [String]) {
-        self.name = name.uppercased()
-        self.values = values
+        self.init(uncheckedName: name.uppercased(), values: values)
     }
 
     /// Creates a single-valued parameter; `name` is upper-cased.
     public init(name: String, value: String) {
-        self.init(name: name, values: [value])
+        self.init(uncheckedName: name.uppercased(), value: value)
     }
 
     init(uncheckedName name: String, values: [String]) {
         self.name = name
-        self.values = values
+        first = values.first ?? ""
+        rest = Array(values.dropFirst())
+    }
+
+    init(uncheckedName name: String, value: String) {
+        self.name = name
+        first = value
+        rest = []
+    }
+
+    /// The values, with quotes removed and RFC 6868 caret escapes decoded.
+    public var values: [String] {
+        get { rest.isEmpty ? [first] : [first] + rest }
+        set {
+            first = newValue.first ?? ""
+            rest = Array(newValue.dropFirst())
+        }
     }
 
     /// The values joined by commas, as a single-valued parameter is usually read.
-    public var value: String { values.count == 1 ? values[0] : values.joined(separator: ",") }
+    public var value: String { rest.isEmpty ? first : values.joined(separator: ",") }
+
+    /// Calls `body` with each value, without building an array.
+    func forEachValue(_ body: (String) -> Void) {
+        body(first)
+        rest.forEach(body)
+    }
 }
 
 /// A content line's property (RFC 5545 §3.5): a name, parameters and a value.
@@ -37,20 +59,47 @@ public struct Property: Sendable, Hashable {
     public var name: String
     /// The parameters in the order they were written.
     public var parameters: [Parameter]
+    var storage: ValueStorage
+
     /// The value as iCalendar text (escaped where its type escapes).
-    public var value: String
+    public var value: String {
+        get { storage.string }
+        set { storage = .string(newValue) }
+    }
 
     /// Creates a property from its raw iCalendar value; `name` is upper-cased.
     public init(name: String, parameters: [Parameter] = [], value: String) {
         self.name = name.uppercased()
         self.parameters = parameters
-        self.value = value
+        self.storage = .string(value)
     }
 
     init(uncheckedName name: String, parameters: [Parameter], value: String) {
         self.name = name
         self.parameters = parameters
-        self.value = value
+        self.storage = .string(value)
+    }
+
+    init(uncheckedName name: String, parameters: [Parameter], storage: ValueStorage) {
+        self.name = name
+        self.parameters = parameters
+        self.storage = storage
+    }
+
+    /// Calls `body` with the value's UTF-8 bytes, without making a `String`.
+    func withValueBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try storage.withBytes(body)
+    }
+
+    public static func == (lhs: Property, rhs: Property) -> Bool {
+        lhs.name == rhs.name && lhs.parameters == rhs.parameters
+            && lhs.withValueBytes { left in rhs.withValueBytes { right in left.elementsEqual(right) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(parameters)
+        withValueBytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// The first parameter with this name (case-insensitive), if any.
@@ -68,12 +117,21 @@ public struct Property: Sendable, Hashable {
                 if let index = parameters.firstIndex(where: { $0.name == wanted }) {
                     parameters[index].values = [newValue]
                 } else {
-                    parameters.append(Parameter(uncheckedName: wanted, values: [newValue]))
+                    parameters.append(Parameter(uncheckedName: wanted, value: newValue))
                 }
             } else {
                 parameters.removeAll { $0.name == wanted }
             }
         }
+    }
+}
+
+extension Property: CustomStringConvertible {
+    /// The property as one iCalendar content line, unfolded (for messages and debugging).
+    public var description: String {
+        var text = name
+        for parameter in parameters { text += ";" + parameter.name + "=" + parameter.values.joined(separator: ",") }
+        return text + ":" + value
     }
 }
 

@@ -46,7 +46,7 @@ public enum JCal {
             result.append(.array([.number(geo.latitude), .number(geo.longitude)]))
             return .array(result)
         case .requestStatus?:
-            result.append(.array(property.value.withUTF8Bytes { splitStructured($0) }.map { .string($0) }))
+            result.append(.array(property.withValueBytes { splitStructured($0) }.map { .string($0) }))
             return .array(result)
         default:
             break
@@ -56,7 +56,7 @@ public enum JCal {
             if type == .text {
                 isList ? property.textValues() : [property.textValue()]
             } else if isList || type == .date || type == .dateTime || type == .period {
-                property.value.withUTF8Bytes { bytes in
+                property.withValueBytes { bytes in
                     ValueSyntax.splitList(bytes, honoringEscapes: false).map { String(decoding: $0, as: UTF8.self) }
                 }
             } else {

@@ -106,11 +106,20 @@ struct ContentParser {
     var componentCount = 0
     var propertyCount = 0
     var warnedLineEnding = false
+    var nextCarriageReturn = -1
+    var nextLineFeed = -1
     /// Bad line endings seen in the current logical line, reported after its content.
     var pendingLineEndings: [(line: Int, message: String)] = []
     var lastLineWasProperty = false
     var segments: [Segment] = []
     var scratch: [UInt8] = []
+    var arena = ByteArena()
+    /// How many properties the last component closed at each depth had.
+    var propertiesAtDepth = [Int](repeating: 0, count: 8)
+    let propertyNames = PropertyKind.names
+    let propertyKinds = PropertyKind.all
+    let componentNames = ComponentRules.names
+    let componentRules = ComponentRules.all
 
     init(input: Bytes, options: ParseOptions) {
         self.input = input
@@ -149,6 +158,20 @@ struct ContentParser {
         }
     }
 
+    /// Where a value starts: an offset in the current logical line, or a place
+    /// given outright; turned into a line and column only when a problem is reported.
+    enum Position {
+        case offset(Int)
+        case place(line: Int, column: Int)
+    }
+
+    func place(_ position: Position) -> (line: Int, column: Int) {
+        switch position {
+        case .offset(let offset): location(offset)
+        case .place(let line, let column): (line, column)
+        }
+    }
+
     /// The physical line and column of a byte offset in the current logical line.
     func location(_ offset: Int) -> (line: Int, column: Int) {
         var segment = segments[0]
@@ -172,24 +195,29 @@ struct ContentParser {
 
     /// The end of the physical line starting at `start` and the length of its terminator.
     mutating func physicalLineEnd(from start: Int) throws(Stop) -> (end: Int, next: Int) {
-        let base = input.baseAddress! + start
-        let remaining = input.count - start
-        let newline = memchr(base, 0x0A, remaining).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - input.baseAddress! }
-        let searchLength = (newline ?? input.count) - start
-        let carriageReturn = searchLength > 0
-            ? memchr(base, 0x0D, searchLength).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - input.baseAddress! }
-            : nil
-        if let carriageReturn {
-            if carriageReturn + 1 == newline { return (carriageReturn, carriageReturn + 2) }
+        // The next CR and LF are remembered, so each is searched for once over the input
+        // (memchr), even in a file that has only one of them.
+        if nextCarriageReturn < start { nextCarriageReturn = find(0x0D, from: start) }
+        if nextLineFeed < start { nextLineFeed = find(0x0A, from: start) }
+        let carriageReturn = nextCarriageReturn
+        let lineFeed = nextLineFeed
+        if carriageReturn < lineFeed {
+            if carriageReturn + 1 == lineFeed { return (carriageReturn, lineFeed + 1) }
             // A bare CR ends the line (old Mac files).
             try noteBadLineEnding("a line ends in a bare CR; iCalendar lines end in CRLF")
             return (carriageReturn, carriageReturn + 1)
         }
-        if let newline {
-            try noteBadLineEnding("a line ends in a bare LF; iCalendar lines end in CRLF")
-            return (newline, newline + 1)
+        guard lineFeed < input.count else { return (input.count, input.count) }  // the last line may lack its CRLF
+        try noteBadLineEnding("a line ends in a bare LF; iCalendar lines end in CRLF")
+        return (lineFeed, lineFeed + 1)
+    }
+
+    /// The offset of the next `byte` at or after `start`, or the input's length.
+    func find(_ byte: UInt8, from start: Int) -> Int {
+        guard start < input.count, let found = memchr(input.baseAddress! + start, Int32(byte), input.count - start) else {
+            return input.count
         }
-        return (input.count, input.count)  // the last line may lack its CRLF
+        return UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - input.baseAddress!
     }
 
     mutating func noteBadLineEnding(_ message: String) throws(Stop) {
@@ -219,8 +247,13 @@ struct ContentParser {
             try report(.emptyLine, "empty line (skipped)", line: firstLine, column: nil)
             return try reportLineEndings()
         }
-        segments.removeAll(keepingCapacity: true)
-        segments.append(Segment(logicalStart: 0, line: firstLine, columnShift: 0))
+        let first = Segment(logicalStart: 0, line: firstLine, columnShift: 0)
+        if segments.count == 1 {
+            segments[0] = first
+        } else {
+            segments.removeAll(keepingCapacity: true)
+            segments.append(first)
+        }
         var length = end - start
         var folded = false
         // Continuation lines start with a space or a tab (RFC 5545 §3.1).
@@ -303,20 +336,22 @@ struct ContentParser {
     mutating func parseContentLine(_ line: Bytes) throws(Stop) {
         let wasProperty = lastLineWasProperty
         lastLineWasProperty = false
-        guard memchr(line.baseAddress!, 0x3A, line.count) != nil else {
-            try reportInvalidUTF8(in: line)
-            return try missingColon(line, previousWasProperty: wasProperty)
-        }
         var index = 0
         while index < line.count, Self.isNameByte(line[index]) { index += 1 }
-        if index == 0 || (line[index] != 0x3B && line[index] != 0x3A) {
+        // A line with no ':' at all is missingColon, whatever else is wrong with it;
+        // it is looked for only once the line has failed, not on every line.
+        func hasColon() -> Bool { memchr(line.baseAddress!, 0x3A, line.count) != nil }
+        if index == line.count || (line[index] != 0x3B && line[index] != 0x3A) {
             try reportInvalidUTF8(in: line)
+            if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
             let (l, c) = location(index)
             return try report(
                 .invalidName, "invalid character in a property name; names use letters, digits and '-'",
                 line: l, column: c)
         }
-        let name = Self.upperName(Bytes(rebasing: line[0..<index]))
+        let nameBytes = Bytes(rebasing: line[0..<index])
+        let known = propertyNames.index(of: nameBytes)
+        let name = known.map { propertyNames.names[$0] } ?? Self.upperName(nameBytes)
         var parameters: [Parameter] = []
         var valueType: ValueType?
         var sawValueParameter = false
@@ -325,10 +360,12 @@ struct ContentParser {
             let nameStart = index
             while index < line.count, Self.isNameByte(line[index]) { index += 1 }
             guard index > nameStart else {
+                if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                 let (l, c) = location(index)
                 return try report(.invalidName, "empty or invalid parameter name", line: l, column: c, property: name)
             }
             guard index < line.count, line[index] == 0x3D else {
+                if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                 if index < line.count, line[index] != 0x3B, line[index] != 0x3A {
                     let (l, c) = location(index)
                     return try report(
@@ -348,13 +385,14 @@ struct ContentParser {
                     var close = contentStart
                     while close < line.count, line[close] != 0x22 { close += 1 }
                     guard close < line.count else {
+                        if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                         let (l, c) = location(index)
                         return try report(
                             .unterminatedQuote, "quoted parameter value without its closing '\"'", line: l, column: c,
                             property: name)
                     }
                     let content = Bytes(rebasing: line[contentStart..<close])
-                    if let bad = ValueValidation.controlCharacter(in: content) {
+                    if let bad = ByteScan.scanValue(content).control {
                         let (l, c) = location(contentStart + bad)
                         return try report(
                             .invalidParameter, "control character in a parameter value", line: l, column: c,
@@ -383,6 +421,7 @@ struct ContentParser {
                         index += 1
                     }
                     guard index < line.count else {
+                        if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                         let (l, c) = location(valueStart)
                         return try report(
                             .invalidParameter, "parameter value runs to the end of the line; expected ':' and a value",
@@ -409,10 +448,14 @@ struct ContentParser {
         }
         let valueStart = index + 1
         let value = Bytes(rebasing: line[valueStart...])
-        switch name {
-        case "BEGIN": try begin(value, at: valueStart)
-        case "END": try end(value, at: valueStart)
-        default: try addProperty(name, parameters, valueType, value, at: valueStart)
+        if let known {
+            try addProperty(name, propertyKinds[known], parameters, valueType, value, at: valueStart)
+        } else if name == "BEGIN" {
+            try begin(value, at: valueStart)
+        } else if name == "END" {
+            try end(value, at: valueStart)
+        } else {
+            try addProperty(name, nil, parameters, valueType, value, at: valueStart)
         }
     }
 
@@ -427,8 +470,11 @@ struct ContentParser {
             var combined = Array((previous.value + (try makeString(line, at: 0))).utf8)
             // The joined value is checked again: the appended text may hold what its type forbids.
             let valueType = previous[parameter: "VALUE"].map { ValueType(parameterValue: $0) ?? .unknown }
+            let kind = propertyNames.index(of: previous.name).map { propertyKinds[$0] }
             let repaired = try combined.withUnsafeBufferPointer { (bytes) throws(Stop) in
-                try checkValue(previous.name, valueType, bytes, line: l, column: 1)
+                try checkValue(
+                    previous.name, kind, valueType, bytes, control: ByteScan.scanValue(bytes).control,
+                    at: .place(line: l, column: 1))
             }
             if let repaired { combined = Array(repaired.utf8) }
             stack[top].component.properties[last].value = String(decoding: combined, as: UTF8.self)
@@ -447,7 +493,8 @@ struct ContentParser {
         guard !value.isEmpty, value.allSatisfy(Self.isNameByte) else {
             return try report(.invalidName, "BEGIN needs a component name", line: line, column: column)
         }
-        let name = Self.upperName(value)
+        let rulesIndex = componentNames.index(of: value)
+        let name = rulesIndex.map { componentNames.names[$0] } ?? Self.upperName(value)
         if stack.count >= options.limits.maxNestingDepth {
             try report(
                 .limitExceeded, "components nested deeper than \(options.limits.maxNestingDepth)", line: line,
@@ -464,13 +511,14 @@ struct ContentParser {
                 component: name)
         }
         var component = Component(uncheckedName: name)
-        component.properties.reserveCapacity(16)
-        stack.append(Frame(component: component, beginLine: line, once: ComponentRules.lookup(name)?.once ?? 0))
+        // Siblings tend to be alike (VEVENT after VEVENT): reserve what the last one at this depth held.
+        if stack.count < propertiesAtDepth.count { component.properties.reserveCapacity(propertiesAtDepth[stack.count]) }
+        stack.append(Frame(component: component, beginLine: line, once: rulesIndex.map { componentRules[$0].once } ?? 0))
     }
 
     mutating func end(_ value: Bytes, at offset: Int) throws(Stop) {
         let (line, column) = location(offset)
-        let name = Self.upperName(value)
+        let name = componentNames.index(of: value).map { componentNames.names[$0] } ?? Self.upperName(value)
         guard let match = stack.lastIndex(where: { $0.component.name == name }) else {
             let expected = stack.last.map { "END:\($0.component.name)" } ?? "BEGIN"
             return try report(
@@ -487,7 +535,9 @@ struct ContentParser {
     /// Closes the innermost open component, checking its required properties.
     mutating func close() throws(Stop) {
         let frame = stack.removeLast()
-        if let rules = ComponentRules.lookup(frame.component.name) {
+        if stack.count < propertiesAtDepth.count { propertiesAtDepth[stack.count] = frame.component.properties.count }
+        if frame.once != 0, let index = componentNames.index(of: frame.component.name) {
+            let rules = componentRules[index]
             var missing = rules.missing(from: frame.seen)
             if frame.component.name == "VEVENT", frame.seen & PropertyKind.dtstartBit == 0,
                 stack.last.map({ $0.seen & PropertyKind.methodBit == 0 }) ?? true
@@ -513,7 +563,8 @@ struct ContentParser {
     }
 
     mutating func addProperty(
-        _ name: String, _ parameters: [Parameter], _ valueType: ValueType?, _ value: Bytes, at offset: Int
+        _ name: consuming String, _ kind: PropertyKind?, _ parameters: consuming [Parameter], _ valueType: ValueType?,
+        _ value: Bytes, at offset: Int
     ) throws(Stop) {
         guard let top = stack.indices.last else {
             let (line, _) = location(0)
@@ -528,12 +579,23 @@ struct ContentParser {
                 .limitExceeded, "more than \(options.limits.maxProperties) properties", line: location(0).line,
                 column: nil)
         }
-        let (line, column) = location(offset)
-        let repaired = try checkValue(name, valueType, value, line: line, column: column)
-        if let kind = PropertyKind.lookup(name) { try checkOccurrence(name, kind, in: top, at: offset) }
-        let valueText: String
-        if let repaired { valueText = repaired } else { valueText = try makeString(value, at: offset) }
-        stack[top].component.properties.append(Property(uncheckedName: name, parameters: parameters, value: valueText))
+        let (control, invalidUTF8) = ByteScan.scanValue(value)
+        let repaired = try checkValue(name, kind, valueType, value, control: control, at: .offset(offset))
+        if let kind { try checkOccurrence(name, kind, in: top, at: offset) }
+        let storage: ValueStorage
+        if let repaired {
+            storage = .string(repaired)
+        } else if let bad = invalidUTF8 {
+            let (line, column) = location(offset + bad)
+            try report(
+                .invalidUTF8,
+                "invalid UTF-8 sequence starting with byte 0x\(String(value[bad], radix: 16, uppercase: true))",
+                line: line, column: column, property: name)
+            storage = .string(String(decoding: value, as: UTF8.self))
+        } else {
+            storage = .span(arena.store(value))
+        }
+        stack[top].component.properties.append(Property(uncheckedName: name, parameters: parameters, storage: storage))
         lastLineWasProperty = true
     }
 
@@ -541,17 +603,19 @@ struct ContentParser {
     /// `line`:`column` (the value's first byte). Returns the repaired text when
     /// lenient mode escaped separators in a single-valued TEXT, else nil.
     mutating func checkValue(
-        _ name: String, _ valueType: ValueType?, _ value: Bytes, line: Int, column: Int
+        _ name: String, _ kind: PropertyKind?, _ valueType: ValueType?, _ value: Bytes, control: Int?,
+        at position: Position
     ) throws(Stop) -> String? {
-        if let bad = ValueValidation.controlCharacter(in: value) {
+        if let bad = control {
+            let (line, column) = place(position)
             try report(
                 .invalidValue, "control character 0x\(String(value[bad], radix: 16, uppercase: true)) in a value",
                 line: line, column: column, property: name)
             return nil
         }
-        guard let kind = PropertyKind.lookup(name),
-            let problem = ValueValidation.problem(in: value, kind: kind, type: valueType, strict: strict)
+        guard let kind, let problem = ValueValidation.problem(in: value, kind: kind, type: valueType, strict: strict)
         else { return nil }
+        let (line, column) = place(position)
         try report(.invalidValue, problem.message, line: line, column: column, property: name)
         if !strict, kind.isProse, valueType == nil || valueType == .text {
             return TextEscaping.repairSeparators(value)
@@ -603,40 +667,14 @@ struct ContentParser {
 enum UTF8Validation {
     /// The offset of the first byte that does not start a well-formed UTF-8 sequence, or `nil`.
     static func firstInvalidByte(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        let count = bytes.count
         var index = 0
-        let raw = UnsafeRawPointer(bytes.baseAddress!)
-        while index < count {
-            // Skip ASCII eight bytes at a time.
-            while index + 8 <= count, raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                index += 8
-            }
-            guard index < count else { return nil }
-            let lead = bytes[index]
-            if lead < 0x80 {
-                index += 1
-                continue
-            }
-            func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
-                index + offset < count && bytes[index + offset] >= low && bytes[index + offset] <= high
-            }
-            switch lead {
-            case 0xC2...0xDF:
-                guard continuation(1) else { return index }
-                index += 2
-            case 0xE0...0xEF:
-                let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
-                let high: UInt8 = lead == 0xED ? 0x9F : 0xBF  // no UTF-16 surrogates
-                guard continuation(1, low, high), continuation(2) else { return index }
-                index += 3
-            case 0xF0...0xF4:
-                let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
-                let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
-                guard continuation(1, low, high), continuation(2), continuation(3) else { return index }
-                index += 4
-            default:
-                return index
-            }
+        while index < bytes.count {
+            // Control characters are valid UTF-8: skip past any the scan stops at.
+            let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+            let (control, invalid) = ByteScan.scanValue(rest)
+            if let invalid { return index + invalid }
+            guard let control else { return nil }
+            index += control + 1
         }
         return nil
     }

@@ -42,7 +42,12 @@ struct PropertyKind: Sendable {
 
     var allowedTypes: [ValueType] { ValueType.allCases.filter(allows) }
 
-    static func lookup(_ name: String) -> PropertyKind? { table[name] }
+    static func lookup(_ name: String) -> PropertyKind? { names.index(of: name).map { all[$0] } }
+
+    /// Every known property's name, for byte-level lookups while parsing; ``all`` holds their kinds.
+    static let names = NameTable(table.keys.sorted())
+    /// The kinds in the order of ``names``.
+    static let all = names.names.map { table[$0]! }
 
     private static let orderedBits: [String] = [
         "PRODID", "VERSION", "CALSCALE", "METHOD", "UID", "DTSTAMP", "DTSTART", "DTEND", "DURATION", "CLASS",
@@ -133,7 +138,11 @@ struct ComponentRules: Sendable {
         seen & requiredMask == requiredMask ? [] : required.filter { seen & $0.bit == 0 }.map(\.name)
     }
 
-    static func lookup(_ name: String) -> ComponentRules? { table[name] }
+    static func lookup(_ name: String) -> ComponentRules? { names.index(of: name).map { all[$0] } }
+
+    /// The names of the components that have rules; ``all`` holds the rules in the same order.
+    static let names = NameTable(table.keys.sorted())
+    static let all = names.names.map { table[$0]! }
 
     private static let table: [String: ComponentRules] = {
         let event = ComponentRules(
@@ -255,8 +264,6 @@ enum ValueValidation {
         }
     }
 
-    /// The offset of the first control character other than HTAB, if any (RFC 5545 §3.1 VALUE-CHAR).
-    static func controlCharacter(in value: Bytes) -> Int? { ByteScan.firstControl(value) }
 }
 
 extension ValueType {

@@ -27,10 +27,10 @@ extension Property {
     // MARK: Text
 
     /// The value as TEXT, unescaped (`\n` becomes a newline, `\,` a comma).
-    public func textValue() -> String { TextEscaping.unescape(value) }
+    public func textValue() -> String { withValueBytes { TextEscaping.unescape($0) } }
 
     /// The items of a multi-valued TEXT property (CATEGORIES, RESOURCES), unescaped.
-    public func textValues() -> [String] { TextEscaping.splitList(value) }
+    public func textValues() -> [String] { withValueBytes { TextEscaping.splitList($0) } }
 
     /// A TEXT property; `text` is escaped as RFC 5545 §3.3.11 requires.
     public init(name: String, text: String, parameters: [Parameter] = []) {
@@ -48,7 +48,7 @@ extension Property {
     public func dateTimeValue() throws(ICalendarError) -> DateTimeValue {
         let type = explicitType()
         let tzid = self.tzid
-        guard let result = value.withUTF8Bytes({ ValueSyntax.dateOrDateTime($0, type: type, tzid: tzid) }) else {
+        guard let result = withValueBytes({ ValueSyntax.dateOrDateTime($0, type: type, tzid: tzid) }) else {
             throw invalid(type == .date ? "a DATE (YYYYMMDD)" : "a DATE-TIME (YYYYMMDDTHHMMSS[Z])")
         }
         return result
@@ -58,7 +58,7 @@ extension Property {
     public func dateTimeValues() throws(ICalendarError) -> [DateTimeValue] {
         let type = explicitType()
         let tzid = self.tzid
-        let values: [DateTimeValue]? = value.withUTF8Bytes { bytes in
+        let values: [DateTimeValue]? = withValueBytes { bytes in
             var result: [DateTimeValue] = []
             for item in ValueSyntax.splitList(bytes, honoringEscapes: false) {
                 guard let parsed = ValueSyntax.dateOrDateTime(item, type: type, tzid: tzid) else { return nil }
@@ -73,7 +73,7 @@ extension Property {
     /// The comma-separated PERIOD values of FREEBUSY or `RDATE;VALUE=PERIOD`.
     public func periodValues() throws(ICalendarError) -> [Period] {
         let tzid = self.tzid
-        let values: [Period]? = value.withUTF8Bytes { bytes in
+        let values: [Period]? = withValueBytes { bytes in
             var result: [Period] = []
             for item in ValueSyntax.splitList(bytes, honoringEscapes: false) {
                 guard let parsed = ValueSyntax.period(item, tzid: tzid) else { return nil }
@@ -87,7 +87,7 @@ extension Property {
 
     /// The value as a TIME (§3.3.12) and whether it is UTC.
     public func timeValue() throws(ICalendarError) -> (time: TimeOfDay, isUTC: Bool) {
-        guard let result = value.withUTF8Bytes({ ValueSyntax.time($0) }) else { throw invalid("a TIME (HHMMSS[Z])") }
+        guard let result = withValueBytes({ ValueSyntax.time($0) }) else { throw invalid("a TIME (HHMMSS[Z])") }
         return (result.0, result.isUTC)
     }
 
@@ -110,7 +110,7 @@ extension Property {
 
     /// The value as a DURATION (§3.3.6).
     public func durationValue() throws(ICalendarError) -> CalendarDuration {
-        guard let result = value.withUTF8Bytes({ ValueSyntax.duration($0) }) else {
+        guard let result = withValueBytes({ ValueSyntax.duration($0) }) else {
             throw invalid("a DURATION such as PT15M or P1D")
         }
         return result
@@ -123,12 +123,10 @@ extension Property {
 
     /// The value as a RECUR rule (§3.3.10), read leniently (COUNT with UNTIL is accepted).
     public func recurrenceRule() throws(ICalendarError) -> RecurrenceRule {
-        do {
-            return try RecurrenceRule(parsing: value, strict: false)
-        } catch {
-            var error = error
-            error.property = name
-            throw error
+        let result = withValueBytes { RecurrenceRule.parse($0, strict: false) }
+        switch result {
+        case .success(let rule): return rule
+        case .failure(let problem): throw ICalendarError(.invalidValue, "invalid \(name): \(problem.message)", property: name)
         }
     }
 
@@ -139,7 +137,7 @@ extension Property {
 
     /// The value as a UTC-OFFSET (§3.3.14).
     public func utcOffsetValue() throws(ICalendarError) -> UTCOffset {
-        guard let result = value.withUTF8Bytes({ ValueSyntax.utcOffset($0) }) else {
+        guard let result = withValueBytes({ ValueSyntax.utcOffset($0) }) else {
             throw invalid("a UTC offset such as +0100")
         }
         return result
@@ -147,37 +145,37 @@ extension Property {
 
     /// The value as an INTEGER (§3.3.8).
     public func integerValue() throws(ICalendarError) -> Int {
-        guard let result = value.withUTF8Bytes({ ValueSyntax.integer($0) }) else { throw invalid("an INTEGER") }
+        guard let result = withValueBytes({ ValueSyntax.integer($0) }) else { throw invalid("an INTEGER") }
         return result
     }
 
     /// The value as a FLOAT (§3.3.7).
     public func floatValue() throws(ICalendarError) -> Double {
-        guard let result = value.withUTF8Bytes({ ValueSyntax.float($0) }) else { throw invalid("a FLOAT") }
+        guard let result = withValueBytes({ ValueSyntax.float($0) }) else { throw invalid("a FLOAT") }
         return result
     }
 
     /// The value as a BOOLEAN (§3.3.2).
     public func booleanValue() throws(ICalendarError) -> Bool {
-        guard let result = value.withUTF8Bytes({ ValueSyntax.boolean($0) }) else { throw invalid("TRUE or FALSE") }
+        guard let result = withValueBytes({ ValueSyntax.boolean($0) }) else { throw invalid("TRUE or FALSE") }
         return result
     }
 
     /// The value of GEO (§3.8.1.6).
     public func geoValue() throws(ICalendarError) -> GeoCoordinate {
-        guard let result = value.withUTF8Bytes({ ValueSyntax.geo($0) }) else { throw invalid("latitude;longitude") }
+        guard let result = withValueBytes({ ValueSyntax.geo($0) }) else { throw invalid("latitude;longitude") }
         return result
     }
 
     /// The value as a URI or CAL-ADDRESS (§3.3.13, §3.3.3), checked to have a scheme.
     public func uriValue() throws(ICalendarError) -> String {
-        guard value.withUTF8Bytes({ ValueSyntax.isURI($0) }) else { throw invalid("a URI") }
+        guard withValueBytes({ ValueSyntax.isURI($0) }) else { throw invalid("a URI") }
         return value
     }
 
     /// The decoded bytes of a BINARY value (§3.3.1, `ENCODING=BASE64`).
     public func binaryValue() throws(ICalendarError) -> [UInt8] {
-        guard let decoded = Base64.decode(value) else { throw invalid("BASE64 data") }
+        guard let decoded = withValueBytes({ Base64.decode($0) }) else { throw invalid("BASE64 data") }
         return decoded
     }
 
@@ -216,10 +214,10 @@ enum Base64 {
         return String(decoding: output, as: UTF8.self)
     }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var values: [UInt8] = []
         var padding = 0
-        for byte in text.utf8 {
+        for byte in text {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - 65)
             case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - 71)

@@ -6,39 +6,64 @@
 /// Parsing canonical input and serializing it gives back the same bytes.
 public struct ICalendarSerializer {
     /// The output so far.
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.storage, count: buffer.count)) }
+    private var buffer: OutputBuffer
     /// Octets on the current physical line, to fold at 75.
     private var lineLength = 0
 
     public init(reservingCapacity capacity: Int = 0) {
-        bytes.reserveCapacity(capacity)
+        buffer = OutputBuffer(capacity: max(capacity, 256))
+    }
+
+    /// Takes the output, leaving the serializer empty.
+    mutating func takeBytes() -> [UInt8] {
+        let result = [UInt8](unsafeUninitializedCapacity: buffer.count) { target, count in
+            if buffer.count > 0 { target.baseAddress!.update(from: buffer.storage, count: buffer.count) }
+            count = buffer.count
+        }
+        buffer.count = 0
+        return result
     }
 
     /// Appends a component and everything inside it.
     public mutating func write(_ component: Component) {
         writeLine(name: "BEGIN", value: component.name)
-        for property in component.properties { write(property) }
-        for child in component.components { write(child) }
+        // Reading fields through a pointer borrows them; a for-in loop or an element
+        // read would copy each property (four retains and releases).
+        component.properties.withUnsafeBufferPointer { properties in
+            guard let base = properties.baseAddress else { return }
+            for index in properties.indices { write(at: base + index) }
+        }
+        component.components.withUnsafeBufferPointer { children in
+            for index in children.indices { write(children[index]) }
+        }
         writeLine(name: "END", value: component.name)
     }
 
     /// Appends one property as a (folded) content line.
     public mutating func write(_ property: Property) {
+        withUnsafePointer(to: property) { write(at: $0) }
+    }
+
+    private mutating func write(at property: UnsafePointer<Property>) {
         lineLength = 0
-        append(property.name)
-        for parameter in property.parameters {
-            appendByte(UInt8(ascii: ";"))
-            append(parameter.name)
-            appendByte(UInt8(ascii: "="))
-            for (index, value) in parameter.values.enumerated() {
-                if index > 0 { appendByte(UInt8(ascii: ",")) }
-                appendParameterValue(value)
+        append(property.pointee.name)
+        property.pointee.parameters.withUnsafeBufferPointer { parameters in
+            for index in parameters.indices {
+                appendByte(UInt8(ascii: ";"))
+                append(parameters[index].name)
+                appendByte(UInt8(ascii: "="))
+                var first = true
+                parameters[index].forEachValue { value in
+                    if !first { appendByte(UInt8(ascii: ",")) }
+                    first = false
+                    appendParameterValue(value)
+                }
             }
         }
         appendByte(UInt8(ascii: ":"))
-        append(property.value)
-        bytes.append(0x0D)
-        bytes.append(0x0A)
+        property.pointee.storage.withBytes { appendFolded($0) }
+        buffer.append(0x0D, 0x0A)
     }
 
     private mutating func writeLine(name: String, value: String) {
@@ -46,8 +71,7 @@ public struct ICalendarSerializer {
         append(name)
         appendByte(UInt8(ascii: ":"))
         append(value)
-        bytes.append(0x0D)
-        bytes.append(0x0A)
+        buffer.append(0x0D, 0x0A)
     }
 
     private mutating func appendParameterValue(_ value: String) {
@@ -87,14 +111,13 @@ public struct ICalendarSerializer {
 
     private mutating func appendByte(_ byte: UInt8) {
         if lineLength == 75 { fold() }
-        bytes.append(byte)
+        buffer.append(byte)
         lineLength += 1
     }
 
     private mutating func fold() {
-        bytes.append(0x0D)
-        bytes.append(0x0A)
-        bytes.append(0x20)
+        buffer.append(0x0D, 0x0A)
+        buffer.append(0x20)
         lineLength = 1
     }
 
@@ -105,13 +128,13 @@ public struct ICalendarSerializer {
         while start < chunk.count {
             let room = 75 - lineLength
             if chunk.count - start <= room {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start...]))
+                buffer.append(chunk.baseAddress! + start, chunk.count - start)
                 lineLength += chunk.count - start
                 return
             }
             var cut = start + room
             while cut > start, chunk[cut] & 0xC0 == 0x80 { cut -= 1 }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<cut]))
+            buffer.append(chunk.baseAddress! + start, cut - start)
             fold()
             start = cut
         }
@@ -120,16 +143,79 @@ public struct ICalendarSerializer {
     /// A close upper estimate of the serialized size of `component`, to reserve once.
     static func estimatedSize(of component: Component) -> Int {
         var size = 2 * (component.name.utf8.count + 8)
-        for property in component.properties {
-            var length = property.name.utf8.count + property.value.utf8.count + 3
+        component.properties.withUnsafeBufferPointer { properties in
+            for index in properties.indices {
+                let property = properties[index]
+            var length = property.name.utf8.count + property.withValueBytes { $0.count } + 3
             for parameter in property.parameters {
                 length += parameter.name.utf8.count + 4
-                for value in parameter.values { length += value.utf8.count + 3 }
+                parameter.forEachValue { length += $0.utf8.count + 3 }
             }
-            size += length + length / 74 * 3
+                size += length + length / 74 * 3
+            }
         }
-        for child in component.components { size += estimatedSize(of: child) }
+        component.components.withUnsafeBufferPointer { children in
+            for index in children.indices { size += estimatedSize(of: children[index]) }
+        }
         return size
+    }
+}
+
+/// A growable byte buffer with one capacity check per append, for the serializer's hot path.
+struct OutputBuffer {
+    private(set) var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    var count = 0
+    private let owner: Owner
+
+    /// Frees the storage when the last copy of the buffer goes away.
+    final class Owner {
+        var pointer: UnsafeMutablePointer<UInt8>
+        init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+        deinit { pointer.deallocate() }
+    }
+
+    init(capacity: Int) {
+        storage = .allocate(capacity: capacity)
+        self.capacity = capacity
+        owner = Owner(storage)
+    }
+
+    @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(count + extra) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newStorage.update(from: storage, count: count)
+        storage.deallocate()
+        storage = newStorage
+        owner.pointer = newStorage
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        storage[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ first: UInt8, _ second: UInt8) {
+        reserve(2)
+        storage[count] = first
+        storage[count + 1] = second
+        count += 2
+    }
+
+    @inline(__always)
+    mutating func append(_ source: UnsafePointer<UInt8>, _ length: Int) {
+        reserve(length)
+        (storage + count).update(from: source, count: length)
+        count += length
     }
 }
 
@@ -138,7 +224,7 @@ extension Component {
     public func serialized() -> [UInt8] {
         var serializer = ICalendarSerializer(reservingCapacity: ICalendarSerializer.estimatedSize(of: self))
         serializer.write(self)
-        return serializer.bytes
+        return serializer.takeBytes()
     }
 
     /// This component as iCalendar text.
@@ -151,6 +237,6 @@ extension ICalendarDocument {
         var serializer = ICalendarSerializer(
             reservingCapacity: components.reduce(0) { $0 + ICalendarSerializer.estimatedSize(of: $1) })
         for component in components { serializer.write(component) }
-        return serializer.bytes
+        return serializer.takeBytes()
     }
 }

@@ -58,9 +58,11 @@ public enum TextEscaping {
 
     /// Splits a multi-valued TEXT value (CATEGORIES, RESOURCES) on unescaped commas and unescapes each item.
     public static func splitList(_ text: String) -> [String] {
-        text.withUTF8Bytes { bytes in
-            ValueSyntax.splitList(bytes, honoringEscapes: true).map { unescape($0) }
-        }
+        text.withUTF8Bytes { splitList($0) }
+    }
+
+    static func splitList(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        ValueSyntax.splitList(bytes, honoringEscapes: true).map { unescape($0) }
     }
 
     /// Where a TEXT value breaks RFC 5545's escaping rules, if anywhere: the
