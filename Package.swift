@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CivilTime", targets: ["CivilTime"]),
         .library(name: "ICalendar", targets: ["ICalendar"]),
+        .library(name: "Recurrence", targets: ["Recurrence"]),
         .executable(name: "almanac", targets: ["almanac"]),
     ],
     targets: [
@@ -14,8 +15,10 @@ let package = Package(
         .target(name: "CivilTime"),
         // Core: RFC 5545 syntax, values, serialization and jCal.
         .target(name: "ICalendar", dependencies: ["CivilTime"]),
+        // Core: recurrence expansion, occurrence sets, TZID resolution, VTIMEZONE.
+        .target(name: "Recurrence", dependencies: ["CivilTime", "ICalendar"]),
         // The command-line interface as a library, so tests run it in process.
-        .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar"]),
+        .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence"]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
 
         // Benchmarks (release builds; see Benchmarks/README.md).
@@ -36,6 +39,7 @@ let package = Package(
 
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar"], exclude: ["Fixtures"]),
+        .testTarget(name: "RecurrenceTests", dependencies: ["Recurrence"], exclude: ["Fixtures"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI"]),
     ],
     swiftLanguageModes: [.v6]

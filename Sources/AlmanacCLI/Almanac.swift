@@ -13,6 +13,8 @@ public enum Almanac {
           ics to-json [--lenient] [--compact] FILE|-
                                             convert iCalendar to jCal (RFC 7265)
           ics from-json FILE|-              convert jCal to iCalendar
+          ics expand FILE [--from D] [--to D] [--tz ZONE] [--format text|jsonl]
+                                            list the instances in a window
 
         Options:
           -h, --help       show help (also: almanac ics --help)

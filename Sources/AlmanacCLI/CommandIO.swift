@@ -1,3 +1,5 @@
+import CivilTime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -76,5 +78,14 @@ public final class ProcessIO: CommandIO {
                 offset += written
             }
         }
+    }
+}
+
+/// Today's date in UTC, from the system clock.
+enum Clock {
+    static func today() -> CivilDate {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return CivilDate(daysSinceEpoch: Int(now.tv_sec) / 86_400)
     }
 }

@@ -17,6 +17,15 @@ enum ICSCommand {
               Print the jCal (RFC 7265) form, indented unless --compact.
           from-json FILE|-
               Read jCal and print iCalendar.
+          expand FILE|- [--from DATE] [--to DATE] [--tz ZONE] [--format text|jsonl] [--lenient]
+              Print every instance of every VEVENT, VTODO and VJOURNAL that
+              overlaps [from, to), sorted by start. DATE is YYYY-MM-DD (midnight
+              in --tz), YYYY-MM-DDTHH:MM:SS (in --tz) or YYYY-MM-DDTHH:MM:SSZ.
+              --tz (default UTC) is the viewer's zone: it places floating and
+              all-day instances. Defaults: from today, for a year. jsonl prints
+              one object per instance: uid, recurrenceId, start, end, allDay,
+              tzid, override, summary; start/end are RFC 3339 UTC for timed
+              instances, YYYY-MM-DD for all-day, local time for floating.
 
         Strict mode is the default; docs/icalendar-diagnostics.md lists every
         check and what --lenient does with it.
@@ -50,6 +59,8 @@ enum ICSCommand {
                 throw CommandFailure(status: 1, "\(path): \(error)")
             }
             return 0
+        case "expand":
+            return try ExpandCommand.run(rest, io: io, today: Clock.today())
         case "from-json":
             let parsed = try ParsedArguments(rest, allowedFlags: [], command: "ics from-json")
             let path = try singleOperand(parsed, "ics from-json")

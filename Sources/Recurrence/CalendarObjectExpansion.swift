@@ -1,0 +1,311 @@
+import CivilTime
+import ICalendar
+
+/// Expands calendar objects — a master component and its overridden instances,
+/// sharing one UID — into occurrences within a window.
+///
+/// - Overrides (RECURRENCE-ID) replace the instance they name, matched by
+///   instant; one with RANGE=THISANDFUTURE also moves every later instance by
+///   the same shift and gives it its duration.
+/// - The end of an instance comes from DTEND (the same exact duration for
+///   every instance, RFC 5545 §3.8.5.3), DURATION (nominal days on the wall
+///   clock, then exact time), DUE for a VTODO, or the defaults: one day for an
+///   all-day start, none for a timed one.
+/// - An instance belongs to a window when it overlaps it: it starts before the
+///   window ends and ends after it starts (a zero-length instance: starts
+///   within it). So an instance that starts before the window but ends inside
+///   it is included.
+/// - Floating and all-day times are read in the viewer's zone for windowing.
+public struct CalendarObjectExpansion {
+    public var resolver: ZoneResolver
+    public var viewerZone: ZoneRules
+    public var limits: ExpansionLimits
+
+    public init(resolver: ZoneResolver, viewerZone: ZoneRules = .utc, limits: ExpansionLimits = .default) {
+        self.resolver = resolver
+        self.viewerZone = viewerZone
+        self.limits = limits
+    }
+
+    /// Groups a VCALENDAR's VEVENT, VTODO and VJOURNAL components by UID and
+    /// expands each group into the occurrences overlapping `from..<to` (Unix
+    /// seconds; nil for unbounded), sorted by start.
+    public func occurrences(in calendar: Component, from: Int?, to: Int?) throws(ICalendarError) -> [Occurrence] {
+        var groups: [String: [Component]] = [:]
+        var order: [String] = []
+        for component in calendar.components where ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) {
+            let uid = component.property("UID")?.textValue() ?? ""
+            if groups[uid] == nil { order.append(uid) }
+            groups[uid, default: []].append(component)
+        }
+        var result: [Occurrence] = []
+        for uid in order {
+            result += try occurrences(of: groups[uid]!, uid: uid, from: from, to: to)
+            if result.count > limits.maxInstances { break }
+        }
+        return result.sorted { lhs, rhs in
+            let left = lhs.start.instant(in: viewerZone)
+            let right = rhs.start.instant(in: viewerZone)
+            return left != right ? left < right : lhs.uid < rhs.uid
+        }
+    }
+
+    /// A series' start and how its times map to instants.
+    struct Anchor {
+        var start: DateTimeValue
+        var time: SeriesTime
+        var tzid: String?
+    }
+
+    func makeAnchor(for component: Component) throws(ICalendarError) -> Anchor? {
+        guard let property = component.property("DTSTART") ?? component.property("DUE") else { return nil }
+        let value = try property.dateTimeValue()
+        return Anchor(start: value, time: try seriesTime(of: value), tzid: value.tzid)
+    }
+
+    func seriesTime(of value: DateTimeValue) throws(ICalendarError) -> SeriesTime {
+        if value.isDate { return .allDay }
+        switch value.form {
+        case .floating: return .floating
+        case .utc: return .zoned(.utc)
+        case .zoned(let tzid): return .zoned(try resolver.zone(for: tzid))
+        }
+    }
+
+    /// The key of any DATE or DATE-TIME value in a series' terms (for RECURRENCE-ID, EXDATE, RDATE).
+    func key(of value: DateTimeValue, in time: SeriesTime) throws(ICalendarError) -> Int {
+        switch (time, value.form) {
+        case (.zoned(let zone), .floating): return zone.instant(for: value.civil)
+        case (.zoned, .utc): return value.civil.secondsSinceEpoch
+        case (.zoned, .zoned(let tzid)): return try resolver.zone(for: tzid).instant(for: value.civil)
+        case (.allDay, _): return CivilDateTime(date: try localDate(of: value), time: .midnight).secondsSinceEpoch
+        case (.floating, .zoned(let tzid)):
+            // A zoned value against a floating series: its wall clock.
+            _ = tzid
+            return value.civil.secondsSinceEpoch
+        case (.floating, _): return value.civil.secondsSinceEpoch
+        }
+    }
+
+    /// The date a value names in its own zone (an Exchange all-day EXDATE at local midnight names that date).
+    func localDate(of value: DateTimeValue) throws(ICalendarError) -> CivilDate {
+        value.date
+    }
+
+    /// The length of an instance starting at `start` (a key), as its end key.
+    struct Length {
+        var exactSeconds: Int
+        var nominalDays: Int
+
+        func end(of start: Int, in time: SeriesTime) -> Int {
+            if nominalDays == 0 { return start + exactSeconds }
+            let local = time.local(start).adding(days: nominalDays)
+            return time.key(local) + exactSeconds
+        }
+    }
+
+    func length(of component: Component, anchor: Anchor) throws(ICalendarError) -> Length {
+        let endProperty = component.name == "VTODO" && component.property("DTSTART") != nil
+            ? component.property("DUE") : component.property("DTEND")
+        if let endProperty, component.property("DTSTART") != nil {
+            let end = try endProperty.dateTimeValue()
+            let startKey = try key(of: anchor.start, in: anchor.time)
+            let endKey = try key(of: end, in: anchor.time)
+            return Length(exactSeconds: max(0, endKey - startKey), nominalDays: 0)
+        }
+        if let duration = try component.property("DURATION")?.durationValue() {
+            return Length(exactSeconds: duration.exactSeconds, nominalDays: duration.nominalDays)
+        }
+        return anchor.start.isDate ? Length(exactSeconds: 0, nominalDays: 1) : Length(exactSeconds: 0, nominalDays: 0)
+    }
+
+    func occurrenceTime(_ key: Int, in time: SeriesTime) -> OccurrenceTime {
+        switch time {
+        case .zoned: .instant(key)
+        case .floating: .floating(CivilDateTime(secondsSinceEpoch: key))
+        case .allDay: .date(CivilDateTime(secondsSinceEpoch: key).date)
+        }
+    }
+
+    func overlaps(start: OccurrenceTime, end: OccurrenceTime, from: Int?, to: Int?) -> Bool {
+        let startInstant = start.instant(in: viewerZone)
+        let endInstant = end.instant(in: viewerZone)
+        if let to, startInstant >= to { return false }
+        if let from {
+            if endInstant > startInstant { return endInstant > from }
+            return startInstant >= from
+        }
+        return true
+    }
+
+    /// The occurrences of one calendar object (components sharing `uid`).
+    public func occurrences(of components: [Component], uid: String, from: Int?, to: Int?) throws(ICalendarError)
+        -> [Occurrence]
+    {
+        let master = components.first { $0.property("RECURRENCE-ID") == nil }
+        let overrides = components.filter { $0.property("RECURRENCE-ID") != nil }
+        var result: [Occurrence] = []
+
+        guard let master, let anchor = try makeAnchor(for: master) else {
+            // Overrides without a master (an invitation to one instance) stand alone.
+            for component in components {
+                if let single = try standalone(component, uid: uid, from: from, to: to) { result.append(single) }
+            }
+            return result
+        }
+        let recurrence = try recurrenceSet(of: master, anchor: anchor)
+        let masterLength = try length(of: master, anchor: anchor)
+
+        // Overrides by the key of the instance they replace.
+        struct Override {
+            var component: Component
+            var anchor: Anchor
+            var length: Length
+            var shift: Int
+            var thisAndFuture: Bool
+        }
+        var byKey: [Int: Override] = [:]
+        var futureRanges: [(key: Int, override: Override)] = []
+        for component in overrides {
+            guard let idProperty = component.property("RECURRENCE-ID"), let overrideAnchor = try makeAnchor(for: component)
+            else { continue }
+            let id = try idProperty.dateTimeValue()
+            let idKey = try key(of: id, in: anchor.time)
+            let startKey = try key(of: overrideAnchor.start, in: anchor.time)
+            let item = Override(
+                component: component, anchor: overrideAnchor, length: try length(of: component, anchor: overrideAnchor),
+                shift: startKey - idKey, thisAndFuture: idProperty[parameter: "RANGE"]?.uppercased() == "THISANDFUTURE")
+            byKey[idKey] = item
+            if item.thisAndFuture { futureRanges.append((idKey, item)) }
+        }
+        futureRanges.sort { $0.key < $1.key }
+
+        // Reach back by the longest instance and any THISANDFUTURE shift, so instances that
+        // start before the window but end or move into it are found (a day spans at most 25 hours).
+        var reach = masterLength.exactSeconds + masterLength.nominalDays * 90_000
+        var maxShift = 0
+        for range in futureRanges {
+            maxShift = max(maxShift, abs(range.override.shift))
+            reach = max(reach, range.override.length.exactSeconds + range.override.length.nominalDays * 90_000)
+        }
+        let windowFrom = from.map { windowKey($0, in: anchor.time) - reach - maxShift - 86_400 }
+        let windowTo = to.map { windowKey($0, in: anchor.time) + maxShift + 86_400 }
+
+        var seenOverrides = Set<Int>()
+        for instance in recurrence.instances(from: windowFrom, to: windowTo) {
+            if let item = byKey[instance.start] {
+                seenOverrides.insert(instance.start)
+                if let occurrence = try overrideOccurrence(item.component, item.anchor, item.length, id: instance.start, uid: uid, series: anchor, from: from, to: to) {
+                    result.append(occurrence)
+                }
+                continue
+            }
+            var startKey = instance.start
+            var length = masterLength
+            var component = master
+            var isOverride = false
+            // The latest THISANDFUTURE override at or before this instance applies.
+            if let range = futureRanges.last(where: { $0.key <= instance.start }) {
+                startKey += range.override.shift
+                length = range.override.length
+                component = range.override.component
+                isOverride = true
+            }
+            let endKey = instance.explicitEnd ?? length.end(of: startKey, in: anchor.time)
+            let start = occurrenceTime(startKey, in: anchor.time)
+            let end = occurrenceTime(endKey, in: anchor.time)
+            guard overlaps(start: start, end: end, from: from, to: to) else { continue }
+            result.append(
+                Occurrence(
+                    uid: uid, component: component, start: start, end: end,
+                    recurrenceID: recurrence.rules.isEmpty && recurrence.dates.isEmpty ? nil : occurrenceTime(instance.start, in: anchor.time),
+                    isOverride: isOverride, tzid: anchor.tzid))
+        }
+        // Overrides whose original instance lies outside the expanded range (or is not an
+        // instance at all) still show where they now are.
+        for (key, item) in byKey where !seenOverrides.contains(key) {
+            if let occurrence = try overrideOccurrence(item.component, item.anchor, item.length, id: key, uid: uid, series: anchor, from: from, to: to) {
+                result.append(occurrence)
+            }
+        }
+        return result
+    }
+
+    func windowKey(_ instant: Int, in time: SeriesTime) -> Int {
+        switch time {
+        case .zoned: instant
+        case .floating, .allDay: viewerZone.localTime(at: instant).secondsSinceEpoch
+        }
+    }
+
+    func overrideOccurrence(
+        _ component: Component, _ anchor: Anchor, _ length: Length, id: Int, uid: String, series: Anchor, from: Int?, to: Int?
+    ) throws(ICalendarError) -> Occurrence? {
+        let startKey = try key(of: anchor.start, in: anchor.time)
+        let start = occurrenceTime(startKey, in: anchor.time)
+        let end = occurrenceTime(length.end(of: startKey, in: anchor.time), in: anchor.time)
+        guard overlaps(start: start, end: end, from: from, to: to) else { return nil }
+        return Occurrence(
+            uid: uid, component: component, start: start, end: end, recurrenceID: occurrenceTime(id, in: series.time),
+            isOverride: true, tzid: anchor.tzid)
+    }
+
+    func standalone(_ component: Component, uid: String, from: Int?, to: Int?) throws(ICalendarError) -> Occurrence? {
+        guard let anchor = try makeAnchor(for: component) else { return nil }
+        let startKey = try key(of: anchor.start, in: anchor.time)
+        let length = try length(of: component, anchor: anchor)
+        let start = occurrenceTime(startKey, in: anchor.time)
+        let end = occurrenceTime(length.end(of: startKey, in: anchor.time), in: anchor.time)
+        guard overlaps(start: start, end: end, from: from, to: to) else { return nil }
+        let id = try component.property("RECURRENCE-ID").map { (property) throws(ICalendarError) in
+            occurrenceTime(try key(of: try property.dateTimeValue(), in: anchor.time), in: anchor.time)
+        }
+        return Occurrence(
+            uid: uid, component: component, start: start, end: end, recurrenceID: id, isOverride: id != nil,
+            tzid: anchor.tzid)
+    }
+
+    /// The recurrence set of a master component.
+    public func recurrenceSet(of master: Component) throws(ICalendarError) -> RecurrenceSet? {
+        guard let anchor = try makeAnchor(for: master) else { return nil }
+        return try recurrenceSet(of: master, anchor: anchor)
+    }
+
+    func recurrenceSet(of master: Component, anchor: Anchor) throws(ICalendarError) -> RecurrenceSet {
+        let rules = try master.properties(named: "RRULE").map { (property) throws(ICalendarError) in try property.recurrenceRule() }
+        let exceptionRules = try master.properties(named: "EXRULE").map { (property) throws(ICalendarError) in try property.recurrenceRule() }
+        var dates: [RecurrenceInstance] = []
+        for property in master.properties(named: "RDATE") {
+            if property.valueType == .period {
+                for period in try property.periodValues() {
+                    let start = try key(of: period.start, in: anchor.time)
+                    let end: Int
+                    switch period.end {
+                    case .dateTime(let value): end = try key(of: value, in: anchor.time)
+                    case .duration(let duration):
+                        end = Length(exactSeconds: duration.exactSeconds, nominalDays: duration.nominalDays).end(of: start, in: anchor.time)
+                    }
+                    dates.append(RecurrenceInstance(start: start, explicitEnd: end))
+                }
+            } else {
+                for value in try property.dateTimeValues() {
+                    dates.append(RecurrenceInstance(start: try key(of: value, in: anchor.time), explicitEnd: nil))
+                }
+            }
+        }
+        var excludedKeys = Set<Int>()
+        var excludedDates = Set<CivilDate>()
+        for property in master.properties(named: "EXDATE") {
+            for value in try property.dateTimeValues() {
+                if value.isDate, !anchor.start.isDate {
+                    excludedDates.insert(value.date)
+                } else {
+                    excludedKeys.insert(try key(of: value, in: anchor.time))
+                }
+            }
+        }
+        return RecurrenceSet(
+            time: anchor.time, start: anchor.start.civil, rules: rules, exceptionRules: exceptionRules, dates: dates,
+            excludedKeys: excludedKeys, excludedDates: excludedDates, limits: limits)
+    }
+}

@@ -1,0 +1,59 @@
+import CivilTime
+import ICalendar
+
+/// A point in time as an occurrence carries it: an instant for UTC and zoned
+/// times, or a wall clock for floating and all-day ones.
+public enum OccurrenceTime: Sendable, Hashable, Comparable {
+    /// Unix seconds.
+    case instant(Int)
+    /// A floating wall clock.
+    case floating(CivilDateTime)
+    /// An all-day date.
+    case date(CivilDate)
+
+    /// The instant this time means for a viewer in `zone` (floating and all-day times are read in it).
+    public func instant(in zone: ZoneRules) -> Int {
+        switch self {
+        case .instant(let seconds): seconds
+        case .floating(let local): zone.instant(for: local)
+        case .date(let date): zone.instant(for: CivilDateTime(date: date, time: .midnight))
+        }
+    }
+
+    public static func < (lhs: OccurrenceTime, rhs: OccurrenceTime) -> Bool {
+        lhs.instant(in: .utc) < rhs.instant(in: .utc)
+    }
+
+    /// RFC 3339 in UTC for instants (`2026-03-29T01:30:00Z`), `YYYY-MM-DD` for
+    /// dates, and `YYYY-MM-DDTHH:MM:SS` without offset for floating times.
+    public var text: String {
+        switch self {
+        case .instant(let seconds): CivilDateTime(secondsSinceEpoch: seconds).description + "Z"
+        case .floating(let local): local.description
+        case .date(let date): date.description
+        }
+    }
+}
+
+/// One instance of a calendar object: the component that describes it (the
+/// master, or an override), when it starts and ends, and which instance of the
+/// series it is.
+public struct Occurrence: Sendable {
+    /// The UID shared by the master and its overrides.
+    public var uid: String
+    /// The component this instance takes its properties from.
+    public var component: Component
+    public var start: OccurrenceTime
+    public var end: OccurrenceTime
+    /// The instance's original start (its RECURRENCE-ID); nil for a non-recurring component.
+    public var recurrenceID: OccurrenceTime?
+    /// Whether an overriding component (RECURRENCE-ID) describes this instance ("detached" in EventKit).
+    public var isOverride: Bool
+    /// The TZID of the start, if it has one.
+    public var tzid: String?
+
+    public var isAllDay: Bool {
+        if case .date = start { return true }
+        return false
+    }
+}

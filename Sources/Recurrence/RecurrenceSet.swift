@@ -1,0 +1,202 @@
+import CivilTime
+import ICalendar
+
+/// How a series' times relate to instants.
+public enum SeriesTime: Sendable, Hashable {
+    /// All-day (DATE) values: the same dates wherever the viewer is.
+    case allDay
+    /// Floating DATE-TIMEs: the same wall clock wherever the viewer is.
+    case floating
+    /// UTC or zoned DATE-TIMEs: instants. The zone (UTC for UTC values) turns wall clocks into instants.
+    case zoned(ZoneRules)
+
+    /// Whether keys in this form are Unix instants (else they are wall-clock seconds).
+    public var isInstant: Bool {
+        if case .zoned = self { return true }
+        return false
+    }
+
+    /// The key of a wall-clock time: an instant for zoned series, wall-clock seconds otherwise.
+    @inline(__always)
+    func key(_ local: CivilDateTime) -> Int {
+        switch self {
+        case .zoned(let zone): zone.instant(for: local)
+        case .allDay, .floating: local.secondsSinceEpoch
+        }
+    }
+
+    /// The wall-clock time of a key.
+    @inline(__always)
+    func local(_ key: Int) -> CivilDateTime {
+        switch self {
+        case .zoned(let zone): zone.localTime(at: key)
+        case .allDay, .floating: CivilDateTime(secondsSinceEpoch: key)
+        }
+    }
+
+    var zone: ZoneRules? {
+        if case .zoned(let zone) = self { return zone }
+        return nil
+    }
+}
+
+/// One member of a recurrence set: its start key and, for an RDATE PERIOD, its own end key.
+public struct RecurrenceInstance: Sendable, Hashable {
+    /// An instant (zoned series) or wall-clock seconds (floating and all-day series).
+    public var start: Int
+    /// The end given by an RDATE PERIOD, if any; otherwise the series' duration applies.
+    public var explicitEnd: Int?
+}
+
+/// The recurrence set of RFC 5545 §3.8.5: DTSTART, the instances of every
+/// RRULE, the RDATEs, less the EXDATEs and the instances of any EXRULE
+/// (deprecated, still accepted). Instances come out in order, without
+/// duplicates, each once.
+///
+/// COUNT counts before EXDATE removes (an excluded instance still uses up
+/// COUNT), because each rule counts its own instances and exclusions apply to
+/// the merged set (RFC 5545 §3.8.5.3).
+///
+/// How exclusions of another type than DTSTART match, as clients expect:
+/// - an EXDATE in another zone, or in UTC, compares as an instant;
+/// - a DATE EXDATE on a timed series removes every instance on that date
+///   (in the series' zone);
+/// - a DATE-TIME EXDATE on an all-day series removes the instance on its
+///   date (Exchange writes all-day EXDATEs as DATE-TIMEs, often in a Windows
+///   zone, at local midnight);
+/// - a floating EXDATE on a zoned series is read in the series' zone.
+public struct RecurrenceSet: Sendable {
+    public let time: SeriesTime
+    public let start: CivilDateTime
+    let rules: [RecurrenceRule]
+    let exceptionRules: [RecurrenceRule]
+    let dates: [RecurrenceInstance]
+    let excludedKeys: Set<Int>
+    let excludedDates: Set<CivilDate>
+    let limits: ExpansionLimits
+
+    /// - Parameters:
+    ///   - start: DTSTART's wall clock (midnight for DATE).
+    ///   - rdates: RDATE values, each resolved to a key with `key(for:)`.
+    public init(
+        time: SeriesTime, start: CivilDateTime, rules: [RecurrenceRule], exceptionRules: [RecurrenceRule] = [],
+        dates: [RecurrenceInstance] = [], excludedKeys: Set<Int> = [], excludedDates: Set<CivilDate> = [],
+        limits: ExpansionLimits = .default
+    ) {
+        self.time = time
+        self.start = start
+        self.rules = rules
+        self.exceptionRules = exceptionRules
+        self.dates = dates.sorted { $0.start < $1.start }
+        self.excludedKeys = excludedKeys
+        self.excludedDates = excludedDates
+        self.limits = limits
+    }
+
+    var isAllDay: Bool {
+        if case .allDay = time { return true }
+        return false
+    }
+
+    /// The instances whose start key is in `from..<to`, in order. Rules are
+    /// skipped ahead to `from` arithmetically where COUNT allows, so a window
+    /// far from DTSTART costs about what the window holds.
+    public func instances(from: Int? = nil, to: Int? = nil) -> [RecurrenceInstance] {
+        var result: [RecurrenceInstance] = []
+        var iterator = makeIterator(skippingTo: from)
+        while let instance = iterator.next() {
+            if let to, instance.start >= to { break }
+            if let from, instance.start < from { continue }
+            result.append(instance)
+            if result.count >= limits.maxInstances { break }
+        }
+        return result
+    }
+
+    /// A lazy iterator over every instance, in order.
+    public func makeIterator(skippingTo from: Int? = nil) -> Iterator {
+        var sources: [RuleIterator] = []
+        for rule in rules {
+            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.zone, limits: limits)
+            if let from { iterator.skip(toward: time.local(from)) }
+            sources.append(iterator)
+        }
+        if rules.isEmpty {
+            // No rule: DTSTART alone (plus RDATEs).
+            let single = RecurrenceRule(frequency: .yearly, count: 1)
+            sources.append(RuleIterator(rule: single, start: start, isDate: isAllDay, zone: time.zone, limits: limits))
+        }
+        var exclusions: [RuleIterator] = []
+        for rule in exceptionRules {
+            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.zone, limits: limits)
+            if let from { iterator.skip(toward: time.local(from)) }
+            exclusions.append(iterator)
+        }
+        let firstDate = from.map { key in dates.firstIndex { $0.start >= key } ?? dates.count } ?? 0
+        return Iterator(set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate)
+    }
+
+    /// Merges the sources lazily: the smallest next key wins; equal keys are produced once.
+    public struct Iterator: IteratorProtocol {
+        let set: RecurrenceSet
+        var sources: [RuleIterator]
+        var heads: [Int?]
+        var exclusions: [RuleIterator]
+        var exclusionHeads: [Int?]
+        var dateIndex: Int
+        var last: Int?
+        var produced = 0
+
+        init(set: RecurrenceSet, sources: [RuleIterator], exclusions: [RuleIterator], dateIndex: Int) {
+            self.set = set
+            self.sources = sources
+            self.exclusions = exclusions
+            self.dateIndex = dateIndex
+            heads = Array(repeating: nil, count: sources.count)
+            exclusionHeads = Array(repeating: nil, count: exclusions.count)
+            for index in sources.indices { heads[index] = self.sources[index].next().map(set.time.key) }
+            for index in exclusions.indices { exclusionHeads[index] = self.exclusions[index].next().map(set.time.key) }
+        }
+
+        public mutating func next() -> RecurrenceInstance? {
+            while produced < set.limits.maxInstances {
+                var best: Int?
+                var bestSource: Int?
+                for index in heads.indices {
+                    if let key = heads[index], best == nil || key < best! {
+                        best = key
+                        bestSource = index
+                    }
+                }
+                var candidate: RecurrenceInstance
+                if dateIndex < set.dates.count, best == nil || set.dates[dateIndex].start <= best! {
+                    candidate = set.dates[dateIndex]
+                    dateIndex += 1
+                } else if let best, let bestSource {
+                    candidate = RecurrenceInstance(start: best, explicitEnd: nil)
+                    heads[bestSource] = sources[bestSource].next().map(set.time.key)
+                } else {
+                    return nil
+                }
+                if let last, candidate.start <= last { continue }  // a duplicate (several rules, RDATE on a rule instance)
+                if isExcluded(candidate.start) { continue }
+                last = candidate.start
+                produced += 1
+                return candidate
+            }
+            return nil
+        }
+
+        private mutating func isExcluded(_ key: Int) -> Bool {
+            if set.excludedKeys.contains(key) { return true }
+            if !set.excludedDates.isEmpty, set.excludedDates.contains(set.time.local(key).date) { return true }
+            for index in exclusions.indices {
+                while let head = exclusionHeads[index], head < key {
+                    exclusionHeads[index] = exclusions[index].next().map(set.time.key)
+                }
+                if exclusionHeads[index] == key { return true }
+            }
+            return false
+        }
+    }
+}

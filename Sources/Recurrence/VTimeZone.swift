@@ -1,0 +1,82 @@
+import CivilTime
+import ICalendar
+
+/// VTIMEZONE components (RFC 5545 §3.6.5): read into zone rules, and written
+/// for IANA zones.
+public enum VTimeZone {
+    /// The last year a VTIMEZONE's rules are expanded to.
+    static let horizon = 2200
+
+    /// Zone rules from a VTIMEZONE's STANDARD and DAYLIGHT observances: every
+    /// onset (DTSTART, the RRULE's instances, RDATEs) is a transition to
+    /// TZOFFSETTO at the local time DTSTART names, in the offset before it
+    /// (TZOFFSETFROM). A missing TZOFFSETFROM (a known producer bug) takes the
+    /// offset in force before the onset.
+    ///
+    /// - Throws: `ICalendarError` when an observance lacks DTSTART or TZOFFSETTO.
+    public static func rules(from component: Component) throws(ICalendarError) -> ZoneRules {
+        let tzid = component.property("TZID")?.textValue() ?? "VTIMEZONE"
+        struct Onset {
+            var local: CivilDateTime
+            var from: UTCOffset?
+            var to: UTCOffset
+            var isDaylight: Bool
+            var name: String
+        }
+        var onsets: [Onset] = []
+        for observance in component.components where observance.name == "STANDARD" || observance.name == "DAYLIGHT" {
+            guard let start = try observance.property("DTSTART")?.dateTimeValue(),
+                let to = try observance.property("TZOFFSETTO")?.utcOffsetValue()
+            else {
+                throw ICalendarError(
+                    .missingProperty, "\(tzid): \(observance.name) needs DTSTART and TZOFFSETTO", component: "VTIMEZONE")
+            }
+            let from = try observance.property("TZOFFSETFROM")?.utcOffsetValue()
+            let isDaylight = observance.name == "DAYLIGHT"
+            let name = observance.property("TZNAME")?.textValue() ?? ""
+            var locals: [CivilDateTime] = []
+            let rules = try observance.properties(named: "RRULE").map { (property) throws(ICalendarError) in try property.recurrenceRule() }
+            for var rule in rules {
+                // An UNTIL in UTC is compared as the instant of the onset in the offset before it.
+                if let until = rule.until, until.form == .utc, let from {
+                    rule.until = DateTimeValue(until.civil.adding(seconds: from.seconds), form: .floating)
+                }
+                var iterator = RuleIterator(rule: rule, start: start.civil, isDate: false, zone: nil, limits: .default)
+                while let local = iterator.next(), local.date.year <= horizon { locals.append(local) }
+            }
+            if rules.isEmpty { locals.append(start.civil) }
+            for property in observance.properties(named: "RDATE") {
+                if let values = try? property.dateTimeValues() {
+                    for value in values {
+                        // A UTC RDATE names the instant; turn it back into the local onset time.
+                        locals.append(value.form == .utc && from != nil ? value.civil.adding(seconds: from!.seconds) : value.civil)
+                    }
+                }
+            }
+            for local in locals { onsets.append(Onset(local: local, from: from, to: to, isDaylight: isDaylight, name: name)) }
+        }
+        guard !onsets.isEmpty else {
+            throw ICalendarError(.missingProperty, "\(tzid) has no STANDARD or DAYLIGHT observance", component: "VTIMEZONE")
+        }
+        // Sort by the wall clock first; the instant needs the offset before, known once sorted.
+        onsets.sort { $0.local < $1.local }
+        let initial = onsets[0].from ?? onsets[0].to
+        var transitions: [ZoneTransition] = []
+        var current = initial
+        for onset in onsets {
+            let before = onset.from ?? current
+            let instant = onset.local.secondsSinceEpoch - before.seconds
+            if onset.to != current || transitions.isEmpty {
+                transitions.append(
+                    ZoneTransition(
+                        instant: instant, offsetBefore: current, offsetAfter: onset.to,
+                        isDaylightSaving: onset.isDaylight, abbreviation: onset.name))
+            }
+            current = onset.to
+        }
+        transitions.sort { $0.instant < $1.instant }
+        return ZoneRules(
+            identifier: tzid, initialOffset: initial, initialAbbreviation: onsets[0].name, transitions: transitions,
+            footer: nil)
+    }
+}
