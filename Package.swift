@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "AlmanacBenchmarks",
-            dependencies: ["ICalendar", "CMallocCounter"],
+            dependencies: ["ICalendar", "Recurrence", "CMallocCounter"],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
 

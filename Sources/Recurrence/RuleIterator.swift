@@ -75,6 +75,8 @@ struct RuleIterator: IteratorProtocol {
     let weekdayMask: UInt8  // bit (weekday.rawValue - 1) for plain BYDAY items
     let ordinalDays: [RecurrenceRule.WeekdayNumber]
     let hasDayFilter: Bool
+    /// BYMONTH/BYMONTHDAY are the only day filters, so days can be computed directly.
+    let onlyMonthDays: Bool
     let ordinalsInMonth: Bool
     let hours: [Int]
     let minutes: [Int]
@@ -145,6 +147,7 @@ struct RuleIterator: IteratorProtocol {
         ordinalDays = ordinals
         hasDayFilter = monthMask != 0 || !weekNumbers.isEmpty || !yearDays.isEmpty || !monthDays.isEmpty
             || weekdayMask != 0 || !ordinals.isEmpty
+        onlyMonthDays = (rule.frequency == .monthly || rule.frequency == .yearly) && !monthDays.isEmpty && weekNumbers.isEmpty && yearDays.isEmpty && weekdayMask == 0 && ordinals.isEmpty
         // In a YEARLY rule with BYMONTH, "2MO" is the second Monday of the month; without, of the year.
         ordinalsInMonth = rule.frequency == .monthly || !months.isEmpty
         hours = (rule.byHour.isEmpty ? [start.time.hour] : rule.byHour).sortedUnique()
@@ -292,23 +295,71 @@ struct RuleIterator: IteratorProtocol {
     }
 
     /// Adds every time of day to each day in the run that passes the day filters.
+    /// Dates are stepped field by field rather than converted from day counts.
     private mutating func addDays(from first: CivilDate, count: Int) {
-        var days = first.daysSinceEpoch
-        let end = days + count
-        while days < end {
-            let date = CivilDate(daysSinceEpoch: days)
-            if !hasDayFilter || matches(date) {
-                for hour in hours {
-                    for minute in minutes {
-                        for second in seconds {
-                            if let time = TimeOfDay(hour: hour, minute: minute, second: second) {
-                                pending.append(CivilDateTime(date: date, time: time))
-                            }
-                        }
+        if onlyMonthDays {
+            addMonthDays(from: first, count: count)
+            return
+        }
+        var year = first.year
+        var month = first.month
+        var day = first.day
+        var weekday = first.weekday
+        var dayOfYear = first.dayOfYear
+        var monthLength = CivilDate.daysInMonth(year: year, month: month)
+        for _ in 0..<count {
+            if !hasDayFilter || matches(year: year, month: month, day: day, weekday: weekday, dayOfYear: dayOfYear, monthLength: monthLength) {
+                addTimes(on: CivilDate(year: year, month: month, day: day)!)
+            }
+            weekday = weekday.advanced(by: 1)
+            day += 1
+            dayOfYear += 1
+            if day > monthLength {
+                day = 1
+                month += 1
+                if month > 12 {
+                    month = 1
+                    year += 1
+                    dayOfYear = 1
+                }
+                monthLength = CivilDate.daysInMonth(year: year, month: month)
+            }
+        }
+    }
+
+    /// BYMONTH and BYMONTHDAY alone (the default of MONTHLY and YEARLY rules):
+    /// the days are computed, not searched for.
+    private mutating func addMonthDays(from first: CivilDate, count: Int) {
+        let last = first.adding(days: count - 1)
+        var year = first.year
+        var month = first.month
+        while year < last.year || (year == last.year && month <= last.month) {
+            if monthMask == 0 || monthMask & (UInt16(1) << UInt16(month)) != 0 {
+                let length = CivilDate.daysInMonth(year: year, month: month)
+                var days: [Int] = []
+                for value in monthDays {
+                    let day = value > 0 ? value : length + value + 1
+                    if day >= 1 && day <= length { days.append(day) }
+                }
+                for day in days.sortedUnique() { addTimes(on: CivilDate(year: year, month: month, day: day)!) }
+            }
+            month += 1
+            if month > 12 {
+                month = 1
+                year += 1
+            }
+        }
+    }
+
+    private mutating func addTimes(on date: CivilDate) {
+        for hour in hours {
+            for minute in minutes {
+                for second in seconds {
+                    if let time = TimeOfDay(hour: hour, minute: minute, second: second) {
+                        pending.append(CivilDateTime(date: date, time: time))
                     }
                 }
             }
-            days += 1
         }
     }
 
@@ -366,29 +417,30 @@ struct RuleIterator: IteratorProtocol {
     // MARK: Day filters
 
     private func matches(_ date: CivilDate) -> Bool {
-        if monthMask != 0 && monthMask & (UInt16(1) << UInt16(date.month)) == 0 { return false }
+        matches(
+            year: date.year, month: date.month, day: date.day, weekday: date.weekday, dayOfYear: date.dayOfYear,
+            monthLength: CivilDate.daysInMonth(year: date.year, month: date.month))
+    }
+
+    private func matches(year: Int, month: Int, day: Int, weekday: Weekday, dayOfYear: Int, monthLength: Int) -> Bool {
+        if monthMask != 0 && monthMask & (UInt16(1) << UInt16(month)) == 0 { return false }
         if !weekNumbers.isEmpty {
-            let (weekYear, week) = date.weekOfYear(weekStart: weekStart)
+            let (weekYear, week) = CivilDate(year: year, month: month, day: day)!.weekOfYear(weekStart: weekStart)
             let weeks = CivilDate.numberOfWeeks(inYear: weekYear, weekStart: weekStart)
             if !weekNumbers.contains(where: { $0 == week || $0 == week - weeks - 1 }) { return false }
         }
         if !yearDays.isEmpty {
-            let day = date.dayOfYear
-            let length = CivilDate.daysInYear(date.year)
-            if !yearDays.contains(where: { $0 == day || $0 == day - length - 1 }) { return false }
+            let length = CivilDate.daysInYear(year)
+            if !yearDays.contains(where: { $0 == dayOfYear || $0 == dayOfYear - length - 1 }) { return false }
         }
         if !monthDays.isEmpty {
-            let length = CivilDate.daysInMonth(year: date.year, month: date.month)
-            if !monthDays.contains(where: { $0 == date.day || $0 == date.day - length - 1 }) { return false }
+            if !monthDays.contains(where: { $0 == day || $0 == day - monthLength - 1 }) { return false }
         }
         if weekdayMask != 0 || !ordinalDays.isEmpty {
-            let weekday = date.weekday
             if weekdayMask & (UInt8(1) << UInt8(weekday.rawValue - 1)) != 0 { return true }
             for item in ordinalDays where item.weekday == weekday {
                 let ordinal = item.ordinal!
-                let (position, length) = ordinalsInMonth
-                    ? (date.day, CivilDate.daysInMonth(year: date.year, month: date.month))
-                    : (date.dayOfYear, CivilDate.daysInYear(date.year))
+                let (position, length) = ordinalsInMonth ? (day, monthLength) : (dayOfYear, CivilDate.daysInYear(year))
                 if ordinal > 0 ? (position - 1) / 7 + 1 == ordinal : (length - position) / 7 + 1 == -ordinal {
                     return true
                 }
