@@ -127,7 +127,7 @@ public struct ZoneRules: Sendable, Hashable {
     /// This holds around every transition, including ones the footer produces
     /// centuries ahead and before the first transition (initial offset).
     public func instant(for local: CivilDateTime) -> Int {
-        let wall = local.secondsSinceEpoch
+        let wall = ZoneMath.wallSeconds(local)
         // Every instant this wall clock can name lies within the search window of
         // it; walk the stretches of constant offset across that window, in order.
         var period = self.period(containing: ZoneMath.subtract(wall, searchWindow))

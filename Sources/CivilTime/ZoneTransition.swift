@@ -67,6 +67,14 @@ enum ZoneMath {
         return overflow ? (b < 0 ? .max : .min) : difference
     }
 
+    /// `local.secondsSinceEpoch`, clamped instead of trapping for the wall
+    /// clocks of the most extreme instants (whose day times 86,400 leaves `Int`).
+    static func wallSeconds(_ local: CivilDateTime) -> Int {
+        let (daySeconds, overflow) = local.date.daysSinceEpoch.multipliedReportingOverflow(by: 86_400)
+        if overflow { return local.date.daysSinceEpoch < 0 ? .min : .max }
+        return add(daySeconds, local.time.secondsSinceMidnight)
+    }
+
     /// The UTC calendar year of an instant.
     static func year(ofInstant instant: Int) -> Int {
         CivilDate(daysSinceEpoch: floorDivide(instant, 86_400)).year
