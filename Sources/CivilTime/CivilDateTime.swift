@@ -67,8 +67,10 @@ public struct CivilDateTime: Sendable, Hashable, Comparable {
     /// The date-time `seconds` seconds after 1970-01-01T00:00:00 on the civil timeline.
     @inlinable
     public init(secondsSinceEpoch seconds: Int) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let rest = seconds - days * 86_400
+        // Floor division written so that no input overflows, Int.min included.
+        let remainder = seconds % 86_400
+        let days = seconds / 86_400 - (remainder < 0 ? 1 : 0)
+        let rest = remainder < 0 ? remainder + 86_400 : remainder
         self.init(
             date: CivilDate(daysSinceEpoch: days),
             time: TimeOfDay(hour: rest / 3600, minute: rest / 60 % 60, second: rest % 60)!)

@@ -1,0 +1,231 @@
+/// The rules of one time zone: a table of transitions plus, optionally, a
+/// POSIX TZ rule for instants after the table.
+///
+/// This is what a TZif file (``TZif``) holds, and what an iCalendar
+/// VTIMEZONE describes. Before the first transition the initial offset
+/// applies; from the last transition on, the ``footer`` applies when there is
+/// one (with no transitions at all it applies everywhere), as RFC 8536 §3.2
+/// and §3.3 specify.
+///
+/// Every conversion is a binary search over the transition instants plus
+/// integer arithmetic, with no allocation; instants are Unix seconds (UTC),
+/// wall clocks are ``CivilDateTime`` values.
+public struct ZoneRules: Sendable, Hashable {
+    /// The zone's name, such as `Europe/Berlin`, as it was asked for.
+    public let identifier: String
+    /// The offset before the first transition (for TZif files, time type 0:
+    /// usually local mean time).
+    public let initialOffset: UTCOffset
+    /// The abbreviation before the first transition (`LMT` for most IANA zones).
+    public let initialAbbreviation: String
+    /// Whether the time before the first transition is daylight-saving time.
+    public let initialIsDaylightSaving: Bool
+    /// The transitions, in instant order, each changing something.
+    public let transitions: [ZoneTransition]
+    /// The rule for instants from the last transition on, if any.
+    public let footer: POSIXTimeZone?
+
+    /// The transition instants, contiguous for the binary search.
+    private let instants: [Int]
+    /// How far apart a wall clock and the instants it may name can be: the
+    /// largest offset magnitude in the zone plus a day.
+    private let searchWindow: Int
+
+    /// Creates zone rules from a transition table and an optional footer.
+    ///
+    /// The table is normalized so that lookups can trust it: transitions are
+    /// sorted by instant (of several at the same instant the last one given
+    /// wins), each `offsetBefore` is set to the offset actually in force
+    /// before it (a VTIMEZONE's TZOFFSETFROM can disagree with the previous
+    /// TZOFFSETTO, or be missing), and transitions that change nothing are
+    /// dropped.
+    public init(
+        identifier: String, initialOffset: UTCOffset, initialAbbreviation: String,
+        initialIsDaylightSaving: Bool = false, transitions: [ZoneTransition], footer: POSIXTimeZone?
+    ) {
+        let sorted = transitions.enumerated().sorted {
+            ($0.element.instant, $0.offset) < ($1.element.instant, $1.offset)
+        }.map(\.element)
+        var table: [ZoneTransition] = []
+        table.reserveCapacity(sorted.count)
+        for var transition in sorted {
+            if table.last?.instant == transition.instant { table.removeLast() }
+            let before = table.last
+            transition.offsetBefore = before?.offsetAfter ?? initialOffset
+            if transition.offsetAfter == transition.offsetBefore
+                && transition.isDaylightSaving == (before?.isDaylightSaving ?? initialIsDaylightSaving)
+                && transition.abbreviation == (before?.abbreviation ?? initialAbbreviation)
+            {
+                continue
+            }
+            table.append(transition)
+        }
+        var largestOffset = abs(initialOffset.seconds)
+        for transition in table { largestOffset = max(largestOffset, abs(transition.offsetAfter.seconds)) }
+        if let footer {
+            largestOffset = max(largestOffset, abs(footer.standardOffset.seconds))
+            if let daylightSaving = footer.daylightSaving {
+                largestOffset = max(largestOffset, abs(daylightSaving.offset.seconds))
+            }
+        }
+        self.identifier = identifier
+        self.initialOffset = initialOffset
+        self.initialAbbreviation = initialAbbreviation
+        self.initialIsDaylightSaving = initialIsDaylightSaving
+        self.transitions = table
+        self.footer = footer
+        self.instants = table.map(\.instant)
+        self.searchWindow = min(largestOffset, Int.max / 4) + 86_400
+    }
+
+    /// Coordinated Universal Time: offset zero, no transitions.
+    public static let utc = ZoneRules(
+        identifier: "UTC", initialOffset: .zero, initialAbbreviation: "UTC", transitions: [], footer: nil)
+
+    // MARK: Instant to wall clock
+
+    /// The offset from UTC at `instant` (Unix seconds).
+    public func offset(at instant: Int) -> UTCOffset {
+        let index = lastTransitionIndex(atOrBefore: instant)
+        if let footer, index == transitions.count - 1 { return footer.offset(at: instant) }
+        return index < 0 ? initialOffset : transitions[index].offsetAfter
+    }
+
+    /// Whether daylight-saving time is in force at `instant` (Unix seconds),
+    /// as the zone data marks it (see ``ZoneTransition/isDaylightSaving`` for
+    /// Europe/Dublin's negative saving).
+    public func isDaylightSaving(at instant: Int) -> Bool {
+        let index = lastTransitionIndex(atOrBefore: instant)
+        if let footer, index == transitions.count - 1 { return footer.isDaylightSaving(at: instant) }
+        return index < 0 ? initialIsDaylightSaving : transitions[index].isDaylightSaving
+    }
+
+    /// The abbreviation in force at `instant` (Unix seconds), such as `CEST`.
+    public func abbreviation(at instant: Int) -> String {
+        let index = lastTransitionIndex(atOrBefore: instant)
+        if let footer, index == transitions.count - 1 { return footer.abbreviation(at: instant) }
+        return index < 0 ? initialAbbreviation : transitions[index].abbreviation
+    }
+
+    /// The wall-clock time in this zone at `instant` (Unix seconds).
+    public func localTime(at instant: Int) -> CivilDateTime {
+        CivilDateTime(secondsSinceEpoch: ZoneMath.add(instant, offset(at: instant).seconds))
+    }
+
+    // MARK: Wall clock to instant
+
+    /// The instant (Unix seconds) a wall-clock time in this zone names, per
+    /// RFC 5545 §3.3.5 and erratum 4271.
+    ///
+    /// - A local time in a gap (it never appears on the clocks, because they
+    ///   jumped forward) moves forward by the gap's length: on a spring-forward
+    ///   day where 02:00 becomes 03:00, 02:30 names the instant shown as 03:30.
+    ///   That is, it is read with the offset in force before the gap.
+    /// - An ambiguous local time (it appears twice, because the clocks went
+    ///   back) names the earlier of its two instants.
+    ///
+    /// This holds around every transition, including ones the footer produces
+    /// centuries ahead and before the first transition (initial offset).
+    public func instant(for local: CivilDateTime) -> Int {
+        let wall = ZoneMath.wallSeconds(local)
+        // Every instant this wall clock can name lies within the search window of
+        // it; walk the stretches of constant offset across that window, in order.
+        var period = self.period(containing: ZoneMath.subtract(wall, searchWindow))
+        var gapAnswer: Int? = nil
+        while true {
+            let candidate = ZoneMath.subtract(wall, period.offset)
+            // The first stretch that shows this wall clock holds the earliest instant.
+            if candidate >= period.start && candidate < period.end { return candidate }
+            guard period.end != .max, period.end <= ZoneMath.add(wall, searchWindow) else { break }
+            let next = self.period(containing: period.end)
+            // Past this stretch's last wall clock and before the next one's first: a gap.
+            if gapAnswer == nil && candidate >= period.end && ZoneMath.subtract(wall, next.offset) < next.start {
+                gapAnswer = candidate
+            }
+            period = next
+        }
+        return gapAnswer ?? ZoneMath.subtract(wall, period.offset)
+    }
+
+    // MARK: Transitions
+
+    /// The transitions with `start <= instant < end`, in order, including the
+    /// ones the footer's rules produce after the table.
+    ///
+    /// Each call produces at most 10,000 years of rule-made transitions (from
+    /// the later of `start` and the end of the table), so an open-ended request
+    /// such as `transitions(from: 0, to: .max)` stays bounded.
+    public func transitions(from start: Int, to end: Int) -> [ZoneTransition] {
+        guard start < end else { return [] }
+        var result: [ZoneTransition] = []
+        var index = lastTransitionIndex(atOrBefore: ZoneMath.subtract(start, 1)) + 1
+        if start == .min { index = 0 }
+        while index < transitions.count && instants[index] < end {
+            result.append(transitions[index])
+            index += 1
+        }
+        guard let footer, footer.daylightSaving != nil else { return result }
+        // The footer's changes count from just after the last transition of the table.
+        let lower = instants.last.map { max(start, ZoneMath.add($0, 1)) } ?? start
+        guard lower < end else { return result }
+        let firstYear = ZoneMath.year(ofInstant: lower) - 1
+        let lastYear = min(ZoneMath.year(ofInstant: ZoneMath.subtract(end, 1)) + 1, firstYear + 10_001)
+        let tableEnd = result.count
+        for year in firstYear...lastYear {
+            for var transition in footer.transitions(inYear: year)
+            where transition.instant >= lower && transition.instant < end {
+                let justBefore = transition.instant - 1
+                transition.offsetBefore = offset(at: justBefore)
+                if transition.offsetBefore == transition.offsetAfter
+                    && isDaylightSaving(at: justBefore) == transition.isDaylightSaving
+                    && abbreviation(at: justBefore) == transition.abbreviation
+                {
+                    continue
+                }
+                result.append(transition)
+            }
+        }
+        result[tableEnd...].sort { $0.instant < $1.instant }
+        return result
+    }
+
+    // MARK: Lookup
+
+    /// The index of the last transition at or before `instant`, or −1 when
+    /// `instant` is before the first.
+    private func lastTransitionIndex(atOrBefore instant: Int) -> Int {
+        instants.withUnsafeBufferPointer { buffer in
+            var low = 0
+            var high = buffer.count
+            while low < high {
+                let middle = (low + high) >> 1
+                if buffer[middle] <= instant { low = middle + 1 } else { high = middle }
+            }
+            return low - 1
+        }
+    }
+
+    /// The stretch of constant offset containing `instant`: from `start`
+    /// (inclusive; `Int.min` for the first) to `end` (exclusive; `Int.max`
+    /// for the last).
+    private func period(containing instant: Int) -> (start: Int, end: Int, offset: Int) {
+        let index = lastTransitionIndex(atOrBefore: instant)
+        let count = instants.count
+        if let footer, index == count - 1 {
+            let period = footer.period(containing: instant)
+            let offset = period.isDaylightSaving ? footer.daylightSaving!.offset : footer.standardOffset
+            let start = count > 0 ? max(period.start, instants[count - 1]) : period.start
+            return (start, period.end, offset.seconds)
+        }
+        return (
+            index < 0 ? .min : instants[index],
+            index + 1 < count ? instants[index + 1] : .max,
+            index < 0 ? initialOffset.seconds : transitions[index].offsetAfter.seconds
+        )
+    }
+}
+
+extension ZoneRules: CustomStringConvertible {
+    /// The zone's identifier.
+    public var description: String { identifier }
+}
