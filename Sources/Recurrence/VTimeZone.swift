@@ -80,3 +80,59 @@ public enum VTimeZone {
             footer: nil)
     }
 }
+
+extension VTimeZone {
+    /// A VTIMEZONE describing an IANA zone over `from..<to` (Unix seconds), for
+    /// feeds and `.ics` downloads that must not rely on the reader's zone data.
+    ///
+    /// Each distinct kind of change (to standard or daylight time, between two
+    /// offsets, with one abbreviation) becomes one STANDARD or DAYLIGHT
+    /// observance whose DTSTART is its first onset in the range and whose RDATEs
+    /// list the others, all as local times in the offset before the change
+    /// (RFC 5545 §3.6.5). This is exact for every instant in the range, whatever
+    /// the zone's rules were, and readers keep the last offset after it. A zone
+    /// with no change in the range gets one STANDARD observance.
+    public static func component(for zone: ZoneRules, from: Int, to: Int) -> Component {
+        var timeZone = Component(name: "VTIMEZONE", properties: [Property(name: "TZID", text: zone.identifier)])
+        let changes = zone.transitions(from: from, to: to)
+        guard !changes.isEmpty else {
+            let offset = zone.offset(at: from)
+            let start = zone.localTime(at: from)
+            timeZone.components.append(
+                Component(name: "STANDARD", properties: [
+                    Property(name: "DTSTART", value: DateTimeValue(start, form: .floating).icalendarText),
+                    Property(name: "TZOFFSETFROM", value: offset.description),
+                    Property(name: "TZOFFSETTO", value: offset.description),
+                    Property(name: "TZNAME", text: zone.abbreviation(at: from)),
+                ]))
+            return timeZone
+        }
+        struct Kind: Hashable {
+            var isDaylight: Bool
+            var before: UTCOffset
+            var after: UTCOffset
+            var name: String
+        }
+        var order: [Kind] = []
+        var onsets: [Kind: [CivilDateTime]] = [:]
+        for change in changes {
+            let kind = Kind(isDaylight: change.isDaylightSaving, before: change.offsetBefore, after: change.offsetAfter, name: change.abbreviation)
+            if onsets[kind] == nil { order.append(kind) }
+            onsets[kind, default: []].append(CivilDateTime(secondsSinceEpoch: change.instant + change.offsetBefore.seconds))
+        }
+        for kind in order {
+            let locals = onsets[kind]!
+            var properties = [
+                Property(name: "DTSTART", value: DateTimeValue(locals[0], form: .floating).icalendarText),
+                Property(name: "TZOFFSETFROM", value: kind.before.description),
+                Property(name: "TZOFFSETTO", value: kind.after.description),
+            ]
+            if !kind.name.isEmpty { properties.append(Property(name: "TZNAME", text: kind.name)) }
+            for local in locals.dropFirst() {
+                properties.append(Property(name: "RDATE", value: DateTimeValue(local, form: .floating).icalendarText))
+            }
+            timeZone.components.append(Component(name: kind.isDaylight ? "DAYLIGHT" : "STANDARD", properties: properties))
+        }
+        return timeZone
+    }
+}
