@@ -74,22 +74,14 @@ public struct CalendarObjectExpansion {
 
     /// The key of any DATE or DATE-TIME value in a series' terms (for RECURRENCE-ID, EXDATE, RDATE).
     func key(of value: DateTimeValue, in time: SeriesTime) throws(ICalendarError) -> Int {
-        switch (time, value.form) {
-        case (.zoned(let zone), .floating): return zone.instant(for: value.civil)
+        switch (time.kind, value.form) {
+        case (.zoned, .floating): return time.zone.instant(for: value.civil)
         case (.zoned, .utc): return value.civil.secondsSinceEpoch
         case (.zoned, .zoned(let tzid)): return try resolver.zone(for: tzid).instant(for: value.civil)
-        case (.allDay, _): return CivilDateTime(date: try localDate(of: value), time: .midnight).secondsSinceEpoch
-        case (.floating, .zoned(let tzid)):
-            // A zoned value against a floating series: its wall clock.
-            _ = tzid
-            return value.civil.secondsSinceEpoch
+        case (.allDay, _): return CivilDateTime(date: value.date, time: .midnight).secondsSinceEpoch
+        // A UTC or zoned value against a floating series: its wall clock.
         case (.floating, _): return value.civil.secondsSinceEpoch
         }
-    }
-
-    /// The date a value names in its own zone (an Exchange all-day EXDATE at local midnight names that date).
-    func localDate(of value: DateTimeValue) throws(ICalendarError) -> CivilDate {
-        value.date
     }
 
     /// The length of an instance starting at `start` (a key), as its end key.
@@ -120,7 +112,7 @@ public struct CalendarObjectExpansion {
     }
 
     func occurrenceTime(_ key: Int, in time: SeriesTime) -> OccurrenceTime {
-        switch time {
+        switch time.kind {
         case .zoned: .instant(key)
         case .floating: .floating(CivilDateTime(secondsSinceEpoch: key))
         case .allDay: .date(CivilDateTime(secondsSinceEpoch: key).date)
@@ -232,10 +224,7 @@ public struct CalendarObjectExpansion {
     }
 
     func windowKey(_ instant: Int, in time: SeriesTime) -> Int {
-        switch time {
-        case .zoned: instant
-        case .floating, .allDay: viewerZone.localTime(at: instant).secondsSinceEpoch
-        }
+        time.kind == .zoned ? instant : viewerZone.localTime(at: instant).secondsSinceEpoch
     }
 
     func overrideOccurrence(

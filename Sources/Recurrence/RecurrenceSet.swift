@@ -2,42 +2,45 @@ import CivilTime
 import ICalendar
 
 /// How a series' times relate to instants.
-public enum SeriesTime: Sendable, Hashable {
-    /// All-day (DATE) values: the same dates wherever the viewer is.
-    case allDay
-    /// Floating DATE-TIMEs: the same wall clock wherever the viewer is.
-    case floating
-    /// UTC or zoned DATE-TIMEs: instants. The zone (UTC for UTC values) turns wall clocks into instants.
-    case zoned(ZoneRules)
+///
+/// A struct rather than an enum with a payload: the zone is read in place on
+/// every conversion, where binding an enum payload would copy the zone (and
+/// retain its tables) once per instance.
+public struct SeriesTime: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// All-day (DATE) values: the same dates wherever the viewer is.
+        case allDay
+        /// Floating DATE-TIMEs: the same wall clock wherever the viewer is.
+        case floating
+        /// UTC or zoned DATE-TIMEs: instants.
+        case zoned
+    }
+
+    public let kind: Kind
+    /// The zone that turns wall clocks into instants (UTC for UTC values; unused unless zoned).
+    public let zone: ZoneRules
+
+    public static let allDay = SeriesTime(kind: .allDay, zone: .utc)
+    public static let floating = SeriesTime(kind: .floating, zone: .utc)
+    public static func zoned(_ zone: ZoneRules) -> SeriesTime { SeriesTime(kind: .zoned, zone: zone) }
 
     /// Whether keys in this form are Unix instants (else they are wall-clock seconds).
-    public var isInstant: Bool {
-        if case .zoned = self { return true }
-        return false
-    }
+    public var isInstant: Bool { kind == .zoned }
 
     /// The key of a wall-clock time: an instant for zoned series, wall-clock seconds otherwise.
     @inline(__always)
     func key(_ local: CivilDateTime) -> Int {
-        switch self {
-        case .zoned(let zone): zone.instant(for: local)
-        case .allDay, .floating: local.secondsSinceEpoch
-        }
+        kind == .zoned ? zone.instant(for: local) : local.secondsSinceEpoch
     }
 
     /// The wall-clock time of a key.
     @inline(__always)
     func local(_ key: Int) -> CivilDateTime {
-        switch self {
-        case .zoned(let zone): zone.localTime(at: key)
-        case .allDay, .floating: CivilDateTime(secondsSinceEpoch: key)
-        }
+        kind == .zoned ? zone.localTime(at: key) : CivilDateTime(secondsSinceEpoch: key)
     }
 
-    var zone: ZoneRules? {
-        if case .zoned(let zone) = self { return zone }
-        return nil
-    }
+    /// The zone for comparing a UTC UNTIL, when the series is zoned.
+    var untilZone: ZoneRules? { kind == .zoned ? zone : nil }
 }
 
 /// One member of a recurrence set: its start key and, for an RDATE PERIOD, its own end key.
@@ -93,10 +96,7 @@ public struct RecurrenceSet: Sendable {
         self.limits = limits
     }
 
-    var isAllDay: Bool {
-        if case .allDay = time { return true }
-        return false
-    }
+    var isAllDay: Bool { time.kind == .allDay }
 
     /// The instances whose start key is in `from..<to`, in order. Rules are
     /// skipped ahead to `from` arithmetically where COUNT allows, so a window
@@ -117,18 +117,18 @@ public struct RecurrenceSet: Sendable {
     public func makeIterator(skippingTo from: Int? = nil) -> Iterator {
         var sources: [RuleIterator] = []
         for rule in rules {
-            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.zone, limits: limits)
+            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.untilZone, limits: limits)
             if let from { iterator.skip(toward: time.local(from)) }
             sources.append(iterator)
         }
         if rules.isEmpty {
             // No rule: DTSTART alone (plus RDATEs).
             let single = RecurrenceRule(frequency: .yearly, count: 1)
-            sources.append(RuleIterator(rule: single, start: start, isDate: isAllDay, zone: time.zone, limits: limits))
+            sources.append(RuleIterator(rule: single, start: start, isDate: isAllDay, zone: time.untilZone, limits: limits))
         }
         var exclusions: [RuleIterator] = []
         for rule in exceptionRules {
-            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.zone, limits: limits)
+            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.untilZone, limits: limits)
             if let from { iterator.skip(toward: time.local(from)) }
             exclusions.append(iterator)
         }

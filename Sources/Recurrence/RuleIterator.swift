@@ -12,33 +12,41 @@ import ICalendar
 /// - a DATE UNTIL against a DATE-TIME series keeps every instance on that date
 ///   (inclusive to the end of the day);
 /// - against an all-day or floating series, a UTC UNTIL compares wall clocks.
-enum UntilBound {
-    case none
-    case local(CivilDateTime)
-    case date(CivilDate)
-    case instant(Int, ZoneRules)
+struct UntilBound {
+    enum Kind {
+        case none, local, date, instant
+    }
+
+    let kind: Kind
+    let local: CivilDateTime
+    let instant: Int
+    /// Read in place (never bound out of an enum payload), so checking costs no retain.
+    let zone: ZoneRules
 
     init(_ until: DateTimeValue?, seriesIsDate: Bool, zone: ZoneRules?) {
-        guard let until else {
-            self = .none
-            return
-        }
-        if until.isDate {
-            self = .date(until.date)
-        } else if until.form == .utc, !seriesIsDate, let zone {
-            self = .instant(until.civil.secondsSinceEpoch, zone)
+        self.zone = zone ?? .utc
+        local = until?.civil ?? CivilDateTime(secondsSinceEpoch: 0)
+        instant = local.secondsSinceEpoch
+        if let until {
+            if until.isDate {
+                kind = .date
+            } else if until.form == .utc, !seriesIsDate, zone != nil {
+                kind = .instant
+            } else {
+                kind = .local
+            }
         } else {
-            self = .local(until.civil)
+            kind = .none
         }
     }
 
     @inline(__always)
-    func isExceeded(by local: CivilDateTime) -> Bool {
-        switch self {
+    func isExceeded(by candidate: CivilDateTime) -> Bool {
+        switch kind {
         case .none: false
-        case .local(let bound): local > bound
-        case .date(let bound): local.date > bound
-        case .instant(let bound, let zone): zone.instant(for: local) > bound
+        case .local: candidate > local
+        case .date: candidate.date > local.date
+        case .instant: zone.instant(for: candidate) > instant
         }
     }
 }
@@ -77,6 +85,7 @@ struct RuleIterator: IteratorProtocol {
     let hasDayFilter: Bool
     /// BYMONTH/BYMONTHDAY are the only day filters, so days can be computed directly.
     let onlyMonthDays: Bool
+    let needsDayOfYear: Bool
     let ordinalsInMonth: Bool
     let hours: [Int]
     let minutes: [Int]
@@ -148,6 +157,7 @@ struct RuleIterator: IteratorProtocol {
         hasDayFilter = monthMask != 0 || !weekNumbers.isEmpty || !yearDays.isEmpty || !monthDays.isEmpty
             || weekdayMask != 0 || !ordinals.isEmpty
         onlyMonthDays = (rule.frequency == .monthly || rule.frequency == .yearly) && !monthDays.isEmpty && weekNumbers.isEmpty && yearDays.isEmpty && weekdayMask == 0 && ordinals.isEmpty
+        needsDayOfYear = !rule.byYearDay.isEmpty || (!ordinals.isEmpty && rule.frequency == .yearly && months.isEmpty)
         // In a YEARLY rule with BYMONTH, "2MO" is the second Monday of the month; without, of the year.
         ordinalsInMonth = rule.frequency == .monthly || !months.isEmpty
         hours = (rule.byHour.isEmpty ? [start.time.hour] : rule.byHour).sortedUnique()
@@ -301,11 +311,20 @@ struct RuleIterator: IteratorProtocol {
             addMonthDays(from: first, count: count)
             return
         }
+        if !hasDayFilter {
+            var days = first.daysSinceEpoch
+            for _ in 0..<count {
+                addTimes(on: CivilDate(daysSinceEpoch: days))
+                days += 1
+            }
+            return
+        }
         var year = first.year
         var month = first.month
         var day = first.day
         var weekday = first.weekday
-        var dayOfYear = first.dayOfYear
+        // Only BYYEARDAY and year-scoped ordinals need the day of the year.
+        var dayOfYear = needsDayOfYear ? first.dayOfYear : 0
         var monthLength = CivilDate.daysInMonth(year: year, month: month)
         for _ in 0..<count {
             if !hasDayFilter || matches(year: year, month: month, day: day, weekday: weekday, dayOfYear: dayOfYear, monthLength: monthLength) {
