@@ -96,6 +96,7 @@ enum ExpandCommand {
             ("tzid", occurrence.tzid.map(JSONValue.string) ?? .null),
         ]
         members.append(("override", .bool(occurrence.isOverride)))
+        members.append(("status", occurrence.component.property("STATUS").map { .string($0.textValue()) } ?? .null))
         if let summary = occurrence.component.property("SUMMARY") { members.append(("summary", .string(summary.textValue()))) }
         return JSONValue.object(members).jsonText
     }

@@ -24,7 +24,7 @@ enum ICSCommand {
               --tz (default UTC) is the viewer's zone: it places floating and
               all-day instances. Defaults: from today, for a year. jsonl prints
               one object per instance: uid, recurrenceId, start, end, allDay,
-              tzid, override, summary; start/end are RFC 3339 UTC for timed
+              tzid, override, status, summary; start/end are RFC 3339 UTC for timed
               instances, YYYY-MM-DD for all-day, local time for floating.
 
         Strict mode is the default; docs/icalendar-diagnostics.md lists every

@@ -56,4 +56,11 @@ public struct Occurrence: Sendable {
         if case .date = start { return true }
         return false
     }
+
+    /// Whether this instance is cancelled: its component (an override, or the whole
+    /// series) has STATUS:CANCELLED. Cancelled instances are kept, as CalDAV's
+    /// `expand` keeps them, so a caller can show or skip them; they occupy no time.
+    public var isCancelled: Bool {
+        component.property("STATUS")?.textValue().uppercased() == "CANCELLED"
+    }
 }

@@ -158,6 +158,14 @@ import Testing
         #expect(resolver.warnings.count == 1)
     }
 
+    @Test func cancelledOverridesAreKeptAndMarked() throws {
+        let calendar = try Self.calendar(
+            Self.event(["DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=3"])
+                + Self.event(["RECURRENCE-ID:20261202T090000Z", "DTSTART:20261202T090000Z", "STATUS:CANCELLED"]))
+        let occurrences = try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00")
+        #expect(occurrences.map(\.isCancelled) == [false, true, false])
+    }
+
     @Test func orphanOverridesStandAlone() throws {
         let calendar = try Self.calendar(Self.event(["RECURRENCE-ID:20261208T090000Z", "DTSTART:20261208T100000Z"]))
         let occurrences = try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00")
