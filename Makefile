@@ -1,8 +1,9 @@
 # Almanac: the two commands that matter are `make run` and `make test`.
 SWIFT ?= swift
 FUZZ_SECONDS ?= 30
+RULES ?= 20000
 
-.PHONY: run test deps build bench fuzz clean
+.PHONY: run test deps build bench fuzz difftest clean
 
 ## install what is missing (Debian and Python packages); idempotent
 deps:
@@ -26,6 +27,12 @@ test: deps
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run
 bench: deps
 	$(SWIFT) run -c release AlmanacBenchmarks
+
+## differential recurrence test: almanac ics expand against python-dateutil (RULES random rules)
+difftest: deps
+	$(SWIFT) build --product almanac
+	python3 Tests/Differential/check_rfc_examples.py
+	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 
 ## fuzz the parser for FUZZ_SECONDS
 fuzz: deps
