@@ -83,10 +83,13 @@ public struct UTCOffset: Sendable, Hashable, Comparable {
     /// Seconds east of UTC (negative west of it).
     public var seconds: Int
 
+    /// Creates an offset of `seconds` east of UTC (negative west of it).
     public init(seconds: Int) { self.seconds = seconds }
 
+    /// Offset zero: UTC itself.
     public static let zero = UTCOffset(seconds: 0)
 
+    /// Whether `lhs` is further west than `rhs`.
     public static func < (lhs: UTCOffset, rhs: UTCOffset) -> Bool { lhs.seconds < rhs.seconds }
 }
 
