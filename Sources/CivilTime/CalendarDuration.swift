@@ -9,10 +9,15 @@
 public struct CalendarDuration: Sendable, Hashable {
     /// Whether the duration points backwards (`-PT15M`, a trigger before the start).
     public var isNegative: Bool
+    /// Whole weeks, nominal (seven days each, whatever their length in seconds).
     public var weeks: Int
+    /// Whole days, nominal (the same wall-clock time on a later date).
     public var days: Int
+    /// Hours, exact (3,600 seconds each).
     public var hours: Int
+    /// Minutes, exact.
     public var minutes: Int
+    /// Seconds, exact.
     public var seconds: Int
 
     /// Creates a duration; all fields are magnitudes, the sign is `isNegative`.
@@ -83,10 +88,13 @@ public struct UTCOffset: Sendable, Hashable, Comparable {
     /// Seconds east of UTC (negative west of it).
     public var seconds: Int
 
+    /// Creates an offset of `seconds` east of UTC (negative west of it).
     public init(seconds: Int) { self.seconds = seconds }
 
+    /// Offset zero: UTC itself.
     public static let zero = UTCOffset(seconds: 0)
 
+    /// Whether `lhs` is further west than `rhs`.
     public static func < (lhs: UTCOffset, rhs: UTCOffset) -> Bool { lhs.seconds < rhs.seconds }
 }
 

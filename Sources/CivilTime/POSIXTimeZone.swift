@@ -75,7 +75,11 @@ public struct POSIXTimeZone: Sendable, Hashable {
         self.standardAbbreviation = standardAbbreviation
         self.standardOffset = standardOffset
         self.daylightSaving = daylightSaving
+        self.evaluator = POSIXRuleEvaluator(standardOffset: standardOffset, daylightSaving: daylightSaving)
     }
+
+    /// The rules as plain integers, for lookups that copy no strings.
+    let evaluator: POSIXRuleEvaluator
 
     /// Parses a POSIX TZ string (POSIX.1-2017 §8.3 `TZ`, with the RFC 8536
     /// §3.3.1 extensions); `nil` when the text is not one.
@@ -93,19 +97,20 @@ public struct POSIXTimeZone: Sendable, Hashable {
 
     /// The offset from UTC at `instant` (Unix seconds).
     public func offset(at instant: Int) -> UTCOffset {
-        guard let daylightSaving else { return standardOffset }
-        return period(containing: instant).isDaylightSaving ? daylightSaving.offset : standardOffset
+        UTCOffset(seconds: evaluator.offset(at: instant))
     }
 
     /// Whether daylight-saving time is in force at `instant` (Unix seconds).
     public func isDaylightSaving(at instant: Int) -> Bool {
-        daylightSaving != nil && period(containing: instant).isDaylightSaving
+        evaluator.period(containing: instant).isDaylightSaving
     }
 
     /// The abbreviation in force at `instant` (Unix seconds).
     public func abbreviation(at instant: Int) -> String {
-        guard let daylightSaving else { return standardAbbreviation }
-        return period(containing: instant).isDaylightSaving ? daylightSaving.abbreviation : standardAbbreviation
+        guard let daylightSaving, evaluator.period(containing: instant).isDaylightSaving else {
+            return standardAbbreviation
+        }
+        return daylightSaving.abbreviation
     }
 
     /// The changes the rules make for `year`, in instant order: none without
@@ -117,10 +122,10 @@ public struct POSIXTimeZone: Sendable, Hashable {
     /// year", `EST5EDT,0/0,J365/25`) changes nothing, so both changes are left out.
     public func transitions(inYear year: Int) -> [ZoneTransition] {
         guard let daylightSaving else { return [] }
-        let (start, end) = changeInstants(year: year)
+        let (start, end) = evaluator.changeInstants(year: year)
         guard start != end else { return [] }
-        let previous = changeInstants(year: year - 1)
-        let next = changeInstants(year: year + 1)
+        let previous = evaluator.changeInstants(year: year - 1)
+        let next = evaluator.changeInstants(year: year + 1)
         let startStays = start != previous.end && start != next.end
         let endStays = end != previous.start && end != next.start
         let toDaylight = ZoneTransition(
@@ -137,130 +142,6 @@ public struct POSIXTimeZone: Sendable, Hashable {
             result.append(transition)
         }
         return result
-    }
-
-    /// The stretch of time around an instant during which the rules make no
-    /// change: `start` is the latest change at or before the instant
-    /// (`Int.min` when there is none), `end` the next change after it
-    /// (`Int.max` when there is none).
-    struct Period {
-        var start: Int
-        var end: Int
-        var isDaylightSaving: Bool
-    }
-
-    /// The period containing `instant`: a handful of integer operations, no allocation.
-    func period(containing instant: Int) -> Period {
-        guard let daylightSaving else { return Period(start: .min, end: .max, isDaylightSaving: false) }
-        let year = ZoneMath.year(ofInstant: instant)
-        if staysInsideItsYear(daylightSaving) {
-            // Every change of year Y falls inside UTC year Y, so the changes of
-            // consecutive years never interleave and at most two years are needed.
-            // Within a year the start comes first when start <= end (so a tie leaves standard time).
-            let (start, end) = changeInstants(year: year)
-            let startsFirst = start <= end
-            let (first, second) = startsFirst ? (start, end) : (end, start)
-            if instant < first {
-                let previous = changeInstants(year: year - 1)
-                let previousStartsFirst = previous.start <= previous.end
-                return Period(
-                    start: previousStartsFirst ? previous.end : previous.start, end: first,
-                    isDaylightSaving: !previousStartsFirst)
-            }
-            if instant < second {
-                return Period(start: first, end: second, isDaylightSaving: startsFirst)
-            }
-            let next = changeInstants(year: year + 1)
-            return Period(start: second, end: min(next.start, next.end), isDaylightSaving: !startsFirst)
-        }
-        // Rules near a year's ends (January, December, Julian days at the edges,
-        // v3 times of up to a week) can push a change into the next or previous
-        // year: look at the changes of five years and take the nearest ones.
-        var latest = Int.min
-        var latestIsDaylight = false
-        var next = Int.max
-        func consider(_ change: Int, isDaylight: Bool) {
-            if change <= instant {
-                // Changes arrive in sequence order, so at equal instants the later one wins.
-                if change >= latest {
-                    latest = change
-                    latestIsDaylight = isDaylight
-                }
-            } else if change < next {
-                next = change
-            }
-        }
-        for candidateYear in (year - 2)...(year + 2) {
-            let (start, end) = changeInstants(year: candidateYear)
-            if start <= end {
-                consider(start, isDaylight: true)
-                consider(end, isDaylight: false)
-            } else {
-                consider(end, isDaylight: false)
-                consider(start, isDaylight: true)
-            }
-        }
-        return Period(start: latest, end: next, isDaylightSaving: latestIsDaylight)
-    }
-
-    /// Whether the changes of a year always land inside the UTC year they
-    /// belong to: true for month-week-day rules from February to November with
-    /// times within a week and offsets within two days, which covers every
-    /// rule in the IANA database today.
-    private func staysInsideItsYear(_ daylightSaving: DaylightSaving) -> Bool {
-        func inside(_ rule: Rule) -> Bool {
-            guard abs(rule.time) <= Self.maximumRuleTime else { return false }
-            switch rule.day {
-            case .monthWeekday(let month, _, _): return month >= 2 && month <= 11
-            case .julian(let n): return n >= 10 && n <= 355
-            case .zeroBasedDayOfYear(let n): return n >= 9 && n <= 354
-            }
-        }
-        return inside(daylightSaving.start) && inside(daylightSaving.end)
-            && abs(standardOffset.seconds) <= 172_800 && abs(daylightSaving.offset.seconds) <= 172_800
-    }
-
-    /// The largest rule time RFC 8536 allows, 167:59:59; larger ones are clamped to it.
-    static let maximumRuleTime = 167 * 3600 + 59 * 60 + 59
-
-    /// The instants (Unix seconds) at which daylight-saving time starts and ends in `year`.
-    func changeInstants(year: Int) -> (start: Int, end: Int) {
-        guard let daylightSaving else { return (.max, .max) }
-        // The rules repeat every 400 years; far years are folded into a near cycle.
-        if year > 1_000_000 || year < -1_000_000 {
-            let cycles = ZoneMath.floorDivide(year - 2000, 400)
-            let near = changeInstants(year: year - cycles * 400)
-            let (shift, overflow) = cycles.multipliedReportingOverflow(by: 146_097 * 86_400)
-            if overflow { return cycles > 0 ? (.max, .max) : (.min, .min) }
-            return (ZoneMath.add(near.start, shift), ZoneMath.add(near.end, shift))
-        }
-        func instant(_ rule: Rule, offset: UTCOffset) -> Int {
-            let time = min(max(rule.time, -Self.maximumRuleTime), Self.maximumRuleTime)
-            return ZoneMath.subtract(Self.day(of: rule.day, inYear: year) * 86_400 + time, offset.seconds)
-        }
-        return (instant(daylightSaving.start, offset: standardOffset), instant(daylightSaving.end, offset: daylightSaving.offset))
-    }
-
-    /// Days since the epoch of the day a rule names in `year`.
-    static func day(of day: Rule.Day, inYear year: Int) -> Int {
-        switch day {
-        case .julian(let n):
-            let n = min(max(n, 1), 365)
-            // February 29 is never counted, so from day 60 on a leap year is one day ahead.
-            return ZoneMath.januaryFirst(year) + n - 1 + (n >= 60 && CivilDate.isLeapYear(year) ? 1 : 0)
-        case .zeroBasedDayOfYear(let n):
-            return ZoneMath.januaryFirst(year) + min(max(n, 0), 365)
-        case .monthWeekday(let month, let week, let weekday):
-            let month = min(max(month, 1), 12)
-            let week = min(max(week, 1), 5)
-            let first = CivilDate(unchecked: year, month, 1)
-            let firstDay = first.daysSinceEpoch
-            var result = firstDay + weekday.days(after: first.weekday) + (week - 1) * 7
-            let length = CivilDate.daysInMonth(year: year, month: month)
-            // Week 5 means the last such weekday, which may be the fourth.
-            while result >= firstDay + length { result -= 7 }
-            return result
-        }
     }
 }
 
@@ -416,4 +297,160 @@ struct POSIXTimeZoneParser {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+}
+
+/// A POSIX TZ rule as plain integers: what lookups need, with nothing to
+/// retain or release, so a lookup is arithmetic only.
+struct POSIXRuleEvaluator: Sendable, Hashable {
+    /// Seconds east of UTC in standard and in daylight-saving time.
+    let standardOffset: Int
+    let daylightOffset: Int
+    /// `nil` without daylight-saving time.
+    let start: POSIXTimeZone.Rule?
+    let end: POSIXTimeZone.Rule?
+    /// Whether every change of a year lands inside that UTC year, which lets
+    /// a lookup look at one or two years instead of five.
+    let staysInsideItsYear: Bool
+
+    init(standardOffset: UTCOffset, daylightSaving: POSIXTimeZone.DaylightSaving?) {
+        self.standardOffset = standardOffset.seconds
+        self.daylightOffset = daylightSaving?.offset.seconds ?? standardOffset.seconds
+        self.start = daylightSaving?.start
+        self.end = daylightSaving?.end
+        // True for month-week-day rules from February to November with times
+        // within a week and offsets within two days: every rule in the IANA
+        // database today. Changes then stay at least three weeks from New Year.
+        func inside(_ rule: POSIXTimeZone.Rule) -> Bool {
+            guard abs(rule.time) <= Self.maximumRuleTime else { return false }
+            switch rule.day {
+            case .monthWeekday(let month, _, _): return month >= 2 && month <= 11
+            case .julian(let n): return n >= 10 && n <= 355
+            case .zeroBasedDayOfYear(let n): return n >= 9 && n <= 354
+            }
+        }
+        let rulesInside = daylightSaving.map { inside($0.start) && inside($0.end) } ?? true
+        self.staysInsideItsYear =
+            rulesInside && abs(self.standardOffset) <= 172_800 && abs(self.daylightOffset) <= 172_800
+    }
+
+    /// The largest rule time RFC 8536 allows, 167:59:59; larger ones are clamped to it.
+    static let maximumRuleTime = 167 * 3600 + 59 * 60 + 59
+
+    /// The offset (seconds east of UTC) at `instant`.
+    @inline(__always)
+    func offset(at instant: Int) -> Int {
+        guard start != nil else { return standardOffset }
+        return period(containing: instant).isDaylightSaving ? daylightOffset : standardOffset
+    }
+
+    /// The stretch of time around an instant during which the rules make no
+    /// change: `start` is the latest change at or before the instant
+    /// (`Int.min` when there is none), `end` the next change after it
+    /// (`Int.max` when there is none).
+    struct Period {
+        var start: Int
+        var end: Int
+        var isDaylightSaving: Bool
+    }
+
+    /// The period containing `instant`: a handful of integer operations, no allocation.
+    func period(containing instant: Int) -> Period {
+        guard start != nil else { return Period(start: .min, end: .max, isDaylightSaving: false) }
+        let year = ZoneMath.year(ofInstant: instant)
+        if staysInsideItsYear {
+            // The changes of consecutive years never interleave, so at most two
+            // years are needed. Within a year the start comes first when
+            // start <= end (so a tie leaves standard time).
+            let (start, end) = changeInstants(year: year)
+            let startsFirst = start <= end
+            let (first, second) = startsFirst ? (start, end) : (end, start)
+            if instant < first {
+                let previous = changeInstants(year: year - 1)
+                let previousStartsFirst = previous.start <= previous.end
+                return Period(
+                    start: previousStartsFirst ? previous.end : previous.start, end: first,
+                    isDaylightSaving: !previousStartsFirst)
+            }
+            if instant < second {
+                return Period(start: first, end: second, isDaylightSaving: startsFirst)
+            }
+            let next = changeInstants(year: year + 1)
+            return Period(start: second, end: min(next.start, next.end), isDaylightSaving: !startsFirst)
+        }
+        // Rules near a year's ends (January, December, Julian days at the edges,
+        // v3 times of up to a week) can push a change into the next or previous
+        // year: look at the changes of five years and take the nearest ones.
+        var latest = Int.min
+        var latestIsDaylight = false
+        var next = Int.max
+        func consider(_ change: Int, isDaylight: Bool) {
+            if change <= instant {
+                // Changes arrive in sequence order, so at equal instants the later one wins.
+                if change >= latest {
+                    latest = change
+                    latestIsDaylight = isDaylight
+                }
+            } else if change < next {
+                next = change
+            }
+        }
+        for candidateYear in (year - 2)...(year + 2) {
+            let (start, end) = changeInstants(year: candidateYear)
+            if start <= end {
+                consider(start, isDaylight: true)
+                consider(end, isDaylight: false)
+            } else {
+                consider(end, isDaylight: false)
+                consider(start, isDaylight: true)
+            }
+        }
+        return Period(start: latest, end: next, isDaylightSaving: latestIsDaylight)
+    }
+
+    /// The instants (Unix seconds) at which daylight-saving time starts and ends in `year`.
+    func changeInstants(year: Int) -> (start: Int, end: Int) {
+        guard let start, let end else { return (.max, .max) }
+        // The rules repeat every 400 years; far years are folded into a near cycle.
+        if year > 1_000_000 || year < -1_000_000 {
+            let cycles = ZoneMath.floorDivide(year - 2000, 400)
+            let near = changeInstants(year: year - cycles * 400)
+            let (shift, overflow) = cycles.multipliedReportingOverflow(by: 146_097 * 86_400)
+            if overflow { return cycles > 0 ? (.max, .max) : (.min, .min) }
+            return (ZoneMath.add(near.start, shift), ZoneMath.add(near.end, shift))
+        }
+        let januaryFirst = ZoneMath.januaryFirst(year)
+        let isLeap = CivilDate.isLeapYear(year)
+        func instant(_ rule: POSIXTimeZone.Rule, offset: Int) -> Int {
+            let time = min(max(rule.time, -Self.maximumRuleTime), Self.maximumRuleTime)
+            let day = Self.day(of: rule.day, januaryFirst: januaryFirst, isLeap: isLeap)
+            return ZoneMath.subtract(day * 86_400 + time, offset)
+        }
+        return (instant(start, offset: standardOffset), instant(end, offset: daylightOffset))
+    }
+
+    /// Days since the epoch of the day a rule names in the year starting on `januaryFirst`.
+    static func day(of day: POSIXTimeZone.Rule.Day, januaryFirst: Int, isLeap: Bool) -> Int {
+        switch day {
+        case .julian(let n):
+            let n = min(max(n, 1), 365)
+            // February 29 is never counted, so from day 60 on a leap year is one day ahead.
+            return januaryFirst + n - 1 + (n >= 60 && isLeap ? 1 : 0)
+        case .zeroBasedDayOfYear(let n):
+            return januaryFirst + min(max(n, 0), 365)
+        case .monthWeekday(let month, let week, let weekday):
+            let month = min(max(month, 1), 12)
+            let week = min(max(week, 1), 5)
+            // Days before the month in a common year: (367m - 362) / 12, less 2 from March on.
+            let leapDay = isLeap && month > 2 ? 1 : 0
+            let firstDay = januaryFirst + (367 * month - 362) / 12 - (month > 2 ? 2 : 0) + leapDay
+            // ISO weekday of the first (1970-01-01, day 0, was a Thursday, 4).
+            let firstWeekday = ((firstDay + 3) % 7 + 7) % 7 + 1
+            var result = firstDay + (weekday.rawValue - firstWeekday + 7) % 7 + (week - 1) * 7
+            // 31 days in odd months up to July and even months from August, 30 in the others.
+            let length = month == 2 ? 28 + (isLeap ? 1 : 0) : 30 + ((month + month / 8) & 1)
+            // Week 5 means the last such weekday, which may be the fourth.
+            while result >= firstDay + length { result -= 7 }
+            return result
+        }
+    }
 }

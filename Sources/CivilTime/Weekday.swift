@@ -50,5 +50,6 @@ public enum Weekday: Int, Sendable, Hashable, CaseIterable, Comparable {
         ((rawValue - start.rawValue) % 7 + 7) % 7
     }
 
+    /// Orders weekdays as ISO 8601 does, Monday first.
     public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -9,7 +9,10 @@
 ///
 /// Every conversion is a binary search over the transition instants plus
 /// integer arithmetic, with no allocation; instants are Unix seconds (UTC),
-/// wall clocks are ``CivilDateTime`` values.
+/// wall clocks are ``CivilDateTime`` values. As zic's "fat" output does, the
+/// footer's changes through 2100 are worked out once, when the rules are
+/// created, and searched like the table; only later instants evaluate the
+/// footer's rules on each call.
 public struct ZoneRules: Sendable, Hashable {
     /// The zone's name, such as `Europe/Berlin`, as it was asked for.
     public let identifier: String
@@ -25,8 +28,13 @@ public struct ZoneRules: Sendable, Hashable {
     /// The rule for instants from the last transition on, if any.
     public let footer: POSIXTimeZone?
 
-    /// The transition instants, contiguous for the binary search.
+    /// What lookups search: the table, with the state the footer gives from
+    /// the last transition on, followed by the footer's changes through 2100.
+    private let lookup: [ZoneTransition]
+    /// The instants of `lookup`, contiguous for the binary search.
     private let instants: [Int]
+    /// The footer's rules as plain integers, so lookups past `lookup` copy no strings.
+    private let footerRules: POSIXRuleEvaluator?
     /// How far apart a wall clock and the instants it may name can be: the
     /// largest offset magnitude in the zone plus a day.
     private let searchWindow: Int
@@ -74,7 +82,10 @@ public struct ZoneRules: Sendable, Hashable {
         self.initialIsDaylightSaving = initialIsDaylightSaving
         self.transitions = table
         self.footer = footer
-        self.instants = table.map(\.instant)
+        let lookup = Self.lookupTable(table, footer: footer)
+        self.lookup = lookup
+        self.instants = lookup.map(\.instant)
+        self.footerRules = footer?.evaluator
         self.searchWindow = min(largestOffset, Int.max / 4) + 86_400
     }
 
@@ -87,8 +98,8 @@ public struct ZoneRules: Sendable, Hashable {
     /// The offset from UTC at `instant` (Unix seconds).
     public func offset(at instant: Int) -> UTCOffset {
         let index = lastTransitionIndex(atOrBefore: instant)
-        if let footer, index == transitions.count - 1 { return footer.offset(at: instant) }
-        return index < 0 ? initialOffset : transitions[index].offsetAfter
+        if let footerRules, footerDecides(index) { return UTCOffset(seconds: footerRules.offset(at: instant)) }
+        return index < 0 ? initialOffset : lookup[index].offsetAfter
     }
 
     /// Whether daylight-saving time is in force at `instant` (Unix seconds),
@@ -96,15 +107,15 @@ public struct ZoneRules: Sendable, Hashable {
     /// Europe/Dublin's negative saving).
     public func isDaylightSaving(at instant: Int) -> Bool {
         let index = lastTransitionIndex(atOrBefore: instant)
-        if let footer, index == transitions.count - 1 { return footer.isDaylightSaving(at: instant) }
-        return index < 0 ? initialIsDaylightSaving : transitions[index].isDaylightSaving
+        if let footerRules, footerDecides(index) { return footerRules.period(containing: instant).isDaylightSaving }
+        return index < 0 ? initialIsDaylightSaving : lookup[index].isDaylightSaving
     }
 
     /// The abbreviation in force at `instant` (Unix seconds), such as `CEST`.
     public func abbreviation(at instant: Int) -> String {
         let index = lastTransitionIndex(atOrBefore: instant)
-        if let footer, index == transitions.count - 1 { return footer.abbreviation(at: instant) }
-        return index < 0 ? initialAbbreviation : transitions[index].abbreviation
+        if let footer, footerDecides(index) { return footer.abbreviation(at: instant) }
+        return index < 0 ? initialAbbreviation : lookup[index].abbreviation
     }
 
     /// The wall-clock time in this zone at `instant` (Unix seconds).
@@ -158,6 +169,7 @@ public struct ZoneRules: Sendable, Hashable {
     public func transitions(from start: Int, to end: Int) -> [ZoneTransition] {
         guard start < end else { return [] }
         var result: [ZoneTransition] = []
+        // The table is a prefix of the lookup entries, instant for instant.
         var index = lastTransitionIndex(atOrBefore: ZoneMath.subtract(start, 1)) + 1
         if start == .min { index = 0 }
         while index < transitions.count && instants[index] < end {
@@ -166,7 +178,7 @@ public struct ZoneRules: Sendable, Hashable {
         }
         guard let footer, footer.daylightSaving != nil else { return result }
         // The footer's changes count from just after the last transition of the table.
-        let lower = instants.last.map { max(start, ZoneMath.add($0, 1)) } ?? start
+        let lower = transitions.last.map { max(start, ZoneMath.add($0.instant, 1)) } ?? start
         guard lower < end else { return result }
         let firstYear = ZoneMath.year(ofInstant: lower) - 1
         let lastYear = min(ZoneMath.year(ofInstant: ZoneMath.subtract(end, 1)) + 1, firstYear + 10_001)
@@ -191,7 +203,47 @@ public struct ZoneRules: Sendable, Hashable {
 
     // MARK: Lookup
 
-    /// The index of the last transition at or before `instant`, or −1 when
+    /// Whether, given the lookup index of an instant, the footer's rules must
+    /// be evaluated: past the end of `lookup`, or before its start when there
+    /// is no table (then the footer governs everywhere, RFC 8536 §3.3).
+    @inline(__always)
+    private func footerDecides(_ index: Int) -> Bool {
+        index == instants.count - 1 || (index < 0 && transitions.isEmpty)
+    }
+
+    /// The table searched by lookups: `table`, its last transition carrying
+    /// the state the footer gives at that instant (the footer decides from
+    /// the last transition on), then the footer's changes through 2100.
+    private static func lookupTable(_ table: [ZoneTransition], footer: POSIXTimeZone?) -> [ZoneTransition] {
+        guard let footer else { return table }
+        var lookup = table
+        if var last = lookup.popLast() {
+            last.offsetAfter = footer.offset(at: last.instant)
+            last.isDaylightSaving = footer.isDaylightSaving(at: last.instant)
+            last.abbreviation = footer.abbreviation(at: last.instant)
+            lookup.append(last)
+        }
+        // Rules whose changes can cross New Year are left to the evaluator.
+        guard footer.daylightSaving != nil, footer.evaluator.staysInsideItsYear else { return lookup }
+        let firstYear = lookup.last.map { ZoneMath.year(ofInstant: $0.instant) } ?? 1900
+        guard firstYear <= 2100 else { return lookup }
+        for year in firstYear...2100 {
+            for var change in footer.transitions(inYear: year) where change.instant > lookup.last?.instant ?? .min {
+                if let previous = lookup.last {
+                    change.offsetBefore = previous.offsetAfter
+                    if previous.offsetAfter == change.offsetAfter && previous.isDaylightSaving == change.isDaylightSaving
+                        && previous.abbreviation == change.abbreviation
+                    {
+                        continue
+                    }
+                }
+                lookup.append(change)
+            }
+        }
+        return lookup
+    }
+
+    /// The index of the last `lookup` entry at or before `instant`, or −1 when
     /// `instant` is before the first.
     private func lastTransitionIndex(atOrBefore instant: Int) -> Int {
         instants.withUnsafeBufferPointer { buffer in
@@ -211,16 +263,18 @@ public struct ZoneRules: Sendable, Hashable {
     private func period(containing instant: Int) -> (start: Int, end: Int, offset: Int) {
         let index = lastTransitionIndex(atOrBefore: instant)
         let count = instants.count
-        if let footer, index == count - 1 {
-            let period = footer.period(containing: instant)
-            let offset = period.isDaylightSaving ? footer.daylightSaving!.offset : footer.standardOffset
-            let start = count > 0 ? max(period.start, instants[count - 1]) : period.start
-            return (start, period.end, offset.seconds)
+        if let footerRules, footerDecides(index) {
+            let period = footerRules.period(containing: instant)
+            let offset = period.isDaylightSaving ? footerRules.daylightOffset : footerRules.standardOffset
+            // Clip the rules' stretch to the part of time they decide.
+            let start = index >= 0 ? max(period.start, instants[index]) : period.start
+            let end = index < 0 && count > 0 ? min(period.end, instants[0]) : period.end
+            return (start, end, offset)
         }
         return (
             index < 0 ? .min : instants[index],
             index + 1 < count ? instants[index + 1] : .max,
-            index < 0 ? initialOffset.seconds : transitions[index].offsetAfter.seconds
+            index < 0 ? initialOffset.seconds : lookup[index].offsetAfter.seconds
         )
     }
 }

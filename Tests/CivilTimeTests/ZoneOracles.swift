@@ -99,24 +99,30 @@ enum ZoneSamples {
     static let from1900 = -2_208_988_800
     static let through2100 = 4_133_980_799
 
-    /// Deterministic instants spread over 1900…2100.
-    static func instants(count: Int, seed: UInt64) -> [Int] {
+    /// 2101-01-01T00:00:00Z and 2399-12-31T23:59:59Z.
+    static let from2101 = 4_133_980_800
+    static let through2399 = 13_569_465_599
+
+    /// Deterministic instants spread over 1900…2100 (or another span).
+    static func instants(count: Int, seed: UInt64, from: Int = from1900, through: Int = through2100) -> [Int] {
         var generator = SplitMix64(seed: seed)
-        let span = UInt64(through2100 - from1900)
-        return (0..<count).map { _ in from1900 + Int(generator.next() % span) }
+        let span = UInt64(through - from)
+        return (0..<count).map { _ in from + Int(generator.next() % span) }
     }
 
-    /// Each transition of `rules` in 1900…2100 with the seconds around it.
-    static func instantsAroundTransitions(of rules: ZoneRules) -> [Int] {
-        rules.transitions(from: from1900, to: through2100).flatMap { transition in
+    /// Each transition of `rules` in 1900…2100 (or another span) with the seconds around it.
+    static func instantsAroundTransitions(of rules: ZoneRules, from: Int = from1900, through: Int = through2100) -> [Int] {
+        rules.transitions(from: from, to: through).flatMap { transition in
             [transition.instant - 3601, transition.instant - 1, transition.instant, transition.instant + 1]
         }
     }
 
-    /// Wall clocks around each transition in 1900…2100: just before, inside
+    /// Wall clocks around each transition in 1900…2100 (or another span): just before, inside
     /// and just after each gap or overlap, from both offsets' points of view.
-    static func wallClocksAroundTransitions(of rules: ZoneRules) -> [CivilDateTime] {
-        rules.transitions(from: from1900, to: through2100).flatMap { transition -> [CivilDateTime] in
+    static func wallClocksAroundTransitions(
+        of rules: ZoneRules, from: Int = from1900, through: Int = through2100
+    ) -> [CivilDateTime] {
+        rules.transitions(from: from, to: through).flatMap { transition -> [CivilDateTime] in
             let before = transition.instant + transition.offsetBefore.seconds
             let after = transition.instant + transition.offsetAfter.seconds
             let low = min(before, after)

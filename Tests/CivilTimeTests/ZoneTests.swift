@@ -109,6 +109,31 @@ struct WallClockCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    @Test(arguments: [
+        "CET-1CEST,M3.5.0,M10.5.0/3", "AEST-10AEDT,M10.1.0,M4.1.0/3", "<+1245>-12:45<+1345>,M9.5.0/2:45,M4.1.0/3:45",
+        "IST-1GMT0,M10.5.0,M3.5.0/1", "EST5EDT,0/0,J365/25", "AAA3BBB,M1.1.0/-100,M12.5.6/150", "<+0545>-5:45",
+    ])
+    func footerChangesWorkedOutInAdvanceMatchTheRules(_ text: String) throws {
+        // A zone made of only a footer keeps its changes through 2100 in a
+        // table; the POSIX zone evaluates its rules on every call. Both must agree.
+        let footer = try #require(POSIXTimeZone(text))
+        let rules = ZoneRules(
+            identifier: text, initialOffset: .zero, initialAbbreviation: "XXX", transitions: [], footer: footer)
+        let instants =
+            ZoneSamples.instants(count: 3000, seed: 42, from: -5_000_000_000, through: ZoneSamples.through2399)
+            + rules.transitions(from: ZoneSamples.from1900, to: ZoneSamples.through2399).flatMap {
+                [$0.instant - 1, $0.instant]
+            }
+        for instant in instants {
+            #expect(rules.offset(at: instant) == footer.offset(at: instant), "\(text) at \(instant)")
+            #expect(rules.isDaylightSaving(at: instant) == footer.isDaylightSaving(at: instant))
+            #expect(rules.abbreviation(at: instant) == footer.abbreviation(at: instant))
+            let local = rules.localTime(at: instant)
+            let back = rules.instant(for: local)
+            #expect(back == instant || (back < instant && rules.localTime(at: back) == local), "\(text) \(local)")
+        }
+    }
+
     @Test(arguments: ZoneSamples.zones)
     func localTimeRoundTrips(_ identifier: String) throws {
         let zone = try ZoneSamples.zone(identifier)
