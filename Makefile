@@ -18,10 +18,12 @@ run: build
 	.build/release/almanac --help
 	.build/release/almanac ics check docs/examples/team-calendar.ics
 
-## everything CI runs: warnings are errors, every test, a short fuzz run
+## everything CI runs: warnings are errors, every test, the recurrence differential test, a short fuzz run
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
+	python3 Tests/Differential/check_rfc_examples.py
+	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run

@@ -44,8 +44,9 @@ import Testing
         let zoneName = try #require(Self.fixture?.timeZone)
         var lines = ["DTSTART;\(example.dtstart)"]
         lines += example.rrule.map { "RRULE:\($0)" }
-        lines += example.rdate.map { "RDATE;TZID=\(zoneName):\($0)" }
-        lines += example.exdate.map { "EXDATE;TZID=\(zoneName):\($0)" }
+        // Values are local times in the fixture's zone, or carry their own parameters ("TZID=…:…").
+        lines += example.rdate.map { $0.contains(":") ? "RDATE;\($0)" : "RDATE;TZID=\(zoneName):\($0)" }
+        lines += example.exdate.map { $0.contains(":") ? "EXDATE;\($0)" : "EXDATE;TZID=\(zoneName):\($0)" }
         let calendar = try ExpansionTests.calendar(ExpansionTests.event(lines))
         let zone = try #require(TimeZoneDatabase.zone(named: zoneName))
         func instant(_ text: String) throws -> Int {

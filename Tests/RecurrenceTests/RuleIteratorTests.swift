@@ -1,4 +1,5 @@
 import CivilTime
+import Foundation
 import ICalendar
 import Testing
 
@@ -140,5 +141,35 @@ import Testing
             while let next = skipping.next(), skipped.count < 5 { if next >= target { skipped.append(next) } }
             #expect(skipped == walked, "\(text)")
         }
+    }
+
+    @Test func plainAndOrdinalWeekdaysAreAUnion() throws {
+        // Every Tuesday and the last Sunday of each month (dateutil intersects the two kinds).
+        let expected = Self.dates(from: CivilDate(year: 2026, month: 12, day: 1)!, days: 62) { date in
+            date.weekday == .tuesday
+                || (date.weekday == .sunday && date.day + 7 > CivilDate.daysInMonth(year: date.year, month: date.month))
+        }
+        #expect(try Self.expand("FREQ=MONTHLY;BYDAY=TU,-1SU", from: "20261201", limit: expected.count) == expected)
+    }
+
+    /// Week numbers at the edges of years, against Foundation's week numbering: each day
+    /// belongs to its own week-year's week, counted from the start or (negative) the end.
+    @Test(arguments: [(53, Weekday.monday), (-53, .saturday), (-52, .monday), (52, .sunday), (1, .wednesday)])
+    func weekNumbersAtTheEdgesOfYears(week: Int, weekStart: Weekday) throws {
+        var calendar = Foundation.Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.firstWeekday = weekStart.rawValue % 7 + 1
+        calendar.minimumDaysInFirstWeek = 4
+        let first = CivilDate(year: 2000, month: 1, day: 1)!
+        let expected = Self.dates(from: first, days: 30 * 366) { date in
+            guard date.weekday == .sunday || date.weekday == .monday || date.weekday == .saturday || date.weekday == .wednesday else { return false }
+            let instant = Date(timeIntervalSince1970: Double(date.daysSinceEpoch) * 86_400)
+            let number = calendar.component(.weekOfYear, from: instant)
+            let weeks = calendar.range(of: .weekOfYear, in: .yearForWeekOfYear, for: instant)!.count
+            return week > 0 ? number == week : number == weeks + 1 + week
+        }.filter { $0 < "2030" }
+        let rule = "FREQ=YEARLY;BYWEEKNO=\(week);BYDAY=SU,MO,SA,WE;WKST=\(weekStart.icalendarCode)"
+        let result = try Self.expand(rule, from: "20000101", limit: 400).filter { $0 >= expected.first! && $0 < "2030" }
+        #expect(result == expected, "\(rule)")
     }
 }
