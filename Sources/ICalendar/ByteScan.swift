@@ -55,24 +55,29 @@ enum ByteScan {
                     continue
                 }
             }
-            let lead = base[index]
-            if lead < 0x80 {
-                if control == nil && ((lead < 0x20 && lead != 0x09) || lead == 0x7F) {
-                    control = index
-                    if invalid != nil { break }
+            // A block of about eight bytes one at a time before the next word test, so mixed
+            // text (ASCII between multibyte characters) is not tested word by word at every byte.
+            let stop = min(index + 8, count)
+            while index < stop {
+                let lead = base[index]
+                if lead < 0x80 {
+                    if control == nil && ((lead < 0x20 && lead != 0x09) || lead == 0x7F) {
+                        control = index
+                        if invalid != nil { return (control, invalid) }
+                    }
+                    index += 1
+                    continue
                 }
-                index += 1
-                continue
-            }
-            let length = sequenceLength(base, index, count, lead)
-            if length == 0 {
-                if invalid == nil {
-                    invalid = index
-                    if control != nil { break }
+                let length = sequenceLength(base, index, count, lead)
+                if length == 0 {
+                    if invalid == nil {
+                        invalid = index
+                        if control != nil { return (control, invalid) }
+                    }
+                    index += 1
+                } else {
+                    index += length
                 }
-                index += 1
-            } else {
-                index += length
             }
         }
         return (control, invalid)
