@@ -93,4 +93,7 @@ struct ValueStorage: Sendable {
     var string: String {
         chunk == nil ? text : withBytes { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// The value's length in UTF-8 bytes.
+    var byteCount: Int { chunk == nil ? text.utf8.count : Int(count) }
 }

@@ -41,6 +41,13 @@ public struct Parameter: Sendable, Hashable {
     /// The values joined by commas, as a single-valued parameter is usually read.
     public var value: String { rest.isEmpty ? first : values.joined(separator: ",") }
 
+    /// Bytes the values take when written: each value, a separator and room for quotes.
+    var writtenLength: Int {
+        var length = first.utf8.count + 3
+        for value in rest { length += value.utf8.count + 3 }
+        return length
+    }
+
     /// Calls `body` with each value, without building an array.
     func forEachValue(_ body: (String) -> Void) {
         body(first)

@@ -595,7 +595,9 @@ struct ContentParser {
         } else {
             storage = .span(arena.store(value))
         }
-        stack[top].component.properties.append(Property(uncheckedName: name, parameters: parameters, storage: storage))
+        // Built here and moved into the component: no copy of its name, parameters or storage.
+        let property = Property(uncheckedName: name, parameters: parameters, storage: storage)
+        stack[top].component.properties.append(consume property)
         lastLineWasProperty = true
     }
 

@@ -143,20 +143,16 @@ public struct ICalendarSerializer {
     /// A close upper estimate of the serialized size of `component`, to reserve once.
     static func estimatedSize(of component: Component) -> Int {
         var size = 2 * (component.name.utf8.count + 8)
-        component.properties.withUnsafeBufferPointer { properties in
-            for index in properties.indices {
-                let property = properties[index]
-            var length = property.name.utf8.count + property.withValueBytes { $0.count } + 3
-            for parameter in property.parameters {
-                length += parameter.name.utf8.count + 4
-                parameter.forEachValue { length += $0.utf8.count + 3 }
+        // Fields read through the array, with no closures, so no property is copied.
+        for index in component.properties.indices {
+            var length = component.properties[index].name.utf8.count + component.properties[index].storage.byteCount + 3
+            for parameter in component.properties[index].parameters.indices {
+                length += component.properties[index].parameters[parameter].name.utf8.count + 4
+                    + component.properties[index].parameters[parameter].writtenLength
             }
-                size += length + length / 74 * 3
-            }
+            size += length + length / 74 * 3
         }
-        component.components.withUnsafeBufferPointer { children in
-            for index in children.indices { size += estimatedSize(of: children[index]) }
-        }
+        for index in component.components.indices { size += estimatedSize(of: component.components[index]) }
         return size
     }
 }
