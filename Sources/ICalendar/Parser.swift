@@ -615,7 +615,7 @@ struct ContentParser {
                 line: line, column: column, property: name)
             return nil
         }
-        guard let kind, let problem = ValueValidation.problem(in: value, kind: kind, type: valueType, strict: strict)
+        guard let kind, let problem = ValueValidation.problem(in: value, kind: kind, type: valueType)
         else { return nil }
         let (line, column) = place(position)
         try report(.invalidValue, problem.message, line: line, column: column, property: name)

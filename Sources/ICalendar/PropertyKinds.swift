@@ -186,9 +186,7 @@ enum ValueValidation {
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
     /// The first problem in `value`, as a byte offset and a message, or `nil`.
-    static func problem(
-        in value: Bytes, kind: PropertyKind, type explicitType: ValueType?, strict: Bool
-    ) -> (offset: Int, message: String)? {
+    static func problem(in value: Bytes, kind: PropertyKind, type explicitType: ValueType?) -> (offset: Int, message: String)? {
         let type = explicitType ?? kind.defaultType
         if let explicitType, explicitType != .unknown, !kind.allows(explicitType) {
             return (0, "VALUE=\(explicitType.rawValue) is not allowed here; expected "
@@ -205,14 +203,14 @@ enum ValueValidation {
         case .version:
             return value.isEmpty ? (0, "VERSION must not be empty") : nil
         case .single:
-            return problem(inItem: value, type: type, kind: kind, strict: strict, singleProse: kind.isProse)
+            return problem(inItem: value, type: type, kind: kind, singleProse: kind.isProse)
         case .list:
             if type == .text {
-                return problem(inItem: value, type: .text, kind: kind, strict: strict, singleProse: false)
+                return problem(inItem: value, type: .text, kind: kind, singleProse: false)
             }
             var offset = 0
             for item in ValueSyntax.splitList(value, honoringEscapes: false) {
-                if let found = problem(inItem: item, type: type, kind: kind, strict: strict, singleProse: false) {
+                if let found = problem(inItem: item, type: type, kind: kind, singleProse: false) {
                     return (offset + found.offset, found.message)
                 }
                 offset += item.count + 1
@@ -222,7 +220,7 @@ enum ValueValidation {
     }
 
     private static func problem(
-        inItem value: Bytes, type: ValueType, kind: PropertyKind, strict: Bool, singleProse: Bool
+        inItem value: Bytes, type: ValueType, kind: PropertyKind, singleProse: Bool
     ) -> (offset: Int, message: String)? {
         switch type {
         case .text:

@@ -181,7 +181,7 @@ struct RuleIterator: IteratorProtocol {
         idlePeriodLimit = max(1, limits.maxIdleYears * periodsPerYear / max(1, rule.interval)) + 1
         // DTSTART is still the first instance of a rule that can never fire; nothing follows it.
         isDead = Self.neverFires(months: months, monthDays: monthDays, rule: rule)
-        periodIndex = 0
+        periodIndex = 0  // every stored property must be set before index(of:) can be called
         periodIndex = index(of: start)
     }
 
