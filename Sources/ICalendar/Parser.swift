@@ -114,6 +114,7 @@ struct ContentParser {
     var segments: [Segment] = []
     var scratch: [UInt8] = []
     var arena = ByteArena()
+    var recentParameters = RecentStrings()
     /// How many properties the last component closed at each depth had.
     var propertiesAtDepth = [Int](repeating: 0, count: 8)
     let propertyNames = PropertyKind.names
@@ -317,8 +318,14 @@ struct ContentParser {
 
     /// A parameter value: caret escapes decoded (RFC 6868), UTF-8 checked.
     mutating func parameterString(_ bytes: Bytes, at offset: Int) throws(Stop) -> String {
+        if bytes.count > 15, let cached = recentParameters.value(for: bytes) { return cached }
+        let problems = diagnostics.count
         let string = try makeString(bytes, at: offset)
-        return bytes.contains(0x5E) ? string.withUTF8Bytes { TextEscaping.decodeCaret($0) } : string
+        let decoded = bytes.contains(0x5E) ? string.withUTF8Bytes { TextEscaping.decodeCaret($0) } : string
+        // Strings of 15 bytes or fewer are stored inline and cost nothing to make again;
+        // a value that needed repair is not kept, so every occurrence is reported.
+        if bytes.count > 15 && diagnostics.count == problems { recentParameters.remember(bytes, decoded) }
+        return decoded
     }
 
     // MARK: Content lines
@@ -679,5 +686,34 @@ enum UTF8Validation {
             index += control + 1
         }
         return nil
+    }
+}
+
+/// The last few distinct long parameter values and their strings. Parameter
+/// values repeat (TZID=America/New_York on every event, the same CN on every
+/// invitation), and reusing a string saves an allocation and a UTF-8 check.
+struct RecentStrings {
+    private var keys: [[UInt8]] = []
+    private var values: [String] = []
+    private var next = 0
+    private static let capacity = 8
+
+    func value(for bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        for index in keys.indices where keys[index].count == bytes.count {
+            let equal = keys[index].withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            if equal { return values[index] }
+        }
+        return nil
+    }
+
+    mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ string: String) {
+        if keys.count < Self.capacity {
+            keys.append(Array(bytes))
+            values.append(string)
+        } else {
+            keys[next] = Array(bytes)
+            values[next] = string
+            next = (next + 1) % Self.capacity
+        }
     }
 }

@@ -59,6 +59,27 @@ import Testing
         #expect(reparsed.property("ATTENDEE")?[parameter: "CN"] == decoded)
     }
 
+    @Test func repeatedParameterValuesAreEachChecked() throws {
+        // The same long parameter value on several lines: each is read, and each bad one is reported.
+        var bytes = Support.calendar(event: [
+            "ATTENDEE;CN=Someone With A Long Name:mailto:a@example.com",
+            "ATTENDEE;CN=Someone With A Long Name:mailto:b@example.com",
+            "ATTENDEE;CN=Broken Long Name XX:mailto:c@example.com",
+            "ATTENDEE;CN=Broken Long Name XX:mailto:d@example.com",
+        ])
+        // Make "XX" an invalid UTF-8 byte pair on both lines.
+        for index in bytes.indices.dropLast() where bytes[index] == UInt8(ascii: "X") && bytes[index + 1] == UInt8(ascii: "X") {
+            bytes[index] = 0xC3
+            bytes[index + 1] = 0x28
+        }
+        let result = ICalendarParser.check(bytes, options: .lenient)
+        #expect(result.warnings.filter { $0.code == .invalidUTF8 }.map(\.line) == [10, 11])
+        let attendees = try #require(result.document?.components.first?.components.first?.properties(named: "ATTENDEE"))
+        #expect(attendees.map { $0[parameter: "CN"] } == [
+            "Someone With A Long Name", "Someone With A Long Name", "Broken Long Name \u{FFFD}(", "Broken Long Name \u{FFFD}(",
+        ])
+    }
+
     @Test func byteOrderMarkIsSkipped() throws {
         let document = try ICalendarParser.parse([0xEF, 0xBB, 0xBF] + Support.calendar(event: []))
         #expect(document.components.count == 1)
