@@ -29,11 +29,11 @@ let package = Package(
             path: "Benchmarks/AlmanacBenchmarks"
         ),
 
-        // libFuzzer entry point for the parser (FuzzTesting/run-fuzzer); a plain
+        // libFuzzer entry point for the byte parsers (FuzzTesting/run-fuzzer); a plain
         // build of it replays files through the same checks.
         .executableTarget(
             name: "FuzzICalendar",
-            dependencies: ["ICalendar"],
+            dependencies: ["CivilTime", "ICalendar"],
             path: "FuzzTesting/Sources/FuzzICalendar"
         ),
 

@@ -1,9 +1,31 @@
+import CivilTime
 import ICalendar
 
-/// One fuzz input: parse in both modes, and whatever parses must serialize,
-/// parse again to the same tree, and survive a trip through jCal. Any
-/// disagreement traps, so the fuzzer reports it like a crash.
+/// One fuzz input, given to every byte parser the project has:
+/// - iCalendar, in both modes: whatever parses must serialize, parse again to
+///   the same tree, and survive a trip through jCal;
+/// - JSON and jCal, read straight from the input;
+/// - TZif (RFC 8536) and POSIX TZ strings: a zone that parses must answer
+///   conversions without trapping.
+/// Any disagreement traps, so the fuzzer reports it like a crash.
 func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
+    fuzzICalendar(bytes)
+    let array = Array(bytes)
+    _ = try? JCal.document(fromJSON: array)
+    if let zone = try? TZif.parse(array, identifier: "fuzz") {
+        for instant in stride(from: -4_000_000_000, through: 8_000_000_000, by: 999_999_937) {
+            let local = zone.localTime(at: instant)
+            _ = zone.instant(for: local)
+        }
+        _ = zone.transitions(from: 0, to: 4_000_000_000)
+    }
+    if array.count < 256, let text = String(validating: array, as: UTF8.self), let rule = POSIXTimeZone(text) {
+        _ = rule.offset(at: 1_800_000_000)
+        _ = rule.transitions(inYear: 2026)
+    }
+}
+
+func fuzzICalendar(_ bytes: UnsafeBufferPointer<UInt8>) {
     for options in [ParseOptions.strict, .lenient] {
         let result = ICalendarParser.check(bytes, options: options)
         guard let document = result.document else {
