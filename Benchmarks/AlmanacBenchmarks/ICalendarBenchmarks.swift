@@ -62,13 +62,11 @@ enum ICalendarBenchmarks {
         }
         for (index, name) in names.enumerated() {
             let ratios = zip(peers[index], ours[index]).map { $0 / $1 }
-            var extra = peerContext.merging(["min": min(ratios), "max": ratios.max()!]) { a, _ in a }
+            var extra = peerContext.merging(["min": ratios.min()!, "max": ratios.max()!]) { a, _ in a }
             if name == "parse+serialize" { extra["goal"] = 5 }
             Report.figure("ratio.\(name).vs-libical", median(ratios), unit: "x", extra)
         }
     }
-
-    static func min(_ values: [Double]) -> Double { values.min()! }
 
     /// Our parse alone, round after round, to see this machine's noise without a peer in between.
     static func parseOnly(events: Int, iterations: Int) {

@@ -239,7 +239,7 @@ public enum JCal {
             guard values.count == 1, case .array(let pair) = values[0], pair.count == 2,
                 let latitude = number(pair[0]), let longitude = number(pair[1])
             else { throw fail("GEO is [latitude, longitude]") }
-            return Property(uncheckedName: name, parameters: parameters, value: "\(format(latitude));\(format(longitude))")
+            return Property(uncheckedName: name, parameters: parameters, value: "\(JSONValue.numberText(latitude));\(JSONValue.numberText(longitude))")
         case .requestStatus?:
             guard values.count == 1, case .array(let parts) = values[0] else { throw fail("REQUEST-STATUS is an array of strings") }
             var texts: [String] = []
@@ -262,10 +262,6 @@ public enum JCal {
         case .number(let number): number
         default: nil
         }
-    }
-
-    static func format(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) + ".0" : "\(number)"
     }
 
     static func icalendarText(
@@ -299,7 +295,7 @@ public enum JCal {
         case (.integer, .integer(let integer)): return String(integer)
         case (.float, let number):
             guard let double = JCal.number(number) else { throw fail("a float value must be a number") }
-            return format(double)
+            return JSONValue.numberText(double)
         case (.boolean, .bool(let boolean)): return boolean ? "TRUE" : "FALSE"
         case (.recur, .object(let members)): return try recurText(members, fail: fail)
         default: throw fail("a \(type.rawValue.lowercased()) value cannot be \(value.jsonText)")

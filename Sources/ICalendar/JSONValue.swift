@@ -75,7 +75,7 @@ public enum JSONValue: Sendable, Hashable {
         case .integer(let value): output.append(contentsOf: String(value).utf8)
         case .number(let value):
             if value.isFinite {
-                output.append(contentsOf: (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) + ".0" : "\(value)").utf8)
+                output.append(contentsOf: Self.numberText(value).utf8)
             } else {
                 output.append(contentsOf: "null".utf8)
             }
@@ -102,6 +102,11 @@ public enum JSONValue: Sendable, Hashable {
             if !members.isEmpty { newline(level) }
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// A finite double as JSON text that reads back as a float: `5.0`, not `5`.
+    static func numberText(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) + ".0" : "\(value)"
     }
 
     static func writeString(_ string: String, to output: inout [UInt8]) {

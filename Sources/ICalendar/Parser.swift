@@ -299,21 +299,22 @@ struct ContentParser {
             && string.withUTF8Bytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
         if unchanged { return string }
         let bad = UTF8Validation.firstInvalidByte(bytes) ?? 0
-        let (line, column) = location(offset + bad)
-        try report(
-            .invalidUTF8,
-            "invalid UTF-8 sequence starting with byte 0x\(String(bytes[bad], radix: 16, uppercase: true))",
-            line: line, column: column)
+        try reportInvalidUTF8(bytes[bad], at: offset + bad)
         return string
     }
 
     /// Reports invalid UTF-8 in a line that fails for another reason, so garbage is named as such.
     mutating func reportInvalidUTF8(in line: Bytes) throws(Stop) {
         guard let bad = UTF8Validation.firstInvalidByte(line) else { return }
-        let (l, c) = location(bad)
+        try reportInvalidUTF8(line[bad], at: bad)
+    }
+
+    /// Reports an ill-formed UTF-8 sequence that starts with `byte` at `offset` in the current line.
+    mutating func reportInvalidUTF8(_ byte: UInt8, at offset: Int, property: String? = nil) throws(Stop) {
+        let (line, column) = location(offset)
         try report(
-            .invalidUTF8, "invalid UTF-8 sequence starting with byte 0x\(String(line[bad], radix: 16, uppercase: true))",
-            line: l, column: c)
+            .invalidUTF8, "invalid UTF-8 sequence starting with byte 0x\(String(byte, radix: 16, uppercase: true))",
+            line: line, column: column, property: property)
     }
 
     /// A parameter value: caret escapes decoded (RFC 6868), UTF-8 checked.
@@ -593,11 +594,7 @@ struct ContentParser {
         if let repaired {
             storage = .string(repaired)
         } else if let bad = invalidUTF8 {
-            let (line, column) = location(offset + bad)
-            try report(
-                .invalidUTF8,
-                "invalid UTF-8 sequence starting with byte 0x\(String(value[bad], radix: 16, uppercase: true))",
-                line: line, column: column, property: name)
+            try reportInvalidUTF8(value[bad], at: offset + bad, property: name)
             storage = .string(String(decoding: value, as: UTF8.self))
         } else {
             storage = .span(arena.store(value))

@@ -132,8 +132,7 @@ public struct RecurrenceRule: Sendable, Hashable {
             func list(_ range: ClosedRange<Int>, allowNegative: Bool) -> [Int]? {
                 var numbers: [Int] = []
                 for item in ValueSyntax.splitList(value, honoringEscapes: false) {
-                    guard let number = ValueSyntax.integer(item), number != 0,
-                        range.contains(abs(number)) || (range.lowerBound == 0 && number == 0),
+                    guard let number = ValueSyntax.integer(item), range.contains(abs(number)),
                         allowNegative || number > 0
                     else { return nil }
                     numbers.append(number)

@@ -52,11 +52,7 @@ import Testing
     @Test(arguments: ["FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30", "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4", "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
                       "FREQ=YEARLY;BYMONTH=4,6,9,11;BYMONTHDAY=-31", "FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30"])
     func rulesThatNeverFireEndAtOnceAfterDTSTART(rule: String) throws {
-        let clock = ContinuousClock()
-        var result: [String] = []
-        let elapsed = try clock.measure { result = try Self.expand(rule, from: "20260101T090000") }
-        #expect(result == ["2026-01-01T09:00:00"])
-        _ = elapsed  // not asserted: timing is for benchmarks, the bound is what ends the loop
+        #expect(try Self.expand(rule, from: "20260101T090000") == ["2026-01-01T09:00:00"])
     }
 
     @Test func negativeMonthDayAsAFilterMatchesAndEnds() throws {
