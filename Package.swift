@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CivilTime", targets: ["CivilTime"]),
         .library(name: "ICalendar", targets: ["ICalendar"]),
         .library(name: "Recurrence", targets: ["Recurrence"]),
+        .library(name: "CalendarStore", targets: ["CalendarStore"]),
         .executable(name: "almanac", targets: ["almanac"]),
     ],
     targets: [
@@ -17,8 +18,12 @@ let package = Package(
         .target(name: "ICalendar", dependencies: ["CivilTime"]),
         // Core: recurrence expansion, occurrence sets, TZID resolution, VTIMEZONE.
         .target(name: "Recurrence", dependencies: ["CivilTime", "ICalendar"]),
+        // The system SQLite (Debian's libsqlite3-dev).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Core: the EventKit-style event store and its embedded SQLite backend.
+        .target(name: "CalendarStore", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CSQLite"]),
         // The command-line interface as a library, so tests run it in process.
-        .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence"]),
+        .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
 
         // Benchmarks (release builds; see Benchmarks/README.md).
@@ -37,10 +42,16 @@ let package = Package(
             path: "FuzzTesting/Sources/FuzzICalendar"
         ),
 
-        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
-        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar"], exclude: ["Fixtures"]),
-        .testTarget(name: "RecurrenceTests", dependencies: ["Recurrence"], exclude: ["Fixtures"]),
-        .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI"]),
+        // Shared test helpers: seeded randomness, generated corpora, temporary directories.
+        .target(name: "AlmanacTestSupport", path: "Tests/AlmanacTestSupport"),
+        // A child process for the store's crash test: writes and reports what was acknowledged.
+        .executableTarget(name: "StoreCrashWorker", dependencies: ["CalendarStore"], path: "Tests/StoreCrashWorker"),
+
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "AlmanacTestSupport"]),
+        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "AlmanacTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
+        .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,10 +46,19 @@ struct ByteArena {
     static let chunkSize = 64 << 10
     // Not optional: binding an optional class reference costs a retain per value.
     private var current = ByteChunk(capacity: 0)
+    /// The size of the next new chunk: no larger than the input, whose values
+    /// (unfolded, so never longer) it holds, so a small parse that is kept
+    /// (a cached calendar object) pins a small chunk, not 64 KiB.
+    private var nextChunkSize: Int
+
+    init(inputSize: Int) {
+        nextChunkSize = min(Self.chunkSize, max(inputSize, 64))
+    }
 
     mutating func store(_ bytes: UnsafeBufferPointer<UInt8>) -> ByteSpan {
         if current.available >= bytes.count { return current.append(bytes) }
-        let chunk = ByteChunk(capacity: max(Self.chunkSize, bytes.count))
+        let chunk = ByteChunk(capacity: max(nextChunkSize, bytes.count))
+        nextChunkSize = Self.chunkSize
         // A value larger than a chunk gets one of its own; the current chunk stays in use.
         if bytes.count < Self.chunkSize { current = chunk }
         return chunk.append(bytes)

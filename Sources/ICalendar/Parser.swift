@@ -113,7 +113,7 @@ struct ContentParser {
     var lastLineWasProperty = false
     var segments: [Segment] = []
     var scratch: [UInt8] = []
-    var arena = ByteArena()
+    var arena: ByteArena
     var recentParameters = RecentStrings()
     /// How many properties the last component closed at each depth had.
     var propertiesAtDepth = [Int](repeating: 0, count: 8)
@@ -124,6 +124,7 @@ struct ContentParser {
 
     init(input: Bytes, options: ParseOptions) {
         self.input = input
+        self.arena = ByteArena(inputSize: input.count)
         self.options = options
         self.strict = options.mode == .strict
     }

@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import CivilTime
 import Foundation
 import Testing
@@ -110,18 +111,5 @@ import Testing
         #expect(CivilDate(year: 2026, month: 11, day: 29)!.description == "2026-11-29")
         #expect(CivilDate(year: 33, month: 1, day: 2)!.description == "0033-01-02")
         #expect(CivilDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)!.description == "2026-03-29T02:30:00")
-    }
-}
-
-/// A small deterministic generator for reproducible samples.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import CivilTime
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import ICalendar
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
     }
 
     @Test func foldingNeverSplitsUTF8AndKeepsEveryOctet() throws {
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let alphabet: [Character] = ["a", "ß", "€", "😀", " ", "\u{301}", "字", ",", "x"]
         for length in [0, 1, 60, 74, 75, 76, 150, 400] {
             for _ in 0..<20 {
@@ -54,17 +55,5 @@ import Testing
     @Test func namesAreWrittenInUpperCase() {
         let component = Component(name: "vevent", properties: [Property(name: "x-lower", parameters: [Parameter(name: "x-p", value: "v")], value: "V")])
         #expect(component.icalendarText == "BEGIN:VEVENT\r\nX-LOWER;X-P=v:V\r\nEND:VEVENT\r\n")
-    }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import Foundation
 import ICalendar
 import Testing
@@ -31,17 +32,6 @@ enum Support {
 
     /// Generates a corpus with ../shared/corpus/gen_ics.py (or $ALMANAC_CORPUS_GENERATOR).
     static func generatedCorpus(events: Int, seed: Int) throws -> [UInt8] {
-        let generator = ProcessInfo.processInfo.environment["ALMANAC_CORPUS_GENERATOR"]
-            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/gen_ics.py").path
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("almanac-corpus-\(events)-\(seed)-\(getpid()).ics")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", generator, "--events", String(events), "--seed", String(seed), "--out", output.path]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the corpus generator \(generator) failed; set ALMANAC_CORPUS_GENERATOR")
-        return try read(output)
+        try Corpus.generate(events: events, seed: seed)
     }
 }

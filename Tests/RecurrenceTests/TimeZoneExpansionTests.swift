@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import CivilTime
 import Foundation
 import ICalendar
@@ -106,19 +107,7 @@ extension TimeZoneExpansionTests {
     /// The generated corpus carries VTIMEZONEs for its zones; read from them, every
     /// DTSTART and DTEND of the corpus is the same instant as through the IANA zone.
     @Test func corpusVTimeZonesAgreeWithIANA() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let generator = ProcessInfo.processInfo.environment["ALMANAC_CORPUS_GENERATOR"]
-            ?? url.deletingLastPathComponent().appendingPathComponent("shared/corpus/gen_ics.py").path
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("almanac-tz-corpus-\(getpid()).ics")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", generator, "--events", "2000", "--seed", "11", "--out", output.path]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
-        let calendar = try ICalendarParser.parse([UInt8](try Data(contentsOf: output))).components[0]
+        let calendar = try ICalendarParser.parse(try Corpus.generate(events: 2000, seed: 11)).components[0]
         var fromVTimeZone: [String: ZoneRules] = [:]
         for component in calendar.components where component.name == "VTIMEZONE" {
             let rules = try VTimeZone.rules(from: component)

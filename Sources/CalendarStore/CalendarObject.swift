@@ -1,0 +1,172 @@
+import CivilTime
+import ICalendar
+import Recurrence
+
+/// A calendar object resource, parsed and checked against RFC 4791 §4.1: one
+/// VCALENDAR holding components of one type (besides VTIMEZONE) that share one
+/// UID — at most one master and overrides with distinct RECURRENCE-IDs of the
+/// master's value type — and no METHOD.
+struct CalendarObject {
+    var calendar: Component
+    var componentType: ComponentType
+    var uid: String
+
+    /// The VEVENT/VTODO/VJOURNAL members, in document order.
+    var members: [Component] { calendar.components.filter { $0.name == componentType.rawValue } }
+    var master: Component? { members.first { $0.property("RECURRENCE-ID") == nil } }
+
+    /// Parses and checks resource bytes; lenient about producers' known mistakes,
+    /// strict about what makes a resource ambiguous.
+    init(parsing data: [UInt8], resource: String? = nil) throws(StoreError) {
+        let document: ICalendarDocument
+        do {
+            document = try ICalendarParser.parse(data, options: .lenient)
+        } catch {
+            throw .invalidData(error, resource: resource)
+        }
+        try self.init(document: document, resource: resource)
+    }
+
+    init(document: ICalendarDocument, resource: String?) throws(StoreError) {
+        func invalid(_ message: String) -> StoreError { StoreError(.invalidCalendarData, message, resource: resource) }
+        guard document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR" else {
+            throw invalid("a calendar object resource is exactly one VCALENDAR")
+        }
+        if calendar.property("METHOD") != nil {
+            throw invalid("a stored calendar object must not have METHOD (RFC 4791 §4.1); remove it or import the file")
+        }
+        var type: ComponentType?
+        var uid: String?
+        var masters = 0
+        var recurrenceIDs = Set<String>()
+        for component in calendar.components {
+            if component.name == "VTIMEZONE" || component.name.hasPrefix("X-") { continue }
+            guard let kind = ComponentType(rawValue: component.name) else {
+                throw invalid("a calendar object resource cannot hold \(component.name)")
+            }
+            if let type, type != kind {
+                throw invalid("a calendar object resource holds one component type, not \(type.rawValue) and \(kind.rawValue)")
+            }
+            type = kind
+            guard let componentUID = component.property("UID")?.value, !componentUID.isEmpty else {
+                throw invalid("\(kind.rawValue) has no UID")
+            }
+            if let uid, uid != componentUID {
+                throw invalid("every component of a calendar object resource has one UID, not \(uid) and \(componentUID)")
+            }
+            uid = componentUID
+            if let id = component.property("RECURRENCE-ID") {
+                let key = (try? id.dateTimeValue()).map { "\($0.civil)\($0.isDate)" } ?? id.value
+                guard recurrenceIDs.insert(key).inserted else {
+                    throw invalid("two overrides have RECURRENCE-ID \(id.value)")
+                }
+            } else {
+                masters += 1
+                if kind == .event, component.property("DTSTART") == nil { throw invalid("VEVENT has no DTSTART") }
+            }
+        }
+        guard let type, let uid else { throw invalid("the VCALENDAR holds no VEVENT, VTODO or VJOURNAL") }
+        guard masters <= 1 else { throw invalid("more than one component without RECURRENCE-ID has UID \(uid)") }
+        self.calendar = calendar
+        self.componentType = type
+        self.uid = uid
+        if let masterStart = try? master?.property("DTSTART")?.dateTimeValue() {
+            for member in members {
+                guard let id = try? member.property("RECURRENCE-ID")?.dateTimeValue() else { continue }
+                if id.isDate != masterStart.isDate {
+                    throw invalid(
+                        "RECURRENCE-ID \(id.icalendarText) is a \(id.isDate ? "DATE" : "DATE-TIME") but the series starts on a \(masterStart.isDate ? "DATE" : "DATE-TIME")")
+                }
+            }
+        }
+    }
+
+    /// What the interval index and the listing columns hold for this object.
+    struct Summary {
+        /// Unix seconds; floating and all-day times widened to hold in any zone.
+        var firstStart: Int
+        /// nil for a series without end.
+        var lastEnd: Int?
+        var title: String?
+        var isRecurring: Bool
+        /// The furthest an alarm fires from its occurrence's start, in seconds; nil without alarms.
+        var alarmReach: Int?
+    }
+
+    /// Floating and all-day times mean different instants in different zones; UTC
+    /// offsets lie within -12:00…+14:00 (and LMT a little beyond), so widening by 16
+    /// hours on each side holds the time wherever it is read.
+    static let floatingSlack = 16 * 3600
+
+    func summary(limits: ExpansionLimits = .default) throws(StoreError) -> Summary {
+        let resolver = ZoneResolver(calendar: calendar)
+        let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: .utc, limits: limits)
+        let members = self.members
+        let master = self.master
+        let isRecurring = master.map { $0.property("RRULE") != nil || $0.property("RDATE") != nil } ?? false
+        let rules = master?.properties(named: "RRULE") ?? []
+        let unbounded = rules.contains { property in
+            guard let rule = try? property.recurrenceRule() else { return false }
+            return rule.count == nil && rule.until == nil
+        }
+        var first = Int.max
+        var last = Int.min
+        var open = false
+        func include(_ occurrence: Occurrence) {
+            let slack: Int
+            if case .instant = occurrence.start { slack = 0 } else { slack = Self.floatingSlack }
+            first = min(first, occurrence.start.instant(in: .utc) - slack)
+            last = max(last, occurrence.end.instant(in: .utc) + slack)
+        }
+        do {
+            if unbounded {
+                open = true
+                // The series starts at DTSTART; overrides may move instances earlier.
+                for var member in members {
+                    member.removeProperties(named: "RRULE")
+                    member.removeProperties(named: "RDATE")
+                    for occurrence in try expansion.occurrences(of: [member], uid: uid, from: nil, to: nil) { include(occurrence) }
+                }
+            } else {
+                let occurrences = try expansion.occurrences(of: members, uid: uid, from: nil, to: nil)
+                if occurrences.count >= limits.maxInstances { open = true }
+                for occurrence in occurrences { include(occurrence) }
+            }
+        } catch {
+            throw .invalidData(error)
+        }
+        // A task without DTSTART or DUE matches every range (RFC 4791 §9.9).
+        if first == Int.max { first = Int.min; open = true }
+        var reach: Int?
+        var maxLength = 0
+        if let master, let start = try? master.property("DTSTART")?.dateTimeValue(),
+            let end = try? master.property("DTEND")?.dateTimeValue()
+        {
+            maxLength = max(0, end.civil.secondsSinceEpoch - start.civil.secondsSinceEpoch) + 3600
+        } else if let duration = try? master?.property("DURATION")?.durationValue() {
+            maxLength = abs(duration.secondsAssumingUniformDays) + 3600
+        } else {
+            maxLength = 86_400 + 3600
+        }
+        for member in members {
+            for alarm in member.components(named: "VALARM").map(Alarm.init(component:)) {
+                var distance: Int
+                switch alarm.trigger {
+                case .relative(let offset, let relatedToEnd)?:
+                    distance = abs(offset.secondsAssumingUniformDays) + 3600 + (relatedToEnd ? maxLength : 0)
+                case .absolute(let instant)?:
+                    distance = first == Int.min ? 0 : abs(instant - first)
+                case nil:
+                    continue
+                }
+                if let interval = alarm.repeatInterval {
+                    distance += abs(interval.secondsAssumingUniformDays) * max(0, alarm.repeatCount)
+                }
+                reach = max(reach ?? 0, distance)
+            }
+        }
+        return Summary(
+            firstStart: first, lastEnd: open ? nil : max(last, first), title: (master ?? members.first)?.property("SUMMARY")?.textValue(),
+            isRecurring: isRecurring, alarmReach: reach)
+    }
+}

@@ -1,0 +1,107 @@
+/// The calendar operations every interface (CalDAV, the JSON API, the web views,
+/// the CLI) uses, in the manner of EventKit's `EKEventStore` and Android's
+/// `CalendarContract`.
+///
+/// A store value acts for one user: it sees that user's calendars and those
+/// explicitly granted to them, and nothing else — the ownership check lives
+/// here, not only in the server. Operations are synchronous and each runs in
+/// one transaction: a write is acknowledged only once it is durable, and a
+/// write that throws changes nothing.
+///
+/// Times are Unix seconds (`TimeRange`); floating and all-day times are read in
+/// the zone the caller passes (an IANA name), else the calendar's default zone,
+/// else UTC.
+public protocol EventStore: Sendable {
+    /// The user this store acts for.
+    var user: String { get }
+
+    // MARK: Calendars
+
+    /// The user's calendars and those shared with them, by `order`, then title.
+    func calendars() throws(StoreError) -> [EventCalendar]
+    func calendar(withIdentifier identifier: String) throws(StoreError) -> EventCalendar
+    /// The calendar whose collection name is `name` among the user's own.
+    func calendar(named name: String) throws(StoreError) -> EventCalendar
+    /// Creates a calendar owned by the user; `name` is its URL segment (a new UUID when nil).
+    func createCalendar(_ calendar: EventCalendar, name: String?) throws(StoreError) -> EventCalendar
+    /// Saves the caller-settable fields of a calendar.
+    func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar
+    /// Deletes a calendar and everything in it.
+    func deleteCalendar(withIdentifier identifier: String) throws(StoreError)
+    /// The user's calendar with this title (ignoring case), created when missing and
+    /// `createIfMissing` is true; nil when missing and not created.
+    func calendar(titled title: String, createIfMissing: Bool) throws(StoreError) -> EventCalendar?
+    /// Lets `user` read (or read and write) one of this user's calendars.
+    func grant(_ access: Access?, onCalendar identifier: String, to user: String) throws(StoreError)
+
+    // MARK: Events
+
+    /// The event with this local identifier, or with this UID (external identifier).
+    func event(withIdentifier identifier: String) throws(StoreError) -> Event
+    /// Events with this UID (external identifier) in the calendars the user sees.
+    func events(withExternalIdentifier uid: String) throws(StoreError) -> [Event]
+    /// The occurrences overlapping `range` in the given calendars (all visible when nil),
+    /// in start order, that match `filter`.
+    func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
+        throws(StoreError) -> [EventOccurrence]
+    /// Saves an event: creates it when new, else changes it with `span` (see `Span`).
+    /// Returns the event as stored.
+    @discardableResult
+    func save(_ event: Event, span: Span) throws(StoreError) -> Event
+    /// Removes an event with `span`: the whole event, one instance (EXDATE), or
+    /// this and later instances (UNTIL).
+    func remove(_ event: Event, span: Span) throws(StoreError)
+    /// Removes every occurrence of a calendar overlapping `range`, optionally only those
+    /// titled `title` (ignoring case); a series loses only its instances in the range.
+    /// Returns the occurrences removed.
+    @discardableResult
+    func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?)
+        throws(StoreError) -> [EventOccurrence]
+    /// Every alarm that fires in `range`, with its occurrence, in firing order.
+    func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [AlarmFiring]
+
+    // MARK: Resources (CalDAV)
+
+    /// Stores iCalendar bytes at `name` in a calendar. `ifMatch` requires the current
+    /// ETag; `ifNoneMatch` (`*`) requires that nothing is there yet. Returns the new ETag.
+    func putResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
+        throws(StoreError) -> String
+    func resource(named name: String, calendar: String) throws(StoreError) -> StoredResource
+    func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError)
+    /// Every resource of a calendar with its ETag, by name.
+    func resources(calendar: String) throws(StoreError) -> [ResourceInfo]
+
+    // MARK: Changes
+
+    /// What changed in a calendar since `token` (everything there is, when nil).
+    /// An unknown or expired token throws `invalidSyncToken`.
+    func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet
+    /// Forgets tombstones up to `token`; older tokens are then refused as expired.
+    func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError)
+}
+
+extension EventStore {
+    public func events(in range: TimeRange, calendars: [String]? = nil, matching filter: EventFilter = .all)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        try events(in: range, calendars: calendars, matching: filter, timeZone: nil)
+    }
+
+    @discardableResult
+    public func save(_ event: Event) throws(StoreError) -> Event { try save(event, span: .thisEvent) }
+
+    public func remove(_ event: Event) throws(StoreError) { try remove(event, span: .thisEvent) }
+
+    public func createCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar {
+        try createCalendar(calendar, name: nil)
+    }
+
+    @discardableResult
+    public func removeEvents(in range: TimeRange, calendar: String, title: String? = nil) throws(StoreError) -> [EventOccurrence] {
+        try removeEvents(in: range, calendar: calendar, title: title, timeZone: nil)
+    }
+
+    public func alarms(firingIn range: TimeRange, calendars: [String]? = nil) throws(StoreError) -> [AlarmFiring] {
+        try alarms(firingIn: range, calendars: calendars, timeZone: nil)
+    }
+}

@@ -1,0 +1,131 @@
+/// The component types a calendar can hold (CalDAV `supported-calendar-component-set`).
+public enum ComponentType: String, Sendable, Hashable, CaseIterable, Codable {
+    case event = "VEVENT"
+    case todo = "VTODO"
+    case journal = "VJOURNAL"
+}
+
+/// A calendar: a named collection of calendar object resources owned by one user
+/// (EventKit's `EKCalendar`, a CalDAV calendar collection).
+///
+/// The store assigns `identifier`, `name`, `owner`, `ctag` and `syncToken`; the
+/// other fields are the caller's to set and save with `updateCalendar`.
+public struct EventCalendar: Sendable, Hashable, Identifiable {
+    /// A subscribed calendar is filled from a feed; a local one by its users.
+    public enum Kind: Sendable, Hashable {
+        case local
+        /// A read-only copy of an iCalendar feed, refreshed every `refreshInterval` seconds.
+        case subscription(url: String, refreshInterval: Int)
+    }
+
+    /// The store's identifier, stable for the calendar's life (a UUID string).
+    public internal(set) var id: String
+    /// The path segment of the calendar's collection URL; unique per owner.
+    public internal(set) var name: String
+    /// The user who owns the calendar.
+    public internal(set) var owner: String
+    public var title: String
+    /// `#RRGGBB` or `#RRGGBBAA`, kept as given.
+    public var color: String?
+    public var calendarDescription: String?
+    /// The IANA zone for floating and all-day times shown from this calendar.
+    public var timeZone: String?
+    /// Where clients sort the calendar among the user's others (Apple `calendar-order`).
+    public var order: Int
+    public var componentTypes: Set<ComponentType>
+    public var kind: Kind
+    /// Properties a client set that the store does not interpret (WebDAV dead
+    /// properties), by Clark name (`{namespace}local-name`) to their XML value.
+    public var deadProperties: [String: String]
+    /// Changes whenever anything in the calendar changes (CalDAV `getctag`).
+    public internal(set) var ctag: String
+    /// The token that `changes(since:)` accepts to list what changed after now.
+    public internal(set) var syncToken: SyncToken
+
+    public init(
+        title: String, color: String? = nil, description: String? = nil, timeZone: String? = nil, order: Int = 0,
+        componentTypes: Set<ComponentType> = [.event, .todo, .journal], kind: Kind = .local,
+        deadProperties: [String: String] = [:]
+    ) {
+        self.id = ""
+        self.name = ""
+        self.owner = ""
+        self.title = title
+        self.color = color
+        self.calendarDescription = description
+        self.timeZone = timeZone
+        self.order = order
+        self.componentTypes = componentTypes
+        self.kind = kind
+        self.deadProperties = deadProperties
+        self.ctag = ""
+        self.syncToken = SyncToken(calendar: "", sequence: 0)
+    }
+}
+
+/// A point in a calendar's change history, as CalDAV sync tokens carry it.
+///
+/// Its text form, `almanac-sync:<calendar id>:<sequence>`, is what clients store
+/// and send back.
+public struct SyncToken: Sendable, Hashable, CustomStringConvertible {
+    public var calendar: String
+    public var sequence: Int
+
+    public init(calendar: String, sequence: Int) {
+        self.calendar = calendar
+        self.sequence = sequence
+    }
+
+    /// Reads the text form; nil when `text` is not a token of this shape.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "almanac-sync", let sequence = Int(parts[2]), sequence >= 0 else { return nil }
+        self.init(calendar: String(parts[1]), sequence: sequence)
+    }
+
+    public var description: String { "almanac-sync:\(calendar):\(sequence)" }
+}
+
+/// What changed in a calendar since a sync token (RFC 6578).
+public struct ChangeSet: Sendable, Hashable {
+    /// Resources written since the token, with their current ETags, in change order.
+    public var changed: [ResourceInfo]
+    /// Names of resources deleted since the token (tombstones).
+    public var deleted: [String]
+    /// The token to send next time.
+    public var token: SyncToken
+}
+
+/// A calendar object resource's name and ETag.
+public struct ResourceInfo: Sendable, Hashable {
+    public var name: String
+    /// A strong ETag, quoted as HTTP sends it (`"…"`).
+    public var etag: String
+    public var componentType: ComponentType
+}
+
+/// A calendar object resource as stored: the iCalendar bytes a client sent.
+public struct StoredResource: Sendable, Hashable {
+    public var name: String
+    public var etag: String
+    public var componentType: ComponentType
+    public var uid: String
+    /// The iCalendar text exactly as it was put.
+    public var data: [UInt8]
+    /// The identifier of the event this resource holds (`Event.localIdentifier`).
+    public var localIdentifier: String
+}
+
+/// A user: someone who owns calendars and signs in to the server.
+public struct User: Sendable, Hashable {
+    public var name: String
+    public var displayName: String?
+    /// The password hash as the server stored it (PHC string form), if any.
+    public var passwordHash: String?
+}
+
+/// What another user may do with a calendar shared with them.
+public enum Access: String, Sendable, Hashable {
+    case read
+    case readWrite = "read-write"
+}

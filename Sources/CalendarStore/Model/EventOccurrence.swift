@@ -1,0 +1,175 @@
+import CivilTime
+import ICalendar
+import Recurrence
+
+/// A half-open span of time, `start..<end`, in Unix seconds (UTC).
+public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
+    public var start: Int
+    public var end: Int
+
+    /// A range; `end` must not come before `start`.
+    public init(start: Int, end: Int) {
+        self.start = start
+        self.end = max(start, end)
+    }
+
+    public var duration: Int { end - start }
+
+    public func overlaps(_ other: TimeRange) -> Bool {
+        start < other.end && other.start < end
+    }
+
+    public var description: String {
+        "\(CivilDateTime(secondsSinceEpoch: start))Z..<\(CivilDateTime(secondsSinceEpoch: end))Z"
+    }
+}
+
+/// One instance of an event: EventKit's occurrence of a possibly recurring event,
+/// Android's `Instances` row.
+public struct EventOccurrence: Sendable {
+    /// The component that describes this instance: the series' master, or the
+    /// override (RECURRENCE-ID) that replaces this instance.
+    public var component: Component
+    /// The start as the event states it: an instant, a floating wall clock, or a date.
+    public var start: OccurrenceTime
+    public var end: OccurrenceTime
+    /// The instance's original start (RECURRENCE-ID); nil for a one-off event.
+    public var recurrenceID: OccurrenceTime?
+    /// Whether an override describes this instance ("detached" in EventKit).
+    public var isDetached: Bool
+    /// The TZID of the start, if zoned.
+    public var timeZone: String?
+    /// The store's identifier of the event (the whole series).
+    public var eventIdentifier: String
+    public var calendarIdentifier: String
+    /// The stored resource's ETag.
+    public var etag: String
+    /// The zone in which floating and all-day times were read for this answer.
+    public var viewerZone: ZoneRules
+    /// The zone of a zoned start (resolved from its TZID or the object's VTIMEZONE).
+    var seriesZone: ZoneRules?
+
+    /// The start instant (floating and all-day times read in the asked zone).
+    public var startInstant: Int { start.instant(in: viewerZone) }
+    /// The end instant.
+    public var endInstant: Int { end.instant(in: viewerZone) }
+
+    public var isAllDay: Bool {
+        if case .date = start { return true }
+        return false
+    }
+
+    /// STATUS:CANCELLED on this instance's component.
+    public var isCancelled: Bool { component.property("STATUS")?.value.uppercased() == "CANCELLED" }
+
+    /// SUMMARY of this instance.
+    public var title: String? { component.property("SUMMARY")?.textValue() }
+
+    /// A stable identifier for this instance: the event's identifier, then `/` and
+    /// the RECURRENCE-ID text for an instance of a series.
+    public var identifier: String {
+        guard let recurrenceID else { return eventIdentifier }
+        return eventIdentifier + "/" + recurrenceID.text
+    }
+
+    /// This instance as an event: the component with DTSTART and DTEND set to the
+    /// instance's times (RRULE, RDATE and EXDATE stay, describing the series), its
+    /// identifiers, and `occurrenceID` set so saving with a span refers to it.
+    public var event: Event {
+        var event = Event(component: component)
+        event.localIdentifier = eventIdentifier
+        event.calendarIdentifier = calendarIdentifier
+        event.etag = etag
+        event.occurrenceID = recurrenceID
+        if recurrenceID != nil, !isDetached {
+            let start = dateTimeValue(of: self.start)
+            if event.start != start {
+                event.start = start
+                if event.component.property("DTEND") != nil { event.end = dateTimeValue(of: end) }
+            }
+        }
+        return event
+    }
+
+    /// How an occurrence time reads as a value of this event's kind.
+    func dateTimeValue(of time: OccurrenceTime) -> DateTimeValue {
+        switch time {
+        case .date(let date): return DateTimeValue(date: date)
+        case .floating(let local): return DateTimeValue(local, form: .floating)
+        case .instant(let instant):
+            if let timeZone, let zone = seriesZone {
+                return DateTimeValue(zone.localTime(at: instant), form: .zoned(tzid: timeZone))
+            }
+            return DateTimeValue(CivilDateTime(secondsSinceEpoch: instant), form: .utc)
+        }
+    }
+}
+
+/// Which instances a change to a recurring event applies to (EventKit's `EKSpan`).
+public enum Span: String, Sendable, Hashable {
+    /// Only the instance the event was read as; the whole event when it does not repeat.
+    case thisEvent = "this"
+    /// That instance and every later one.
+    case futureEvents = "future"
+}
+
+/// Which occurrences a query returns. Every condition given must hold.
+public struct EventFilter: Sendable, Hashable {
+    /// How a title must match.
+    public enum TitleMatch: Sendable, Hashable {
+        /// Equal, ignoring case.
+        case equals(String)
+        /// Contains, ignoring case.
+        case contains(String)
+    }
+
+    public var title: TitleMatch?
+    /// The instance carries this category (ignoring case).
+    public var category: String?
+    public var status: EventStatus?
+    /// Which component types to return (events by default).
+    public var componentTypes: Set<ComponentType>
+
+    public init(
+        title: TitleMatch? = nil, category: String? = nil, status: EventStatus? = nil,
+        componentTypes: Set<ComponentType> = [.event]
+    ) {
+        self.title = title
+        self.category = category
+        self.status = status
+        self.componentTypes = componentTypes
+    }
+
+    public static let all = EventFilter()
+
+    func matches(_ component: Component) -> Bool {
+        if let title {
+            let actual = (component.property("SUMMARY")?.textValue() ?? "").lowercased()
+            switch title {
+            case .equals(let wanted): if actual != wanted.lowercased() { return false }
+            case .contains(let wanted): if !actual.contains(wanted.lowercased()) { return false }
+            }
+        }
+        if let category {
+            let wanted = category.lowercased()
+            let categories = component.properties(named: "CATEGORIES").flatMap { $0.textValues() }
+            if !categories.contains(where: { $0.lowercased() == wanted }) { return false }
+        }
+        if let status {
+            // An event without STATUS counts as confirmed.
+            let actual = component.property("STATUS").flatMap { EventStatus(rawValue: $0.value.uppercased()) } ?? .confirmed
+            if actual != status { return false }
+        }
+        return true
+    }
+}
+
+/// An alarm due in a window, with the occurrence it belongs to.
+public struct AlarmFiring: Sendable {
+    /// When it fires, Unix seconds (repeats of one alarm are separate firings).
+    public var fireTime: Int
+    public var alarm: Alarm
+    public var occurrence: EventOccurrence
+    /// 0 for the first firing, 1… for REPEAT firings.
+    public var repetition: Int
+}

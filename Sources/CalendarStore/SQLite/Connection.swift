@@ -1,0 +1,227 @@
+import CSQLite
+
+/// A value bound to a statement parameter or read from a column.
+enum SQLiteValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
+extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
+    init(stringLiteral value: String) { self = .text(value) }
+    init(integerLiteral value: Int) { self = .integer(Int64(value)) }
+    init(nilLiteral: ()) { self = .null }
+
+    static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
+    static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+    static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
+}
+
+/// One open SQLite database handle with its prepared statements, cached by SQL text.
+///
+/// A connection is used by one thread at a time: the store hands it out from a
+/// pool (readers) or under a lock (the writer), never to two owners at once.
+final class Connection {
+    let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (and for the writer, creates) the database file at `path`.
+    init(path: String, readOnly: Bool) throws(StoreError) {
+        var pointer: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let status = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard status == SQLITE_OK, let pointer else {
+            let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(pointer)
+            throw StoreError(.database, "cannot open the database \(path): \(message)", sqliteCode: status)
+        }
+        handle = pointer
+        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ status: Int32, sql: String?) -> StoreError {
+        StoreError(.database, String(cString: sqlite3_errmsg(handle)), sqliteCode: status, sql: sql)
+    }
+
+    /// Runs one or more statements without parameters (schema, pragmas).
+    func execute(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "error \(status)"
+            sqlite3_free(message)
+            throw StoreError(.database, text, sqliteCode: status, sql: sql)
+        }
+    }
+
+    /// The cached statement for `sql`, prepared on first use.
+    func statement(_ sql: String) throws(StoreError) -> Statement {
+        if let cached = statements[sql] { return cached }
+        var pointer: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard status == SQLITE_OK, let pointer else { throw error(status, sql: sql) }
+        let statement = Statement(handle: pointer, connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement that returns no rows; returns the number of rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(StoreError) -> Int {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Calls `body` with each row of a query.
+    func forEachRow(_ sql: String, _ values: [SQLiteValue] = [], _ body: (Row) throws(StoreError) -> Void) throws(StoreError) {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() { try body(Row(statement: statement.handle)) }
+    }
+
+    /// The rows of a query, each turned into a value by `transform`.
+    func rows<T>(_ sql: String, _ values: [SQLiteValue] = [], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> [T] {
+        var result: [T] = []
+        try forEachRow(sql, values) { (row) throws(StoreError) in result.append(try transform(row)) }
+        return result
+    }
+
+    /// The first row of a query turned into a value, or nil when there is none.
+    func firstRow<T>(_ sql: String, _ values: [SQLiteValue] = [], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> T? {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try transform(Row(statement: statement.handle))
+    }
+
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws
+    /// and rethrows its error. `BEGIN IMMEDIATE` takes the write lock up front, so two
+    /// writers never deadlock upgrading a read lock.
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try run("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { _ = try? run("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint of the current transaction: on a throw only its
+    /// own writes are undone, and the error is rethrown.
+    func savepoint<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try run("SAVEPOINT object")
+        do {
+            let result = try body()
+            try run("RELEASE object")
+            return result
+        } catch {
+            _ = try? run("ROLLBACK TO object")
+            _ = try? run("RELEASE object")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction, so every query in it sees one snapshot.
+    func readTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try run("BEGIN")
+        defer { _ = try? run("COMMIT") }
+        return try body()
+    }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}
+
+/// A prepared statement, owned by its connection's cache.
+final class Statement {
+    let handle: OpaquePointer
+    unowned let connection: Connection
+    let sql: String
+
+    init(handle: OpaquePointer, connection: Connection, sql: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ values: [SQLiteValue]) throws(StoreError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(handle, index)
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .text(let text):
+                var text = text
+                status = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { csqlite_bind_text(handle, index, $0.baseAddress, Int32($0.count)) }
+                }
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { csqlite_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count)) }
+            }
+            if status != SQLITE_OK { throw connection.error(status, sql: sql) }
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    func step() throws(StoreError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(status, sql: sql)
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}
+
+/// The current row of a statement; valid only inside the closure that receives it.
+struct Row {
+    let statement: OpaquePointer
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
+
+    func string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+
+    func bytes(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}

@@ -1,0 +1,78 @@
+import Synchronization
+
+/// A connection handed from the pool to one caller at a time; the pool, not the
+/// type system, guarantees that a connection has one owner.
+private struct PooledConnection: @unchecked Sendable {
+    let connection: Connection
+}
+
+/// The SQLite file behind a store: one writer connection under a lock, and a
+/// pool of reader connections that see committed snapshots in parallel (WAL).
+///
+/// Settings every connection gets: WAL journal, `synchronous=FULL` (a commit
+/// returns only once durable), foreign keys, a 10 s busy timeout (so a CLI and a
+/// server can share the file). The schema is migrated on open.
+final class Database: Sendable {
+    let path: String
+    private let writer: Mutex<PooledConnection>
+    private let readers = Mutex<[PooledConnection]>([])
+    private let maxIdleReaders: Int
+
+    init(path: String, maxIdleReaders: Int = 8) throws(StoreError) {
+        self.path = path
+        self.maxIdleReaders = maxIdleReaders
+        let connection = try Connection(path: path, readOnly: false)
+        try connection.execute(
+            """
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = FULL;
+            PRAGMA foreign_keys = ON;
+            PRAGMA cache_size = -32768;
+            """)
+        try Schema.migrate(connection)
+        writer = Mutex(PooledConnection(connection: connection))
+    }
+
+    /// Runs `body` in a write transaction on the writer connection; rolls back on throw.
+    func write<T: Sendable>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try writer.withLock { (pooled) throws(StoreError) -> T in
+            try pooled.connection.transaction { () throws(StoreError) -> T in try body(pooled.connection) }
+        }
+    }
+
+    /// Runs `body` in a read transaction on a pooled reader connection.
+    func read<T: Sendable>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+        let pooled = try takeReader()
+        defer { returnReader(pooled) }
+        return try pooled.connection.readTransaction { () throws(StoreError) -> T in try body(pooled.connection) }
+    }
+
+    private func takeReader() throws(StoreError) -> PooledConnection {
+        if let pooled = readers.withLock({ $0.popLast() }) { return pooled }
+        let connection = try Connection(path: path, readOnly: true)
+        try connection.execute("PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456;")
+        return PooledConnection(connection: connection)
+    }
+
+    private func returnReader(_ pooled: PooledConnection) {
+        readers.withLock { idle in
+            if idle.count < maxIdleReaders { idle.append(pooled) }
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok", or SQLite's list of problems.
+    func integrityCheck() throws(StoreError) -> [String] {
+        try writer.withLock { (pooled) throws(StoreError) -> [String] in
+            try pooled.connection.rows("PRAGMA integrity_check") { $0.string(0) }
+        }
+    }
+
+    /// Copies the database to `destination` with SQLite's online backup API, a few
+    /// pages at a time, so readers and writers go on meanwhile.
+    func backup(to destination: String) throws(StoreError) {
+        let target = try Connection(path: destination, readOnly: false)
+        try writer.withLock { (pooled) throws(StoreError) in
+            try SQLiteBackup.copy(from: pooled.connection, to: target)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+/// The store's tables, created and upgraded by numbered migrations.
+///
+/// `PRAGMA user_version` holds the number of migrations applied. Each migration
+/// runs in the transaction that bumps the version, so a crash leaves either the
+/// old or the new schema. A file from a newer Almanac (a higher version than we
+/// know) is refused rather than guessed at.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: users, calendars, calendar object resources, tombstones and the interval index.
+        """
+        CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            display_name TEXT,
+            password_hash TEXT,
+            created INTEGER NOT NULL
+        );
+        CREATE TABLE calendars (
+            id INTEGER PRIMARY KEY,
+            identifier TEXT NOT NULL UNIQUE,
+            owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            title TEXT NOT NULL,
+            color TEXT,
+            description TEXT,
+            time_zone TEXT,
+            sort_order INTEGER NOT NULL DEFAULT 0,
+            components TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'local',
+            feed_url TEXT,
+            refresh_interval INTEGER,
+            sequence INTEGER NOT NULL DEFAULT 0,
+            tombstone_horizon INTEGER NOT NULL DEFAULT 0,
+            created INTEGER NOT NULL,
+            UNIQUE (owner_id, name)
+        );
+        CREATE INDEX calendars_title ON calendars(owner_id, title);
+        CREATE TABLE calendar_properties (
+            calendar_id INTEGER NOT NULL REFERENCES calendars(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (calendar_id, name)
+        ) WITHOUT ROWID;
+        CREATE TABLE grants (
+            calendar_id INTEGER NOT NULL REFERENCES calendars(id) ON DELETE CASCADE,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            access TEXT NOT NULL,
+            PRIMARY KEY (calendar_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE objects (
+            id INTEGER PRIMARY KEY,
+            identifier TEXT NOT NULL UNIQUE,
+            calendar_id INTEGER NOT NULL REFERENCES calendars(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            uid TEXT NOT NULL,
+            component TEXT NOT NULL,
+            data BLOB NOT NULL,
+            etag TEXT NOT NULL,
+            sequence INTEGER NOT NULL,
+            summary TEXT,
+            first_start INTEGER NOT NULL,
+            last_end INTEGER,
+            recurring INTEGER NOT NULL,
+            alarm_reach INTEGER,
+            created INTEGER NOT NULL,
+            modified INTEGER NOT NULL,
+            UNIQUE (calendar_id, name),
+            UNIQUE (calendar_id, uid)
+        );
+        CREATE INDEX objects_changes ON objects(calendar_id, sequence);
+        CREATE INDEX objects_uid ON objects(uid);
+        CREATE TABLE tombstones (
+            calendar_id INTEGER NOT NULL REFERENCES calendars(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            sequence INTEGER NOT NULL,
+            PRIMARY KEY (calendar_id, name)
+        ) WITHOUT ROWID;
+        CREATE INDEX tombstones_changes ON tombstones(calendar_id, sequence);
+        -- One box per object: its calendar on one axis, [first start, last end] in
+        -- minutes on the other (32-bit integers; an open end is the largest one).
+        CREATE VIRTUAL TABLE object_ranges USING rtree_i32(id, calendar_min, calendar_max, start_min, end_max);
+        """
+    ]
+
+    static func migrate(_ connection: Connection) throws(StoreError) {
+        let version = try connection.firstRow("PRAGMA user_version") { $0.int(0) } ?? 0
+        guard version <= migrations.count else {
+            throw StoreError(
+                .database,
+                "the database has schema version \(version), newer than this Almanac knows (\(migrations.count)); upgrade Almanac")
+        }
+        for index in version..<migrations.count {
+            try connection.transaction { () throws(StoreError) in
+                try connection.execute(migrations[index])
+                try connection.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+}

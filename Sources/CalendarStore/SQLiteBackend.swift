@@ -1,0 +1,194 @@
+import ICalendar
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The embedded SQLite store: one database file holding users, calendars and
+/// calendar object resources, safe to share between threads and between
+/// processes (a server and the CLI on one data directory).
+///
+/// Durability: WAL with `synchronous=FULL`, so a write returns only once it
+/// survives a crash or power loss. Open one backend per file per process and
+/// hand out `eventStore(for:)` values to act for users.
+public final class SQLiteBackend: StoreBackend {
+    let database: Database
+    let cache: ObjectCache
+
+    /// Opens (creating when missing) the database file at `path` and migrates it.
+    public init(path: String, cacheCapacity: Int = 50_000) throws(StoreError) {
+        database = try Database(path: path)
+        cache = ObjectCache(capacity: cacheCapacity)
+    }
+
+    /// Opens `almanac.sqlite` in `directory`, creating the directory when missing.
+    public convenience init(directory: String) throws(StoreError) {
+        try Self.makeDirectory(directory)
+        try self.init(path: directory + "/almanac.sqlite")
+    }
+
+    /// The data directory: `$ALMANAC_DATA`, else `$XDG_DATA_HOME/almanac`, else
+    /// `~/.local/share/almanac`.
+    public static func defaultDirectory(environment: [String: String]) -> String {
+        if let data = environment["ALMANAC_DATA"], !data.isEmpty { return data }
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/almanac" }
+        return (environment["HOME"] ?? ".") + "/.local/share/almanac"
+    }
+
+    static func makeDirectory(_ path: String) throws(StoreError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw StoreError(.database, "cannot create the data directory \(prefix): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// The file's path.
+    public var path: String { database.path }
+
+    // MARK: Users
+
+    /// Creates a user; names are unique.
+    @discardableResult
+    public func createUser(named name: String, displayName: String?, passwordHash: String?) throws(StoreError) -> User {
+        guard Self.isValidUserName(name) else {
+            throw StoreError(.invalidArgument, "a user name is 1–64 letters, digits, '.', '_', '-' or '@'", resource: name)
+        }
+        return try database.write { (connection) throws(StoreError) -> User in
+            if try connection.firstRow("SELECT 1 FROM users WHERE name = ?", [.text(name)], { _ in true }) != nil {
+                throw StoreError(.alreadyExists, "user \(name) already exists", resource: name)
+            }
+            try connection.run(
+                "INSERT INTO users (name, display_name, password_hash, created) VALUES (?, ?, ?, ?)",
+                [.text(name), .optional(displayName), .optional(passwordHash), .int(WallClock.now())])
+            return User(name: name, displayName: displayName, passwordHash: passwordHash)
+        }
+    }
+
+    static func isValidUserName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "@")
+            }
+    }
+
+    /// Every user, by name.
+    public func users() throws(StoreError) -> [User] {
+        try database.read { (connection) throws(StoreError) -> [User] in
+            try connection.rows("SELECT name, display_name, password_hash FROM users ORDER BY name") { row in
+                User(name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2))
+            }
+        }
+    }
+
+    public func user(named name: String) throws(StoreError) -> User {
+        let found = try database.read { (connection) throws(StoreError) -> User? in
+            try connection.firstRow("SELECT name, display_name, password_hash FROM users WHERE name = ?", [.text(name)]) { row in
+                User(name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2))
+            }
+        }
+        guard let found else { throw StoreError(.notFound, "no user \(name)", resource: name) }
+        return found
+    }
+
+    /// Sets (or clears) a user's password hash.
+    public func setPasswordHash(_ hash: String?, forUser name: String) throws(StoreError) {
+        let changed = try database.write { (connection) throws(StoreError) -> Int in
+            try connection.run("UPDATE users SET password_hash = ? WHERE name = ?", [.optional(hash), .text(name)])
+        }
+        if changed == 0 { throw StoreError(.notFound, "no user \(name)", resource: name) }
+    }
+
+    /// Removes a user with their calendars and everything in them.
+    public func removeUser(named name: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            guard let id = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(name)], { $0.int64(0) }) else {
+                throw StoreError(.notFound, "no user \(name)", resource: name)
+            }
+            try connection.run(
+                "DELETE FROM object_ranges WHERE id IN (SELECT o.id FROM objects o JOIN calendars c ON c.id = o.calendar_id WHERE c.owner_id = ?)",
+                [.integer(id)])
+            try connection.run("DELETE FROM users WHERE id = ?", [.integer(id)])
+        }
+    }
+
+    /// A store acting for `user` (who must exist).
+    public func eventStore(for user: String) throws(StoreError) -> any EventStore { try sqliteStore(for: user) }
+
+    /// The concrete SQLite store acting for `user`.
+    public func sqliteStore(for user: String) throws(StoreError) -> SQLiteEventStore {
+        let id = try database.read { (connection) throws(StoreError) -> Int64? in
+            try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(user)]) { $0.int64(0) }
+        }
+        guard let id else { throw StoreError(.notFound, "no user \(user)", resource: user) }
+        return SQLiteEventStore(backend: self, userID: id, user: user)
+    }
+
+    // MARK: Maintenance
+
+    /// SQLite's `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.
+    public func integrityCheck() throws(StoreError) -> [String] { try database.integrityCheck() }
+
+    /// Writes a consistent copy of the database to `destination` with SQLite's online
+    /// backup API while the store stays in use.
+    public func backup(to destination: String) throws(StoreError) { try database.backup(to: destination) }
+
+    /// Counts for `db check` and benchmarks.
+    public func statistics() throws(StoreError) -> (users: Int, calendars: Int, objects: Int, tombstones: Int) {
+        try database.read { (connection) throws(StoreError) -> (users: Int, calendars: Int, objects: Int, tombstones: Int) in
+            func count(_ table: String) throws(StoreError) -> Int {
+                try connection.firstRow("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0
+            }
+            return (try count("users"), try count("calendars"), try count("objects"), try count("tombstones"))
+        }
+    }
+}
+
+/// Parsed calendar objects by row and change sequence, so repeated queries do not
+/// parse the same bytes again. An entry is valid while its object's sequence is
+/// unchanged, which holds across processes: the sequence comes from the row read.
+final class ObjectCache: Sendable {
+    private struct Entry {
+        var sequence: Int
+        var object: CachedObject
+    }
+
+    private let entries = Mutex<[Int64: Entry]>([:])
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func object(id: Int64, sequence: Int) -> CachedObject? {
+        entries.withLock { entries in
+            guard let entry = entries[id], entry.sequence == sequence else { return nil }
+            return entry.object
+        }
+    }
+
+    func store(_ object: CachedObject, id: Int64, sequence: Int) {
+        guard capacity > 0 else { return }
+        entries.withLock { entries in
+            if entries.count >= capacity, entries[id] == nil {
+                // Evict an arbitrary eighth: cheap, and fair enough for a working set.
+                for key in entries.keys.prefix(max(1, capacity / 8)) { entries[key] = nil }
+            }
+            entries[id] = Entry(sequence: sequence, object: object)
+        }
+    }
+}
+
+/// A parsed object's members, ready to expand.
+struct CachedObject: Sendable {
+    var calendar: Component
+    var uid: String
+    var members: [Component]
+}

@@ -1,0 +1,218 @@
+import CivilTime
+import ICalendar
+import Recurrence
+
+extension SQLiteEventStore {
+    /// Stamps a component written through the event API: DTSTAMP and LAST-MODIFIED now,
+    /// CREATED when new.
+    static func stamped(_ component: Component, isNew: Bool) -> Component {
+        var component = component
+        let now = DateTimeValue(CivilDateTime(secondsSinceEpoch: WallClock.now()), form: .utc)
+        component.setProperty(Property(name: "DTSTAMP", dateTime: now))
+        component.setProperty(Property(name: "LAST-MODIFIED", dateTime: now))
+        if isNew, component.property("CREATED") == nil { component.setProperty(Property(name: "CREATED", dateTime: now)) }
+        return component
+    }
+
+    /// Checks an edited calendar object, serializes it and writes it at `name`.
+    @discardableResult
+    func write(_ calendar: Component, name: String, into row: CalendarRow, ifNoneMatch: Bool = false, _ connection: Connection)
+        throws(StoreError) -> ObjectRow
+    {
+        let object = try CalendarObject(document: ICalendarDocument(components: [calendar]), resource: name)
+        let data = calendar.serialized()
+        return try writeObject(object, data: data, name: name, calendar: row, ifMatch: nil, ifNoneMatch: ifNoneMatch, connection)
+    }
+
+    /// A free resource name for a new object with this UID.
+    func freeName(forUID uid: String, in row: CalendarRow, _ connection: Connection) throws(StoreError) -> String {
+        let name = Identifiers.resourceName(forUID: uid)
+        if try object(named: name, in: row, connection) == nil { return name }
+        return Identifiers.newUUID() + ".ics"
+    }
+
+    func storedEvent(_ object: ObjectRow, calendar: CalendarRow) throws(StoreError) -> Event {
+        try event(from: object, calendar: calendar)
+    }
+
+    // MARK: Save
+
+    @discardableResult
+    public func save(_ event: Event, span: Span) throws(StoreError) -> Event {
+        guard event.start != nil || event.component.name != ComponentType.event.rawValue else {
+            throw StoreError(.invalidArgument, "an event needs a start")
+        }
+        if let start = event.start, let end = event.end, end.civil < start.civil, start.form == end.form {
+            throw StoreError(.invalidArgument, "the event ends before it starts")
+        }
+        return try database.write { (connection) throws(StoreError) -> Event in
+            guard let identifier = event.localIdentifier else { return try create(event, connection) }
+            let (object, row) = try locate(identifier, write: true, connection)
+            if let target = event.calendarIdentifier, target != row.calendar.id {
+                return try move(event, from: object, calendar: row, to: target, connection)
+            }
+            var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
+            var component = Self.stamped(event.component, isNew: false)
+            component.setProperty(Property(name: "UID", value: editing.uid))
+            if let occurrence = event.occurrenceID, editing.isRecurring {
+                let key = editing.key(of: occurrence)
+                let startKey = editing.seriesStart.map { editing.key(of: $0) } ?? key
+                if span == .thisEvent {
+                    editing.setOverride(component, key: key)
+                } else if key <= startKey {
+                    component.removeProperties(named: "RECURRENCE-ID")
+                    editing.setMaster(component)
+                } else {
+                    return try splitSeries(editing, at: key, with: component, object: object, row: row, connection)
+                }
+            } else if let overrideKey = editing.overrideKey(component) {
+                editing.setOverride(component, key: overrideKey)
+            } else {
+                editing.setMaster(component)
+            }
+            editing.addMissingTimeZones()
+            let written = try write(editing.calendar, name: object.name, into: row, connection)
+            return try storedEvent(written, calendar: row)
+        }
+    }
+
+    func create(_ event: Event, _ connection: Connection) throws(StoreError) -> Event {
+        guard let calendarID = event.calendarIdentifier else {
+            throw StoreError(.invalidArgument, "choose a calendar for a new event (calendarIdentifier)")
+        }
+        let row = try calendarRow(calendarID, connection, write: true)
+        var component = Self.stamped(event.component, isNew: true)
+        if event.externalIdentifier.isEmpty { component.setProperty(Property(name: "UID", value: Identifiers.newUID())) }
+        let uid = component.property("UID")!.value
+        var editing = SeriesEditing(
+            try CalendarObject(document: ICalendarDocument(components: [SeriesEditing.calendar(with: [component])]), resource: nil))
+        editing.addMissingTimeZones()
+        let name = try freeName(forUID: uid, in: row, connection)
+        let written = try write(editing.calendar, name: name, into: row, ifNoneMatch: true, connection)
+        return try storedEvent(written, calendar: row)
+    }
+
+    /// Moves a whole event to another calendar (the object keeps its UID and its overrides).
+    func move(_ event: Event, from object: ObjectRow, calendar row: CalendarRow, to target: String, _ connection: Connection)
+        throws(StoreError) -> Event
+    {
+        let targetRow = try calendarRow(target, connection, write: true)
+        var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
+        var component = Self.stamped(event.component, isNew: false)
+        component.removeProperties(named: "RECURRENCE-ID")
+        component.setProperty(Property(name: "UID", value: editing.uid))
+        editing.setMaster(component)
+        editing.addMissingTimeZones()
+        try deleteObject(object, calendar: row, connection)
+        let name = try freeName(forUID: editing.uid, in: targetRow, connection)
+        let written = try write(editing.calendar, name: name, into: targetRow, ifNoneMatch: true, connection)
+        return try storedEvent(written, calendar: targetRow)
+    }
+
+    /// `.futureEvents` from an instance after the first: the series ends before it, and a
+    /// new series (a new UID and resource) starts from it with the edited properties,
+    /// taking over the later RDATEs, EXDATEs and overrides (moved by the same shift when
+    /// the edit moved the start).
+    func splitSeries(_ editing: SeriesEditing, at key: Int, with component: Component, object: ObjectRow, row: CalendarRow, _ connection: Connection)
+        throws(StoreError) -> Event
+    {
+        var old = editing
+        let cut = old.truncate(before: key)
+        old.addMissingTimeZones()
+        try write(old.calendar, name: object.name, into: row, connection)
+
+        let newUID = Identifiers.newUID()
+        var master = component
+        master.removeProperties(named: "RECURRENCE-ID")
+        master.setProperty(Property(name: "UID", value: newUID))
+        let newStartKey = (try? master.property("DTSTART")?.dateTimeValue()).map { editing.key(of: $0) } ?? key
+        let shift = newStartKey - key
+        func moved(_ value: DateTimeValue) -> DateTimeValue {
+            guard shift != 0 else { return value }
+            if value.isDate { return DateTimeValue(date: value.date.adding(days: shift / 86_400)) }
+            return DateTimeValue(value.civil.adding(seconds: shift), form: value.form)
+        }
+        var event = Event(component: master)
+        event.recurrenceRules = cut.rules
+        event.recurrenceDates = cut.dates.map(moved)
+        event.exceptionDates = cut.exclusions.map(moved)
+        var members = [event.component]
+        for var override in cut.overrides {
+            override.setProperty(Property(name: "UID", value: newUID))
+            if let id = try? override.property("RECURRENCE-ID")?.dateTimeValue() {
+                override.setProperty(Property(name: "RECURRENCE-ID", dateTime: moved(id)))
+            }
+            members.append(override)
+        }
+        var fresh = SeriesEditing(
+            try CalendarObject(document: ICalendarDocument(components: [SeriesEditing.calendar(with: members)]), resource: nil))
+        fresh.addMissingTimeZones()
+        let name = try freeName(forUID: newUID, in: row, connection)
+        let written = try write(fresh.calendar, name: name, into: row, ifNoneMatch: true, connection)
+        return try storedEvent(written, calendar: row)
+    }
+
+    // MARK: Remove
+
+    public func remove(_ event: Event, span: Span) throws(StoreError) {
+        guard let identifier = event.localIdentifier else {
+            throw StoreError(.notFound, "the event was never saved")
+        }
+        try database.write { (connection) throws(StoreError) in
+            let (object, row) = try locate(identifier, write: true, connection)
+            var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
+            var key: Int?
+            if let occurrence = event.occurrenceID, editing.isRecurring {
+                key = editing.key(of: occurrence)
+            } else if editing.isRecurring, let overrideKey = editing.overrideKey(event.component) {
+                key = overrideKey
+            }
+            guard let key else { return try deleteObject(object, calendar: row, connection) }
+            let startKey = editing.seriesStart.map { editing.key(of: $0) } ?? key
+            switch span {
+            case .thisEvent:
+                editing.exclude(key: key)
+            case .futureEvents:
+                if key <= startKey { return try deleteObject(object, calendar: row, connection) }
+                _ = editing.truncate(before: key)
+            }
+            try write(editing.calendar, name: object.name, into: row, connection)
+        }
+    }
+
+    @discardableResult
+    public func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        let filter = EventFilter(title: title.map { .equals($0) }, componentTypes: Set(ComponentType.allCases))
+        return try database.write { (connection) throws(StoreError) -> [EventOccurrence] in
+            let row = try calendarRow(calendar, connection, write: true)
+            let zone = try viewerZone(timeZone, calendar: row)
+            var removed: [EventOccurrence] = []
+            for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
+                let parsed = try parsedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
+                let inRange = try occurrences(
+                    of: parsed, identifier: candidate.identifier, etag: candidate.etag, calendar: row, from: range.start, to: range.end,
+                    zone: zone)
+                let matching = inRange.filter { filter.matches($0.component) }
+                guard !matching.isEmpty else { continue }
+                removed += matching
+                guard let object = try connection.firstRow(Self.objectColumns + " WHERE id = ?", [.integer(candidate.rowID)], objectRow) else {
+                    continue
+                }
+                // A whole object goes when every instance it has lies in the range and matches.
+                let wholeObjectInRange = candidate.lastEnd.map { candidate.firstStart >= range.start && $0 <= range.end } ?? false
+                if !candidate.recurring || (wholeObjectInRange && matching.count == inRange.count) {
+                    try deleteObject(object, calendar: row, connection)
+                    continue
+                }
+                var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
+                for occurrence in matching {
+                    if let id = occurrence.recurrenceID { editing.exclude(key: editing.key(of: id)) }
+                }
+                try write(editing.calendar, name: object.name, into: row, connection)
+            }
+            return removed.sorted { $0.startInstant < $1.startInstant }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import CivilTime
+import ICalendar
+import Recurrence
+
+extension SQLiteEventStore {
+    // MARK: Reading
+
+    /// The calendars a query covers: the visible ones with these identifiers, or all visible.
+    func visibleCalendars(_ identifiers: [String]?, _ connection: Connection) throws(StoreError) -> [CalendarRow] {
+        guard let identifiers else {
+            return try connection.rows(Self.calendarColumns + " ORDER BY c.sort_order, c.id", [.integer(userID)], calendarRow)
+        }
+        var rows: [CalendarRow] = []
+        for identifier in identifiers { rows.append(try calendarRow(identifier, connection, write: false)) }
+        return rows
+    }
+
+    /// The zone floating and all-day times are read in: the asked one, else the calendar's, else UTC.
+    func viewerZone(_ name: String?, calendar: CalendarRow?) throws(StoreError) -> ZoneRules {
+        guard let name = name ?? calendar?.calendar.timeZone else { return .utc }
+        guard let zone = TimeZoneDatabase.zone(named: name) else {
+            throw StoreError(.invalidArgument, "unknown time zone \(name) (use an IANA name such as Europe/Berlin)")
+        }
+        return zone
+    }
+
+    /// An object's parsed members, from the cache when its sequence is unchanged.
+    func parsedObject(id: Int64, sequence: Int, _ connection: Connection) throws(StoreError) -> CachedObject {
+        if let cached = backend.cache.object(id: id, sequence: sequence) { return cached }
+        guard let data = try connection.firstRow("SELECT data FROM objects WHERE id = ?", [.integer(id)], { $0.bytes(0) }) else {
+            throw StoreError(.notFound, "object \(id) vanished")
+        }
+        let object = try CalendarObject(parsing: data)
+        let parsed = CachedObject(calendar: object.calendar, uid: object.uid, members: object.members)
+        backend.cache.store(parsed, id: id, sequence: sequence)
+        return parsed
+    }
+
+    /// The expansion of one object's occurrences in `from..<to`, as the store reports them.
+    func occurrences(
+        of parsed: CachedObject, identifier: String, etag: String, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules
+    ) throws(StoreError) -> [EventOccurrence] {
+        let resolver = ZoneResolver(calendar: parsed.calendar)
+        let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: zone)
+        let found: [Occurrence]
+        do {
+            found = try expansion.occurrences(of: parsed.members, uid: parsed.uid, from: from, to: to)
+        } catch {
+            throw .invalidData(error, resource: identifier)
+        }
+        return found.map { occurrence in
+            EventOccurrence(
+                component: occurrence.component, start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
+                isDetached: occurrence.isOverride, timeZone: occurrence.tzid, eventIdentifier: identifier,
+                calendarIdentifier: calendar.calendar.id, etag: etag, viewerZone: zone,
+                seriesZone: occurrence.tzid.flatMap { try? resolver.zone(for: $0) })
+        }
+    }
+
+    /// A candidate row of the interval index.
+    struct Candidate {
+        var rowID: Int64
+        var identifier: String
+        var sequence: Int
+        var etag: String
+        var componentType: ComponentType
+        var recurring: Bool
+        var firstStart: Int
+        var lastEnd: Int?
+    }
+
+    /// The objects of a calendar whose box overlaps `from..<to` (Unix seconds): a
+    /// superset of those with an occurrence there, read from the R*Tree.
+    func candidates(in calendar: CalendarRow, from: Int, to: Int, alarmsOnly: Bool = false, _ connection: Connection)
+        throws(StoreError) -> [Candidate]
+    {
+        let sql = """
+            SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end
+            FROM object_ranges r JOIN objects o ON o.id = r.id
+            WHERE r.calendar_min <= ?1 AND r.calendar_max >= ?1 AND r.start_min <= ?3 AND r.end_max >= ?2
+            """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
+        return try connection.rows(
+            sql, [.integer(calendar.rowID), .int(IntervalIndex.lowerMinute(from)), .int(IntervalIndex.upperMinute(to))]
+        ) { row in
+            Candidate(
+                rowID: row.int64(0), identifier: row.string(1), sequence: row.int(2), etag: row.string(3),
+                componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0, firstStart: row.int(6),
+                lastEnd: row.optionalInt(7))
+        }
+    }
+
+    func occurrences(in range: TimeRange, calendars: [CalendarRow], filter: EventFilter, timeZone: String?, _ connection: Connection)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        var result: [EventOccurrence] = []
+        for calendar in calendars {
+            let zone = try viewerZone(timeZone, calendar: calendar)
+            for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
+            where filter.componentTypes.contains(candidate.componentType) {
+                let parsed = try parsedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
+                let found = try occurrences(
+                    of: parsed, identifier: candidate.identifier, etag: candidate.etag, calendar: calendar, from: range.start, to: range.end,
+                    zone: zone)
+                for occurrence in found where filter.matches(occurrence.component) { result.append(occurrence) }
+            }
+        }
+        result.sort { lhs, rhs in
+            let left = lhs.startInstant
+            let right = rhs.startInstant
+            if left != right { return left < right }
+            return lhs.identifier < rhs.identifier
+        }
+        return result
+    }
+
+    public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        try database.read { (connection) throws(StoreError) -> [EventOccurrence] in
+            try occurrences(in: range, calendars: try visibleCalendars(calendars, connection), filter: filter, timeZone: timeZone, connection)
+        }
+    }
+
+    /// The stored object an event identifier (local, else UID) names, in a calendar the user sees.
+    func locate(_ identifier: String, write: Bool, _ connection: Connection) throws(StoreError) -> (ObjectRow, CalendarRow) {
+        let visible = Set(try visibleCalendars(nil, connection).map(\.rowID))
+        var rows = try connection.rows(Self.objectColumns + " WHERE identifier = ?", [.text(identifier)], objectRow)
+        if rows.isEmpty { rows = try connection.rows(Self.objectColumns + " WHERE uid = ? ORDER BY id", [.text(identifier)], objectRow) }
+        guard let object = rows.first(where: { visible.contains($0.calendarRowID) }) else {
+            throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
+        }
+        let calendarID = try connection.firstRow("SELECT identifier FROM calendars WHERE id = ?", [.integer(object.calendarRowID)]) {
+            $0.string(0)
+        }
+        return (object, try calendarRow(calendarID ?? "", connection, write: write))
+    }
+
+    func event(from object: ObjectRow, calendar: CalendarRow) throws(StoreError) -> Event {
+        let parsed = try CalendarObject(parsing: object.data, resource: object.name)
+        var event = Event(component: parsed.master ?? parsed.members[0])
+        event.localIdentifier = object.identifier
+        event.calendarIdentifier = calendar.calendar.id
+        event.resourceName = object.name
+        event.etag = object.etag
+        return event
+    }
+
+    public func event(withIdentifier identifier: String) throws(StoreError) -> Event {
+        try database.read { (connection) throws(StoreError) -> Event in
+            let (object, calendar) = try locate(identifier, write: false, connection)
+            return try event(from: object, calendar: calendar)
+        }
+    }
+
+    public func events(withExternalIdentifier uid: String) throws(StoreError) -> [Event] {
+        try database.read { (connection) throws(StoreError) -> [Event] in
+            var result: [Event] = []
+            for calendar in try visibleCalendars(nil, connection) {
+                if let object = try connection.firstRow(
+                    Self.objectColumns + " WHERE calendar_id = ? AND uid = ?", [.integer(calendar.rowID), .text(uid)], objectRow)
+                {
+                    result.append(try event(from: object, calendar: calendar))
+                }
+            }
+            return result
+        }
+    }
+
+    // MARK: Alarms
+
+    public func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [AlarmFiring] {
+        try database.read { (connection) throws(StoreError) -> [AlarmFiring] in
+            var result: [AlarmFiring] = []
+            for calendar in try visibleCalendars(calendars, connection) {
+                let zone = try viewerZone(timeZone, calendar: calendar)
+                let reach = try connection.firstRow(
+                    "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)], { $0.optionalInt(0) }) ?? nil
+                guard let reach else { continue }
+                for candidate in try candidates(in: calendar, from: range.start - reach, to: range.end + reach, alarmsOnly: true, connection) {
+                    let parsed = try parsedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
+                    let found = try occurrences(
+                        of: parsed, identifier: candidate.identifier, etag: candidate.etag, calendar: calendar,
+                        from: range.start - reach, to: range.end + reach, zone: zone)
+                    var absoluteSeen = Set<Int>()
+                    for occurrence in found {
+                        for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {
+                            guard let first = AlarmSchedule.fireTime(of: alarm, for: occurrence) else { continue }
+                            if case .absolute = alarm.trigger, !absoluteSeen.insert(first).inserted { continue }
+                            let step = alarm.repeatInterval.map { max(1, abs($0.secondsAssumingUniformDays)) }
+                            let repeats = step == nil ? 0 : max(0, alarm.repeatCount)
+                            for repetition in 0...repeats {
+                                let time = first + repetition * (step ?? 0)
+                                if time >= range.start && time < range.end {
+                                    result.append(AlarmFiring(fireTime: time, alarm: alarm, occurrence: occurrence, repetition: repetition))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return result.sorted { $0.fireTime != $1.fireTime ? $0.fireTime < $1.fireTime : $0.occurrence.identifier < $1.occurrence.identifier }
+        }
+    }
+}
+
+/// When alarms fire.
+enum AlarmSchedule {
+    /// The first firing of `alarm` for `occurrence`, Unix seconds; nil without a readable trigger.
+    ///
+    /// A relative trigger's nominal days count on the wall clock of the occurrence's
+    /// zone (so "one day before" a 09:00 event is 09:00 the day before, across DST),
+    /// then its exact part is added (RFC 5545 §3.3.6, §3.8.6.3).
+    static func fireTime(of alarm: Alarm, for occurrence: EventOccurrence) -> Int? {
+        switch alarm.trigger {
+        case .absolute(let instant)?:
+            return instant
+        case .relative(let offset, let relatedToEnd)?:
+            let base = relatedToEnd ? occurrence.end : occurrence.start
+            let instant = base.instant(in: occurrence.viewerZone)
+            guard offset.nominalDays != 0 else { return instant + offset.exactSeconds }
+            let zone: ZoneRules
+            if case .instant = base { zone = occurrence.seriesZone ?? .utc } else { zone = occurrence.viewerZone }
+            return zone.instant(for: zone.localTime(at: instant).adding(days: offset.nominalDays)) + offset.exactSeconds
+        case nil:
+            return nil
+        }
+    }
+}

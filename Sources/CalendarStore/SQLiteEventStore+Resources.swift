@@ -1,0 +1,226 @@
+import ICalendar
+
+/// A stored object's row.
+struct ObjectRow {
+    var rowID: Int64
+    var identifier: String
+    var calendarRowID: Int64
+    var name: String
+    var uid: String
+    var componentType: ComponentType
+    var data: [UInt8]
+    var etag: String
+    var sequence: Int
+}
+
+extension SQLiteEventStore {
+    static let objectColumns = "SELECT id, identifier, calendar_id, name, uid, component, data, etag, sequence FROM objects"
+
+    func objectRow(_ row: Row) -> ObjectRow {
+        ObjectRow(
+            rowID: row.int64(0), identifier: row.string(1), calendarRowID: row.int64(2), name: row.string(3), uid: row.string(4),
+            componentType: ComponentType(rawValue: row.string(5)) ?? .event, data: row.bytes(6), etag: row.string(7),
+            sequence: row.int(8))
+    }
+
+    func object(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError) -> ObjectRow? {
+        try connection.firstRow(Self.objectColumns + " WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)], objectRow)
+    }
+
+    /// Checks preconditions and the calendar's rules, then stores `object` (parsed from
+    /// `data`) at `name`: the bytes, the derived columns, the interval box, a new change
+    /// sequence, and no tombstone for the name. Returns the new row.
+    @discardableResult
+    func writeObject(
+        _ object: CalendarObject, data: [UInt8], name: String, calendar: CalendarRow, ifMatch: String?, ifNoneMatch: Bool,
+        _ connection: Connection
+    ) throws(StoreError) -> ObjectRow {
+        guard calendar.calendar.componentTypes.contains(object.componentType) else {
+            throw StoreError(
+                .unsupportedComponent,
+                "calendar \(calendar.calendar.title) does not hold \(object.componentType.rawValue)", resource: name)
+        }
+        let existing = try self.object(named: name, in: calendar, connection)
+        if ifNoneMatch, existing != nil {
+            throw StoreError(.preconditionFailed, "\(name) already exists (If-None-Match: *)", resource: name)
+        }
+        if let ifMatch, ifMatch != "*" ? existing?.etag != ifMatch : existing == nil {
+            throw StoreError(
+                .preconditionFailed, existing == nil ? "\(name) does not exist (If-Match)" : "\(name) has changed: its ETag is \(existing!.etag), not \(ifMatch)",
+                resource: name)
+        }
+        if let other = try connection.firstRow(
+            "SELECT name FROM objects WHERE calendar_id = ? AND uid = ? AND name <> ?",
+            [.integer(calendar.rowID), .text(object.uid), .text(name)], { $0.string(0) })
+        {
+            throw StoreError(
+                .uidConflict, "UID \(object.uid) is already used by \(other) in this calendar", resource: name, conflictingResource: other)
+        }
+        let summary = try object.summary()
+        let sequence = try bumpSequence(calendar.rowID, connection)
+        let etag = Identifiers.etag(for: data, sequence: sequence)
+        let now = WallClock.now()
+        let values: [SQLiteValue] = [
+            .text(object.uid), .text(object.componentType.rawValue), .blob(data), .text(etag), .int(sequence), .optional(summary.title),
+            .int(summary.firstStart), .optional(summary.lastEnd), .int(summary.isRecurring ? 1 : 0), .optional(summary.alarmReach),
+            .int(now),
+        ]
+        let rowID: Int64
+        let identifier: String
+        if let existing {
+            rowID = existing.rowID
+            identifier = existing.identifier
+            try connection.run(
+                """
+                UPDATE objects SET uid = ?, component = ?, data = ?, etag = ?, sequence = ?, summary = ?, first_start = ?,
+                    last_end = ?, recurring = ?, alarm_reach = ?, modified = ? WHERE id = ?
+                """, values + [.integer(rowID)])
+        } else {
+            identifier = Identifiers.newUUID()
+            try connection.run(
+                """
+                INSERT INTO objects (uid, component, data, etag, sequence, summary, first_start, last_end, recurring,
+                    alarm_reach, modified, identifier, calendar_id, name, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)])
+            rowID = connection.lastInsertedRowID
+        }
+        try connection.run(
+            "INSERT OR REPLACE INTO object_ranges (id, calendar_min, calendar_max, start_min, end_max) VALUES (?, ?, ?, ?, ?)",
+            [
+                .integer(rowID), .integer(calendar.rowID), .integer(calendar.rowID), .int(IntervalIndex.lowerMinute(summary.firstStart)),
+                .int(IntervalIndex.upperMinute(summary.lastEnd)),
+            ])
+        try connection.run("DELETE FROM tombstones WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)])
+        return ObjectRow(
+            rowID: rowID, identifier: identifier, calendarRowID: calendar.rowID, name: name, uid: object.uid,
+            componentType: object.componentType, data: data, etag: etag, sequence: sequence)
+    }
+
+    /// Deletes an object and leaves a tombstone for sync.
+    func deleteObject(_ object: ObjectRow, calendar: CalendarRow, _ connection: Connection) throws(StoreError) {
+        let sequence = try bumpSequence(calendar.rowID, connection)
+        try connection.run("DELETE FROM object_ranges WHERE id = ?", [.integer(object.rowID)])
+        try connection.run("DELETE FROM objects WHERE id = ?", [.integer(object.rowID)])
+        try connection.run(
+            "INSERT OR REPLACE INTO tombstones (calendar_id, name, sequence) VALUES (?, ?, ?)",
+            [.integer(calendar.rowID), .text(object.name), .int(sequence)])
+    }
+
+    // MARK: Resources
+
+    public func putResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
+        throws(StoreError) -> String
+    {
+        guard Self.isValidResourceName(name) else {
+            throw StoreError(.invalidArgument, "a resource name is one path segment", resource: name)
+        }
+        // Parse outside the write lock: it is the slow part and needs no database.
+        let object = try CalendarObject(parsing: data, resource: name)
+        return try database.write { (connection) throws(StoreError) -> String in
+            let row = try calendarRow(calendar, connection, write: true)
+            return try writeObject(object, data: data, name: name, calendar: row, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection).etag
+        }
+    }
+
+    static func isValidResourceName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && name.utf8.count <= 255
+    }
+
+    public func resource(named name: String, calendar: String) throws(StoreError) -> StoredResource {
+        try database.read { (connection) throws(StoreError) -> StoredResource in
+            let row = try calendarRow(calendar, connection, write: false)
+            guard let object = try object(named: name, in: row, connection) else {
+                throw StoreError(.notFound, "no resource \(name)", resource: name)
+            }
+            return StoredResource(
+                name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid, data: object.data,
+                localIdentifier: object.identifier)
+        }
+    }
+
+    public func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            let row = try calendarRow(calendar, connection, write: true)
+            guard let object = try object(named: name, in: row, connection) else {
+                throw StoreError(.notFound, "no resource \(name)", resource: name)
+            }
+            if let ifMatch, ifMatch != "*", ifMatch != object.etag {
+                throw StoreError(.preconditionFailed, "\(name) has changed: its ETag is \(object.etag), not \(ifMatch)", resource: name)
+            }
+            try deleteObject(object, calendar: row, connection)
+        }
+    }
+
+    public func resources(calendar: String) throws(StoreError) -> [ResourceInfo] {
+        try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
+            let row = try calendarRow(calendar, connection, write: false)
+            return try connection.rows(
+                "SELECT name, etag, component FROM objects WHERE calendar_id = ? ORDER BY name", [.integer(row.rowID)]
+            ) { object in
+                ResourceInfo(name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event)
+            }
+        }
+    }
+
+    // MARK: Changes
+
+    public func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet {
+        try database.read { (connection) throws(StoreError) -> ChangeSet in
+            let row = try calendarRow(calendar, connection, write: false)
+            let current = row.calendar.syncToken
+            var since = 0
+            if let token {
+                let horizon = try connection.firstRow("SELECT tombstone_horizon FROM calendars WHERE id = ?", [.integer(row.rowID)]) { $0.int(0) } ?? 0
+                guard token.calendar == row.calendar.id, token.sequence <= current.sequence else {
+                    throw StoreError(.invalidSyncToken, "sync token \(token) was not issued by this calendar", resource: calendar)
+                }
+                guard token.sequence >= horizon else {
+                    throw StoreError(.invalidSyncToken, "sync token \(token) has expired; sync again from the start", resource: calendar)
+                }
+                since = token.sequence
+            }
+            let changed = try connection.rows(
+                "SELECT name, etag, component FROM objects WHERE calendar_id = ? AND sequence > ? ORDER BY sequence",
+                [.integer(row.rowID), .int(since)]
+            ) { object in
+                ResourceInfo(name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event)
+            }
+            // An initial sync lists what exists; deletions matter only against a token.
+            let deleted = token == nil ? [] : try connection.rows(
+                "SELECT name FROM tombstones WHERE calendar_id = ? AND sequence > ? ORDER BY sequence", [.integer(row.rowID), .int(since)]
+            ) { $0.string(0) }
+            return ChangeSet(changed: changed, deleted: deleted, token: current)
+        }
+    }
+
+    /// Forgets tombstones at or before `token`: a later sync from an older token is refused
+    /// as expired (clients then sync from scratch).
+    public func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            let row = try calendarRow(calendar, connection, write: true)
+            try connection.run("DELETE FROM tombstones WHERE calendar_id = ? AND sequence <= ?", [.integer(row.rowID), .int(token.sequence)])
+            try connection.run(
+                "UPDATE calendars SET tombstone_horizon = max(tombstone_horizon, ?) WHERE id = ?", [.int(token.sequence), .integer(row.rowID)])
+        }
+    }
+}
+
+/// How object boxes are laid out in the R*Tree: minutes since the epoch in 32-bit
+/// integers (about ±4,000 years), rounded outward so a box always holds its object,
+/// with the largest value for a series without end.
+enum IntervalIndex {
+    static let openEnd = Int(Int32.max)
+
+    static func lowerMinute(_ seconds: Int) -> Int {
+        if seconds == Int.min { return Int(Int32.min) }
+        let minute = seconds >= 0 ? seconds / 60 : -((-seconds + 59) / 60)
+        return max(Int(Int32.min), min(openEnd - 1, minute))
+    }
+
+    static func upperMinute(_ seconds: Int?) -> Int {
+        guard let seconds else { return openEnd }
+        let minute = seconds >= 0 ? (seconds + 59) / 60 : -(-seconds / 60)
+        return max(Int(Int32.min), min(openEnd, minute))
+    }
+}

@@ -1,0 +1,235 @@
+import CivilTime
+import ICalendar
+
+/// The `EventStore` of one user on the SQLite backend.
+///
+/// Cheap to make and to copy; every call runs in its own transaction on the
+/// backend's connections.
+public struct SQLiteEventStore: EventStore {
+    let backend: SQLiteBackend
+    let userID: Int64
+    public let user: String
+
+    var database: Database { backend.database }
+}
+
+/// A calendar as the store reads it, with its row and what this user may do.
+struct CalendarRow {
+    var rowID: Int64
+    var ownerID: Int64
+    var calendar: EventCalendar
+    var writable: Bool
+}
+
+extension SQLiteEventStore {
+    static let calendarColumns = """
+        SELECT c.id, c.owner_id, c.identifier, c.name, u.name, c.title, c.color, c.description, c.time_zone,
+               c.sort_order, c.components, c.kind, c.feed_url, c.refresh_interval, c.sequence, g.access
+        FROM calendars c JOIN users u ON u.id = c.owner_id
+        LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
+        WHERE (c.owner_id = ?1 OR g.access IS NOT NULL)
+        """
+
+    func calendarRow(_ row: Row) -> CalendarRow {
+        var calendar = EventCalendar(title: row.string(5))
+        calendar.id = row.string(2)
+        calendar.name = row.string(3)
+        calendar.owner = row.string(4)
+        calendar.color = row.optionalString(6)
+        calendar.calendarDescription = row.optionalString(7)
+        calendar.timeZone = row.optionalString(8)
+        calendar.order = row.int(9)
+        calendar.componentTypes = Set(row.string(10).split(separator: ",").compactMap { ComponentType(rawValue: String($0)) })
+        if row.string(11) == "subscription" {
+            calendar.kind = .subscription(url: row.string(12), refreshInterval: row.optionalInt(13) ?? 86_400)
+        }
+        let sequence = row.int(14)
+        calendar.ctag = "\"\(calendar.id)-\(sequence)\""
+        calendar.syncToken = SyncToken(calendar: calendar.id, sequence: sequence)
+        let ownerID = row.int64(1)
+        let writable = ownerID == userID || row.optionalString(15) == Access.readWrite.rawValue
+        return CalendarRow(rowID: row.int64(0), ownerID: ownerID, calendar: calendar, writable: writable)
+    }
+
+    func loadDeadProperties(_ row: inout CalendarRow, _ connection: Connection) throws(StoreError) {
+        try connection.forEachRow("SELECT name, value FROM calendar_properties WHERE calendar_id = ?", [.integer(row.rowID)]) { property in
+            row.calendar.deadProperties[property.string(0)] = property.string(1)
+        }
+    }
+
+    /// The calendar with this identifier if this user may see it (and, for `write`, change it).
+    /// A calendar the user may not see is `notFound`, so its existence is not revealed.
+    func calendarRow(_ identifier: String, _ connection: Connection, write: Bool) throws(StoreError) -> CalendarRow {
+        guard var row = try connection.firstRow(Self.calendarColumns + " AND c.identifier = ?2", [.integer(userID), .text(identifier)], calendarRow)
+        else { throw StoreError(.notFound, "no calendar \(identifier)", resource: identifier) }
+        if write && !row.writable {
+            throw StoreError(.forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only", resource: identifier)
+        }
+        try loadDeadProperties(&row, connection)
+        return row
+    }
+
+    // MARK: Calendars
+
+    public func calendars() throws(StoreError) -> [EventCalendar] {
+        try database.read { (connection) throws(StoreError) -> [EventCalendar] in
+            var rows = try connection.rows(Self.calendarColumns + " ORDER BY c.sort_order, c.title, c.id", [.integer(userID)], calendarRow)
+            for index in rows.indices { try loadDeadProperties(&rows[index], connection) }
+            return rows.map(\.calendar)
+        }
+    }
+
+    public func calendar(withIdentifier identifier: String) throws(StoreError) -> EventCalendar {
+        try database.read { (connection) throws(StoreError) -> EventCalendar in
+            try calendarRow(identifier, connection, write: false).calendar
+        }
+    }
+
+    public func calendar(named name: String) throws(StoreError) -> EventCalendar {
+        try database.read { (connection) throws(StoreError) -> EventCalendar in
+            guard var row = try connection.firstRow(
+                Self.calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)], calendarRow)
+            else { throw StoreError(.notFound, "no calendar named \(name)", resource: name) }
+            try loadDeadProperties(&row, connection)
+            return row.calendar
+        }
+    }
+
+    public func createCalendar(_ calendar: EventCalendar, name: String?) throws(StoreError) -> EventCalendar {
+        try validate(calendar)
+        let identifier = Identifiers.newUUID()
+        let name = name ?? identifier.lowercased()
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw StoreError(.invalidArgument, "a calendar name is one path segment", resource: name)
+        }
+        return try database.write { (connection) throws(StoreError) -> EventCalendar in
+            try insertCalendar(calendar, identifier: identifier, name: name, connection)
+        }
+    }
+
+    func insertCalendar(_ calendar: EventCalendar, identifier: String, name: String, _ connection: Connection)
+        throws(StoreError) -> EventCalendar
+    {
+        if try connection.firstRow(
+            "SELECT 1 FROM calendars WHERE owner_id = ? AND name = ?", [.integer(userID), .text(name)], { _ in true }) != nil
+        {
+            throw StoreError(.alreadyExists, "a calendar named \(name) exists", resource: name)
+        }
+        try connection.run(
+            """
+            INSERT INTO calendars (identifier, owner_id, name, title, color, description, time_zone, sort_order,
+                components, kind, feed_url, refresh_interval, created)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(identifier), .integer(userID), .text(name)] + settableColumns(calendar) + [.int(WallClock.now())])
+        try writeDeadProperties(calendar.deadProperties, rowID: connection.lastInsertedRowID, connection)
+        return try calendarRow(identifier, connection, write: false).calendar
+    }
+
+    func validate(_ calendar: EventCalendar) throws(StoreError) {
+        if calendar.title.isEmpty { throw StoreError(.invalidArgument, "a calendar needs a title") }
+        if calendar.componentTypes.isEmpty {
+            throw StoreError(.invalidArgument, "a calendar holds at least one of VEVENT, VTODO, VJOURNAL")
+        }
+        if let zone = calendar.timeZone, TimeZoneDatabase.zone(named: zone) == nil {
+            throw StoreError(.invalidArgument, "unknown time zone \(zone) (use an IANA name such as Europe/Berlin)")
+        }
+    }
+
+    func settableColumns(_ calendar: EventCalendar) -> [SQLiteValue] {
+        let components = ComponentType.allCases.filter(calendar.componentTypes.contains).map(\.rawValue).joined(separator: ",")
+        var kind: SQLiteValue = "local"
+        var url: SQLiteValue = nil
+        var interval: SQLiteValue = nil
+        if case .subscription(let feed, let refresh) = calendar.kind {
+            kind = "subscription"
+            url = .text(feed)
+            interval = .int(refresh)
+        }
+        return [
+            .text(calendar.title), .optional(calendar.color), .optional(calendar.calendarDescription), .optional(calendar.timeZone),
+            .int(calendar.order), .text(components), kind, url, interval,
+        ]
+    }
+
+    func writeDeadProperties(_ properties: [String: String], rowID: Int64, _ connection: Connection) throws(StoreError) {
+        try connection.run("DELETE FROM calendar_properties WHERE calendar_id = ?", [.integer(rowID)])
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+            try connection.run(
+                "INSERT INTO calendar_properties (calendar_id, name, value) VALUES (?, ?, ?)", [.integer(rowID), .text(name), .text(value)])
+        }
+    }
+
+    /// Bumps a calendar's change sequence and returns the new value.
+    func bumpSequence(_ rowID: Int64, _ connection: Connection) throws(StoreError) -> Int {
+        guard let sequence = try connection.firstRow(
+            "UPDATE calendars SET sequence = sequence + 1 WHERE id = ? RETURNING sequence", [.integer(rowID)], { $0.int(0) })
+        else { throw StoreError(.notFound, "calendar row \(rowID) vanished") }
+        return sequence
+    }
+
+    public func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar {
+        try validate(calendar)
+        return try database.write { (connection) throws(StoreError) -> EventCalendar in
+            let row = try calendarRow(calendar.id, connection, write: true)
+            guard row.ownerID == userID else {
+                throw StoreError(.forbidden, "only the owner changes a calendar's settings", resource: calendar.id)
+            }
+            try connection.run(
+                """
+                UPDATE calendars SET title = ?, color = ?, description = ?, time_zone = ?, sort_order = ?, components = ?,
+                    kind = ?, feed_url = ?, refresh_interval = ? WHERE id = ?
+                """, settableColumns(calendar) + [.integer(row.rowID)])
+            try writeDeadProperties(calendar.deadProperties, rowID: row.rowID, connection)
+            _ = try bumpSequence(row.rowID, connection)
+            return try calendarRow(calendar.id, connection, write: false).calendar
+        }
+    }
+
+    public func deleteCalendar(withIdentifier identifier: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            let row = try calendarRow(identifier, connection, write: true)
+            guard row.ownerID == userID else {
+                throw StoreError(.forbidden, "only the owner deletes a calendar", resource: identifier)
+            }
+            try connection.run(
+                "DELETE FROM object_ranges WHERE id IN (SELECT id FROM objects WHERE calendar_id = ?)", [.integer(row.rowID)])
+            try connection.run("DELETE FROM calendars WHERE id = ?", [.integer(row.rowID)])
+        }
+    }
+
+    public func calendar(titled title: String, createIfMissing: Bool) throws(StoreError) -> EventCalendar? {
+        let wanted = title.lowercased()
+        let find = { (connection: Connection) throws(StoreError) -> EventCalendar? in
+            try connection.rows(Self.calendarColumns + " AND c.owner_id = ?1 ORDER BY c.id", [.integer(userID)], calendarRow)
+                .first { $0.calendar.title.lowercased() == wanted }?.calendar
+        }
+        if let found = try database.read(find) { return try calendar(withIdentifier: found.id) }
+        guard createIfMissing else { return nil }
+        let template = EventCalendar(title: title)
+        try validate(template)
+        // Look again under the write lock, so two callers racing create one calendar.
+        return try database.write { (connection) throws(StoreError) -> EventCalendar in
+            if let found = try find(connection) { return try calendarRow(found.id, connection, write: false).calendar }
+            let identifier = Identifiers.newUUID()
+            return try insertCalendar(template, identifier: identifier, name: identifier.lowercased(), connection)
+        }
+    }
+
+    public func grant(_ access: Access?, onCalendar identifier: String, to grantee: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            let row = try calendarRow(identifier, connection, write: true)
+            guard row.ownerID == userID else { throw StoreError(.forbidden, "only the owner shares a calendar", resource: identifier) }
+            guard let granteeID = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(grantee)], { $0.int64(0) }) else {
+                throw StoreError(.notFound, "no user \(grantee)", resource: grantee)
+            }
+            if let access {
+                try connection.run(
+                    "INSERT OR REPLACE INTO grants (calendar_id, user_id, access) VALUES (?, ?, ?)",
+                    [.integer(row.rowID), .integer(granteeID), .text(access.rawValue)])
+            } else {
+                try connection.run("DELETE FROM grants WHERE calendar_id = ? AND user_id = ?", [.integer(row.rowID), .integer(granteeID)])
+            }
+        }
+    }
+}

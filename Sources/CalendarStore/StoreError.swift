@@ -1,0 +1,74 @@
+import ICalendar
+
+/// Why a store operation failed: what kind of failure, a sentence for people,
+/// and the context that helps a caller map it (the resource, the SQL, the
+/// iCalendar diagnostic).
+///
+/// Every failing write leaves the store as it was: operations run in one
+/// transaction that rolls back on any error.
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure. The raw values are stable; later layers map them
+    /// to HTTP statuses and DAV preconditions.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// No such calendar, event, resource or user (or not visible to this user).
+        case notFound
+        /// The caller may see the calendar but not change it, or may not see it at all.
+        case forbidden
+        /// An `ifMatch` / `ifNoneMatch` precondition failed (HTTP 412).
+        case preconditionFailed
+        /// Another resource of the calendar has this UID (CalDAV `no-uid-conflict`).
+        case uidConflict
+        /// The iCalendar data is malformed or breaks a calendar object resource's rules
+        /// (CalDAV `valid-calendar-data` / `valid-calendar-object-resource`).
+        case invalidCalendarData
+        /// The calendar does not accept this component type (CalDAV `supported-calendar-component`).
+        case unsupportedComponent
+        /// A sync token this calendar never issued, or one whose tombstones were pruned
+        /// (CalDAV `valid-sync-token`, HTTP 403).
+        case invalidSyncToken
+        /// An argument out of range: an empty title, an interval that ends before it starts.
+        case invalidArgument
+        /// A name or title already taken where it must be unique.
+        case alreadyExists
+        /// SQLite or the file system failed; `sqliteCode` and `sql` say where.
+        case database
+    }
+
+    public var code: Code
+    public var message: String
+    /// The resource or object involved, if any (a CalDAV resource name, an event identifier).
+    public var resource: String?
+    /// For `uidConflict`: the name of the resource that already holds the UID.
+    public var conflictingResource: String?
+    /// For `invalidCalendarData`: the parser's diagnostic, with its line.
+    public var diagnostic: ICalendarError?
+    /// For `database`: SQLite's extended result code.
+    public var sqliteCode: Int32?
+    /// For `database`: the statement that failed.
+    public var sql: String?
+
+    public init(
+        _ code: Code, _ message: String, resource: String? = nil, conflictingResource: String? = nil,
+        diagnostic: ICalendarError? = nil, sqliteCode: Int32? = nil, sql: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.resource = resource
+        self.conflictingResource = conflictingResource
+        self.diagnostic = diagnostic
+        self.sqliteCode = sqliteCode
+        self.sql = sql
+    }
+
+    static func invalidData(_ error: ICalendarError, resource: String? = nil) -> StoreError {
+        StoreError(.invalidCalendarData, error.description, resource: resource, diagnostic: error)
+    }
+
+    /// `message (resource NAME) [code]`.
+    public var description: String {
+        var text = message
+        if let resource { text += " (resource \(resource))" }
+        if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
+        return text + " [\(code.rawValue)]"
+    }
+}

@@ -1,0 +1,102 @@
+import AlmanacTestSupport
+import CalendarStore
+import Testing
+
+@Suite("Calendars") struct CalendarTests {
+    @Test(arguments: Backend.allCases) func createListUpdateDelete(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        var work = try store.createCalendar(
+            EventCalendar(title: "Work", color: "#FF8800CC", description: "Office", timeZone: "Europe/Berlin", order: 2, componentTypes: [.event]))
+        let home = try store.createCalendar(EventCalendar(title: "Home", order: 1), name: "home")
+        #expect(home.name == "home")
+        #expect(work.owner == "alice")
+        #expect(try store.calendars().map(\.title) == ["Home", "Work"])
+        #expect(try store.calendar(named: "home").id == home.id)
+
+        work.title = "Office"
+        work.color = "#112233"
+        work.deadProperties["{http://example.com/ns}flavour"] = "<x:flavour xmlns:x=\"http://example.com/ns\">lemon</x:flavour>"
+        let ctag = work.ctag
+        let updated = try store.updateCalendar(work)
+        #expect(updated.title == "Office")
+        #expect(updated.color == "#112233")
+        #expect(updated.timeZone == "Europe/Berlin")
+        #expect(updated.componentTypes == [.event])
+        #expect(updated.deadProperties == work.deadProperties)
+        #expect(updated.ctag != ctag)
+        #expect(try store.calendar(withIdentifier: work.id).title == "Office")
+
+        try store.deleteCalendar(withIdentifier: home.id)
+        #expect(try store.calendars().map(\.title) == ["Office"])
+        #expect(throws: StoreError.self) { try store.calendar(withIdentifier: home.id) }
+    }
+
+    @Test(arguments: Backend.allCases) func badSettingsAreRefusedAndChangeNothing(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        for bad in [EventCalendar(title: ""), EventCalendar(title: "X", timeZone: "Mars/Olympus"), EventCalendar(title: "X", componentTypes: [])] {
+            let error = try #require(throws: StoreError.self) { try store.createCalendar(bad) }
+            #expect(error.code == .invalidArgument)
+        }
+        _ = try store.createCalendar(EventCalendar(title: "A"), name: "a")
+        let duplicate = try #require(throws: StoreError.self) { try store.createCalendar(EventCalendar(title: "B"), name: "a") }
+        #expect(duplicate.code == .alreadyExists)
+        #expect(try store.calendars().map(\.title) == ["A"])
+    }
+
+    @Test(arguments: Backend.allCases) func findOrCreateByTitle(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        #expect(try store.calendar(titled: "Trainings", createIfMissing: false) == nil)
+        let created = try #require(try store.calendar(titled: "Trainings", createIfMissing: true))
+        let found = try #require(try store.calendar(titled: "trainings", createIfMissing: true))
+        #expect(found.id == created.id)
+        #expect(try store.calendars().count == 1)
+        // Bob's calendar of the same title is his own.
+        let bobs = try #require(try fixture.store(for: "bob").calendar(titled: "Trainings", createIfMissing: true))
+        #expect(bobs.id != created.id)
+    }
+
+    @Test(arguments: Backend.allCases) func racingFindOrCreateMakesOneCalendar(_ kind: Backend) async throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let identifiers = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try store.calendar(titled: "Race", createIfMissing: true)!.id }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(identifiers.count == 1)
+        #expect(try store.calendars().count == 1)
+    }
+
+    @Test(arguments: Backend.allCases) func otherUsersCalendarsNeedAGrant(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let work = try fixture.calendar()
+        let bob = try fixture.store(for: "bob")
+        let hidden = try #require(throws: StoreError.self) { try bob.calendar(withIdentifier: work.id) }
+        #expect(hidden.code == .notFound)
+        #expect(try bob.calendars().isEmpty)
+        let put = try #require(throws: StoreError.self) {
+            try bob.putResource(resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        }
+        #expect(put.code == .notFound)
+
+        try fixture.store.grant(.read, onCalendar: work.id, to: "bob")
+        #expect(try bob.calendars().map(\.id) == [work.id])
+        let readOnly = try #require(throws: StoreError.self) {
+            try bob.putResource(resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        }
+        #expect(readOnly.code == .forbidden)
+        let delete = try #require(throws: StoreError.self) { try bob.deleteCalendar(withIdentifier: work.id) }
+        #expect(delete.code == .forbidden)
+
+        try fixture.store.grant(.readWrite, onCalendar: work.id, to: "bob")
+        _ = try bob.putResource(resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        #expect(try fixture.store.resources(calendar: work.id).map(\.name) == ["x.ics"])
+
+        try fixture.store.grant(nil, onCalendar: work.id, to: "bob")
+        #expect(try bob.calendars().isEmpty)
+    }
+}

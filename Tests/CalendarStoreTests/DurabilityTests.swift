@@ -1,0 +1,148 @@
+import AlmanacTestSupport
+import CalendarStore
+import Foundation
+import Testing
+
+@Suite("Durability") struct DurabilityTests {
+    @Test func dataSurvivesReopeningAndBackupsAreComplete() throws {
+        let directory = try TemporaryDirectory()
+        var etag = ""
+        var calendarID = ""
+        do {
+            let backend = try SQLiteBackend(directory: directory.path)
+            try backend.createUser(named: "alice")
+            let store = try backend.eventStore(for: "alice")
+            calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
+            etag = try store.putResource(
+                resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept"])), name: "a.ics", calendar: calendarID, ifMatch: nil,
+                ifNoneMatch: false)
+            let copy = directory.url.appendingPathComponent("backup.sqlite").path
+            try backend.backup(to: copy)
+            let restored = try SQLiteBackend(path: copy)
+            #expect(try restored.integrityCheck() == ["ok"])
+            #expect(try restored.eventStore(for: "alice").resource(named: "a.ics", calendar: calendarID).etag == etag)
+        }
+        let reopened = try SQLiteBackend(directory: directory.path)
+        #expect(try reopened.integrityCheck() == ["ok"])
+        let store = try reopened.eventStore(for: "alice")
+        #expect(try store.resource(named: "a.ics", calendar: calendarID).etag == etag)
+        #expect(try store.events(in: firstDecemberWeek).map(\.title) == ["Kept"])
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        _ = try SQLiteBackend(directory: directory.path)
+        let path = directory.path + "/almanac.sqlite"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", path, "PRAGMA user_version = 99"]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let error = try #require(throws: StoreError.self) { try SQLiteBackend(directory: directory.path) }
+        #expect(error.code == .database)
+        #expect(error.message.contains("newer"))
+    }
+
+    /// A child process writes events and prints each acknowledgement; it is killed with
+    /// SIGKILL at random moments. After every kill the file is sound, restarts cleanly,
+    /// and holds every acknowledged write (or a later write of the same resource).
+    @Test func acknowledgedWritesSurviveSIGKILL() throws {
+        let directory = try TemporaryDirectory()
+        let worker = Checkout.buildDirectory.appendingPathComponent("StoreCrashWorker")
+        try #require(FileManager.default.isExecutableFile(atPath: worker.path), "build StoreCrashWorker first (swift build --build-tests)")
+        var generator = SplitMix64(seed: 4242)
+        var acknowledged: [String: String] = [:]
+        var kills = 0
+        for round in 0..<8 {
+            let process = Process()
+            process.executableURL = worker
+            let last = round == 7
+            process.arguments = [directory.path, String(round), last ? "300" : "3000"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if !last {
+                usleep(UInt32.random(in: 80_000...600_000, using: &generator))
+                kill(process.processIdentifier, SIGKILL)
+            }
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { kills += 1 }
+            if last { #expect(process.terminationStatus == 0 && text.hasSuffix("done\n")) }
+            for line in text.split(separator: "\n") where line.hasPrefix("ack ") {
+                let parts = line.split(separator: " ")
+                acknowledged[String(parts[1])] = String(parts[2])
+            }
+
+            let backend = try SQLiteBackend(directory: directory.path)
+            #expect(try backend.integrityCheck() == ["ok"])
+            let store = try backend.eventStore(for: "crash")
+            let calendar = try #require(try store.calendar(titled: "Crash", createIfMissing: false))
+            let stored = Dictionary(uniqueKeysWithValues: try store.resources(calendar: calendar.id).map { ($0.name, $0.etag) })
+            for (name, etag) in acknowledged {
+                let current = try #require(stored[name], "acknowledged \(name) is missing after round \(round)")
+                #expect(current == etag || sequence(current) > sequence(etag), "\(name): acknowledged \(etag), found \(current)")
+            }
+        }
+        #expect(kills >= 5)
+        #expect(acknowledged.count > 300)
+    }
+
+    private func sequence(_ etag: String) -> Int {
+        Int(etag.dropFirst().prefix { $0 != "-" }) ?? -1
+    }
+}
+
+@Suite("Concurrency") struct ConcurrencyTests {
+    /// Writers race with If-Match on one resource: each round exactly one wins, and
+    /// the winner's write is what is stored.
+    @Test(arguments: Backend.allCases) func exactlyOneIfMatchWriterWins(_ kind: Backend) async throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let work = try fixture.calendar()
+        var etag = try store.putResource(
+            resource(vevent(uid: "race", ["DTSTART:20261201T090000Z", "SUMMARY:Start"])), name: "race.ics", calendar: work.id, ifMatch: nil,
+            ifNoneMatch: false)
+        for round in 0..<20 {
+            let current = etag
+            let results = await withTaskGroup(of: (Int, String?).self) { group in
+                for writer in 0..<6 {
+                    group.addTask {
+                        let data = resource(vevent(uid: "race", ["DTSTART:20261201T090000Z", "SUMMARY:Round \(round) writer \(writer)"]))
+                        let tag = try? store.putResource(data, name: "race.ics", calendar: work.id, ifMatch: current, ifNoneMatch: false)
+                        return (writer, tag)
+                    }
+                }
+                return await group.reduce(into: [(Int, String?)]()) { $0.append($1) }
+            }
+            let winners = results.filter { $0.1 != nil }
+            #expect(winners.count == 1, "round \(round)")
+            guard let winner = winners.first else { continue }
+            etag = winner.1!
+            let stored = try store.resource(named: "race.ics", calendar: work.id)
+            #expect(stored.etag == etag)
+            #expect(String(decoding: stored.data, as: UTF8.self).contains("SUMMARY:Round \(round) writer \(winner.0)"))
+        }
+    }
+
+    /// Many writers creating distinct events at once lose nothing.
+    @Test(arguments: Backend.allCases) func parallelCreatesAreAllKept(_ kind: Backend) async throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let work = try fixture.calendar()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    for index in 0..<25 {
+                        _ = try store.save(Event(title: "W\(writer) #\(index)", start: zoned("UTC", 2026, 12, 2, 9), calendarIdentifier: work.id))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try store.resources(calendar: work.id).count == 200)
+        #expect(try store.changes(since: nil, calendar: work.id).token.sequence == 200)
+    }
+}
