@@ -16,6 +16,32 @@ public enum Almanac {
           ics expand FILE [--from D] [--to D] [--tz ZONE] [--format text|jsonl]
                                             list the instances in a window
 
+        Store (the data directory: --data DIR, else $ALMANAC_DATA, else
+        $XDG_DATA_HOME/almanac, else ~/.local/share/almanac; --user NAME, else
+        $ALMANAC_USER, else the only user):
+          calendar list|create TITLE|delete TITLE|show TITLE
+                                            manage calendars (create: --color,
+                                            --tz, --description)
+          add --calendar T --title T --start WHEN (--end WHEN | --duration 90m)
+              [--all-day] [--tz ZONE] [--rrule RULE] [--alarm -15m]...
+              [--location L] [--notes N] [--url U]
+                                            add an event (creates the calendar)
+          list [--from WHEN] [--to WHEN] [--calendar T] [--title T] [--tz ZONE]
+               [--json]                     occurrences (default: next 30 days)
+          agenda [--calendar T] [--tz ZONE] the next 7 days, by day
+          remove --calendar T --from WHEN --to WHEN [--title T]
+                                            remove occurrences in a range
+          remove --id ID [--occurrence WHEN] [--span this|future]
+                                            remove an event or some instances
+          import FILE --calendar T          import a .ics file, one object per UID
+          export --calendar T [FILE]        write the calendar as one .ics file
+          alarms [--from WHEN] [--to WHEN] [--calendar T] [--json]
+                                            alarms due (default: today)
+          db check | db backup FILE         integrity check; online backup
+
+        WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM" (in --tz, else the calendar's
+        zone, else the local zone), a time ending in Z (UTC), today or tomorrow.
+
         Options:
           -h, --help       show help (also: almanac ics --help)
           --version        print the version
@@ -40,6 +66,24 @@ public enum Almanac {
                 return 0
             case "ics":
                 return try ICSCommand.run(rest, io: io)
+            case "calendar":
+                return try CalendarCommand.run(rest, io: io)
+            case "add":
+                return try EventCommands.add(rest, io: io)
+            case "list":
+                return try EventCommands.list(rest, io: io, agenda: false)
+            case "agenda":
+                return try EventCommands.list(rest, io: io, agenda: true)
+            case "remove":
+                return try EventCommands.remove(rest, io: io)
+            case "alarms":
+                return try EventCommands.alarms(rest, io: io)
+            case "import":
+                return try ImportExportCommands.importFile(rest, io: io)
+            case "export":
+                return try ImportExportCommands.export(rest, io: io)
+            case "db":
+                return try DatabaseCommand.run(rest, io: io)
             default:
                 throw CommandFailure.usage(
                     command.hasPrefix("-")

@@ -17,6 +17,16 @@ public protocol CommandIO: AnyObject {
     func write(_ bytes: [UInt8])
     /// Writes a line to standard error.
     func writeError(_ line: String)
+    /// Writes a whole file, replacing it.
+    func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure)
+    /// Writes to standard error without a newline (a progress line redrawn with `\r`).
+    func writeProgress(_ text: String)
+    /// Whether standard error is a terminal (progress bars only go to people).
+    var isTerminal: Bool { get }
+    /// The process environment.
+    var environment: [String: String] { get }
+    /// The current time, Unix seconds.
+    var now: Int { get }
 }
 
 extension CommandIO {
@@ -66,6 +76,32 @@ public final class ProcessIO: CommandIO {
 
     public func writeError(_ line: String) { Self.writeAll(STDERR_FILENO, Array((line + "\n").utf8)) }
 
+    public func writeProgress(_ text: String) { Self.writeAll(STDERR_FILENO, Array(text.utf8)) }
+
+    public func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(errno)))") }
+        Self.writeAll(descriptor, bytes)
+        guard close(descriptor) == 0 else { throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(errno)))") }
+    }
+
+    public var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    public var environment: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    public var now: Int { Clock.now() }
+
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
         var offset = 0
         bytes.withUnsafeBytes { buffer in
@@ -81,11 +117,15 @@ public final class ProcessIO: CommandIO {
     }
 }
 
-/// Today's date in UTC, from the system clock.
+/// The system clock.
 enum Clock {
-    static func today() -> CivilDate {
+    /// Unix seconds.
+    static func now() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return CivilDate(daysSinceEpoch: Int(now.tv_sec) / 86_400)
+        return Int(now.tv_sec)
     }
+
+    /// Today's date in UTC.
+    static func today() -> CivilDate { CivilDate(daysSinceEpoch: now() / 86_400) }
 }

@@ -24,7 +24,29 @@ struct CalendarObject {
         } catch {
             throw .invalidData(error, resource: resource)
         }
+        if let problem = document.warnings.first(where: Self.isFatal) {
+            var error = problem
+            error.severity = .error
+            throw .invalidData(error, resource: resource)
+        }
         try self.init(document: document, resource: resource)
+    }
+
+    /// Lenient parsing recovers from producers' habits (bare LF, a missing PRODID or
+    /// DTSTAMP), which a store accepts. It also recovers from damage that would make
+    /// the store misread the object (broken nesting, invalid UTF-8, an unreadable
+    /// time or rule); those the store refuses, with the parser's line.
+    static func isFatal(_ warning: ICalendarError) -> Bool {
+        switch warning.code {
+        case .mismatchedEnd, .unclosedComponent, .propertyOutsideComponent, .notCalendar, .invalidUTF8, .missingColon,
+            .unterminatedQuote, .invalidName, .limitExceeded:
+            return true
+        case .invalidValue:
+            return ["DTSTART", "DTEND", "DUE", "DURATION", "RRULE", "EXRULE", "RDATE", "EXDATE", "RECURRENCE-ID", "UID", "TRIGGER"]
+                .contains(warning.property ?? "")
+        default:
+            return false
+        }
     }
 
     init(document: ICalendarDocument, resource: String?) throws(StoreError) {

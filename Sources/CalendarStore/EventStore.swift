@@ -70,6 +70,10 @@ public protocol EventStore: Sendable {
     func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError)
     /// Every resource of a calendar with its ETag, by name.
     func resources(calendar: String) throws(StoreError) -> [ResourceInfo]
+    /// Imports calendar objects (each one VCALENDAR with one UID) in one transaction,
+    /// each atomically on its own: an object that fails is skipped with its error and
+    /// the others are kept. An object whose UID the calendar already has replaces it.
+    func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>]
 
     // MARK: Changes
 

@@ -163,6 +163,36 @@ extension SQLiteEventStore {
         }
     }
 
+    public func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>] {
+        // Parse outside the write lock; only the writes hold it.
+        let parsed: [Result<CalendarObject, StoreError>] = objects.map { data in
+            Result { () throws(StoreError) -> CalendarObject in try CalendarObject(parsing: data) }
+        }
+        return try database.write { (connection) throws(StoreError) -> [Result<ResourceInfo, StoreError>] in
+            let row = try calendarRow(calendar, connection, write: true)
+            var results: [Result<ResourceInfo, StoreError>] = []
+            results.reserveCapacity(objects.count)
+            for (candidate, data) in zip(parsed, objects) {
+                results.append(
+                    Result { () throws(StoreError) -> ResourceInfo in
+                        let object: CalendarObject
+                        switch candidate {
+                        case .success(let value): object = value
+                        case .failure(let error): throw error
+                        }
+                        var name = try connection.firstRow(
+                            "SELECT name FROM objects WHERE calendar_id = ? AND uid = ?", [.integer(row.rowID), .text(object.uid)], { $0.string(0) })
+                        if name == nil { name = try freeName(forUID: object.uid, in: row, connection) }
+                        let written = try connection.savepoint { () throws(StoreError) -> ObjectRow in
+                            try writeObject(object, data: data, name: name!, calendar: row, ifMatch: nil, ifNoneMatch: false, connection)
+                        }
+                        return ResourceInfo(name: written.name, etag: written.etag, componentType: written.componentType)
+                    })
+            }
+            return results
+        }
+    }
+
     // MARK: Changes
 
     public func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet {

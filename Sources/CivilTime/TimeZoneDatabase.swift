@@ -45,6 +45,19 @@ public enum TimeZoneDatabase {
         }
     }
 
+    /// The system's zone name from the target of `/etc/localtime` (a link into the
+    /// zoneinfo directory, as Debian and most Linux systems set it), or nil.
+    public static func localZoneName(link: String = "/etc/localtime") -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(link, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let range = target.firstRange(of: "zoneinfo/") else { return nil }
+        var name = String(target[range.upperBound...])
+        for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
+        return zone(named: name) != nil ? name : nil
+    }
+
     /// Parsed zones by file path (the directory can change with `$TZDIR`).
     private static let cache = Mutex<[String: ZoneRules]>([:])
 

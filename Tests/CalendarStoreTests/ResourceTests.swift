@@ -81,6 +81,7 @@ import Testing
             ("no DTSTART", resource(vevent(uid: "a", ["SUMMARY:x"])), .invalidCalendarData),
             ("override type mismatch", resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY"]) + vevent(uid: "a", ["RECURRENCE-ID;VALUE=DATE:20261202", "DTSTART:20261202T100000Z"])), .invalidCalendarData),
             ("task in an events calendar", resource(["BEGIN:VTODO", "UID:t", "DTSTAMP:20261101T000000Z", "SUMMARY:Task", "END:VTODO"]), .unsupportedComponent),
+            ("unreadable DTSTART", resource(vevent(uid: "a", ["DTSTART:2026"])), .invalidCalendarData),
             ("bad RRULE", resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "RRULE:FREQ=SOMETIMES"])), .invalidCalendarData),
         ]
         for (label, data, code) in cases {

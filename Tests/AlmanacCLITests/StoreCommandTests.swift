@@ -1,0 +1,163 @@
+import AlmanacCLI
+import AlmanacTestSupport
+import CalendarStore
+import Foundation
+import Testing
+
+/// The store commands against a real SQLite file in a temporary data directory.
+@Suite struct StoreCommandTests {
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    func io(files: [String: [UInt8]] = [:]) -> CapturedIO {
+        let io = CapturedIO(files: files)
+        io.environment["ALMANAC_DATA"] = directory.path
+        io.environment["USER"] = "tester"
+        return io
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], _ io: CapturedIO? = nil) -> (Int32, CapturedIO) {
+        let io = io ?? self.io()
+        return (Almanac.run(arguments, io: io), io)
+    }
+
+    @Test func addListAgendaAndAlarms() throws {
+        let (status, added) = run([
+            "add", "--calendar", "Trainings", "--title", "Leg day", "--start", "2026-12-01 18:00", "--duration", "90m", "--alarm", "-15m",
+            "--rrule", "FREQ=WEEKLY;BYDAY=TU;COUNT=3", "--location", "Gym", "--notes", "Bring water",
+        ])
+        #expect(status == 0, "\(added.errors)")
+        #expect(added.text.hasPrefix("Added ") && added.text.hasSuffix(" to Trainings\n"))
+        run(["add", "--calendar", "Trainings", "--title", "Holiday", "--start", "2026-12-02", "--all-day"])
+
+        // Times are read and shown in TZ=Europe/Berlin (UTC+1 in December).
+        let (_, listed) = run(["list", "--from", "2026-11-30", "--to", "2026-12-14"])
+        let lines = listed.text.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 4).prefix(4).joined(separator: " ") }
+        #expect(lines == ["2026-12-01 18:00–19:30 Leg day", "2026-12-02 all day Holiday", "2026-12-08 18:00–19:30 Leg day"])
+
+        let (_, json) = run(["list", "--from", "2026-12-01", "--to", "2026-12-02", "--json"])
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.output)) as! [[String: Any]]
+        #expect(decoded.count == 1)
+        #expect(decoded[0]["title"] as? String == "Leg day")
+        #expect(decoded[0]["start"] as? String == "2026-12-01T18:00:00+01:00")
+        #expect(decoded[0]["end"] as? String == "2026-12-01T19:30:00+01:00")
+        #expect(decoded[0]["location"] as? String == "Gym")
+        #expect(decoded[0]["timeZone"] as? String == "Europe/Berlin")
+
+        // The agenda covers the 7 days from today (2026-11-29 in the test's clock).
+        let (_, agenda) = run(["agenda"])
+        #expect(agenda.text == "Tuesday 2026-12-01\n  18:00–19:30  Leg day  [Trainings]\n\nWednesday 2026-12-02\n  all day      Holiday  [Trainings]\n")
+
+        let (_, alarms) = run(["alarms", "--from", "2026-12-01", "--to", "2026-12-16"])
+        #expect(alarms.text.split(separator: "\n").map { String($0.prefix(16)) } == ["2026-12-01 17:45", "2026-12-08 17:45", "2026-12-15 17:45"])
+    }
+
+    @Test func badInputChangesNothing() throws {
+        let cases: [[String]] = [
+            ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "90m", "--tz", "Mars/Base"],
+            ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "soon"],
+            ["add", "--calendar", "New", "--title", "X", "--start", "2026-13-01 18:00", "--duration", "1h"],
+            ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--end", "2026-12-01 17:00"],
+            ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h", "--rrule", "FREQ=NEVER"],
+            ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00"],
+        ]
+        for arguments in cases {
+            let (status, io) = run(arguments)
+            #expect(status == 2, "\(arguments): \(io.errors)")
+            #expect(!io.errors.isEmpty)
+        }
+        let (_, calendars) = run(["calendar", "list"])
+        #expect(calendars.text.isEmpty)
+    }
+
+    @Test func calendarManagement() throws {
+        #expect(run(["calendar", "create", "Work", "--color", "#336699", "--tz", "Europe/Berlin"]).0 == 0)
+        let (status, duplicate) = run(["calendar", "create", "work"])
+        #expect(status == 1 && duplicate.errors.first?.contains("exists") == true)
+        let (_, shown) = run(["calendar", "show", "Work"])
+        #expect(shown.text.contains("Colour:      #336699"))
+        #expect(shown.text.contains("Time zone:   Europe/Berlin"))
+        #expect(run(["calendar", "list"]).1.text == "Work  0 objects  #336699  Europe/Berlin\n")
+        #expect(run(["calendar", "delete", "Work"]).0 == 0)
+        #expect(run(["calendar", "show", "Work"]).0 == 1)
+    }
+
+    @Test func removeByRangeAndByOccurrence() throws {
+        run(["add", "--calendar", "Gym", "--title", "Spin", "--start", "2026-12-01 07:00", "--duration", "45m", "--rrule", "FREQ=DAILY;COUNT=10"])
+        run(["add", "--calendar", "Gym", "--title", "Meeting", "--start", "2026-12-02 12:00", "--duration", "1h"])
+        let (status, removed) = run(["remove", "--calendar", "Gym", "--from", "2026-12-02", "--to", "2026-12-04", "--title", "spin"])
+        #expect(status == 0)
+        #expect(removed.text.hasPrefix("Removed 2 occurrences from Gym\n"))
+        let listed = run(["list", "--from", "2026-12-01", "--to", "2026-12-06"]).1.text
+        #expect(listed.split(separator: "\n").map { $0.prefix(10) } == ["2026-12-01", "2026-12-02", "2026-12-04", "2026-12-05"])
+
+        // An occurrence identifier from 'list' removes that instance; --span future the rest.
+        let spin = listed.split(separator: "\n").first { $0.contains("2026-12-04") }!
+        let occurrenceID = String(spin.split(separator: " ").last!)
+        #expect(run(["remove", "--id", occurrenceID]).0 == 0)
+        let eventID = String(occurrenceID.split(separator: "/")[0])
+        #expect(run(["remove", "--id", eventID, "--occurrence", "2026-12-07 07:00", "--span", "future"]).0 == 0)
+        let after = run(["list", "--from", "2026-12-01", "--to", "2026-12-20", "--title", "Spin"]).1.text
+        #expect(after.split(separator: "\n").map { $0.prefix(10) } == ["2026-12-01", "2026-12-05", "2026-12-06"])
+        let (missing, io) = run(["remove", "--id", eventID, "--occurrence", "2026-12-25 07:00"])
+        #expect(missing == 1 && io.errors.first?.contains("no occurrence") == true)
+    }
+
+    @Test func importReportsRejectionsWithLinesAndExportRoundTrips() throws {
+        let file = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "METHOD:PUBLISH",
+            "BEGIN:VEVENT", "UID:a", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T090000Z", "SUMMARY:First", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:b", "DTSTAMP:20261101T000000Z", "DTSTART:2026", "SUMMARY:Broken start", "END:VEVENT",
+            "BEGIN:VEVENT", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T090000Z", "SUMMARY:No UID", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:c", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261202T100000", "RRULE:FREQ=DAILY;COUNT=2", "SUMMARY:Series", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:c", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID;TZID=Europe/Berlin:20261203T100000", "DTSTART;TZID=Europe/Berlin:20261203T110000", "SUMMARY:Moved", "END:VEVENT",
+            "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let (status, imported) = run(["import", "team.ics", "--calendar", "Team"], io(files: ["team.ics": Array(file.utf8)]))
+        #expect(status == 1)
+        #expect(imported.text == "Imported 2 objects into Team (2 events); rejected 2.\n")
+        #expect(imported.errors.count == 2)
+        #expect(imported.errors[0].hasPrefix("team.ics:14: UID b: "))
+        #expect(imported.errors[1] == "team.ics:17: VEVENT has no UID")
+
+        let (exported, out) = run(["export", "--calendar", "Team", "team-out.ics"])
+        #expect(exported == 0)
+        let bytes = try #require(out.written["team-out.ics"])
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin"))
+        #expect(run(["import", "team-out.ics", "--calendar", "Copy"], io(files: ["team-out.ics": bytes])).0 == 0)
+        let original = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--calendar", "Team"]).1.text
+        let copy = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--calendar", "Copy"]).1.text
+        let strip = { (text: String) in text.split(separator: "\n").map { $0.split(separator: "[")[0] } }
+        #expect(strip(original) == strip(copy))
+        #expect(strip(original).count == 3)
+        // Importing again replaces objects by UID instead of refusing them.
+        #expect(run(["import", "team-out.ics", "--calendar", "Copy"], io(files: ["team-out.ics": bytes])).1.text.hasPrefix("Imported 2 objects"))
+        #expect(run(["calendar", "list"]).1.text.contains("Copy  2 objects"))
+    }
+
+    @Test func importShowsProgressOnATerminal() throws {
+        let corpus = try Corpus.generate(events: 1500, seed: 5)
+        let terminal = io(files: ["corpus.ics": corpus])
+        terminal.isTerminal = true
+        let (status, done) = run(["import", "corpus.ics", "--calendar", "Corpus"], terminal)
+        #expect(status == 0, "\(done.errors.prefix(3))")
+        #expect(done.text == "Imported 1500 objects into Corpus (1500 events); rejected 0.\n")
+        #expect(done.progress.contains("1000/1500"))
+        #expect(done.progress.hasSuffix("[==============================] 100% 1500/1500\n"))
+    }
+
+    @Test func databaseCheckAndBackup() throws {
+        run(["add", "--calendar", "A", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h"])
+        let (status, checked) = run(["db", "check"])
+        #expect(status == 0)
+        #expect(checked.text.contains("ok — 1 users, 1 calendars, 1 objects, 0 tombstones"))
+        let copy = directory.url.appendingPathComponent("copy.sqlite").path
+        #expect(run(["db", "backup", copy]).0 == 0)
+        let restored = try SQLiteBackend(path: copy)
+        #expect(try restored.statistics().objects == 1)
+        #expect(try restored.users().map(\.name) == ["tester"])
+    }
+}
