@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "AlmanacBenchmarks",
-            dependencies: ["ICalendar", "Recurrence", "CMallocCounter"],
+            dependencies: ["ICalendar", "Recurrence", "CalendarStore", "CMallocCounter"],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
 

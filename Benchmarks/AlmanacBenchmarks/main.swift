@@ -4,19 +4,28 @@ import Foundation
 //
 //   swift run -c release AlmanacBenchmarks [--events N] [--iterations K] [SUITE...]
 //
-// Suites: icalendar, recurrence (default: all). Peers (libical) run in the same process
+// Suites: icalendar, recurrence, store (default: icalendar and recurrence; store is
+// large: --calendars N of --calendar-events M events, default 100 x 10,000). Peers (libical) run in the same process
 // invocation on the same generated file, and a ratio line follows each pair.
 
 var events = 20_000
 var iterations = 5
+var calendars = 100
+var calendarEvents = 10_000
+var queries = 1_000
+var reuse = false
 var suites: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--events": events = Int(arguments.popFirst() ?? "") ?? events
     case "--iterations": iterations = max(1, Int(arguments.popFirst() ?? "") ?? iterations)
+    case "--calendars": calendars = max(1, Int(arguments.popFirst() ?? "") ?? calendars)
+    case "--calendar-events": calendarEvents = max(1, Int(arguments.popFirst() ?? "") ?? calendarEvents)
+    case "--reuse-store": reuse = true
+    case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "-h", "--help":
-        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [icalendar] [recurrence]")
+        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [icalendar] [recurrence] [store]")
         exit(0)
     default: suites.append(argument)
     }
@@ -24,5 +33,6 @@ while let argument = arguments.popFirst() {
 let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
+if suites.contains("store") { StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: reuse) }
 if suites.contains("expand-only") { RecurrenceBenchmarks.run(events: events, iterations: iterations, withPeers: false) }
 if suites.contains("parse-only") { ICalendarBenchmarks.parseOnly(events: events, iterations: iterations) }

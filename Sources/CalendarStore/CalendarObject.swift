@@ -113,6 +113,11 @@ struct CalendarObject {
         var isRecurring: Bool
         /// The furthest an alarm fires from its occurrence's start, in seconds; nil without alarms.
         var alarmReach: Int?
+        /// For a one-off object (one component, no RRULE or RDATE): its occurrence.
+        var single: Occurrence?
+        /// The master's (or first component's) STATUS and CATEGORIES.
+        var status: EventStatus?
+        var categories: [String]
     }
 
     /// Floating and all-day times mean different instants in different zones; UTC
@@ -134,6 +139,7 @@ struct CalendarObject {
         var first = Int.max
         var last = Int.min
         var open = false
+        var single: Occurrence?
         func include(_ occurrence: Occurrence) {
             let slack: Int
             if case .instant = occurrence.start { slack = 0 } else { slack = Self.floatingSlack }
@@ -152,6 +158,7 @@ struct CalendarObject {
             } else {
                 let occurrences = try expansion.occurrences(of: members, uid: uid, from: nil, to: nil)
                 if occurrences.count >= limits.maxInstances { open = true }
+                if members.count == 1, !isRecurring, occurrences.count == 1 { single = occurrences[0] }
                 for occurrence in occurrences { include(occurrence) }
             }
         } catch {
@@ -187,8 +194,10 @@ struct CalendarObject {
                 reach = max(reach ?? 0, distance)
             }
         }
+        let main = master ?? members.first
         return Summary(
-            firstStart: first, lastEnd: open ? nil : max(last, first), title: (master ?? members.first)?.property("SUMMARY")?.textValue(),
-            isRecurring: isRecurring, alarmReach: reach)
+            firstStart: first, lastEnd: open ? nil : max(last, first), title: main?.property("SUMMARY")?.textValue(),
+            isRecurring: isRecurring, alarmReach: reach, single: single, status: main.flatMap(EventStatus.init),
+            categories: main?.categoryValues ?? [])
     }
 }

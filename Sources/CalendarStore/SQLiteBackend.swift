@@ -1,4 +1,5 @@
 import ICalendar
+import Recurrence
 import Synchronization
 
 #if canImport(Glibc)
@@ -153,13 +154,13 @@ public final class SQLiteBackend: StoreBackend {
     }
 }
 
-/// Parsed calendar objects by row and change sequence, so repeated queries do not
+/// Prepared calendar objects by row and change sequence, so repeated queries do not
 /// parse the same bytes again. An entry is valid while its object's sequence is
 /// unchanged, which holds across processes: the sequence comes from the row read.
 final class ObjectCache: Sendable {
     private struct Entry {
         var sequence: Int
-        var object: CachedObject
+        var object: PreparedObject
     }
 
     private let entries = Mutex<[Int64: Entry]>([:])
@@ -167,14 +168,14 @@ final class ObjectCache: Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    func object(id: Int64, sequence: Int) -> CachedObject? {
+    func object(id: Int64, sequence: Int) -> PreparedObject? {
         entries.withLock { entries in
             guard let entry = entries[id], entry.sequence == sequence else { return nil }
             return entry.object
         }
     }
 
-    func store(_ object: CachedObject, id: Int64, sequence: Int) {
+    func store(_ object: PreparedObject, id: Int64, sequence: Int) {
         guard capacity > 0 else { return }
         entries.withLock { entries in
             if entries.count >= capacity, entries[id] == nil {
@@ -184,11 +185,4 @@ final class ObjectCache: Sendable {
             entries[id] = Entry(sequence: sequence, object: object)
         }
     }
-}
-
-/// A parsed object's members, ready to expand.
-struct CachedObject: Sendable {
-    var calendar: Component
-    var uid: String
-    var members: [Component]
 }

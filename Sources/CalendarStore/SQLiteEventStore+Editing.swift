@@ -190,14 +190,11 @@ extension SQLiteEventStore {
             let zone = try viewerZone(timeZone, calendar: row)
             var removed: [EventOccurrence] = []
             for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
-                let parsed = try parsedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
-                let inRange = try occurrences(
-                    of: parsed, identifier: candidate.identifier, etag: candidate.etag, calendar: row, from: range.start, to: range.end,
-                    zone: zone)
+                let inRange = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, connection)
                 let matching = inRange.filter { filter.matches($0.component) }
                 guard !matching.isEmpty else { continue }
                 removed += matching
-                guard let object = try connection.firstRow(Self.objectColumns + " WHERE id = ?", [.integer(candidate.rowID)], objectRow) else {
+                guard let object = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(candidate.rowID)], objectRow) else {
                     continue
                 }
                 // A whole object goes when every instance it has lies in the range and matches.
@@ -212,7 +209,7 @@ extension SQLiteEventStore {
                 }
                 try write(editing.calendar, name: object.name, into: row, connection)
             }
-            return removed.sorted { $0.startInstant < $1.startInstant }
+            return Self.sortedByStart(removed)
         }
     }
 }

@@ -24,36 +24,33 @@ extension SQLiteEventStore {
         return zone
     }
 
-    /// An object's parsed members, from the cache when its sequence is unchanged.
-    func parsedObject(id: Int64, sequence: Int, _ connection: Connection) throws(StoreError) -> CachedObject {
+    /// An object read for expansion, from the cache when its sequence is unchanged.
+    func preparedObject(id: Int64, sequence: Int, _ connection: Connection) throws(StoreError) -> PreparedObject {
         if let cached = backend.cache.object(id: id, sequence: sequence) { return cached }
-        guard let data = try connection.firstRow("SELECT data FROM objects WHERE id = ?", [.integer(id)], { $0.bytes(0) }) else {
+        guard let data = try connection.firstRow("SELECT data FROM object_data WHERE id = ?", [.integer(id)], { $0.bytes(0) }) else {
             throw StoreError(.notFound, "object \(id) vanished")
         }
         let object = try CalendarObject(parsing: data)
-        let parsed = CachedObject(calendar: object.calendar, uid: object.uid, members: object.members)
-        backend.cache.store(parsed, id: id, sequence: sequence)
-        return parsed
+        let prepared: PreparedObject
+        do {
+            prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(object.members, uid: object.uid)
+        } catch {
+            throw .invalidData(error)
+        }
+        backend.cache.store(prepared, id: id, sequence: sequence)
+        return prepared
     }
 
-    /// The expansion of one object's occurrences in `from..<to`, as the store reports them.
-    func occurrences(
-        of parsed: CachedObject, identifier: String, etag: String, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules
-    ) throws(StoreError) -> [EventOccurrence] {
-        let resolver = ZoneResolver(calendar: parsed.calendar)
-        let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: zone)
-        let found: [Occurrence]
-        do {
-            found = try expansion.occurrences(of: parsed.members, uid: parsed.uid, from: from, to: to)
-        } catch {
-            throw .invalidData(error, resource: identifier)
-        }
-        return found.map { occurrence in
+    /// The occurrences of a candidate in `from..<to`, as the store reports them.
+    func occurrences(of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules, _ connection: Connection)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        let prepared = try preparedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
+        return prepared.occurrences(from: from, to: to, viewerZone: zone).map { occurrence in
             EventOccurrence(
-                component: occurrence.component, start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
-                isDetached: occurrence.isOverride, timeZone: occurrence.tzid, eventIdentifier: identifier,
-                calendarIdentifier: calendar.calendar.id, etag: etag, viewerZone: zone,
-                seriesZone: occurrence.tzid.flatMap { try? resolver.zone(for: $0) })
+                source: .parsed(occurrence.component), start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
+                isDetached: occurrence.isOverride, timeZone: occurrence.tzid, eventIdentifier: candidate.identifier,
+                calendarIdentifier: calendar.calendar.id, etag: candidate.etag, viewerZone: zone, seriesZone: occurrence.zone)
         }
     }
 
@@ -67,6 +64,17 @@ extension SQLiteEventStore {
         var recurring: Bool
         var firstStart: Int
         var lastEnd: Int?
+        /// A one-off object's times and listing columns, to answer without parsing it.
+        var single: Single?
+
+        struct Single {
+            var start: OccurrenceTime
+            var end: OccurrenceTime
+            var tzid: String?
+            var title: String?
+            var status: EventStatus?
+            var categories: String?
+        }
     }
 
     /// The objects of a calendar whose box overlaps `from..<to` (Unix seconds): a
@@ -75,17 +83,24 @@ extension SQLiteEventStore {
         throws(StoreError) -> [Candidate]
     {
         let sql = """
-            SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end
+            SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
+                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories
             FROM object_ranges r JOIN objects o ON o.id = r.id
             WHERE r.calendar_min <= ?1 AND r.calendar_max >= ?1 AND r.start_min <= ?3 AND r.end_max >= ?2
             """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
         return try connection.rows(
             sql, [.integer(calendar.rowID), .int(IntervalIndex.lowerMinute(from)), .int(IntervalIndex.upperMinute(to))]
         ) { row in
-            Candidate(
+            var single: Candidate.Single?
+            if let kindValue = row.optionalInt(8), let kind = SingleTiming(rawValue: kindValue) {
+                single = Candidate.Single(
+                    start: kind.time(row.int(9)), end: kind.time(row.int(10)), tzid: row.optionalString(11), title: row.optionalString(12),
+                    status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)), categories: row.optionalString(14))
+            }
+            return Candidate(
                 rowID: row.int64(0), identifier: row.string(1), sequence: row.int(2), etag: row.string(3),
                 componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0, firstStart: row.int(6),
-                lastEnd: row.optionalInt(7))
+                lastEnd: row.optionalInt(7), single: single)
         }
     }
 
@@ -97,20 +112,43 @@ extension SQLiteEventStore {
             let zone = try viewerZone(timeZone, calendar: calendar)
             for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
             where filter.componentTypes.contains(candidate.componentType) {
-                let parsed = try parsedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
-                let found = try occurrences(
-                    of: parsed, identifier: candidate.identifier, etag: candidate.etag, calendar: calendar, from: range.start, to: range.end,
-                    zone: zone)
-                for occurrence in found where filter.matches(occurrence.component) { result.append(occurrence) }
+                guard let single = candidate.single else {
+                    for occurrence in try occurrences(of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone, connection)
+                    where filter.isEmpty || filter.matches(occurrence.component) {
+                        result.append(occurrence)
+                    }
+                    continue
+                }
+                // A one-off object is answered from its row; its bytes are parsed only if asked for.
+                guard OccurrenceTime.overlaps(start: single.start, end: single.end, from: range.start, to: range.end, in: zone),
+                    filter.matches(
+                        title: single.title, status: single.status,
+                        categories: { single.categories?.split(separator: SingleTiming.categorySeparator).map(String.init) ?? [] })
+                else { continue }
+                guard let data = try connection.firstRow("SELECT data FROM object_data WHERE id = ?", [.integer(candidate.rowID)], { $0.bytes(0) })
+                else { continue }
+                result.append(
+                    EventOccurrence(
+                        source: .stored(StoredComponent(data: data), title: single.title, status: single.status), start: single.start, end: single.end, recurrenceID: nil, isDetached: false,
+                        timeZone: single.tzid, eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id,
+                        etag: candidate.etag, viewerZone: zone, seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) }))
             }
         }
-        result.sort { lhs, rhs in
-            let left = lhs.startInstant
-            let right = rhs.startInstant
-            if left != right { return left < right }
-            return lhs.identifier < rhs.identifier
+        return Self.sortedByStart(result)
+    }
+
+    /// Occurrences in start order (then by event and instance), sorting keys rather than moving
+    /// the occurrences themselves around.
+    static func sortedByStart(_ occurrences: [EventOccurrence]) -> [EventOccurrence] {
+        let starts = occurrences.map(\.startInstant)
+        let events = occurrences.map(\.eventIdentifier)
+        let instances = occurrences.map { $0.recurrenceID?.instant(in: .utc) ?? 0 }
+        let order = occurrences.indices.sorted { left, right in
+            if starts[left] != starts[right] { return starts[left] < starts[right] }
+            if events[left] != events[right] { return events[left] < events[right] }
+            return instances[left] < instances[right]
         }
-        return result
+        return order.map { occurrences[$0] }
     }
 
     public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
@@ -124,8 +162,8 @@ extension SQLiteEventStore {
     /// The stored object an event identifier (local, else UID) names, in a calendar the user sees.
     func locate(_ identifier: String, write: Bool, _ connection: Connection) throws(StoreError) -> (ObjectRow, CalendarRow) {
         let visible = Set(try visibleCalendars(nil, connection).map(\.rowID))
-        var rows = try connection.rows(Self.objectColumns + " WHERE identifier = ?", [.text(identifier)], objectRow)
-        if rows.isEmpty { rows = try connection.rows(Self.objectColumns + " WHERE uid = ? ORDER BY id", [.text(identifier)], objectRow) }
+        var rows = try connection.rows(Self.objectColumns + " WHERE o.identifier = ?", [.text(identifier)], objectRow)
+        if rows.isEmpty { rows = try connection.rows(Self.objectColumns + " WHERE o.uid = ? ORDER BY o.id", [.text(identifier)], objectRow) }
         guard let object = rows.first(where: { visible.contains($0.calendarRowID) }) else {
             throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
         }
@@ -157,7 +195,7 @@ extension SQLiteEventStore {
             var result: [Event] = []
             for calendar in try visibleCalendars(nil, connection) {
                 if let object = try connection.firstRow(
-                    Self.objectColumns + " WHERE calendar_id = ? AND uid = ?", [.integer(calendar.rowID), .text(uid)], objectRow)
+                    Self.objectColumns + " WHERE o.calendar_id = ? AND o.uid = ?", [.integer(calendar.rowID), .text(uid)], objectRow)
                 {
                     result.append(try event(from: object, calendar: calendar))
                 }
@@ -177,10 +215,8 @@ extension SQLiteEventStore {
                     "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)], { $0.optionalInt(0) }) ?? nil
                 guard let reach else { continue }
                 for candidate in try candidates(in: calendar, from: range.start - reach, to: range.end + reach, alarmsOnly: true, connection) {
-                    let parsed = try parsedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
                     let found = try occurrences(
-                        of: parsed, identifier: candidate.identifier, etag: candidate.etag, calendar: calendar,
-                        from: range.start - reach, to: range.end + reach, zone: zone)
+                        of: candidate, calendar: calendar, from: range.start - reach, to: range.end + reach, zone: zone, connection)
                     var absoluteSeen = Set<Int>()
                     for occurrence in found {
                         for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {

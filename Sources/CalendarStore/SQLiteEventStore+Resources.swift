@@ -1,4 +1,6 @@
+import CivilTime
 import ICalendar
+import Recurrence
 
 /// A stored object's row.
 struct ObjectRow {
@@ -14,7 +16,10 @@ struct ObjectRow {
 }
 
 extension SQLiteEventStore {
-    static let objectColumns = "SELECT id, identifier, calendar_id, name, uid, component, data, etag, sequence FROM objects"
+    static let objectColumns = """
+        SELECT o.id, o.identifier, o.calendar_id, o.name, o.uid, o.component, d.data, o.etag, o.sequence
+        FROM objects o JOIN object_data d ON d.id = o.id
+        """
 
     func objectRow(_ row: Row) -> ObjectRow {
         ObjectRow(
@@ -24,7 +29,7 @@ extension SQLiteEventStore {
     }
 
     func object(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError) -> ObjectRow? {
-        try connection.firstRow(Self.objectColumns + " WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)], objectRow)
+        try connection.firstRow(Self.objectColumns + " WHERE o.calendar_id = ? AND o.name = ?", [.integer(calendar.rowID), .text(name)], objectRow)
     }
 
     /// Checks preconditions and the calendar's rules, then stores `object` (parsed from
@@ -60,10 +65,17 @@ extension SQLiteEventStore {
         let sequence = try bumpSequence(calendar.rowID, connection)
         let etag = Identifiers.etag(for: data, sequence: sequence)
         let now = WallClock.now()
+        var timing: [SQLiteValue] = [nil, nil, nil, nil]
+        if let single = summary.single {
+            let kind = SingleTiming(single.start)
+            timing = [.int(kind.rawValue), .int(kind.key(single.start)), .int(kind.key(single.end)), .optional(single.tzid)]
+        }
         let values: [SQLiteValue] = [
-            .text(object.uid), .text(object.componentType.rawValue), .blob(data), .text(etag), .int(sequence), .optional(summary.title),
+            .text(object.uid), .text(object.componentType.rawValue), .text(etag), .int(sequence), .optional(summary.title),
             .int(summary.firstStart), .optional(summary.lastEnd), .int(summary.isRecurring ? 1 : 0), .optional(summary.alarmReach),
-            .int(now),
+        ] + timing + [
+            .optional(summary.status?.rawValue),
+            summary.categories.isEmpty ? nil : .text(summary.categories.joined(separator: SingleTiming.categorySeparator)), .int(now),
         ]
         let rowID: Int64
         let identifier: String
@@ -72,19 +84,21 @@ extension SQLiteEventStore {
             identifier = existing.identifier
             try connection.run(
                 """
-                UPDATE objects SET uid = ?, component = ?, data = ?, etag = ?, sequence = ?, summary = ?, first_start = ?,
-                    last_end = ?, recurring = ?, alarm_reach = ?, modified = ? WHERE id = ?
+                UPDATE objects SET uid = ?, component = ?, etag = ?, sequence = ?, summary = ?, first_start = ?,
+                    last_end = ?, recurring = ?, alarm_reach = ?, time_kind = ?, start_key = ?, end_key = ?, tzid = ?, status = ?,
+                    categories = ?, modified = ? WHERE id = ?
                 """, values + [.integer(rowID)])
         } else {
             identifier = Identifiers.newUUID()
             try connection.run(
                 """
-                INSERT INTO objects (uid, component, data, etag, sequence, summary, first_start, last_end, recurring,
-                    alarm_reach, modified, identifier, calendar_id, name, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO objects (uid, component, etag, sequence, summary, first_start, last_end, recurring,
+                    alarm_reach, time_kind, start_key, end_key, tzid, status, categories, modified, identifier, calendar_id, name, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)])
             rowID = connection.lastInsertedRowID
         }
+        try connection.run("INSERT OR REPLACE INTO object_data (id, data) VALUES (?, ?)", [.integer(rowID), .blob(data)])
         try connection.run(
             "INSERT OR REPLACE INTO object_ranges (id, calendar_min, calendar_max, start_min, end_max) VALUES (?, ?, ?, ?, ?)",
             [
@@ -232,6 +246,40 @@ extension SQLiteEventStore {
             try connection.run("DELETE FROM tombstones WHERE calendar_id = ? AND sequence <= ?", [.integer(row.rowID), .int(token.sequence)])
             try connection.run(
                 "UPDATE calendars SET tombstone_horizon = max(tombstone_horizon, ?) WHERE id = ?", [.int(token.sequence), .integer(row.rowID)])
+        }
+    }
+}
+
+/// How a one-off object's times are kept in its row.
+enum SingleTiming: Int {
+    case instant = 0
+    case floating = 1
+    case date = 2
+
+    /// Joins CATEGORIES values in their column (the unit separator never appears in text).
+    static let categorySeparator = "\u{1F}"
+
+    init(_ time: OccurrenceTime) {
+        switch time {
+        case .instant: self = .instant
+        case .floating: self = .floating
+        case .date: self = .date
+        }
+    }
+
+    func key(_ time: OccurrenceTime) -> Int {
+        switch time {
+        case .instant(let instant): instant
+        case .floating(let local): local.secondsSinceEpoch
+        case .date(let date): CivilDateTime(date: date, time: .midnight).secondsSinceEpoch
+        }
+    }
+
+    func time(_ key: Int) -> OccurrenceTime {
+        switch self {
+        case .instant: .instant(key)
+        case .floating: .floating(CivilDateTime(secondsSinceEpoch: key))
+        case .date: .date(CivilDateTime(secondsSinceEpoch: key).date)
         }
     }
 }

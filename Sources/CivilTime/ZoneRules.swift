@@ -14,30 +14,77 @@
 /// created, and searched like the table; only later instants evaluate the
 /// footer's rules on each call.
 public struct ZoneRules: Sendable, Hashable {
+    /// The fields, in one shared object: zones are copied into every series and
+    /// occurrence, and a copy should cost one reference, not one per table.
+    private final class Storage: Sendable {
+        let identifier: String
+        let initialOffset: UTCOffset
+        let initialAbbreviation: String
+        let initialIsDaylightSaving: Bool
+        let transitions: [ZoneTransition]
+        let footer: POSIXTimeZone?
+        let lookup: [ZoneTransition]
+        let instants: [Int]
+        let footerRules: POSIXRuleEvaluator?
+        let searchWindow: Int
+
+        init(
+            identifier: String, initialOffset: UTCOffset, initialAbbreviation: String, initialIsDaylightSaving: Bool,
+            transitions: [ZoneTransition], footer: POSIXTimeZone?, lookup: [ZoneTransition], searchWindow: Int
+        ) {
+            self.identifier = identifier
+            self.initialOffset = initialOffset
+            self.initialAbbreviation = initialAbbreviation
+            self.initialIsDaylightSaving = initialIsDaylightSaving
+            self.transitions = transitions
+            self.footer = footer
+            self.lookup = lookup
+            self.instants = lookup.map(\.instant)
+            self.footerRules = footer?.evaluator
+            self.searchWindow = searchWindow
+        }
+    }
+
+    private let storage: Storage
+
     /// The zone's name, such as `Europe/Berlin`, as it was asked for.
-    public let identifier: String
+    public var identifier: String { storage.identifier }
     /// The offset before the first transition (for TZif files, time type 0:
     /// usually local mean time).
-    public let initialOffset: UTCOffset
+    public var initialOffset: UTCOffset { storage.initialOffset }
     /// The abbreviation before the first transition (`LMT` for most IANA zones).
-    public let initialAbbreviation: String
+    public var initialAbbreviation: String { storage.initialAbbreviation }
     /// Whether the time before the first transition is daylight-saving time.
-    public let initialIsDaylightSaving: Bool
+    public var initialIsDaylightSaving: Bool { storage.initialIsDaylightSaving }
     /// The transitions, in instant order, each changing something.
-    public let transitions: [ZoneTransition]
+    public var transitions: [ZoneTransition] { storage.transitions }
     /// The rule for instants from the last transition on, if any.
-    public let footer: POSIXTimeZone?
+    public var footer: POSIXTimeZone? { storage.footer }
 
     /// What lookups search: the table, with the state the footer gives from
     /// the last transition on, followed by the footer's changes through 2100.
-    private let lookup: [ZoneTransition]
+    private var lookup: [ZoneTransition] { storage.lookup }
     /// The instants of `lookup`, contiguous for the binary search.
-    private let instants: [Int]
+    private var instants: [Int] { storage.instants }
     /// The footer's rules as plain integers, so lookups past `lookup` copy no strings.
-    private let footerRules: POSIXRuleEvaluator?
+    private var footerRules: POSIXRuleEvaluator? { storage.footerRules }
     /// How far apart a wall clock and the instants it may name can be: the
     /// largest offset magnitude in the zone plus a day.
-    private let searchWindow: Int
+    private var searchWindow: Int { storage.searchWindow }
+
+    public static func == (lhs: ZoneRules, rhs: ZoneRules) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.identifier == rhs.identifier && lhs.initialOffset == rhs.initialOffset
+                && lhs.initialAbbreviation == rhs.initialAbbreviation && lhs.initialIsDaylightSaving == rhs.initialIsDaylightSaving
+                && lhs.transitions == rhs.transitions && lhs.footer == rhs.footer)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+        hasher.combine(initialOffset)
+        hasher.combine(transitions.count)
+        hasher.combine(transitions.last?.instant)
+    }
 
     /// Creates zone rules from a transition table and an optional footer.
     ///
@@ -76,17 +123,10 @@ public struct ZoneRules: Sendable, Hashable {
                 largestOffset = max(largestOffset, abs(daylightSaving.offset.seconds))
             }
         }
-        self.identifier = identifier
-        self.initialOffset = initialOffset
-        self.initialAbbreviation = initialAbbreviation
-        self.initialIsDaylightSaving = initialIsDaylightSaving
-        self.transitions = table
-        self.footer = footer
-        let lookup = Self.lookupTable(table, footer: footer)
-        self.lookup = lookup
-        self.instants = lookup.map(\.instant)
-        self.footerRules = footer?.evaluator
-        self.searchWindow = min(largestOffset, Int.max / 4) + 86_400
+        storage = Storage(
+            identifier: identifier, initialOffset: initialOffset, initialAbbreviation: initialAbbreviation,
+            initialIsDaylightSaving: initialIsDaylightSaving, transitions: table, footer: footer,
+            lookup: Self.lookupTable(table, footer: footer), searchWindow: min(largestOffset, Int.max / 4) + 86_400)
     }
 
     /// Coordinated Universal Time: offset zero, no transitions.

@@ -85,7 +85,7 @@ public struct CalendarObjectExpansion {
     }
 
     /// The length of an instance starting at `start` (a key), as its end key.
-    struct Length {
+    struct Length: Sendable {
         var exactSeconds: Int
         var nominalDays: Int
 
@@ -111,62 +111,57 @@ public struct CalendarObjectExpansion {
         return anchor.start.isDate ? Length(exactSeconds: 0, nominalDays: 1) : Length(exactSeconds: 0, nominalDays: 0)
     }
 
-    func occurrenceTime(_ key: Int, in time: SeriesTime) -> OccurrenceTime {
-        switch time.kind {
-        case .zoned: .instant(key)
-        case .floating: .floating(CivilDateTime(secondsSinceEpoch: key))
-        case .allDay: .date(CivilDateTime(secondsSinceEpoch: key).date)
-        }
-    }
-
-    func overlaps(start: OccurrenceTime, end: OccurrenceTime, from: Int?, to: Int?) -> Bool {
-        let startInstant = start.instant(in: viewerZone)
-        let endInstant = end.instant(in: viewerZone)
-        if let to, startInstant >= to { return false }
-        if let from {
-            if endInstant > startInstant { return endInstant > from }
-            return startInstant >= from
-        }
-        return true
-    }
+    func occurrenceTime(_ key: Int, in time: SeriesTime) -> OccurrenceTime { time.occurrenceTime(key) }
 
     /// The occurrences of one calendar object (components sharing `uid`).
     public func occurrences(of components: [Component], uid: String, from: Int?, to: Int?) throws(ICalendarError)
         -> [Occurrence]
     {
+        try prepare(components, uid: uid).occurrences(from: from, to: to, viewerZone: viewerZone)
+    }
+
+    /// Reads one calendar object once (rules, overrides, lengths, zones) so that its
+    /// occurrences in many windows, for any viewer, cost only the iteration.
+    public func prepare(_ components: [Component], uid: String) throws(ICalendarError) -> PreparedObject {
         let master = components.first { $0.property("RECURRENCE-ID") == nil }
         let overrides = components.filter { $0.property("RECURRENCE-ID") != nil }
-        var result: [Occurrence] = []
 
         guard let master, let anchor = try makeAnchor(for: master) else {
             // Overrides without a master (an invitation to one instance) stand alone.
+            var singles: [PreparedObject.Single] = []
             for component in components {
-                if let single = try standalone(component, uid: uid, from: from, to: to) { result.append(single) }
+                guard let anchor = try makeAnchor(for: component) else { continue }
+                let startKey = try key(of: anchor.start, in: anchor.time)
+                let length = try length(of: component, anchor: anchor)
+                let id = try component.property("RECURRENCE-ID").map { (property) throws(ICalendarError) in
+                    occurrenceTime(try key(of: try property.dateTimeValue(), in: anchor.time), in: anchor.time)
+                }
+                singles.append(
+                    PreparedObject.Single(
+                        component: component, start: occurrenceTime(startKey, in: anchor.time),
+                        end: occurrenceTime(length.end(of: startKey, in: anchor.time), in: anchor.time), recurrenceID: id,
+                        tzid: anchor.tzid, zone: anchor.time.isInstant ? anchor.time.zone : nil))
             }
-            return result
+            return PreparedObject(uid: uid, series: nil, singles: singles)
         }
         let recurrence = try recurrenceSet(of: master, anchor: anchor)
         let masterLength = try length(of: master, anchor: anchor)
 
         // Overrides by the key of the instance they replace.
-        struct Override {
-            var component: Component
-            var anchor: Anchor
-            var length: Length
-            var shift: Int
-            var thisAndFuture: Bool
-        }
-        var byKey: [Int: Override] = [:]
-        var futureRanges: [(key: Int, override: Override)] = []
+        var byKey: [Int: PreparedObject.Override] = [:]
+        var futureRanges: [(key: Int, override: PreparedObject.Override)] = []
         for component in overrides {
             guard let idProperty = component.property("RECURRENCE-ID"), let overrideAnchor = try makeAnchor(for: component)
             else { continue }
             let id = try idProperty.dateTimeValue()
             let idKey = try key(of: id, in: anchor.time)
             let startKey = try key(of: overrideAnchor.start, in: anchor.time)
-            let item = Override(
-                component: component, anchor: overrideAnchor, length: try length(of: component, anchor: overrideAnchor),
-                shift: startKey - idKey, thisAndFuture: idProperty[parameter: "RANGE"]?.uppercased() == "THISANDFUTURE")
+            let length = try length(of: component, anchor: overrideAnchor)
+            let ownStartKey = try key(of: overrideAnchor.start, in: overrideAnchor.time)
+            let item = PreparedObject.Override(
+                component: component, time: overrideAnchor.time, tzid: overrideAnchor.tzid, startKey: ownStartKey,
+                endKey: length.end(of: ownStartKey, in: overrideAnchor.time), length: length, shift: startKey - idKey,
+                thisAndFuture: idProperty[parameter: "RANGE"]?.uppercased() == "THISANDFUTURE")
             byKey[idKey] = item
             if item.thisAndFuture { futureRanges.append((idKey, item)) }
         }
@@ -180,78 +175,17 @@ public struct CalendarObjectExpansion {
             maxShift = max(maxShift, abs(range.override.shift))
             reach = max(reach, range.override.length.exactSeconds + range.override.length.nominalDays * 90_000)
         }
-        let windowFrom = from.map { windowKey($0, in: anchor.time) - reach - maxShift - 86_400 }
-        let windowTo = to.map { windowKey($0, in: anchor.time) + maxShift + 86_400 }
-
-        var seenOverrides = Set<Int>()
-        for instance in recurrence.instances(from: windowFrom, to: windowTo) {
-            if let item = byKey[instance.start] {
-                seenOverrides.insert(instance.start)
-                if let occurrence = try overrideOccurrence(item.component, item.anchor, item.length, id: instance.start, uid: uid, series: anchor, from: from, to: to) {
-                    result.append(occurrence)
-                }
-                continue
-            }
-            var startKey = instance.start
-            var length = masterLength
-            var component = master
-            var isOverride = false
-            // The latest THISANDFUTURE override at or before this instance applies.
-            if let range = futureRanges.last(where: { $0.key <= instance.start }) {
-                startKey += range.override.shift
-                length = range.override.length
-                component = range.override.component
-                isOverride = true
-            }
-            let endKey = instance.explicitEnd ?? length.end(of: startKey, in: anchor.time)
-            let start = occurrenceTime(startKey, in: anchor.time)
-            let end = occurrenceTime(endKey, in: anchor.time)
-            guard overlaps(start: start, end: end, from: from, to: to) else { continue }
-            result.append(
-                Occurrence(
-                    uid: uid, component: component, start: start, end: end,
-                    recurrenceID: recurrence.rules.isEmpty && recurrence.dates.isEmpty ? nil : occurrenceTime(instance.start, in: anchor.time),
-                    isOverride: isOverride, tzid: anchor.tzid))
+        var instances: [RecurrenceInstance]?
+        if recurrence.rules.allSatisfy({ $0.count != nil || $0.until != nil }) {
+            var listed: [RecurrenceInstance] = []
+            var iterator = recurrence.makeIterator()
+            while listed.count <= PreparedObject.listedInstanceLimit, let instance = iterator.next() { listed.append(instance) }
+            if listed.count <= PreparedObject.listedInstanceLimit { instances = listed }
         }
-        // Overrides whose original instance lies outside the expanded range (or is not an
-        // instance at all) still show where they now are.
-        for (key, item) in byKey where !seenOverrides.contains(key) {
-            if let occurrence = try overrideOccurrence(item.component, item.anchor, item.length, id: key, uid: uid, series: anchor, from: from, to: to) {
-                result.append(occurrence)
-            }
-        }
-        return result
-    }
-
-    func windowKey(_ instant: Int, in time: SeriesTime) -> Int {
-        time.kind == .zoned ? instant : viewerZone.localTime(at: instant).secondsSinceEpoch
-    }
-
-    func overrideOccurrence(
-        _ component: Component, _ anchor: Anchor, _ length: Length, id: Int, uid: String, series: Anchor, from: Int?, to: Int?
-    ) throws(ICalendarError) -> Occurrence? {
-        let startKey = try key(of: anchor.start, in: anchor.time)
-        let start = occurrenceTime(startKey, in: anchor.time)
-        let end = occurrenceTime(length.end(of: startKey, in: anchor.time), in: anchor.time)
-        guard overlaps(start: start, end: end, from: from, to: to) else { return nil }
-        return Occurrence(
-            uid: uid, component: component, start: start, end: end, recurrenceID: occurrenceTime(id, in: series.time),
-            isOverride: true, tzid: anchor.tzid)
-    }
-
-    func standalone(_ component: Component, uid: String, from: Int?, to: Int?) throws(ICalendarError) -> Occurrence? {
-        guard let anchor = try makeAnchor(for: component) else { return nil }
-        let startKey = try key(of: anchor.start, in: anchor.time)
-        let length = try length(of: component, anchor: anchor)
-        let start = occurrenceTime(startKey, in: anchor.time)
-        let end = occurrenceTime(length.end(of: startKey, in: anchor.time), in: anchor.time)
-        guard overlaps(start: start, end: end, from: from, to: to) else { return nil }
-        let id = try component.property("RECURRENCE-ID").map { (property) throws(ICalendarError) in
-            occurrenceTime(try key(of: try property.dateTimeValue(), in: anchor.time), in: anchor.time)
-        }
-        return Occurrence(
-            uid: uid, component: component, start: start, end: end, recurrenceID: id, isOverride: id != nil,
-            tzid: anchor.tzid)
+        let series = PreparedObject.Series(
+            master: master, time: anchor.time, tzid: anchor.tzid, recurrence: recurrence, length: masterLength, overrides: byKey,
+            futureRanges: futureRanges, reach: reach, maxShift: maxShift, instances: instances)
+        return PreparedObject(uid: uid, series: series, singles: [])
     }
 
     /// The recurrence set of a master component.

@@ -20,6 +20,20 @@ public enum OccurrenceTime: Sendable, Hashable, Comparable {
         }
     }
 
+    /// Whether an instance from `start` to `end` belongs to the window `from..<to` (nil
+    /// for unbounded) for a viewer in `zone`: it starts before the window ends and ends
+    /// after it starts; a zero-length instance must start within it.
+    public static func overlaps(start: OccurrenceTime, end: OccurrenceTime, from: Int?, to: Int?, in zone: ZoneRules) -> Bool {
+        let startInstant = start.instant(in: zone)
+        let endInstant = end.instant(in: zone)
+        if let to, startInstant >= to { return false }
+        if let from {
+            if endInstant > startInstant { return endInstant > from }
+            return startInstant >= from
+        }
+        return true
+    }
+
     public static func < (lhs: OccurrenceTime, rhs: OccurrenceTime) -> Bool {
         lhs.instant(in: .utc) < rhs.instant(in: .utc)
     }
@@ -51,6 +65,8 @@ public struct Occurrence: Sendable {
     public var isOverride: Bool
     /// The TZID of the start, if it has one.
     public var tzid: String?
+    /// The zone that TZID resolved to (from IANA, a Windows name or the object's VTIMEZONE).
+    public var zone: ZoneRules?
 
     public var isAllDay: Bool {
         if case .date = start { return true }

@@ -94,7 +94,20 @@ public struct RecurrenceSet: Sendable {
         self.excludedKeys = excludedKeys
         self.excludedDates = excludedDates
         self.limits = limits
+        let isDate = time.kind == .allDay
+        // Iterators are built once (reading a rule allocates) and copied per expansion.
+        var sources = rules.map { RuleIterator(rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits) }
+        if rules.isEmpty {
+            // No rule: DTSTART alone (plus RDATEs).
+            sources.append(
+                RuleIterator(rule: RecurrenceRule(frequency: .yearly, count: 1), start: start, isDate: isDate, zone: time.untilZone, limits: limits))
+        }
+        sourceTemplates = sources
+        exclusionTemplates = exceptionRules.map { RuleIterator(rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits) }
     }
+
+    private let sourceTemplates: [RuleIterator]
+    private let exclusionTemplates: [RuleIterator]
 
     var isAllDay: Bool { time.kind == .allDay }
 
@@ -115,22 +128,12 @@ public struct RecurrenceSet: Sendable {
 
     /// A lazy iterator over every instance, in order.
     public func makeIterator(skippingTo from: Int? = nil) -> Iterator {
-        var sources: [RuleIterator] = []
-        for rule in rules {
-            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.untilZone, limits: limits)
-            if let from { iterator.skip(toward: time.local(from)) }
-            sources.append(iterator)
-        }
-        if rules.isEmpty {
-            // No rule: DTSTART alone (plus RDATEs).
-            let single = RecurrenceRule(frequency: .yearly, count: 1)
-            sources.append(RuleIterator(rule: single, start: start, isDate: isAllDay, zone: time.untilZone, limits: limits))
-        }
-        var exclusions: [RuleIterator] = []
-        for rule in exceptionRules {
-            var iterator = RuleIterator(rule: rule, start: start, isDate: isAllDay, zone: time.untilZone, limits: limits)
-            if let from { iterator.skip(toward: time.local(from)) }
-            exclusions.append(iterator)
+        var sources = sourceTemplates
+        var exclusions = exclusionTemplates
+        if let from {
+            let local = time.local(from)
+            for index in sources.indices where !rules.isEmpty { sources[index].skip(toward: local) }
+            for index in exclusions.indices { exclusions[index].skip(toward: local) }
         }
         let firstDate = from.map { key in dates.firstIndex { $0.start >= key } ?? dates.count } ?? 0
         return Iterator(set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate)

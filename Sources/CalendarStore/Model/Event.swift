@@ -80,7 +80,7 @@ public struct Event: Sendable, Hashable {
 
     /// CATEGORIES, every value of every CATEGORIES property.
     public var categories: [String] {
-        get { component.properties(named: "CATEGORIES").flatMap { $0.textValues() } }
+        get { component.categoryValues }
         set {
             component.removeProperties(named: "CATEGORIES")
             if !newValue.isEmpty { component.properties.append(Property(name: "CATEGORIES", texts: newValue)) }

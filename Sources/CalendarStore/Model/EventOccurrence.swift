@@ -1,6 +1,7 @@
 import CivilTime
 import ICalendar
 import Recurrence
+import Synchronization
 
 /// A half-open span of time, `start..<end`, in Unix seconds (UTC).
 public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
@@ -27,9 +28,15 @@ public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
 /// One instance of an event: EventKit's occurrence of a possibly recurring event,
 /// Android's `Instances` row.
 public struct EventOccurrence: Sendable {
-    /// The component that describes this instance: the series' master, or the
-    /// override (RECURRENCE-ID) that replaces this instance.
-    public var component: Component
+    /// Where the component comes from: already parsed (a series expanded from its
+    /// cached form), or the stored bytes of a one-off event, parsed when first asked for.
+    enum Source: Sendable {
+        case parsed(Component)
+        /// With the listing columns of its row, so title and status need no parse.
+        case stored(StoredComponent, title: String?, status: EventStatus?)
+    }
+
+    let source: Source
     /// The start as the event states it: an instant, a floating wall clock, or a date.
     public var start: OccurrenceTime
     public var end: OccurrenceTime
@@ -49,6 +56,31 @@ public struct EventOccurrence: Sendable {
     /// The zone of a zoned start (resolved from its TZID or the object's VTIMEZONE).
     var seriesZone: ZoneRules?
 
+    /// SUMMARY of this instance.
+    public var title: String? {
+        switch source {
+        case .parsed(let component): component.property("SUMMARY")?.textValue()
+        case .stored(_, let title, _): title
+        }
+    }
+
+    /// STATUS of this instance (nil when the component has none).
+    public var status: EventStatus? {
+        switch source {
+        case .parsed(let component): EventStatus(component)
+        case .stored(_, _, let status): status
+        }
+    }
+
+    /// The component that describes this instance: the series' master, or the override
+    /// (RECURRENCE-ID) that replaces this instance.
+    public var component: Component {
+        switch source {
+        case .parsed(let component): component
+        case .stored(let stored, _, _): stored.component
+        }
+    }
+
     /// The start instant (floating and all-day times read in the asked zone).
     public var startInstant: Int { start.instant(in: viewerZone) }
     /// The end instant.
@@ -60,10 +92,7 @@ public struct EventOccurrence: Sendable {
     }
 
     /// STATUS:CANCELLED on this instance's component.
-    public var isCancelled: Bool { component.property("STATUS")?.value.uppercased() == "CANCELLED" }
-
-    /// SUMMARY of this instance.
-    public var title: String? { component.property("SUMMARY")?.textValue() }
+    public var isCancelled: Bool { status == .cancelled }
 
     /// A stable identifier for this instance: the event's identifier, then `/` and
     /// the RECURRENCE-ID text for an instance of a series.
@@ -105,6 +134,37 @@ public struct EventOccurrence: Sendable {
     }
 }
 
+extension Component {
+    /// Every value of every CATEGORIES property.
+    var categoryValues: [String] { properties(named: "CATEGORIES").flatMap { $0.textValues() } }
+}
+
+extension EventStatus {
+    /// The STATUS of a component.
+    init?(_ component: Component) {
+        guard let value = component.property("STATUS")?.value.uppercased() else { return nil }
+        self.init(rawValue: value)
+    }
+}
+
+/// A one-off event's stored bytes, parsed into its component on first use and kept.
+final class StoredComponent: Sendable {
+    private let data: [UInt8]
+    private let parsed = Mutex<Component?>(nil)
+
+    init(data: [UInt8]) { self.data = data }
+
+    var component: Component {
+        parsed.withLock { parsed in
+            if let parsed { return parsed }
+            // The bytes were checked when stored; an empty VEVENT stands in should they not parse.
+            let component = (try? CalendarObject(parsing: data))?.members.first ?? Component(name: "VEVENT")
+            parsed = component
+            return component
+        }
+    }
+}
+
 /// Which instances a change to a recurring event applies to (EventKit's `EKSpan`).
 public enum Span: String, Sendable, Hashable {
     /// Only the instance the event was read as; the whole event when it does not repeat.
@@ -142,9 +202,19 @@ public struct EventFilter: Sendable, Hashable {
 
     public static let all = EventFilter()
 
+    /// Whether only the component type is constrained.
+    var isEmpty: Bool { title == nil && category == nil && status == nil }
+
     func matches(_ component: Component) -> Bool {
+        matches(
+            title: component.property("SUMMARY")?.textValue(), status: EventStatus(component),
+            categories: { component.categoryValues })
+    }
+
+    /// Whether an instance with these properties matches; categories are read only when asked for.
+    func matches(title actual: String?, status actualStatus: EventStatus?, categories: () -> [String]) -> Bool {
         if let title {
-            let actual = (component.property("SUMMARY")?.textValue() ?? "").lowercased()
+            let actual = (actual ?? "").lowercased()
             switch title {
             case .equals(let wanted): if actual != wanted.lowercased() { return false }
             case .contains(let wanted): if !actual.contains(wanted.lowercased()) { return false }
@@ -152,14 +222,10 @@ public struct EventFilter: Sendable, Hashable {
         }
         if let category {
             let wanted = category.lowercased()
-            let categories = component.properties(named: "CATEGORIES").flatMap { $0.textValues() }
-            if !categories.contains(where: { $0.lowercased() == wanted }) { return false }
+            if !categories().contains(where: { $0.lowercased() == wanted }) { return false }
         }
-        if let status {
-            // An event without STATUS counts as confirmed.
-            let actual = component.property("STATUS").flatMap { EventStatus(rawValue: $0.value.uppercased()) } ?? .confirmed
-            if actual != status { return false }
-        }
+        // An event without STATUS counts as confirmed.
+        if let status, (actualStatus ?? .confirmed) != status { return false }
         return true
     }
 }

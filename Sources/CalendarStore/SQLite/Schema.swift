@@ -54,7 +54,6 @@ enum Schema {
             name TEXT NOT NULL,
             uid TEXT NOT NULL,
             component TEXT NOT NULL,
-            data BLOB NOT NULL,
             etag TEXT NOT NULL,
             sequence INTEGER NOT NULL,
             summary TEXT,
@@ -62,12 +61,26 @@ enum Schema {
             last_end INTEGER,
             recurring INTEGER NOT NULL,
             alarm_reach INTEGER,
+            -- A one-off object's own times, so queries need not parse it: the kind of its
+            -- start (0 an instant, 1 a floating wall clock, 2 a date; NULL for a series),
+            -- its start and end keys (Unix seconds, or wall-clock seconds for kinds 1 and 2).
+            time_kind INTEGER,
+            start_key INTEGER,
+            end_key INTEGER,
+            tzid TEXT,
+            status TEXT,
+            categories TEXT,
             created INTEGER NOT NULL,
             modified INTEGER NOT NULL,
             UNIQUE (calendar_id, name),
             UNIQUE (calendar_id, uid)
         );
         CREATE INDEX objects_changes ON objects(calendar_id, sequence);
+        -- The bytes apart from the listing columns, so range queries read small rows.
+        CREATE TABLE object_data (
+            id INTEGER PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE,
+            data BLOB NOT NULL
+        );
         CREATE INDEX objects_uid ON objects(uid);
         CREATE TABLE tombstones (
             calendar_id INTEGER NOT NULL REFERENCES calendars(id) ON DELETE CASCADE,

@@ -1,0 +1,150 @@
+import CalendarStore
+import Foundation
+
+/// The event store on SQLite at scale: bulk import, one-week queries, find by UID,
+/// incremental sync, database size and peak memory.
+///
+/// Data: `calendars` calendars of `eventsPerCalendar` generated events each (seeds
+/// 1…N of gen_ics.py, about 15% recurring, some with overrides), imported into a
+/// fresh database under `.build/benchmarks/store-…`.
+enum StoreBenchmarks {
+    static func run(calendars: Int, eventsPerCalendar: Int, queries: Int, reuse: Bool) {
+        let directory = Corpus.workDirectory.appendingPathComponent("store-\(calendars)x\(eventsPerCalendar)")
+        if reuse, FileManager.default.fileExists(atPath: directory.appendingPathComponent("almanac.sqlite").path) {
+            return measure(directory: directory, queries: queries)
+        }
+        let files = generateFiles(calendars: calendars, events: eventsPerCalendar)
+        try? FileManager.default.removeItem(at: directory)
+        let store: any EventStore
+        do {
+            let backend = try SQLiteBackend(directory: directory.path)
+            try backend.createUser(named: "bench")
+            store = try backend.eventStore(for: "bench")
+        } catch {
+            fatalError("cannot open the benchmark store: \(error)")
+        }
+
+        // Bulk import: split each file into objects and write them in batches.
+        var imported = 0
+        var rejected = 0
+        var recurring = 0
+        let clock = ContinuousClock()
+        var importTime = Duration.zero
+        for (index, file) in files.enumerated() {
+            guard let data = FileManager.default.contents(atPath: file.path) else { fatalError("cannot read \(file.path)") }
+            let start = clock.now
+            do {
+                let calendar = try store.createCalendar(EventCalendar(title: "Calendar \(index + 1)"))
+                let objects = try CalendarFileSplitter.split([UInt8](data)).objects
+                for batch in stride(from: 0, to: objects.count, by: 1_000) {
+                    let slice = objects[batch..<min(objects.count, batch + 1_000)]
+                    for result in try store.importResources(slice.map(\.data), calendar: calendar.id) {
+                        if case .success = result { imported += 1 } else { rejected += 1 }
+                    }
+                }
+                importTime += clock.now - start
+                recurring += objects.filter { object in
+                    let text = String(decoding: object.data, as: UTF8.self)
+                    return text.firstRange(of: "BEGIN:VEVENT").map { text[$0.upperBound...].contains("\r\nRRULE:") } ?? false
+                }.count
+            } catch {
+                fatalError("import failed: \(error)")
+            }
+            if (index + 1) % 10 == 0 { Report.note("imported \(index + 1) of \(files.count) calendars") }
+        }
+        let importSeconds = seconds(importTime)
+        Report.figure(
+            "store.import", Double(imported) / importSeconds, unit: "events/s",
+            ["events": imported, "rejected": rejected, "recurring": recurring, "calendars": calendars, "goal": 20_000])
+
+        measure(directory: directory, queries: queries, storedEvents: imported)
+    }
+
+    /// The query, lookup and sync figures on an imported store.
+    static func measure(directory: URL, queries: Int, storedEvents: Int? = nil) {
+        let clock = ContinuousClock()
+        let backend = try! SQLiteBackend(directory: directory.path)
+        let store = try! backend.eventStore(for: "bench")
+        let calendarIDs = try! store.calendars().map(\.id)
+        let imported = storedEvents ?? (try! backend.statistics().objects)
+        var uids: [String] = []
+        for calendar in calendarIDs.prefix(10) {
+            uids += try! store.resources(calendar: calendar).prefix(1_000).map { String($0.name.dropLast(4)) }
+        }
+        // One-week queries: a random calendar and a random week of the corpus's years (2024–2027).
+        var generator = SystemRandomNumberGenerator()
+        let firstMonday = 1_704_067_200  // 2024-01-01T00:00:00Z, a Monday
+        func randomWeek() -> TimeRange {
+            let start = firstMonday + Int.random(in: 0..<(4 * 52), using: &generator) * 7 * 86_400
+            return TimeRange(start: start, end: start + 7 * 86_400)
+        }
+        func measureQueries(_ label: String, calendarsToUse: [String], _ extra: [String: Any]) {
+            var samples: [Double] = []
+            var returned = 0
+            for _ in 0..<queries {
+                let calendar = calendarsToUse.randomElement(using: &generator)!
+                let week = randomWeek()
+                let start = clock.now
+                let found = try! store.events(in: week, calendars: [calendar])
+                samples.append(seconds(clock.now - start) * 1000)
+                returned += found.count
+            }
+            samples.sort()
+            let p50 = samples[samples.count / 2]
+            let p99 = samples[min(samples.count - 1, samples.count * 99 / 100)]
+            var fields = extra
+            fields["p99"] = (p99 * 1000).rounded() / 1000
+            fields["queries"] = queries
+            fields["occurrences_per_query"] = Double(returned) / Double(queries)
+            fields["stored_events"] = imported
+            Report.figure(label, p50, unit: "ms (p50)", fields)
+        }
+        measureQueries("store.week_query.random_calendar", calendarsToUse: calendarIDs, ["goal_p50": 2, "goal_p99": 10])
+        measureQueries("store.week_query.one_calendar", calendarsToUse: [calendarIDs[0]], ["goal_p50": 2, "goal_p99": 10])
+
+        // Find by UID (the external identifier), which the generator also uses as the resource name.
+        let lookups = min(2_000, uids.count)
+        let lookupStart = clock.now
+        for uid in uids.shuffled().prefix(lookups) { _ = try! store.event(withIdentifier: uid) }
+        Report.figure("store.find_by_uid", seconds(clock.now - lookupStart) * 1e6 / Double(max(1, lookups)), unit: "µs")
+
+        // changes(since:) after 100 writes to one calendar.
+        let calendar = calendarIDs[calendarIDs.count / 2]
+        let token = try! store.changes(since: nil, calendar: calendar).token
+        for index in 0..<100 {
+            let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Bench//EN\r\nBEGIN:VEVENT\r\nUID:sync-\(index)\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261201T090000Z\r\nSUMMARY:Write \(index)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            _ = try! store.putResource(Array(text.utf8), name: "sync-\(index).ics", calendar: calendar, ifMatch: nil, ifNoneMatch: false)
+        }
+        let syncTime = medianSeconds(iterations: 20) { try! store.changes(since: token, calendar: calendar) }
+        Report.figure("store.changes_since_after_100_writes", syncTime * 1000, unit: "ms")
+
+        // Size on disk (database and WAL) and peak memory.
+        let size = ["", "-wal"].compactMap { suffix in
+            (try? FileManager.default.attributesOfItem(atPath: backend.path + suffix))?[.size] as? Int
+        }.reduce(0, +)
+        Report.figure("store.database_size", Double(size) / 1_048_576, unit: "MiB", ["bytes_per_event": size / max(1, imported)])
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        Report.figure("store.peak_rss", Double(usage.ru_maxrss) / 1024, unit: "MiB")
+    }
+
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// gen_ics.py files, one per calendar (seeds 1…N), generated two at a time and cached.
+    static func generateFiles(calendars: Int, events: Int) -> [URL] {
+        let urls = (1...calendars).map { Corpus.workDirectory.appendingPathComponent("corpus-\(events)-\($0).ics") }
+        let missing = urls.enumerated().filter { !FileManager.default.fileExists(atPath: $0.element.path) }
+        if !missing.isEmpty { Report.note("generating \(missing.count) corpus files of \(events) events") }
+        DispatchQueue.concurrentPerform(iterations: missing.count) { index in
+            let (offset, url) = missing[index]
+            let partial = url.appendingPathExtension("partial")
+            guard runProgram("/usr/bin/env", ["python3", Corpus.generator, "--events", String(events), "--seed", String(offset + 1), "--out", partial.path]) != nil
+            else { fatalError("could not generate \(url.lastPathComponent); set ALMANAC_CORPUS_GENERATOR to gen_ics.py") }
+            try! FileManager.default.moveItem(at: partial, to: url)
+        }
+        return urls
+    }
+}

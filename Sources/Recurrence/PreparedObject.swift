@@ -1,0 +1,166 @@
+import CivilTime
+import ICalendar
+
+/// One calendar object read once for expansion: its recurrence set, the length
+/// of its instances, and its overrides by the instance they replace. Keep it
+/// (it is `Sendable`) to expand the same object in many windows without
+/// reading its components again. A class, so caches hand it out by reference.
+public final class PreparedObject: Sendable {
+    /// A recurring (or single) master with its overrides.
+    struct Series: Sendable {
+        var master: Component
+        var time: SeriesTime
+        var tzid: String?
+        var recurrence: RecurrenceSet
+        var length: CalendarObjectExpansion.Length
+        var overrides: [Int: Override]
+        var futureRanges: [(key: Int, override: Override)]
+        var reach: Int
+        var maxShift: Int
+        /// Every instance of a finite series with few enough of them, listed once, so a
+        /// window far from DTSTART costs a binary search instead of counting from the start
+        /// (COUNT rules cannot skip ahead).
+        var instances: [RecurrenceInstance]?
+    }
+
+    /// The most instances a prepared finite series lists up front.
+    static let listedInstanceLimit = 4_096
+
+    struct Override: Sendable {
+        var component: Component
+        var time: SeriesTime
+        var tzid: String?
+        var startKey: Int
+        var endKey: Int
+        var length: CalendarObjectExpansion.Length
+        var shift: Int
+        var thisAndFuture: Bool
+    }
+
+    /// A component that stands alone (an override without its master).
+    struct Single: Sendable {
+        var component: Component
+        var start: OccurrenceTime
+        var end: OccurrenceTime
+        var recurrenceID: OccurrenceTime?
+        var tzid: String?
+        var zone: ZoneRules?
+    }
+
+    public let uid: String
+    let series: Series?
+    let singles: [Single]
+
+    init(uid: String, series: Series?, singles: [Single]) {
+        self.uid = uid
+        self.series = series
+        self.singles = singles
+    }
+
+    /// Whether the master repeats (RRULE or RDATE).
+    public var isRecurring: Bool {
+        guard let series else { return false }
+        return !series.recurrence.rules.isEmpty || !series.recurrence.dates.isEmpty
+    }
+
+    /// The occurrences overlapping `from..<to` (Unix seconds; nil for unbounded), with
+    /// floating and all-day times read in `viewerZone`, in series order.
+    public func occurrences(from: Int?, to: Int?, viewerZone: ZoneRules) -> [Occurrence] {
+        var result: [Occurrence] = []
+        func overlaps(_ start: OccurrenceTime, _ end: OccurrenceTime) -> Bool {
+            OccurrenceTime.overlaps(start: start, end: end, from: from, to: to, in: viewerZone)
+        }
+        guard let series else {
+            for single in singles where overlaps(single.start, single.end) {
+                result.append(
+                    Occurrence(
+                        uid: uid, component: single.component, start: single.start, end: single.end, recurrenceID: single.recurrenceID,
+                        isOverride: single.recurrenceID != nil, tzid: single.tzid, zone: single.zone))
+            }
+            return result
+        }
+        let time = series.time
+        func windowKey(_ instant: Int) -> Int {
+            time.kind == .zoned ? instant : viewerZone.localTime(at: instant).secondsSinceEpoch
+        }
+        let windowFrom = from.map { windowKey($0) - series.reach - series.maxShift - 86_400 }
+        let windowTo = to.map { windowKey($0) + series.maxShift + 86_400 }
+        let repeats = !series.recurrence.rules.isEmpty || !series.recurrence.dates.isEmpty
+
+        var seenOverrides = Set<Int>()
+        func overrideOccurrence(_ item: Override, id: Int) -> Occurrence? {
+            let start = item.time.occurrenceTime(item.startKey)
+            let end = item.time.occurrenceTime(item.endKey)
+            guard overlaps(start, end) else { return nil }
+            return Occurrence(
+                uid: uid, component: item.component, start: start, end: end, recurrenceID: time.occurrenceTime(id), isOverride: true,
+                tzid: item.tzid, zone: item.time.isInstant ? item.time.zone : nil)
+        }
+        var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom) : nil
+        var listIndex = 0
+        if let instances = series.instances, let windowFrom {
+            // The first listed instance at or after the window's start.
+            var low = 0
+            var high = instances.count
+            while low < high {
+                let middle = (low + high) / 2
+                if instances[middle].start < windowFrom { low = middle + 1 } else { high = middle }
+            }
+            listIndex = low
+        }
+        func nextInstance() -> RecurrenceInstance? {
+            guard let instances = series.instances else { return iterator?.next() }
+            guard listIndex < instances.count else { return nil }
+            listIndex += 1
+            return instances[listIndex - 1]
+        }
+        var produced = 0
+        while let instance = nextInstance() {
+            if let windowTo, instance.start >= windowTo { break }
+            if let windowFrom, instance.start < windowFrom { continue }
+            produced += 1
+            if produced > series.recurrence.limits.maxInstances { break }
+            if let item = series.overrides[instance.start] {
+                seenOverrides.insert(instance.start)
+                if let occurrence = overrideOccurrence(item, id: instance.start) { result.append(occurrence) }
+                continue
+            }
+            var startKey = instance.start
+            var length = series.length
+            var component = series.master
+            var isOverride = false
+            // The latest THISANDFUTURE override at or before this instance applies.
+            if let range = series.futureRanges.last(where: { $0.key <= instance.start }) {
+                startKey += range.override.shift
+                length = range.override.length
+                component = range.override.component
+                isOverride = true
+            }
+            let endKey = instance.explicitEnd ?? length.end(of: startKey, in: time)
+            let start = time.occurrenceTime(startKey)
+            let end = time.occurrenceTime(endKey)
+            guard overlaps(start, end) else { continue }
+            result.append(
+                Occurrence(
+                    uid: uid, component: component, start: start, end: end, recurrenceID: repeats ? time.occurrenceTime(instance.start) : nil,
+                    isOverride: isOverride, tzid: series.tzid, zone: time.isInstant ? time.zone : nil))
+        }
+        // Overrides whose original instance lies outside the expanded range (or is not an
+        // instance at all) still show where they now are.
+        for (key, item) in series.overrides where !seenOverrides.contains(key) {
+            if let occurrence = overrideOccurrence(item, id: key) { result.append(occurrence) }
+        }
+        return result
+    }
+}
+
+extension SeriesTime {
+    /// A key as the occurrence time it stands for.
+    func occurrenceTime(_ key: Int) -> OccurrenceTime {
+        switch kind {
+        case .zoned: .instant(key)
+        case .floating: .floating(CivilDateTime(secondsSinceEpoch: key))
+        case .allDay: .date(CivilDateTime(secondsSinceEpoch: key).date)
+        }
+    }
+}
