@@ -43,7 +43,7 @@ enum StoreBenchmarks {
                     }
                 }
                 importTime += clock.now - start
-                recurring += objects.filter { object in
+                recurring += objects.lazy.filter { object in
                     let text = String(decoding: object.data, as: UTF8.self)
                     return text.firstRange(of: "BEGIN:VEVENT").map { text[$0.upperBound...].contains("\r\nRRULE:") } ?? false
                 }.count

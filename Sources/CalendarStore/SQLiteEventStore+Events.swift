@@ -148,7 +148,20 @@ extension SQLiteEventStore {
             if events[left] != events[right] { return events[left] < events[right] }
             return instances[left] < instances[right]
         }
-        return order.map { occurrences[$0] }
+        // Apply the permutation in place, cycle by cycle: swaps move values without copying them.
+        var result = occurrences
+        var placed = [Bool](repeating: false, count: order.count)
+        for start in order.indices where !placed[start] {
+            var position = start
+            while true {
+                placed[position] = true
+                let source = order[position]
+                if source == start { break }
+                result.swapAt(position, source)
+                position = source
+            }
+        }
+        return result
     }
 
     public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)

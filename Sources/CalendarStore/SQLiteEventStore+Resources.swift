@@ -1,6 +1,15 @@
 import CivilTime
+import Dispatch
 import ICalendar
 import Recurrence
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A stored object's row.
 struct ObjectRow {
@@ -32,20 +41,37 @@ extension SQLiteEventStore {
         try connection.firstRow(Self.objectColumns + " WHERE o.calendar_id = ? AND o.name = ?", [.integer(calendar.rowID), .text(name)], objectRow)
     }
 
-    /// Checks preconditions and the calendar's rules, then stores `object` (parsed from
-    /// `data`) at `name`: the bytes, the derived columns, the interval box, a new change
-    /// sequence, and no tombstone for the name. Returns the new row.
-    @discardableResult
-    func writeObject(
-        _ object: CalendarObject, data: [UInt8], name: String, calendar: CalendarRow, ifMatch: String?, ifNoneMatch: Bool,
-        _ connection: Connection
-    ) throws(StoreError) -> ObjectRow {
+    /// A write that passed every check: what `performWrite` stores.
+    struct CheckedWrite {
+        var object: CalendarObject
+        var summary: CalendarObject.Summary
+        var data: [UInt8]
+        var name: String
+        /// The row being replaced, if any.
+        var existing: (rowID: Int64, identifier: String)?
+    }
+
+    /// The row id, local identifier and ETag of the object at `name`, without its bytes.
+    func objectHeader(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError)
+        -> (rowID: Int64, identifier: String, etag: String)?
+    {
+        try connection.firstRow(
+            "SELECT id, identifier, etag FROM objects WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)]
+        ) { row in (row.int64(0), row.string(1), row.string(2)) }
+    }
+
+    /// Checks a write against the calendar's rules and the preconditions, writing nothing:
+    /// every way a write can be refused is found here, so a refused write changes nothing.
+    func checkWrite(
+        _ object: CalendarObject, summary: CalendarObject.Summary? = nil, data: [UInt8], name: String, calendar: CalendarRow,
+        ifMatch: String?, ifNoneMatch: Bool, _ connection: Connection
+    ) throws(StoreError) -> CheckedWrite {
         guard calendar.calendar.componentTypes.contains(object.componentType) else {
             throw StoreError(
                 .unsupportedComponent,
                 "calendar \(calendar.calendar.title) does not hold \(object.componentType.rawValue)", resource: name)
         }
-        let existing = try self.object(named: name, in: calendar, connection)
+        let existing = try objectHeader(named: name, in: calendar, connection)
         if ifNoneMatch, existing != nil {
             throw StoreError(.preconditionFailed, "\(name) already exists (If-None-Match: *)", resource: name)
         }
@@ -61,8 +87,32 @@ extension SQLiteEventStore {
             throw StoreError(
                 .uidConflict, "UID \(object.uid) is already used by \(other) in this calendar", resource: name, conflictingResource: other)
         }
-        let summary = try object.summary()
-        let sequence = try bumpSequence(calendar.rowID, connection)
+        var summary = summary
+        if summary == nil { summary = try object.summary() }
+        return CheckedWrite(object: object, summary: summary!, data: data, name: name, existing: existing.map { ($0.rowID, $0.identifier) })
+    }
+
+    /// Checks, then stores `object` (parsed from `data`) at `name`. Returns the new row.
+    @discardableResult
+    func writeObject(
+        _ object: CalendarObject, data: [UInt8], name: String, calendar: CalendarRow, ifMatch: String?, ifNoneMatch: Bool,
+        _ connection: Connection
+    ) throws(StoreError) -> ObjectRow {
+        let checked = try checkWrite(object, data: data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
+        return try performWrite(checked, calendar: calendar, sequence: try bumpSequence(calendar.rowID, connection), connection)
+    }
+
+    /// Stores a checked write at change `sequence`: the bytes, the derived columns, the
+    /// interval box, and no tombstone for the name. Throws only when the database fails,
+    /// and then the caller's transaction must roll back.
+    func performWrite(_ checked: CheckedWrite, calendar: CalendarRow, sequence: Int, _ connection: Connection) throws(StoreError)
+        -> ObjectRow
+    {
+        let object = checked.object
+        let summary = checked.summary
+        let data = checked.data
+        let name = checked.name
+        let existing = checked.existing
         let etag = Identifiers.etag(for: data, sequence: sequence)
         let now = WallClock.now()
         var timing: [SQLiteValue] = [nil, nil, nil, nil]
@@ -129,11 +179,14 @@ extension SQLiteEventStore {
         guard Self.isValidResourceName(name) else {
             throw StoreError(.invalidArgument, "a resource name is one path segment", resource: name)
         }
-        // Parse outside the write lock: it is the slow part and needs no database.
+        // Parse and index outside the write lock: the slow part needs no database.
         let object = try CalendarObject(parsing: data, resource: name)
+        let summary = try object.summary()
         return try database.write { (connection) throws(StoreError) -> String in
             let row = try calendarRow(calendar, connection, write: true)
-            return try writeObject(object, data: data, name: name, calendar: row, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection).etag
+            let checked = try checkWrite(
+                object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
+            return try performWrite(checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection).etag
         }
     }
 
@@ -178,33 +231,62 @@ extension SQLiteEventStore {
     }
 
     public func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>] {
-        // Parse outside the write lock; only the writes hold it.
-        let parsed: [Result<CalendarObject, StoreError>] = objects.map { data in
-            Result { () throws(StoreError) -> CalendarObject in try CalendarObject(parsing: data) }
+        // Parse and index on every core, outside the write lock; only the checks and writes hold it.
+        let parsed = Self.parallelMap(objects) { data in
+            Result { () throws(StoreError) -> (CalendarObject, CalendarObject.Summary) in
+                let object = try CalendarObject(parsing: data)
+                return (object, try object.summary())
+            }
         }
         return try database.write { (connection) throws(StoreError) -> [Result<ResourceInfo, StoreError>] in
             let row = try calendarRow(calendar, connection, write: true)
+            var sequence = row.calendar.syncToken.sequence
             var results: [Result<ResourceInfo, StoreError>] = []
             results.reserveCapacity(objects.count)
+            var claimed: [String: String] = [:]
             for (candidate, data) in zip(parsed, objects) {
-                results.append(
-                    Result { () throws(StoreError) -> ResourceInfo in
-                        let object: CalendarObject
-                        switch candidate {
-                        case .success(let value): object = value
-                        case .failure(let error): throw error
-                        }
-                        var name = try connection.firstRow(
-                            "SELECT name FROM objects WHERE calendar_id = ? AND uid = ?", [.integer(row.rowID), .text(object.uid)], { $0.string(0) })
-                        if name == nil { name = try freeName(forUID: object.uid, in: row, connection) }
-                        let written = try connection.savepoint { () throws(StoreError) -> ObjectRow in
-                            try writeObject(object, data: data, name: name!, calendar: row, ifMatch: nil, ifNoneMatch: false, connection)
-                        }
-                        return ResourceInfo(name: written.name, etag: written.etag, componentType: written.componentType)
-                    })
+                // A refused object is refused by its checks, before anything is written, so
+                // the others go on; a database failure while writing aborts the whole batch.
+                let checked: CheckedWrite
+                do throws(StoreError) {
+                    let object: CalendarObject
+                    let summary: CalendarObject.Summary
+                    switch candidate {
+                    case .success(let value): (object, summary) = value
+                    case .failure(let error): throw error
+                    }
+                    var name = try connection.firstRow(
+                        "SELECT name FROM objects WHERE calendar_id = ? AND uid = ?", [.integer(row.rowID), .text(object.uid)], { $0.string(0) })
+                    if name == nil { name = claimed[object.uid] ?? Identifiers.resourceName(forUID: object.uid) }
+                    checked = try checkWrite(
+                        object, summary: summary, data: data, name: name!, calendar: row, ifMatch: nil, ifNoneMatch: false, connection)
+                } catch {
+                    results.append(.failure(error))
+                    continue
+                }
+                claimed[checked.object.uid] = checked.name
+                sequence += 1
+                let written = try performWrite(checked, calendar: row, sequence: sequence, connection)
+                results.append(.success(ResourceInfo(name: written.name, etag: written.etag, componentType: written.componentType)))
             }
+            try connection.run("UPDATE calendars SET sequence = ? WHERE id = ?", [.int(sequence), .integer(row.rowID)])
             return results
         }
+    }
+
+    /// `transform` applied to every element, spread over the processor's cores.
+    static func parallelMap<T: Sendable, R: Sendable>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
+        guard items.count > 16 else { return items.map(transform) }
+        let results = UnsafeMutableBufferPointer<R?>.allocate(capacity: items.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let chunks = min(items.count, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) * 4)
+        nonisolated(unsafe) let output = results
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            // Each chunk writes its own slots only.
+            for index in stride(from: chunk, to: items.count, by: chunks) { output[index] = transform(items[index]) }
+        }
+        return results.map { $0! }
     }
 
     // MARK: Changes

@@ -10,7 +10,9 @@
 enum Identifiers {
     static func newUUID() -> String {
         var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let high = generator.next()
+        let low = generator.next()
+        var bytes = (0..<16).map { index in UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(index % 8))) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         let hex = bytes.map { byte in String(byte, radix: 16).leftPadded(to: 2) }

@@ -6,21 +6,38 @@ import ICalendar
 /// (it is `Sendable`) to expand the same object in many windows without
 /// reading its components again. A class, so caches hand it out by reference.
 public final class PreparedObject: Sendable {
-    /// A recurring (or single) master with its overrides.
-    struct Series: Sendable {
-        var master: Component
-        var time: SeriesTime
-        var tzid: String?
-        var recurrence: RecurrenceSet
-        var length: CalendarObjectExpansion.Length
-        var overrides: [Int: Override]
-        var futureRanges: [(key: Int, override: Override)]
-        var reach: Int
-        var maxShift: Int
+    /// A recurring (or single) master with its overrides; a class, so reading it is one reference.
+    final class Series: Sendable {
+        let master: Component
+        let time: SeriesTime
+        let tzid: String?
+        let recurrence: RecurrenceSet
+        let length: CalendarObjectExpansion.Length
+        let overrides: [Int: Override]
+        let futureRanges: [(key: Int, override: Override)]
+        let reach: Int
+        let maxShift: Int
         /// Every instance of a finite series with few enough of them, listed once, so a
         /// window far from DTSTART costs a binary search instead of counting from the start
         /// (COUNT rules cannot skip ahead).
-        var instances: [RecurrenceInstance]?
+        let instances: [RecurrenceInstance]?
+
+        init(
+            master: Component, time: SeriesTime, tzid: String?, recurrence: RecurrenceSet, length: CalendarObjectExpansion.Length,
+            overrides: [Int: Override], futureRanges: [(key: Int, override: Override)], reach: Int, maxShift: Int,
+            instances: [RecurrenceInstance]?
+        ) {
+            self.master = master
+            self.time = time
+            self.tzid = tzid
+            self.recurrence = recurrence
+            self.length = length
+            self.overrides = overrides
+            self.futureRanges = futureRanges
+            self.reach = reach
+            self.maxShift = maxShift
+            self.instances = instances
+        }
     }
 
     /// The most instances a prepared finite series lists up front.

@@ -124,21 +124,6 @@ final class Connection {
         }
     }
 
-    /// Runs `body` inside a savepoint of the current transaction: on a throw only its
-    /// own writes are undone, and the error is rethrown.
-    func savepoint<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try run("SAVEPOINT object")
-        do {
-            let result = try body()
-            try run("RELEASE object")
-            return result
-        } catch {
-            _ = try? run("ROLLBACK TO object")
-            _ = try? run("RELEASE object")
-            throw error
-        }
-    }
-
     /// Runs `body` in a read transaction, so every query in it sees one snapshot.
     func readTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try run("BEGIN")
