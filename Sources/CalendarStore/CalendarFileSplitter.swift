@@ -11,6 +11,8 @@ public enum CalendarFileSplitter {
         public var line: Int
         /// The object as a VCALENDAR, ready to store.
         public var data: [UInt8]
+        /// The VCALENDAR that `data` serializes, so a store need not parse it again.
+        let calendar: Component
     }
 
     /// A part of the file that cannot be stored, with why.
@@ -69,7 +71,7 @@ public enum CalendarFileSplitter {
                         calendar.property("PRODID") ?? Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
                     ] + calendar.properties(named: "CALSCALE"),
                     components: timeZones.filter { used.contains($0.property("TZID")?.value ?? "") } + group.members)
-                objects.append(Object(uid: uid, line: group.line, data: object.serialized()))
+                objects.append(Object(uid: uid, line: group.line, data: object.serialized(), calendar: object))
             }
         }
         return (objects, rejections)

@@ -74,6 +74,8 @@ public protocol EventStore: Sendable {
     /// each atomically on its own: an object that fails is skipped with its error and
     /// the others are kept. An object whose UID the calendar already has replaces it.
     func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>]
+    /// Imports the objects a file was split into, as `importResources` does.
+    func importObjects(_ objects: [CalendarFileSplitter.Object], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>]
 
     // MARK: Changes
 

@@ -238,7 +238,26 @@ extension SQLiteEventStore {
                 return (object, try object.summary())
             }
         }
-        return try database.write { (connection) throws(StoreError) -> [Result<ResourceInfo, StoreError>] in
+        return try importParsed(parsed, data: objects, calendar: calendar)
+    }
+
+    public func importObjects(_ objects: [CalendarFileSplitter.Object], calendar: String) throws(StoreError)
+        -> [Result<ResourceInfo, StoreError>]
+    {
+        // The splitter's component is what its bytes serialize, so it is read, not parsed again.
+        let parsed = Self.parallelMap(objects) { object in
+            Result { () throws(StoreError) -> (CalendarObject, CalendarObject.Summary) in
+                let checked = try CalendarObject(document: ICalendarDocument(components: [object.calendar]), resource: nil)
+                return (checked, try checked.summary())
+            }
+        }
+        return try importParsed(parsed, data: objects.map(\.data), calendar: calendar)
+    }
+
+    func importParsed(
+        _ parsed: [Result<(CalendarObject, CalendarObject.Summary), StoreError>], data objects: [[UInt8]], calendar: String
+    ) throws(StoreError) -> [Result<ResourceInfo, StoreError>] {
+        try database.write { (connection) throws(StoreError) -> [Result<ResourceInfo, StoreError>] in
             let row = try calendarRow(calendar, connection, write: true)
             var sequence = row.calendar.syncToken.sequence
             var results: [Result<ResourceInfo, StoreError>] = []

@@ -9,14 +9,22 @@
 /// Fresh identifiers: random (version 4) UUIDs in their usual text form.
 enum Identifiers {
     static func newUUID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next()
-        let low = generator.next()
-        var bytes = (0..<16).map { index in UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(index % 8))) }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        bytes.withUnsafeMutableBytes { buffer in
+            // glibc's arc4random_buf: one call, no syscall per word once seeded.
+            arc4random_buf(buffer.baseAddress!, buffer.count)
+        }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { byte in String(byte, radix: 16).leftPadded(to: 2) }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-").uppercased()
+        let digits = Array("0123456789ABCDEF".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// A UID for a new event (RFC 5545 §3.8.4.7 suggests a globally unique text).

@@ -30,7 +30,7 @@ enum ImportExportCommands {
         while done < total {
             let batch = Array(split.objects[done..<min(total, done + batchSize)])
             let results = try StoreContext.run { () throws(StoreError) in
-                try context.store.importResources(batch.map(\.data), calendar: calendar.id)
+                try context.store.importObjects(batch, calendar: calendar.id)
             }
             for (object, result) in zip(batch, results) {
                 switch result {
