@@ -96,17 +96,22 @@ enum Schema {
     ]
 
     static func migrate(_ connection: Connection) throws(StoreError) {
-        let version = try connection.firstRow("PRAGMA user_version") { $0.int(0) } ?? 0
-        guard version <= migrations.count else {
-            throw StoreError(
-                .database,
-                "the database has schema version \(version), newer than this Almanac knows (\(migrations.count)); upgrade Almanac")
-        }
-        for index in version..<migrations.count {
-            try connection.transaction { () throws(StoreError) in
-                try connection.execute(migrations[index])
-                try connection.execute("PRAGMA user_version = \(index + 1)")
+        while true {
+            // Read the version under the write lock (BEGIN IMMEDIATE), so two processes
+            // opening a new file at once apply each migration once.
+            let done = try connection.transaction { () throws(StoreError) -> Bool in
+                let version = try connection.firstRow("PRAGMA user_version") { $0.int(0) } ?? 0
+                guard version <= migrations.count else {
+                    throw StoreError(
+                        .database,
+                        "the database has schema version \(version), newer than this Almanac knows (\(migrations.count)); upgrade Almanac")
+                }
+                if version == migrations.count { return true }
+                try connection.execute(migrations[version])
+                try connection.execute("PRAGMA user_version = \(version + 1)")
+                return false
             }
+            if done { return }
         }
     }
 }
