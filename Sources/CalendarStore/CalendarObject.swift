@@ -103,6 +103,38 @@ struct CalendarObject {
         }
     }
 
+    /// The properties expansion and query filters read; a skeleton keeps only these.
+    static let timingProperties: Set<String> = [
+        "UID", "DTSTART", "DTEND", "DURATION", "DUE", "RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "SUMMARY", "STATUS",
+        "CATEGORIES",
+    ]
+    /// Names a skeleton component's member in the whole object.
+    static let memberProperty = "X-ALMANAC-MEMBER"
+
+    /// The object cut down to what expanding it needs: each member's timing, title,
+    /// status and categories (with its position among the members), and only the
+    /// VTIMEZONEs that no IANA or Windows name already resolves. A cold query parses
+    /// this instead of the whole object.
+    func skeleton() -> [UInt8] {
+        let known = ZoneResolver(calendar: nil, mode: .strict)
+        var components: [Component] = []
+        for zone in calendar.components(named: "VTIMEZONE") {
+            guard let tzid = zone.property("TZID")?.value, (try? known.zone(for: tzid)) == nil else { continue }
+            components.append(zone)
+        }
+        for (index, member) in members.enumerated() {
+            var properties = member.properties.filter { Self.timingProperties.contains($0.name) }
+            properties.append(Property(name: Self.memberProperty, value: String(index)))
+            components.append(Component(name: member.name, properties: properties))
+        }
+        return Component(name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Skeleton//EN")], components: components).serialized()
+    }
+
+    /// The member a skeleton component stands for (0 for a component that is not one).
+    static func memberIndex(of component: Component) -> Int {
+        component.property(memberProperty).flatMap { Int($0.value) } ?? 0
+    }
+
     /// What the interval index and the listing columns hold for this object.
     struct Summary {
         /// Unix seconds; floating and all-day times widened to hold in any zone.
@@ -118,6 +150,8 @@ struct CalendarObject {
         /// The master's (or first component's) STATUS and CATEGORIES.
         var status: EventStatus?
         var categories: [String]
+        /// For an object that is not one-off: its timing skeleton.
+        var skeleton: [UInt8]?
     }
 
     /// Floating and all-day times mean different instants in different zones; UTC
@@ -198,6 +232,6 @@ struct CalendarObject {
         return Summary(
             firstStart: first, lastEnd: open ? nil : max(last, first), title: main?.property("SUMMARY")?.textValue(),
             isRecurring: isRecurring, alarmReach: reach, single: single, status: main.flatMap(EventStatus.init),
-            categories: main?.categoryValues ?? [])
+            categories: main?.categoryValues ?? [], skeleton: single == nil ? skeleton() : nil)
     }
 }

@@ -160,7 +160,7 @@ public final class SQLiteBackend: StoreBackend {
 final class ObjectCache: Sendable {
     private struct Entry {
         var sequence: Int
-        var object: PreparedObject
+        var object: CachedSeries
     }
 
     private let entries = Mutex<[Int64: Entry]>([:])
@@ -168,14 +168,14 @@ final class ObjectCache: Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    func object(id: Int64, sequence: Int) -> PreparedObject? {
+    func object(id: Int64, sequence: Int) -> CachedSeries? {
         entries.withLock { entries in
             guard let entry = entries[id], entry.sequence == sequence else { return nil }
             return entry.object
         }
     }
 
-    func store(_ object: PreparedObject, id: Int64, sequence: Int) {
+    func store(_ object: CachedSeries, id: Int64, sequence: Int) {
         guard capacity > 0 else { return }
         entries.withLock { entries in
             if entries.count >= capacity, entries[id] == nil {
@@ -185,4 +185,13 @@ final class ObjectCache: Sendable {
             entries[id] = Entry(sequence: sequence, object: object)
         }
     }
+}
+
+/// A series ready to expand: prepared from its skeleton (or, without one, from its
+/// bytes), with its stored bytes for callers who read whole components.
+struct CachedSeries: Sendable {
+    var prepared: PreparedObject
+    var stored: StoredObject
+    /// Whether `prepared` was read from the skeleton (so its components are partial).
+    var fromSkeleton: Bool
 }

@@ -191,7 +191,7 @@ extension SQLiteEventStore {
             var removed: [EventOccurrence] = []
             for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
                 let inRange = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, connection)
-                let matching = inRange.filter { filter.matches($0.component) }
+                let matching = inRange.filter { filter.matches($0.filterComponent) }
                 guard !matching.isEmpty else { continue }
                 removed += matching
                 guard let object = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(candidate.rowID)], objectRow) else {

@@ -25,30 +25,34 @@ extension SQLiteEventStore {
     }
 
     /// An object read for expansion, from the cache when its sequence is unchanged.
-    func preparedObject(id: Int64, sequence: Int, _ connection: Connection) throws(StoreError) -> PreparedObject {
+    func cachedSeries(id: Int64, sequence: Int, _ connection: Connection) throws(StoreError) -> CachedSeries {
         if let cached = backend.cache.object(id: id, sequence: sequence) { return cached }
-        guard let data = try connection.firstRow("SELECT data FROM object_data WHERE id = ?", [.integer(id)], { $0.bytes(0) }) else {
+        guard let (data, skeleton) = try connection.firstRow(
+            "SELECT data, skeleton FROM object_data WHERE id = ?", [.integer(id)], { ($0.bytes(0), $0.isNull(1) ? nil : $0.bytes(1)) })
+        else {
             throw StoreError(.notFound, "object \(id) vanished")
         }
-        let object = try CalendarObject(parsing: data)
+        let object = try CalendarObject(parsing: skeleton ?? data)
         let prepared: PreparedObject
         do {
             prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(object.members, uid: object.uid)
         } catch {
             throw .invalidData(error)
         }
-        backend.cache.store(prepared, id: id, sequence: sequence)
-        return prepared
+        let series = CachedSeries(prepared: prepared, stored: StoredObject(data: data), fromSkeleton: skeleton != nil)
+        backend.cache.store(series, id: id, sequence: sequence)
+        return series
     }
 
     /// The occurrences of a candidate in `from..<to`, as the store reports them.
     func occurrences(of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules, _ connection: Connection)
         throws(StoreError) -> [EventOccurrence]
     {
-        let prepared = try preparedObject(id: candidate.rowID, sequence: candidate.sequence, connection)
-        return prepared.occurrences(from: from, to: to, viewerZone: zone).map { occurrence in
+        let series = try cachedSeries(id: candidate.rowID, sequence: candidate.sequence, connection)
+        return series.prepared.occurrences(from: from, to: to, viewerZone: zone).map { occurrence in
             EventOccurrence(
-                source: .parsed(occurrence.component), start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
+                source: series.fromSkeleton ? .member(series.stored, skeleton: occurrence.component) : .parsed(occurrence.component),
+                start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
                 isDetached: occurrence.isOverride, timeZone: occurrence.tzid, eventIdentifier: candidate.identifier,
                 calendarIdentifier: calendar.calendar.id, etag: candidate.etag, viewerZone: zone, seriesZone: occurrence.zone)
         }
@@ -114,7 +118,7 @@ extension SQLiteEventStore {
             where filter.componentTypes.contains(candidate.componentType) {
                 guard let single = candidate.single else {
                     for occurrence in try occurrences(of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone, connection)
-                    where filter.isEmpty || filter.matches(occurrence.component) {
+                    where filter.isEmpty || filter.matches(occurrence.filterComponent) {
                         result.append(occurrence)
                     }
                     continue
@@ -129,7 +133,7 @@ extension SQLiteEventStore {
                 else { continue }
                 result.append(
                     EventOccurrence(
-                        source: .stored(StoredComponent(data: data), title: single.title, status: single.status), start: single.start, end: single.end, recurrenceID: nil, isDetached: false,
+                        source: .stored(StoredObject(data: data), title: single.title, status: single.status), start: single.start, end: single.end, recurrenceID: nil, isDetached: false,
                         timeZone: single.tzid, eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id,
                         etag: candidate.etag, viewerZone: zone, seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) }))
             }

@@ -148,7 +148,9 @@ extension SQLiteEventStore {
                 """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)])
             rowID = connection.lastInsertedRowID
         }
-        try connection.run("INSERT OR REPLACE INTO object_data (id, data) VALUES (?, ?)", [.integer(rowID), .blob(data)])
+        try connection.run(
+            "INSERT OR REPLACE INTO object_data (id, data, skeleton) VALUES (?, ?, ?)",
+            [.integer(rowID), .blob(data), summary.skeleton.map { .blob($0) } ?? nil])
         try connection.run(
             "INSERT OR REPLACE INTO object_ranges (id, calendar_min, calendar_max, start_min, end_max) VALUES (?, ?, ?, ?, ?)",
             [

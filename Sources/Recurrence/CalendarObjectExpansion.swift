@@ -176,7 +176,8 @@ public struct CalendarObjectExpansion {
             reach = max(reach, range.override.length.exactSeconds + range.override.length.nominalDays * 90_000)
         }
         var instances: [RecurrenceInstance]?
-        if recurrence.rules.allSatisfy({ $0.count != nil || $0.until != nil }) {
+        // Only COUNT rules need the list: UNTIL and unbounded rules skip ahead to a window.
+        if recurrence.rules.allSatisfy({ $0.count != nil }) {
             var listed: [RecurrenceInstance] = []
             var iterator = recurrence.makeIterator()
             while listed.count <= PreparedObject.listedInstanceLimit, let instance = iterator.next() { listed.append(instance) }

@@ -17,9 +17,9 @@ public final class PreparedObject: Sendable {
         let futureRanges: [(key: Int, override: Override)]
         let reach: Int
         let maxShift: Int
-        /// Every instance of a finite series with few enough of them, listed once, so a
-        /// window far from DTSTART costs a binary search instead of counting from the start
-        /// (COUNT rules cannot skip ahead).
+        /// Every instance of a COUNT-bounded series with few enough of them, listed once,
+        /// so a window far from DTSTART costs a binary search instead of counting from the
+        /// start (COUNT rules cannot skip ahead; the others can).
         let instances: [RecurrenceInstance]?
 
         init(
@@ -40,7 +40,7 @@ public final class PreparedObject: Sendable {
         }
     }
 
-    /// The most instances a prepared finite series lists up front.
+    /// The most instances a prepared COUNT-bounded series lists up front.
     static let listedInstanceLimit = 4_096
 
     struct Override: Sendable {

@@ -112,6 +112,29 @@ import Testing
         #expect(badZone.code == .invalidArgument)
     }
 
+    /// A series is expanded from a stored skeleton of its timing; a custom VTIMEZONE must
+    /// survive into it, and an occurrence still hands out the whole component.
+    @Test(arguments: Backend.allCases) func seriesWithACustomZoneKeepsEverything(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let work = try fixture.calendar()
+        _ = try store.putResource(
+            resource(
+                ["BEGIN:VTIMEZONE", "TZID:Office Time", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0530",
+                 "TZOFFSETTO:+0530", "END:STANDARD", "END:VTIMEZONE"]
+                    + vevent(uid: "custom", [
+                        "DTSTART;TZID=Office Time:20261201T090000", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=3", "SUMMARY:Check-in",
+                        "DESCRIPTION:Bring the badge", "X-OFFICE-ROOM:4.12",
+                    ])),
+            name: "custom.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        // 09:00 at +05:30 is 03:30 UTC.
+        let found = try store.events(in: firstDecemberWeek, matching: EventFilter(title: .equals("check-in")))
+        #expect(found.map(\.startInstant) == [utc(2026, 12, 1, 3, 30), utc(2026, 12, 2, 3, 30), utc(2026, 12, 3, 3, 30)])
+        #expect(found.first?.component.property("DESCRIPTION")?.textValue() == "Bring the badge")
+        #expect(found.first?.component.property("X-OFFICE-ROOM")?.value == "4.12")
+        #expect(found.first?.event.notes == "Bring the badge")
+    }
+
     @Test(arguments: Backend.allCases) func movingAnEventToAnotherCalendar(_ kind: Backend) throws {
         let fixture = try StoreFixture(kind)
         let store = fixture.store

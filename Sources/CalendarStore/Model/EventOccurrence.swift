@@ -32,8 +32,11 @@ public struct EventOccurrence: Sendable {
     /// cached form), or the stored bytes of a one-off event, parsed when first asked for.
     enum Source: Sendable {
         case parsed(Component)
-        /// With the listing columns of its row, so title and status need no parse.
-        case stored(StoredComponent, title: String?, status: EventStatus?)
+        /// A one-off event, with the listing columns of its row, so title and status need no parse.
+        case stored(StoredObject, title: String?, status: EventStatus?)
+        /// An instance of a series expanded from its timing skeleton: title and status come
+        /// from the skeleton's component, the whole component from the stored bytes.
+        case member(StoredObject, skeleton: Component)
     }
 
     let source: Source
@@ -59,7 +62,7 @@ public struct EventOccurrence: Sendable {
     /// SUMMARY of this instance.
     public var title: String? {
         switch source {
-        case .parsed(let component): component.property("SUMMARY")?.textValue()
+        case .parsed(let component), .member(_, let component): component.property("SUMMARY")?.textValue()
         case .stored(_, let title, _): title
         }
     }
@@ -67,7 +70,7 @@ public struct EventOccurrence: Sendable {
     /// STATUS of this instance (nil when the component has none).
     public var status: EventStatus? {
         switch source {
-        case .parsed(let component): EventStatus(component)
+        case .parsed(let component), .member(_, let component): EventStatus(component)
         case .stored(_, _, let status): status
         }
     }
@@ -77,8 +80,16 @@ public struct EventOccurrence: Sendable {
     public var component: Component {
         switch source {
         case .parsed(let component): component
-        case .stored(let stored, _, _): stored.component
+        case .stored(let stored, _, _): stored.member(0)
+        case .member(let stored, let skeleton): stored.member(CalendarObject.memberIndex(of: skeleton))
         }
+    }
+
+    /// What filters read: the skeleton's component when there is one (it keeps SUMMARY,
+    /// STATUS and CATEGORIES), so filtering parses nothing.
+    var filterComponent: Component {
+        if case .member(_, let skeleton) = source { return skeleton }
+        return component
     }
 
     /// The start instant (floating and all-day times read in the asked zone).
@@ -147,21 +158,23 @@ extension EventStatus {
     }
 }
 
-/// A one-off event's stored bytes, parsed into its component on first use and kept.
-final class StoredComponent: Sendable {
+/// A stored object's bytes, parsed into its components on first use and kept.
+final class StoredObject: Sendable {
     private let data: [UInt8]
-    private let parsed = Mutex<Component?>(nil)
+    private let parsed = Mutex<[Component]?>(nil)
 
     init(data: [UInt8]) { self.data = data }
 
-    var component: Component {
-        parsed.withLock { parsed in
+    /// The object's `index`th VEVENT/VTODO/VJOURNAL.
+    func member(_ index: Int) -> Component {
+        let members = parsed.withLock { parsed in
             if let parsed { return parsed }
-            // The bytes were checked when stored; an empty VEVENT stands in should they not parse.
-            let component = (try? CalendarObject(parsing: data))?.members.first ?? Component(name: "VEVENT")
-            parsed = component
-            return component
+            // The bytes were checked when stored; should they not parse, an empty VEVENT stands in.
+            let members = (try? CalendarObject(parsing: data))?.members ?? []
+            parsed = members
+            return members
         }
+        return index < members.count ? members[index] : Component(name: "VEVENT")
     }
 }
 

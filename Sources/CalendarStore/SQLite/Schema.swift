@@ -76,10 +76,12 @@ enum Schema {
             UNIQUE (calendar_id, uid)
         );
         CREATE INDEX objects_changes ON objects(calendar_id, sequence);
-        -- The bytes apart from the listing columns, so range queries read small rows.
+        -- The bytes apart from the listing columns, so range queries read small rows;
+        -- for a series also its timing skeleton, which a cold query parses instead.
         CREATE TABLE object_data (
             id INTEGER PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE,
-            data BLOB NOT NULL
+            data BLOB NOT NULL,
+            skeleton BLOB
         );
         CREATE INDEX objects_uid ON objects(uid);
         CREATE TABLE tombstones (
