@@ -32,9 +32,9 @@ enum ExpandCommand {
         guard let viewerZone = zoneName == "UTC" ? ZoneRules.utc : TimeZoneDatabase.zone(named: zoneName) else {
             throw .usage("unknown time zone '\(zoneName)' for --tz (an IANA name such as Europe/Berlin)")
         }
-        let from = try options["--from"].map { (text) throws(CommandFailure) in try instant(text, zone: viewerZone, option: "--from") }
+        let from = try options["--from"].map { (text) throws(CommandFailure) in try instant(text, zone: viewerZone, today: today, option: "--from") }
             ?? viewerZone.instant(for: CivilDateTime(date: today, time: .midnight))
-        let to = try options["--to"].map { (text) throws(CommandFailure) in try instant(text, zone: viewerZone, option: "--to") }
+        let to = try options["--to"].map { (text) throws(CommandFailure) in try instant(text, zone: viewerZone, today: today, option: "--to") }
             ?? viewerZone.instant(for: CivilDateTime(date: today.adding(days: 365), time: .midnight))
         guard from < to else { throw .usage("--from must be before --to") }
 
@@ -60,30 +60,14 @@ enum ExpandCommand {
         return 0
     }
 
-    /// `YYYY-MM-DD` (midnight in `zone`), `YYYY-MM-DDTHH:MM:SS` (in `zone`) or with a trailing `Z` (UTC).
-    static func instant(_ text: String, zone: ZoneRules, option: String) throws(CommandFailure) -> Int {
-        let digits = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= digits.count else { return nil }
-            var value = 0
-            for index in range {
-                guard digits[index] >= 0x30, digits[index] <= 0x39 else { return nil }
-                value = value * 10 + Int(digits[index] - 0x30)
-            }
-            return value
+    /// `YYYY-MM-DD` (midnight in `zone`), `YYYY-MM-DDTHH:MM[:SS]` (in `zone`) or with a trailing `Z` (UTC).
+    static func instant(_ text: String, zone: ZoneRules, today: CivilDate, option: String) throws(CommandFailure) -> Int {
+        // Dates only: the store commands' words (today, tomorrow) are not part of this tool's format.
+        guard text.utf8.first.map({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) == true else {
+            throw .usage("\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z]")
         }
-        let fail = CommandFailure.usage("\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z]")
-        guard digits.count >= 10, digits[4] == UInt8(ascii: "-"), digits[7] == UInt8(ascii: "-"),
-            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let date = CivilDate(year: year, month: month, day: day)
-        else { throw fail }
-        if digits.count == 10 { return zone.instant(for: CivilDateTime(date: date, time: .midnight)) }
-        guard digits.count == 19 || (digits.count == 20 && digits[19] == UInt8(ascii: "Z")), digits[10] == UInt8(ascii: "T"),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            let time = TimeOfDay(hour: hour, minute: minute, second: second)
-        else { throw fail }
-        let local = CivilDateTime(date: date, time: time)
-        return digits.count == 20 ? local.secondsSinceEpoch : zone.instant(for: local)
+        let now = CivilDateTime(date: today, time: .midnight).secondsSinceEpoch
+        return TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: option), zone: zone)
     }
 
     static func json(_ occurrence: Occurrence) -> String {

@@ -31,10 +31,6 @@ extension SQLiteEventStore {
         return Identifiers.newUUID() + ".ics"
     }
 
-    func storedEvent(_ object: ObjectRow, calendar: CalendarRow) throws(StoreError) -> Event {
-        try event(from: object, calendar: calendar)
-    }
-
     // MARK: Save
 
     @discardableResult
@@ -72,7 +68,7 @@ extension SQLiteEventStore {
             }
             editing.addMissingTimeZones()
             let written = try write(editing.calendar, name: object.name, into: row, connection)
-            return try storedEvent(written, calendar: row)
+            return try self.event(from: written, calendar: row)
         }
     }
 
@@ -89,7 +85,7 @@ extension SQLiteEventStore {
         editing.addMissingTimeZones()
         let name = try freeName(forUID: uid, in: row, connection)
         let written = try write(editing.calendar, name: name, into: row, ifNoneMatch: true, connection)
-        return try storedEvent(written, calendar: row)
+        return try self.event(from: written, calendar: row)
     }
 
     /// Moves a whole event to another calendar (the object keeps its UID and its overrides).
@@ -106,7 +102,7 @@ extension SQLiteEventStore {
         try deleteObject(object, calendar: row, connection)
         let name = try freeName(forUID: editing.uid, in: targetRow, connection)
         let written = try write(editing.calendar, name: name, into: targetRow, ifNoneMatch: true, connection)
-        return try storedEvent(written, calendar: targetRow)
+        return try self.event(from: written, calendar: targetRow)
     }
 
     /// `.futureEvents` from an instance after the first: the series ends before it, and a
@@ -149,7 +145,7 @@ extension SQLiteEventStore {
         fresh.addMissingTimeZones()
         let name = try freeName(forUID: newUID, in: row, connection)
         let written = try write(fresh.calendar, name: name, into: row, ifNoneMatch: true, connection)
-        return try storedEvent(written, calendar: row)
+        return try self.event(from: written, calendar: row)
     }
 
     // MARK: Remove

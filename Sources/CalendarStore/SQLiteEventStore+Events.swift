@@ -178,12 +178,18 @@ extension SQLiteEventStore {
 
     /// The stored object an event identifier (local, else UID) names, in a calendar the user sees.
     func locate(_ identifier: String, write: Bool, _ connection: Connection) throws(StoreError) -> (ObjectRow, CalendarRow) {
-        let visible = Set(try visibleCalendars(nil, connection).map(\.rowID))
-        var rows = try connection.rows(Self.objectColumns + " WHERE o.identifier = ?", [.text(identifier)], objectRow)
-        if rows.isEmpty { rows = try connection.rows(Self.objectColumns + " WHERE o.uid = ? ORDER BY o.id", [.text(identifier)], objectRow) }
-        guard let object = rows.first(where: { visible.contains($0.calendarRowID) }) else {
-            throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
+        // Only objects in calendars this user owns or was granted.
+        let visible = """
+             JOIN calendars c ON c.id = o.calendar_id LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
+            WHERE (c.owner_id = ?1 OR g.access IS NOT NULL)
+            """
+        var object = try connection.firstRow(
+            Self.objectColumns + visible + " AND o.identifier = ?2", [.integer(userID), .text(identifier)], objectRow)
+        if object == nil {
+            object = try connection.firstRow(
+                Self.objectColumns + visible + " AND o.uid = ?2 ORDER BY o.id", [.integer(userID), .text(identifier)], objectRow)
         }
+        guard let object else { throw StoreError(.notFound, "no event \(identifier)", resource: identifier) }
         let calendarID = try connection.firstRow("SELECT identifier FROM calendars WHERE id = ?", [.integer(object.calendarRowID)]) {
             $0.string(0)
         }
