@@ -22,6 +22,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Core: the EventKit-style event store and its embedded SQLite backend.
         .target(name: "CalendarStore", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CSQLite"]),
+        // libmicrohttpd (Debian's libmicrohttpd-dev).
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // Transport: HTTP/1.1 on libmicrohttpd as plain request and response values.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // The command-line interface as a library, so tests run it in process.
         .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
@@ -51,6 +55,7 @@ let package = Package(
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

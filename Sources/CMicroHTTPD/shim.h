@@ -1,0 +1,76 @@
+// libmicrohttpd (Debian's libmicrohttpd-dev) for the HTTPServer target.
+// MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are
+// variadic, which Swift cannot call; these wrappers give them fixed signatures.
+#ifndef ALMANAC_CMICROHTTPD_SHIM_H
+#define ALMANAC_CMICROHTTPD_SHIM_H
+
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+
+/// Keeps a URL as it came (no %-decoding): the HTTP layer decodes paths itself,
+/// so CalDAV hrefs round-trip exactly.
+static inline size_t cmhd_keep_escaped(void *context, struct MHD_Connection *connection, char *text) {
+    (void)context; (void)connection;
+    return strlen(text);
+}
+
+/// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0 for any free
+/// one), with its own polling thread and a pool of `threads` workers, an idle timeout,
+/// a connection limit, and a callback when each request completes. NULL on failure.
+static inline struct MHD_Daemon *cmhd_start(
+    const char *host, uint16_t port, unsigned int threads, unsigned int timeoutSeconds, unsigned int connectionLimit,
+    MHD_AccessHandlerCallback handler, void *handlerContext, MHD_RequestCompletedCallback completed, void *completedContext)
+{
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    const struct sockaddr *address;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_AUTO;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        address = (const struct sockaddr *)&v4;
+    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        address = (const struct sockaddr *)&v6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        return NULL;
+    }
+    return MHD_start_daemon(
+        flags, port, NULL, NULL, handler, handlerContext,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
+        MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+        MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
+        MHD_OPTION_END);
+}
+
+/// The port a daemon listens on (useful after starting on port 0).
+static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+/// The client's address as text (IPv4 or IPv6) into `buffer`; an empty string if unknown.
+static inline void cmhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    buffer[0] = 0;
+    if (!info || !info->client_addr) return;
+    if (info->client_addr->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, buffer, size);
+    } else if (info->client_addr->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)info->client_addr)->sin6_addr, buffer, size);
+    }
+}
+
+#endif

@@ -1,0 +1,126 @@
+import CMicroHTTPD
+
+// libmicrohttpd calls these on its own threads. They are plain global functions
+// (nonisolated, capturing nothing), as C function pointers must be; they reach the
+// server through the context pointer and hand the request to its responder.
+
+/// MHD_AccessHandlerCallback: called first with no body, then with each chunk of the
+/// body, then once more with none — the point at which the request is answered.
+func handleAccess(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+    _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context, let connection, let requestContext, let uploadSize else { return MHD_Result.NO }
+    let server = Unmanaged<ServerContext>.fromOpaque(context).takeUnretainedValue()
+
+    guard let existing = requestContext.pointee else {
+        // First call: headers only.
+        let headers = collectHeaders(connection)
+        let state = RequestState(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            query: collectQuery(connection), headers: headers, remoteAddress: clientAddress(connection))
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        server.inFlight.add(1, ordering: .relaxed)
+        if let length = headers["Content-Length"].flatMap({ Int($0) }), length > server.configuration.maxBodySize {
+            // Refuse before reading a byte of it.
+            state.tooLarge = true
+            return send(tooLarge(server), on: connection, state: state)
+        }
+        return MHD_Result.YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if !state.tooLarge {
+            if state.body.count + uploadSize.pointee > server.configuration.maxBodySize {
+                state.tooLarge = true
+                state.body = []
+            } else if let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) { bytes in
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: uploadSize.pointee))
+                }
+            }
+        }
+        uploadSize.pointee = 0
+        return MHD_Result.YES
+    }
+    if state.status != 0 { return MHD_Result.YES }
+    if state.tooLarge { return send(tooLarge(server), on: connection, state: state) }
+    let request = HTTPRequest(
+        method: state.method, path: state.path, query: state.query, headers: state.headers, body: state.body,
+        remoteAddress: state.remoteAddress)
+    return send(server.responder(request), on: connection, state: state)
+}
+
+/// MHD_RequestCompletedCallback: the response went out (or the connection died).
+func handleCompletion(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ termination: MHD_RequestTerminationCode
+) {
+    guard let context, let requestContext, let pointer = requestContext.pointee else { return }
+    let server = Unmanaged<ServerContext>.fromOpaque(context).takeUnretainedValue()
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
+    requestContext.pointee = nil
+    server.log(state)
+    server.inFlight.subtract(1, ordering: .releasing)
+}
+
+private func tooLarge(_ server: ServerContext) -> HTTPResponse {
+    .text(413, "413 Content Too Large: the limit is \(server.configuration.maxBodySize) bytes\n", headers: ["Connection": "close"])
+}
+
+// MHD_RESPMEM_PERSISTENT and MHD_RESPMEM_MUST_COPY (a closed C enum, built by value).
+private let persistentMemory = MHD_ResponseMemoryMode(rawValue: 0)!
+private let copiedMemory = MHD_ResponseMemoryMode(rawValue: 2)!
+
+private func send(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState) -> MHD_Result {
+    state.status = response.status
+    state.bytesSent = response.body.count
+    let created = response.body.withUnsafeBytes { bytes -> OpaquePointer? in
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return MHD_create_response_from_buffer(0, nil, persistentMemory) }
+        return MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: base), copiedMemory)
+    }
+    guard let created else { return MHD_Result.NO }
+    defer { MHD_destroy_response(created) }
+    for (name, value) in response.headers where name.lowercased() != "content-length" {
+        MHD_add_response_header(created, name, value)
+    }
+    return MHD_queue_response(connection, UInt32(response.status), created)
+}
+
+private final class FieldCollector {
+    var fields: [(String, String)] = []
+}
+
+private func collectFields(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
+    let collector = FieldCollector()
+    let pointer = Unmanaged.passUnretained(collector).toOpaque()
+    MHD_get_connection_values(
+        connection, kind,
+        { context, _, key, value in
+            guard let context, let key else { return MHD_Result.YES }
+            let collector = Unmanaged<FieldCollector>.fromOpaque(context).takeUnretainedValue()
+            collector.fields.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return MHD_Result.YES
+        }, pointer)
+    return withExtendedLifetime(collector) { collector.fields }
+}
+
+private func collectHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
+    var headers = HTTPHeaders()
+    for (name, value) in collectFields(connection, kind: .HEADER_KIND) { headers.add(name, value) }
+    return headers
+}
+
+/// The query string rebuilt from libmicrohttpd's arguments (kept %-encoded), or nil.
+private func collectQuery(_ connection: OpaquePointer) -> String? {
+    let arguments = collectFields(connection, kind: .GET_ARGUMENT_KIND)
+    guard !arguments.isEmpty else { return nil }
+    return arguments.map { $0.1.isEmpty ? $0.0 : $0.0 + "=" + $0.1 }.joined(separator: "&")
+}
+
+private func clientAddress(_ connection: OpaquePointer) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    cmhd_client_address(connection, &buffer, socklen_t(buffer.count))
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -1,0 +1,149 @@
+import CMicroHTTPD
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How the server listens and what it accepts.
+public struct ServerConfiguration: Sendable {
+    /// An IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `0.0.0.0`).
+    public var host: String
+    /// 0 picks a free port (read it back from `HTTPServer.port`).
+    public var port: UInt16
+    /// Worker threads; each serves connections (keep-alive included). Defaults to the cores.
+    public var threads: Int
+    /// The largest request body accepted; a larger one gets 413.
+    public var maxBodySize: Int
+    /// Seconds a connection may stay idle (also between keep-alive requests) before it is closed.
+    public var connectionTimeout: Int
+    /// Connections served at once; more wait in the kernel's backlog.
+    public var connectionLimit: Int
+    /// Whether to write one access-log line per request to standard error.
+    public var accessLog: Bool
+
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int? = nil, maxBodySize: Int = 16 << 20,
+        connectionTimeout: Int = 60, connectionLimit: Int = 1_024, accessLog: Bool = true
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        self.maxBodySize = maxBodySize
+        self.connectionTimeout = connectionTimeout
+        self.connectionLimit = connectionLimit
+        self.accessLog = accessLog
+    }
+}
+
+/// Why the server did not start.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// An HTTP/1.1 server on libmicrohttpd: keep-alive, a pool of worker threads,
+/// bodies read in full up to a limit (413 past it), idle timeouts, graceful
+/// shutdown, and an access log. Requests and responses are plain values; the
+/// layers above never see libmicrohttpd.
+public final class HTTPServer: Sendable {
+    let context: ServerContext
+    /// The running daemon's address (0 when stopped); a number, so the lock holds a Sendable value.
+    private let daemon = Mutex<UInt>(0)
+    private let boundPort = Atomic<UInt16>(0)
+
+    public init(configuration: ServerConfiguration, responder: @escaping HTTPResponder) {
+        context = ServerContext(configuration: configuration, responder: responder)
+    }
+
+    /// The port the server listens on (after `start`).
+    public var port: UInt16 { boundPort.load(ordering: .acquiring) }
+
+    /// Starts listening; returns at once (the server runs on its own threads).
+    public func start() throws(ServerError) {
+        let configuration = context.configuration
+        let unmanaged = Unmanaged.passUnretained(context).toOpaque()
+        let started = cmhd_start(
+            configuration.host, configuration.port, UInt32(configuration.threads), UInt32(configuration.connectionTimeout),
+            UInt32(configuration.connectionLimit), handleAccess, unmanaged, handleCompletion, unmanaged)
+        guard let started else {
+            throw ServerError(description: "cannot listen on \(configuration.host) port \(configuration.port) (in use, or not an address of this machine)")
+        }
+        daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
+        boundPort.store(cmhd_bound_port(started), ordering: .releasing)
+    }
+
+    /// Stops accepting connections, lets requests in progress finish (up to
+    /// `gracePeriod` seconds), then closes every connection.
+    public func stop(gracePeriod: Double = 10) {
+        let address = daemon.withLock { daemon -> UInt in
+            defer { daemon = 0 }
+            return daemon
+        }
+        guard let running = OpaquePointer(bitPattern: address) else { return }
+        let listener = MHD_quiesce_daemon(running)
+        let deadline = Self.now() + gracePeriod
+        while context.inFlight.load(ordering: .acquiring) > 0 && Self.now() < deadline { usleep(10_000) }
+        MHD_stop_daemon(running)
+        if listener >= 0 { close(listener) }
+    }
+
+    /// Requests being served right now.
+    public var requestsInFlight: Int { context.inFlight.load(ordering: .acquiring) }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    deinit { stop(gracePeriod: 0) }
+}
+
+/// What the C callbacks reach through their context pointer; lives as long as the server.
+final class ServerContext: Sendable {
+    let configuration: ServerConfiguration
+    let responder: HTTPResponder
+    let inFlight = Atomic<Int>(0)
+
+    init(configuration: ServerConfiguration, responder: @escaping HTTPResponder) {
+        self.configuration = configuration
+        self.responder = responder
+    }
+
+    /// `method path status bytes ms`, as one line on standard error.
+    func log(_ state: RequestState) {
+        guard configuration.accessLog else { return }
+        let milliseconds = (HTTPServer.now() - state.startedAt) * 1000
+        let line = "\(state.remoteAddress) \(state.method) \(state.target) \(state.status) \(state.bytesSent) \((milliseconds * 10).rounded() / 10)ms\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+}
+
+/// One request being read and answered; owned by libmicrohttpd's connection between
+/// the first call and the completion callback, and used by one thread at a time.
+final class RequestState {
+    let method: String
+    let path: String
+    let query: String?
+    let headers: HTTPHeaders
+    let remoteAddress: String
+    let startedAt = HTTPServer.now()
+    var body: [UInt8] = []
+    var tooLarge = false
+    var status = 0
+    var bytesSent = 0
+
+    init(method: String, path: String, query: String?, headers: HTTPHeaders, remoteAddress: String) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.remoteAddress = remoteAddress
+    }
+
+    var target: String { query.map { path + "?" + $0 } ?? path }
+}
