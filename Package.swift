@@ -26,6 +26,10 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Transport: HTTP/1.1 on libmicrohttpd as plain request and response values.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        // OpenSSL's libcrypto (Debian's libssl-dev).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
+        .target(name: "Accounts", dependencies: ["COpenSSL"]),
         // The command-line interface as a library, so tests run it in process.
         .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
@@ -56,6 +60,7 @@ let package = Package(
         .testTarget(name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,75 @@
+import Accounts
+import Foundation
+import Testing
+
+@Suite struct AccountsTests {
+    /// RFC 7914 §11's PBKDF2-HMAC-SHA256 vectors (the ones with c=1 and c=80000).
+    @Test func pbkdf2MatchesTheRFCVectors() {
+        let first = Crypto.pbkdf2SHA256(password: Array("passwd".utf8), salt: Array("salt".utf8), iterations: 1, length: 64)
+        #expect(hex(first) == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783")
+        let second = Crypto.pbkdf2SHA256(password: Array("Password".utf8), salt: Array("NaCl".utf8), iterations: 80_000, length: 64)
+        #expect(hex(second) == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d")
+    }
+
+    @Test func hashesVerifyAndRoundTrip() throws {
+        let hash = PasswordHash(password: "correct horse", iterations: 1_000)
+        #expect(hash.verify("correct horse"))
+        #expect(!hash.verify("correct horsE"))
+        let stored = hash.description
+        #expect(stored.hasPrefix("$pbkdf2-sha256$i=1000$"))
+        let read = try #require(PasswordHash(stored))
+        #expect(read == hash)
+        #expect(read.verify("correct horse"))
+        // Two hashes of one password differ (fresh salt).
+        #expect(PasswordHash(password: "correct horse", iterations: 1_000).description != stored)
+        for bad in ["", "$pbkdf2-sha256$i=0$00$00", "$md5$x$y$z", "$pbkdf2-sha256$i=10$zz$" + String(repeating: "0", count: 64)] {
+            #expect(PasswordHash(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func generatedPasswordsAreLongAndDistinct() {
+        let passwords = (0..<50).map { _ in PasswordGenerator.generate() }
+        #expect(Set(passwords).count == 50)
+        #expect(passwords.allSatisfy { $0.count == 20 && !$0.contains("0") && !$0.contains("l") && !$0.contains("O") })
+    }
+
+    @Test func basicCredentialsParse() {
+        let credentials = BasicCredentials(user: "anna", password: "pa:ss wörd")
+        #expect(BasicCredentials(authorization: credentials.authorization) == credentials)
+        // RFC 7617 §2's example.
+        #expect(BasicCredentials(authorization: "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==") == BasicCredentials(user: "Aladdin", password: "open sesame"))
+        for bad in ["Bearer abc", "Basic", "Basic !!!", "Basic " + Data("nocolon".utf8).base64EncodedString()] {
+            #expect(BasicCredentials(authorization: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func throttleDelaysRepeatedFailuresPerUserAndAddress() {
+        let throttle = LoginThrottle(freeFailures: 3, maximumDelay: 60)
+        for _ in 0..<3 { throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100) }
+        #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 0)
+        throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100)
+        #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 1)
+        throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100)
+        #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 2)
+        for _ in 0..<20 { throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100) }
+        #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 60)
+        // Other addresses and users are not affected; success clears the record.
+        #expect(throttle.delay(user: "anna", address: "10.0.0.2", now: 100) == 0)
+        #expect(throttle.delay(user: "bob", address: "10.0.0.1", now: 100) == 0)
+        throttle.recordSuccess(user: "Anna", address: "10.0.0.1")
+        #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 0)
+    }
+
+    @Test func verifiedPasswordsExpireAndNeverMatchAnotherPassword() {
+        let cache = VerifiedPasswords(lifetime: 10)
+        let anna = BasicCredentials(user: "anna", password: "secret")
+        cache.insert(anna, hash: "$h1", now: 0)
+        #expect(cache.contains(anna, hash: "$h1", now: 5))
+        #expect(!cache.contains(BasicCredentials(user: "anna", password: "other"), hash: "$h1", now: 5))
+        // A changed stored hash (a new password) invalidates the entry.
+        #expect(!cache.contains(anna, hash: "$h2", now: 5))
+        #expect(!cache.contains(anna, hash: "$h1", now: 11))
+    }
+
+    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+}
