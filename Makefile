@@ -13,10 +13,9 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product almanac
 
-## build and run the main job (until the server exists: help and a sample check)
+## build and run the main job: the server on 127.0.0.1:8080 with the store in the data directory
 run: build
-	.build/release/almanac --help
-	.build/release/almanac ics check docs/examples/team-calendar.ics
+	.build/release/almanac serve --host 127.0.0.1 --port 8080
 
 ## everything CI runs: warnings are errors, every test, the recurrence differential test, a short fuzz run
 test: deps

@@ -30,8 +30,10 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
         .target(name: "Accounts", dependencies: ["COpenSSL"]),
+        // The server: store, authentication and routes wired onto the HTTP transport.
+        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts"]),
         // The command-line interface as a library, so tests run it in process.
-        .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
+        .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer"]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
 
         // Benchmarks (release builds; see Benchmarks/README.md).
@@ -59,7 +61,7 @@ let package = Package(
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],

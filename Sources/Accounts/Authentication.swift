@@ -33,9 +33,10 @@ public struct BasicCredentials: Sendable, Hashable {
     public var authorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
 }
 
-/// Slows down password guessing: after `freeFailures` failed logins for one user from
-/// one address, further attempts are refused for a delay that doubles with each
-/// failure (up to `maximumDelay` seconds). A success clears the record.
+/// Slows down password guessing: once `freeFailures` logins for one user from one
+/// address have failed, further attempts are refused for a delay that starts at a
+/// second and doubles with each failure (up to `maximumDelay` seconds). A success
+/// clears the record.
 public final class LoginThrottle: Sendable {
     private struct Record {
         var failures: Int
@@ -65,8 +66,8 @@ public final class LoginThrottle: Sendable {
         records.withLock { records in
             var record = records[Self.key(user, address)] ?? Record(failures: 0, blockedUntil: 0)
             record.failures += 1
-            if record.failures > freeFailures {
-                let exponent = min(record.failures - freeFailures - 1, 20)
+            if record.failures >= freeFailures {
+                let exponent = min(record.failures - freeFailures, 20)
                 record.blockedUntil = now + min(maximumDelay, Double(1 << exponent))
             }
             records[Self.key(user, address)] = record

@@ -16,6 +16,14 @@ public enum Almanac {
           ics expand FILE [--from D] [--to D] [--tz ZONE] [--format text|jsonl]
                                             list the instances in a window
 
+        Server:
+          serve [--host A] [--port N] [--data DIR] …
+                                            run the calendar server (see serve --help)
+          user add NAME [--generate] | user passwd NAME [--generate]
+          user list | user remove NAME      accounts that sign in to the server
+                                            (the password comes from standard input,
+                                            or a prompt on a terminal)
+
         Store (the data directory: --data DIR, else $ALMANAC_DATA, else
         $XDG_DATA_HOME/almanac, else ~/.local/share/almanac; --user NAME, else
         $ALMANAC_USER, else the only user):
@@ -68,6 +76,10 @@ public enum Almanac {
                 return try ICSCommand.run(rest, io: io)
             case "calendar":
                 return try CalendarCommand.run(rest, io: io)
+            case "serve":
+                return try ServeCommand.run(rest, io: io)
+            case "user":
+                return try UserCommand.run(rest, io: io)
             case "add":
                 return try EventCommands.add(rest, io: io)
             case "list":

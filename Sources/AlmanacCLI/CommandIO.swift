@@ -23,6 +23,10 @@ public protocol CommandIO: AnyObject {
     func writeProgress(_ text: String)
     /// Whether standard error is a terminal (progress bars only go to people).
     var isTerminal: Bool { get }
+    /// Whether standard input is a terminal (passwords are then prompted for).
+    var isInputTerminal: Bool { get }
+    /// Prompts on the terminal and reads a line without echoing it; nil at end of input.
+    func readSecret(prompt: String) -> String?
     /// The process environment.
     var environment: [String: String] { get }
     /// The current time, Unix seconds.
@@ -86,6 +90,32 @@ public final class ProcessIO: CommandIO {
     }
 
     public var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    public var isInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    public func readSecret(prompt: String) -> String? {
+        writeProgress(prompt)
+        var original = termios()
+        let isTerminal = tcgetattr(STDIN_FILENO, &original) == 0
+        if isTerminal {
+            var quiet = original
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if isTerminal {
+                tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+                writeProgress("\n")
+            }
+        }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while Glibc.read(STDIN_FILENO, &byte, 1) == 1 {
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
 
     public var environment: [String: String] {
         var result: [String: String] = [:]

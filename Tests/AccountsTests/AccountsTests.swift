@@ -45,10 +45,11 @@ import Testing
 
     @Test func throttleDelaysRepeatedFailuresPerUserAndAddress() {
         let throttle = LoginThrottle(freeFailures: 3, maximumDelay: 60)
-        for _ in 0..<3 { throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100) }
+        for _ in 0..<2 { throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100) }
         #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 0)
         throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100)
         #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 1)
+        #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 101) == 0)
         throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100)
         #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 100) == 2)
         for _ in 0..<20 { throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 100) }

@@ -27,12 +27,18 @@ final class CapturedIO: CommandIO {
     /// 2026-11-29T12:00:00Z, a Sunday.
     var now = 1_795_953_600
     var isTerminal = false
+    var isInputTerminal = false
+    var secrets: [String] = []
     var progress = ""
     var written: [String: [UInt8]] = [:]
 
     func write(_ bytes: [UInt8]) { output += bytes }
     func writeError(_ line: String) { errors.append(line) }
     func writeProgress(_ text: String) { progress += text }
+    func readSecret(prompt: String) -> String? {
+        progress += prompt
+        return secrets.isEmpty ? nil : secrets.removeFirst()
+    }
     func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) { written[path] = bytes }
     var text: String { String(decoding: output, as: UTF8.self) }
 }

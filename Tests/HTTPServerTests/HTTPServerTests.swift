@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import Foundation
 import HTTPServer
 import Testing
@@ -6,38 +7,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-struct ConnectionRefused: Error {}
-
 /// A real libmicrohttpd server on a loopback port, driven over real sockets.
 @Suite struct HTTPServerTests {
-    /// Sends raw HTTP/1.1 over one TCP connection and returns everything read until the
-    /// server closes it.
-    static func exchange(port: UInt16, _ text: String) throws -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw ConnectionRefused() }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-
     func server(maxBodySize: Int = 1_024, _ responder: @escaping HTTPResponder) throws -> HTTPServer {
         let server = HTTPServer(
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, maxBodySize: maxBodySize, accessLog: false),
@@ -57,7 +28,7 @@ struct ConnectionRefused: Error {}
             return HTTPResponse(status: 207, headers: headers, body: request.body)
         }
         defer { server.stop() }
-        let response = try Self.exchange(
+        let response = try RawHTTP.exchange(
             port: server.port,
             "PROPFIND /dav/anna%40example.com/?a=1&b=x%20y HTTP/1.1\r\nHost: x\r\nDepth: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
         #expect(response.hasPrefix("HTTP/1.1 207"))
@@ -73,7 +44,7 @@ struct ConnectionRefused: Error {}
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
         let server = try server { request in .text(200, request.path) }
         defer { server.stop() }
-        let response = try Self.exchange(
+        let response = try RawHTTP.exchange(
             port: server.port, "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(response.components(separatedBy: "HTTP/1.1 200").count == 3)
         #expect(response.hasSuffix("/two"))
@@ -83,14 +54,14 @@ struct ConnectionRefused: Error {}
         let server = try server(maxBodySize: 16) { request in .text(200, "got \(request.body.count)") }
         defer { server.stop() }
         // Declared too large: refused before the body is read.
-        let declared = try Self.exchange(port: server.port, "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\nConnection: close\r\n\r\n" + String(repeating: "a", count: 17))
+        let declared = try RawHTTP.exchange(port: server.port, "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\nConnection: close\r\n\r\n" + String(repeating: "a", count: 17))
         #expect(declared.hasPrefix("HTTP/1.1 413"))
         // Chunked, so only found out while reading.
-        let chunked = try Self.exchange(
+        let chunked = try RawHTTP.exchange(
             port: server.port,
             "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n10\r\n0123456789abcdef\r\n4\r\nmore\r\n0\r\n\r\n")
         #expect(chunked.hasPrefix("HTTP/1.1 413"))
-        let fits = try Self.exchange(port: server.port, "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\nConnection: close\r\n\r\n0123456789abcdef")
+        let fits = try RawHTTP.exchange(port: server.port, "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\nConnection: close\r\n\r\n0123456789abcdef")
         #expect(fits.hasPrefix("HTTP/1.1 200") && fits.hasSuffix("got 16"))
     }
 
@@ -114,13 +85,13 @@ struct ConnectionRefused: Error {}
             return .text(200, "finished")
         }
         let port = server.port
-        let task = Task.detached { try Self.exchange(port: port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
+        let task = Task.detached { try RawHTTP.exchange(port: port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
         started.wait()
         server.stop(gracePeriod: 5)
         let response = try await task.value
         #expect(response.hasSuffix("finished"))
         // Stopped: new connections are refused.
-        #expect(throws: ConnectionRefused.self) { try Self.exchange(port: port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") }
+        #expect(throws: ConnectionRefused.self) { try RawHTTP.exchange(port: port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") }
     }
 
     @Test func percentDecodingAndQueryItems() {

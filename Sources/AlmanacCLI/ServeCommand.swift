@@ -1,0 +1,88 @@
+import AlmanacServer
+import CalendarStore
+import HTTPServer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `almanac serve`: the calendar server on the local data directory, until
+/// SIGINT or SIGTERM (requests in progress finish first).
+enum ServeCommand {
+    static let help = """
+        Usage: almanac serve [--host ADDRESS] [--port N] [--data DIR] [--threads N]
+                             [--max-body BYTES] [--timeout SECONDS] [--quiet]
+
+          --host ADDRESS     an IPv4 or IPv6 address to listen on (default 127.0.0.1;
+                             put TLS in front with a reverse proxy, see the README)
+          --port N           the port (default 8080; 0 picks a free one)
+          --data DIR         the data directory (default: $ALMANAC_DATA, else
+                             $XDG_DATA_HOME/almanac, else ~/.local/share/almanac)
+          --threads N        worker threads (default: one per core)
+          --max-body BYTES   the largest request body (default 16 MiB; larger gets 413)
+          --timeout SECONDS  how long an idle connection stays open (default 60)
+          --quiet            no access log (otherwise one line per request on stderr)
+
+        On first start with no users, creates one and prints its password once.
+        """
+
+    static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            io.write(help + "\n")
+            return 0
+        }
+        let options = try Options(
+            arguments, valued: ["--host", "--port", "--data", "--threads", "--max-body", "--timeout"], flags: ["--quiet"], command: "serve")
+        guard options.operands.isEmpty else { throw .usage("'serve' takes no operands (see 'almanac serve --help')") }
+        func number(_ name: String, _ fallback: Int, range: ClosedRange<Int>) throws(CommandFailure) -> Int {
+            guard let text = options[name] else { return fallback }
+            guard let value = Int(text), range.contains(value) else { throw .usage("\(name) must be a number in \(range)") }
+            return value
+        }
+        let defaults = ServerConfiguration()
+        let configuration = ServerConfiguration(
+            host: options["--host"] ?? "127.0.0.1", port: UInt16(try number("--port", 8080, range: 0...65_535)),
+            threads: try number("--threads", defaults.threads, range: 1...256), maxBodySize: try number("--max-body", defaults.maxBodySize, range: 1_024...(1 << 30)),
+            connectionTimeout: try number("--timeout", 60, range: 1...3_600), accessLog: !options.has("--quiet"))
+        let directory = options["--data"] ?? SQLiteBackend.defaultDirectory(environment: io.environment)
+        let backend = try StoreContext.run { () throws(StoreError) in try SQLiteBackend(directory: directory) }
+
+        var name = io.environment["USER"] ?? "admin"
+        if name.isEmpty || name == "root" { name = "admin" }
+        if let created = try StoreContext.run({ () throws(StoreError) in try AlmanacServer.ensureFirstUser(in: backend, name: name) }) {
+            io.write("Created user \(created.user) with password \(created.password)\n(shown once; change it with 'almanac user passwd \(created.user)')\n")
+        }
+        let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
+        for user in users where user.passwordHash == nil {
+            io.writeError("almanac: user \(user.name) has no password and cannot sign in; set one with 'almanac user passwd \(user.name)'")
+        }
+
+        // Block the signals before the server's threads start, so they inherit the mask
+        // and only this thread receives them (in sigwait below).
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        let server = AlmanacServer(backend: backend, configuration: configuration)
+        do {
+            try server.start()
+        } catch {
+            throw CommandFailure(status: 1, error.description)
+        }
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let base = "http://\(host):\(server.port)"
+        io.write("Almanac is serving \(directory) on \(base)/\nCalDAV: \(base)/dav/ (add this URL in your calendar app)\n")
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        io.write("Stopping (\(received == SIGINT ? "SIGINT" : "SIGTERM")); letting requests in progress finish\n")
+        server.stop(gracePeriod: 10)
+        io.write("Stopped\n")
+        return 0
+    }
+}

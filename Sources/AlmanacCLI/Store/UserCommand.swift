@@ -1,0 +1,75 @@
+import Accounts
+import CalendarStore
+
+/// `almanac user add|passwd|list|remove`: the accounts that sign in to the server.
+enum UserCommand {
+    static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
+        guard let subcommand = arguments.first else { throw .usage("'user' needs add, passwd, list or remove") }
+        let options = try Options(Array(arguments.dropFirst()), valued: ["--data"], flags: ["--generate"], command: "user \(subcommand)")
+        let directory = options["--data"] ?? SQLiteBackend.defaultDirectory(environment: io.environment)
+        func name() throws(CommandFailure) -> String {
+            guard options.operands.count == 1 else { throw .usage("'user \(subcommand)' takes one NAME") }
+            return options.operands[0]
+        }
+        switch subcommand {
+        case "list":
+            guard options.operands.isEmpty else { throw .usage("'user list' takes no operands") }
+            let backend = try open(directory)
+            let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
+            io.write(users.map { $0.name + ($0.passwordHash == nil ? "  (no password: cannot sign in)" : "") + "\n" }.joined())
+        case "add":
+            let user = try name()
+            let (password, generated) = try readPassword(options, io: io)
+            let backend = try open(directory)
+            try StoreContext.run { () throws(StoreError) in
+                try backend.createUser(named: user, displayName: nil, passwordHash: PasswordHash(password: password).description)
+            }
+            io.write("Added user \(user)\n")
+            if generated { io.write("Password: \(password)\n(shown once; change it with 'almanac user passwd \(user)')\n") }
+        case "passwd":
+            let user = try name()
+            let backend = try open(directory)
+            _ = try StoreContext.run { () throws(StoreError) in try backend.user(named: user) }
+            let (password, generated) = try readPassword(options, io: io)
+            try StoreContext.run { () throws(StoreError) in try backend.setPasswordHash(PasswordHash(password: password).description, forUser: user) }
+            io.write("Changed the password of \(user)\n")
+            if generated { io.write("Password: \(password)\n(shown once)\n") }
+        case "remove":
+            let user = try name()
+            let backend = try open(directory)
+            try StoreContext.run { () throws(StoreError) in try backend.removeUser(named: user) }
+            io.write("Removed user \(user) and their calendars\n")
+        default:
+            throw .usage("unknown subcommand 'user \(subcommand)' (add, passwd, list, remove)")
+        }
+        return 0
+    }
+
+    static func open(_ directory: String) throws(CommandFailure) -> SQLiteBackend {
+        try StoreContext.run { () throws(StoreError) in try SQLiteBackend(directory: directory) }
+    }
+
+    /// `--generate` makes one; a terminal is prompted twice; otherwise the first line
+    /// of standard input is the password.
+    static func readPassword(_ options: Options, io: CommandIO) throws(CommandFailure) -> (String, generated: Bool) {
+        if options.has("--generate") { return (PasswordGenerator.generate(), true) }
+        let password: String
+        if io.isInputTerminal {
+            guard let first = io.readSecret(prompt: "Password: "), let second = io.readSecret(prompt: "Again: ") else {
+                throw CommandFailure(status: 1, "no password given")
+            }
+            guard first == second else { throw CommandFailure(status: 1, "the passwords differ; nothing changed") }
+            password = first
+        } else {
+            let input = String(decoding: try io.read(path: "-"), as: UTF8.self)
+            password = String(input.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                .trimmingSuffix("\r")
+        }
+        guard password.count >= 8 else { throw CommandFailure(status: 1, "a password has at least 8 characters; nothing changed") }
+        return (password, false)
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+}

@@ -1,0 +1,61 @@
+import Accounts
+import CalendarStore
+import HTTPServer
+
+/// The server as one value: the store, authentication and the routes, wired onto
+/// the HTTP transport. `almanac serve` makes one and runs it.
+///
+/// Routes so far:
+/// - `GET /` — what this server is and where its CalDAV root is (no sign-in).
+/// - `/.well-known/caldav` — a redirect to the CalDAV root (RFC 6764).
+/// - `/dav/…` — the CalDAV tree; every request is authenticated (HTTP Basic).
+public final class AlmanacServer: Sendable {
+    public let backend: SQLiteBackend
+    public let authenticator: Authenticator
+    let server: HTTPServer
+
+    public init(backend: SQLiteBackend, configuration: ServerConfiguration) {
+        self.backend = backend
+        let authenticator = Authenticator(backend: backend)
+        self.authenticator = authenticator
+        server = HTTPServer(configuration: configuration, responder: Self.router(backend: backend, authenticator: authenticator).responder)
+    }
+
+    static func router(backend: SQLiteBackend, authenticator: Authenticator) -> Router {
+        var router = Router()
+        router.add("/", methods: ["GET", "HEAD"]) { _ in
+            .text(200, "Almanac calendar server. CalDAV: /dav/ (sign in with your Almanac user).\n")
+        }
+        router.addPrefix("/.well-known/caldav") { _ in
+            HTTPResponse(status: 301, headers: ["Location": "/dav/"])
+        }
+        router.addPrefix("/dav/") { request in
+            switch authenticator.authenticate(request) {
+            case .failure(let error):
+                return error.response
+            case .success(let user):
+                // The CalDAV layer answers here; until it does, the signed-in user is told so.
+                return .text(501, "501 Not Implemented: CalDAV for \(user) is not served yet\n")
+            }
+        }
+        return router
+    }
+
+    /// Starts listening (returns at once).
+    public func start() throws(ServerError) { try server.start() }
+
+    /// The port listened on.
+    public var port: UInt16 { server.port }
+
+    /// Stops gracefully: requests in progress finish first.
+    public func stop(gracePeriod: Double = 10) { server.stop(gracePeriod: gracePeriod) }
+
+    /// Makes sure someone can sign in: when the store has no users, creates `name`
+    /// with a generated password and returns both (to print once).
+    public static func ensureFirstUser(in backend: SQLiteBackend, name: String) throws(StoreError) -> (user: String, password: String)? {
+        guard try backend.users().isEmpty else { return nil }
+        let password = PasswordGenerator.generate()
+        try backend.createUser(named: name, displayName: nil, passwordHash: PasswordHash(password: password).description)
+        return (name, password)
+    }
+}

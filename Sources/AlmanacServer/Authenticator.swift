@@ -1,0 +1,50 @@
+import Accounts
+import CalendarStore
+import HTTPServer
+
+/// HTTP Basic authentication against the users in the store (RFC 7617), with
+/// throttling of failed logins per user and address. Every 401 carries
+/// `WWW-Authenticate: Basic realm="Almanac"`.
+public final class Authenticator: Sendable {
+    let backend: any StoreBackend
+    let throttle: LoginThrottle
+    let verified: VerifiedPasswords
+
+    public init(backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(), verified: VerifiedPasswords = VerifiedPasswords()) {
+        self.backend = backend
+        self.throttle = throttle
+        self.verified = verified
+    }
+
+    static let challenge: HTTPHeaders = ["WWW-Authenticate": "Basic realm=\"Almanac\", charset=\"UTF-8\""]
+
+    /// The signed-in user's name, or the response to send instead (401, or 429 while throttled).
+    public func authenticate(_ request: HTTPRequest) -> Result<String, ResponseError> {
+        guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header) else {
+            return .failure(ResponseError(.text(401, "401 Unauthorized: sign in with your Almanac user name and password\n", headers: Self.challenge)))
+        }
+        let wait = throttle.delay(user: credentials.user, address: request.remoteAddress)
+        if wait > 0 {
+            var headers = Self.challenge
+            headers.set("Retry-After", String(Int(wait.rounded(.up))))
+            return .failure(ResponseError(.text(429, "429 Too Many Requests: too many failed sign-ins; try again later\n", headers: headers)))
+        }
+        guard let user = try? backend.user(named: credentials.user), let stored = user.passwordHash, let hash = PasswordHash(stored) else {
+            throttle.recordFailure(user: credentials.user, address: request.remoteAddress)
+            return .failure(ResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
+        }
+        if verified.contains(credentials, hash: stored) || hash.verify(credentials.password) {
+            verified.insert(credentials, hash: stored)
+            throttle.recordSuccess(user: credentials.user, address: request.remoteAddress)
+            return .success(user.name)
+        }
+        throttle.recordFailure(user: credentials.user, address: request.remoteAddress)
+        return .failure(ResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
+    }
+}
+
+/// A response that ends a request early (an authentication failure, a bad request).
+public struct ResponseError: Error, Sendable {
+    public var response: HTTPResponse
+    public init(_ response: HTTPResponse) { self.response = response }
+}

@@ -1,0 +1,104 @@
+import Accounts
+import AlmanacCLI
+import AlmanacTestSupport
+import CalendarStore
+import Foundation
+import Testing
+
+/// `almanac user …` in process, and `almanac serve` as a real process on a loopback port.
+@Suite struct ServerCommandTests {
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    func run(_ arguments: [String], input: String = "", terminal secrets: [String]? = nil) -> (Int32, CapturedIO) {
+        let io = CapturedIO(standardInput: Array(input.utf8))
+        io.environment["ALMANAC_DATA"] = directory.path
+        if let secrets {
+            io.isInputTerminal = true
+            io.secrets = secrets
+        }
+        return (Almanac.run(arguments, io: io), io)
+    }
+
+    func storedHash(_ user: String) throws -> PasswordHash {
+        let stored = try #require(try SQLiteBackend(directory: directory.path).user(named: user).passwordHash)
+        return try #require(PasswordHash(stored))
+    }
+
+    @Test func userCommandsManageAccounts() throws {
+        #expect(run(["user", "add", "anna"], input: "correct horse\n").0 == 0)
+        #expect(try storedHash("anna").verify("correct horse"))
+        // A terminal is asked twice; a mismatch changes nothing.
+        let (mismatch, mismatchIO) = run(["user", "passwd", "anna"], terminal: ["first pass", "second pass"])
+        #expect(mismatch == 1 && mismatchIO.errors.first?.contains("differ") == true)
+        #expect(try storedHash("anna").verify("correct horse"))
+        #expect(run(["user", "passwd", "anna"], terminal: ["new password", "new password"]).0 == 0)
+        #expect(try storedHash("anna").verify("new password"))
+        // Too short, and an existing name, are refused.
+        #expect(run(["user", "add", "bob"], input: "short\n").0 == 1)
+        #expect(run(["user", "add", "anna"], input: "long enough\n").0 == 1)
+        let (generated, io) = run(["user", "add", "bob", "--generate"])
+        #expect(generated == 0)
+        let password = try #require(io.text.split(separator: "\n").first { $0.hasPrefix("Password: ") }?.dropFirst(10))
+        #expect(try storedHash("bob").verify(String(password)))
+        #expect(run(["user", "list"]).1.text == "anna\nbob\n")
+        #expect(run(["user", "remove", "bob"]).0 == 0)
+        #expect(run(["user", "list"]).1.text == "anna\n")
+        #expect(run(["user", "remove", "bob"]).0 == 1)
+    }
+
+    /// The first start creates a user and prints its password; the server asks for it,
+    /// throttles guessing, and stops cleanly on SIGTERM.
+    @Test func serveAuthenticatesAndStopsOnSIGTERM() throws {
+        let almanac = Checkout.buildDirectory.appendingPathComponent("almanac")
+        let process = Process()
+        process.executableURL = almanac
+        process.arguments = ["serve", "--port", "0", "--quiet"]
+        process.environment = ["ALMANAC_DATA": directory.path, "USER": "anna", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // Read until the URL line arrives.
+        var text = ""
+        let reader = output.fileHandleForReading
+        while !text.contains("CalDAV:") {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let password = try #require(text.split(separator: "\n").first { $0.hasPrefix("Created user anna with password ") }?.split(separator: " ").last)
+        let port = try #require(text.split(separator: "\n").first { $0.hasPrefix("CalDAV: ") }
+            .flatMap { $0.split(separator: ":")[safe: 3]?.split(separator: "/").first }.flatMap { UInt16($0) })
+
+        func request(_ authorization: String?) throws -> String {
+            try RawHTTP.exchange(
+                port: port,
+                "GET /dav/ HTTP/1.1\r\nHost: x\r\n" + (authorization.map { "Authorization: \($0)\r\n" } ?? "") + "Connection: close\r\n\r\n")
+        }
+        let anonymous = try request(nil)
+        #expect(anonymous.hasPrefix("HTTP/1.1 401"))
+        #expect(anonymous.contains("WWW-Authenticate: Basic realm=\"Almanac\""))
+        #expect(!(try request(BasicCredentials(user: "anna", password: String(password)).authorization)).hasPrefix("HTTP/1.1 401"))
+        // Five wrong guesses are answered 401; the next is throttled.
+        for _ in 0..<5 { #expect(try request(BasicCredentials(user: "anna", password: "guess").authorization).hasPrefix("HTTP/1.1 401")) }
+        let throttled = try request(BasicCredentials(user: "anna", password: "guess").authorization)
+        #expect(throttled.hasPrefix("HTTP/1.1 429"))
+        #expect(throttled.contains("Retry-After: "))
+        let redirect = try RawHTTP.exchange(port: port, "GET /.well-known/caldav HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(redirect.hasPrefix("HTTP/1.1 301") && redirect.contains("Location: /dav/"))
+
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.hasSuffix("Stopped\n"))
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
