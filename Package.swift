@@ -30,8 +30,10 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
         .target(name: "Accounts", dependencies: ["COpenSSL"]),
+        // CalDAV and WebDAV: pure request to response over the store.
+        .target(name: "CalDAV", dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "Recurrence", "CivilTime"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
-        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts"]),
+        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV"]),
         // The command-line interface as a library, so tests run it in process.
         .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer"]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
@@ -63,6 +65,7 @@ let package = Package(
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
+        .testTarget(name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

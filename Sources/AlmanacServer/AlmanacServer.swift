@@ -1,4 +1,5 @@
 import Accounts
+import CalDAV
 import CalendarStore
 import HTTPServer
 
@@ -29,13 +30,13 @@ public final class AlmanacServer: Sendable {
         router.addPrefix("/.well-known/caldav") { _ in
             HTTPResponse(status: 301, headers: ["Location": "/dav/"])
         }
-        router.addPrefix("/dav/") { request in
+        let caldav = CalDAVHandler(backend: backend)
+        router.addPrefix("/dav") { request in
             switch authenticator.authenticate(request) {
             case .failure(let error):
                 return error.response
             case .success(let user):
-                // The CalDAV layer answers here; until it does, the signed-in user is told so.
-                return .text(501, "501 Not Implemented: CalDAV for \(user) is not served yet\n")
+                return caldav.respond(to: request, user: user)
             }
         }
         return router

@@ -1,0 +1,107 @@
+import CalendarStore
+import HTTPServer
+
+/// CalDAV (RFC 4791) and the WebDAV it builds on (RFC 4918, 5689, 6578), as a
+/// pure function from a signed-in user's request to a response, over the store.
+/// No sockets: the server hands it `HTTPRequest` values.
+public struct CalDAVHandler: Sendable {
+    public let backend: any StoreBackend
+    /// The largest calendar object accepted (advertised as `max-resource-size`).
+    public let maxResourceSize: Int
+
+    public init(backend: any StoreBackend, maxResourceSize: Int = 16 << 20) {
+        self.backend = backend
+        self.maxResourceSize = maxResourceSize
+    }
+
+    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT"]
+
+    /// Answers `request` for `user` (already authenticated).
+    public func respond(to request: HTTPRequest, user: String) -> HTTPResponse {
+        guard let path = DAVPath(requestPath: request.path) else {
+            return .text(404, "404 Not Found: no such resource\n")
+        }
+        if request.method == "OPTIONS" { return options() }
+        // Another user's tree is not visible (sharing comes with grants later).
+        if let owner = path.owner, owner != user { return .text(404, "404 Not Found: no such resource\n") }
+        let store: any EventStore
+        do {
+            store = try backend.eventStore(for: user)
+        } catch {
+            return DAVError.response(for: error)
+        }
+        let context = DAVContext(store: store, user: user, request: request, path: path, handler: self)
+        switch request.method {
+        case "PROPFIND": return context.propfind()
+        case "PROPPATCH": return context.proppatch()
+        case "MKCALENDAR", "MKCOL": return context.makeCalendar()
+        case "GET", "HEAD": return context.get()
+        case "PUT": return context.put()
+        case "DELETE": return context.delete()
+        case "REPORT": return DAVError.response(status: 501, "REPORT is not implemented yet")
+        default:
+            var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
+            response.headers.set("Allow", Self.methods.joined(separator: ", "))
+            return response
+        }
+    }
+
+    func options() -> HTTPResponse {
+        HTTPResponse(
+            status: 200,
+            headers: [
+                "DAV": "1, 3, calendar-access, extended-mkcol",
+                "Allow": Self.methods.joined(separator: ", "),
+                "Content-Length": "0",
+            ])
+    }
+}
+
+/// One request being answered: the store acting for the user, the request and its path.
+struct DAVContext {
+    let store: any EventStore
+    let user: String
+    let request: HTTPRequest
+    let path: DAVPath
+    let handler: CalDAVHandler
+
+    var principalHref: String { DAVPath.principal(user: user).href }
+
+    /// The calendar a path names, by its collection name.
+    func calendar(named name: String) throws(StoreError) -> EventCalendar {
+        try store.calendar(named: name)
+    }
+}
+
+/// DAV error responses: a status and, for preconditions, a `DAV:error` body naming
+/// the precondition (RFC 4918 §16, RFC 4791 §1.3).
+enum DAVError {
+    static func response(status: Int, _ message: String, precondition: PropertyName? = nil, detail: String = "") -> HTTPResponse {
+        guard let precondition else { return .text(status, "\(status) \(HTTPStatus.reason(status)): \(message)\n") }
+        let namespaces = DAVNamespace.prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
+        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(namespaces)>\(precondition.element(detail))"
+            + "<D:responsedescription>\(XMLText.escape(message))</D:responsedescription></D:error>\n"
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+    }
+
+    /// The response a store error calls for.
+    static func response(for error: StoreError, collectionHref: String = "") -> HTTPResponse {
+        switch error.code {
+        case .notFound: return response(status: 404, error.message)
+        case .forbidden: return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "need-privileges"))
+        case .preconditionFailed: return response(status: 412, error.message)
+        case .uidConflict:
+            let href = error.conflictingResource.map { "<D:href>\(XMLText.escape(collectionHref + PercentEncoding.encode($0)))</D:href>" } ?? ""
+            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "no-uid-conflict"), detail: href)
+        case .invalidCalendarData:
+            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "valid-calendar-data"))
+        case .unsupportedComponent:
+            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-component"))
+        case .invalidSyncToken: return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "valid-sync-token"))
+        case .invalidArgument: return response(status: 400, error.message)
+        case .alreadyExists:
+            return response(status: 405, error.message, precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
+        case .database: return response(status: 503, "the store is unavailable: \(error.message)")
+        }
+    }
+}

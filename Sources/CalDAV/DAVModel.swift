@@ -1,0 +1,175 @@
+import HTTPServer
+
+/// The XML namespaces CalDAV clients use.
+public enum DAVNamespace {
+    public static let dav = "DAV:"
+    public static let caldav = "urn:ietf:params:xml:ns:caldav"
+    public static let calendarServer = "http://calendarserver.org/ns/"
+    public static let apple = "http://apple.com/ns/ical/"
+
+    /// Prefixes declared on every multistatus root.
+    static let prefixes: [(prefix: String, namespace: String)] = [("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple)]
+
+    static func prefix(for namespace: String) -> String? { prefixes.first { $0.namespace == namespace }?.prefix }
+}
+
+/// Where things live under the DAV root:
+///
+///     /dav/                                  root
+///     /dav/principals/USER/                  a user's principal
+///     /dav/calendars/USER/                   a user's calendar home
+///     /dav/calendars/USER/CALENDAR/          a calendar collection
+///     /dav/calendars/USER/CALENDAR/RESOURCE  a calendar object resource
+public enum DAVPath: Equatable, Sendable {
+    case root
+    case principal(user: String)
+    case home(user: String)
+    case calendar(user: String, name: String)
+    case object(user: String, calendar: String, name: String)
+
+    public static let rootPath = "/dav/"
+
+    /// Reads a request path (still %-encoded); nil for a path outside the tree or with
+    /// `.`/`..` segments or a malformed escape.
+    public init?(requestPath: String) {
+        guard requestPath.hasPrefix(Self.rootPath) || requestPath == "/dav" else { return nil }
+        let rest = requestPath.dropFirst(min(requestPath.count, Self.rootPath.count))
+        var segments: [String] = []
+        for raw in rest.split(separator: "/", omittingEmptySubsequences: true) {
+            guard let segment = PercentEncoding.decode(raw), segment != ".", segment != "..", !segment.isEmpty, !segment.contains("/") else {
+                return nil
+            }
+            segments.append(segment)
+        }
+        switch segments.count {
+        case 0: self = .root
+        case 2 where segments[0] == "principals": self = .principal(user: segments[1])
+        case 2 where segments[0] == "calendars": self = .home(user: segments[1])
+        case 3 where segments[0] == "calendars": self = .calendar(user: segments[1], name: segments[2])
+        case 4 where segments[0] == "calendars": self = .object(user: segments[1], calendar: segments[2], name: segments[3])
+        default: return nil
+        }
+    }
+
+    /// The href clients see, %-encoded, with a trailing slash on collections.
+    public var href: String {
+        func encode(_ segment: String) -> String { PercentEncoding.encode(segment, allowing: Set("@:+,;=!$&'()*".utf8)) }
+        switch self {
+        case .root: return Self.rootPath
+        case .principal(let user): return Self.rootPath + "principals/" + encode(user) + "/"
+        case .home(let user): return Self.rootPath + "calendars/" + encode(user) + "/"
+        case .calendar(let user, let name): return Self.rootPath + "calendars/" + encode(user) + "/" + encode(name) + "/"
+        case .object(let user, let calendar, let name):
+            return Self.rootPath + "calendars/" + encode(user) + "/" + encode(calendar) + "/" + encode(name)
+        }
+    }
+
+    /// The user whose tree this is (nil for the root).
+    var owner: String? {
+        switch self {
+        case .root: nil
+        case .principal(let user), .home(let user), .calendar(let user, _), .object(let user, _, _): user
+        }
+    }
+}
+
+/// A multistatus body (RFC 4918 §13) built response by response.
+struct Multistatus {
+    private var responses: [String] = []
+    var syncToken: String?
+
+    /// One `<D:response>`: the properties found (with their inner XML) and those not found.
+    mutating func add(href: String, found: [(name: PropertyName, value: String)], missing: [PropertyName] = []) {
+        var text = "<D:response><D:href>\(XMLText.escape(href))</D:href>"
+        if !found.isEmpty {
+            text += "<D:propstat><D:prop>" + found.map { $0.name.element($0.value) }.joined() + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+        }
+        if !missing.isEmpty {
+            text += "<D:propstat><D:prop>" + missing.map { $0.element("") }.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>"
+        }
+        responses.append(text + "</D:response>")
+    }
+
+    /// A response with only a status (a member that is gone, for sync).
+    mutating func add(href: String, status: Int) {
+        responses.append("<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:response>")
+    }
+
+    /// Property-update results (PROPPATCH): each name with its status.
+    mutating func add(href: String, statuses: [(name: PropertyName, status: Int)]) {
+        var text = "<D:response><D:href>\(XMLText.escape(href))</D:href>"
+        for (name, status) in statuses {
+            text += "<D:propstat><D:prop>\(name.element(""))</D:prop><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:propstat>"
+        }
+        responses.append(text + "</D:response>")
+    }
+
+    var response: HTTPResponse {
+        let namespaces = DAVNamespace.prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
+        var body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(namespaces)>" + responses.joined()
+        if let syncToken { body += "<D:sync-token>\(XMLText.escape(syncToken))</D:sync-token>" }
+        body += "</D:multistatus>\n"
+        return HTTPResponse(status: 207, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+    }
+}
+
+/// A property's qualified name.
+public struct PropertyName: Hashable, Sendable {
+    public var namespace: String
+    public var name: String
+
+    public init(_ namespace: String, _ name: String) {
+        self.namespace = namespace
+        self.name = name
+    }
+
+    init(_ element: XMLElement) {
+        self.init(element.namespace, element.name)
+    }
+
+    /// `{namespace}name`.
+    public var clark: String { "{\(namespace)}\(name)" }
+
+    /// Reads Clark notation.
+    init?(clark: String) {
+        guard clark.hasPrefix("{"), let close = clark.firstIndex(of: "}") else { return nil }
+        self.init(String(clark[clark.index(after: clark.startIndex)..<close]), String(clark[clark.index(after: close)...]))
+    }
+
+    /// The element with `inner` XML as its content (empty element when `inner` is empty).
+    func element(_ inner: String) -> String {
+        let (open, close): (String, String)
+        if let prefix = DAVNamespace.prefix(for: namespace) {
+            open = "\(prefix):\(name)"
+            close = open
+        } else {
+            open = "X:\(name) xmlns:X=\"\(XMLText.escape(namespace))\""
+            close = "X:\(name)"
+        }
+        return inner.isEmpty ? "<\(open)/>" : "<\(open)>\(inner)</\(close)>"
+    }
+}
+
+extension PropertyName {
+    static let resourceType = PropertyName(DAVNamespace.dav, "resourcetype")
+    static let displayName = PropertyName(DAVNamespace.dav, "displayname")
+    static let currentUserPrincipal = PropertyName(DAVNamespace.dav, "current-user-principal")
+    static let principalURL = PropertyName(DAVNamespace.dav, "principal-URL")
+    static let owner = PropertyName(DAVNamespace.dav, "owner")
+    static let supportedReportSet = PropertyName(DAVNamespace.dav, "supported-report-set")
+    static let currentUserPrivilegeSet = PropertyName(DAVNamespace.dav, "current-user-privilege-set")
+    static let getETag = PropertyName(DAVNamespace.dav, "getetag")
+    static let getContentType = PropertyName(DAVNamespace.dav, "getcontenttype")
+    static let getContentLength = PropertyName(DAVNamespace.dav, "getcontentlength")
+    static let syncToken = PropertyName(DAVNamespace.dav, "sync-token")
+    static let calendarHomeSet = PropertyName(DAVNamespace.caldav, "calendar-home-set")
+    static let calendarUserAddressSet = PropertyName(DAVNamespace.caldav, "calendar-user-address-set")
+    static let calendarDescription = PropertyName(DAVNamespace.caldav, "calendar-description")
+    static let calendarTimezone = PropertyName(DAVNamespace.caldav, "calendar-timezone")
+    static let supportedComponents = PropertyName(DAVNamespace.caldav, "supported-calendar-component-set")
+    static let supportedCalendarData = PropertyName(DAVNamespace.caldav, "supported-calendar-data")
+    static let maxResourceSize = PropertyName(DAVNamespace.caldav, "max-resource-size")
+    static let getCTag = PropertyName(DAVNamespace.calendarServer, "getctag")
+    static let calendarColor = PropertyName(DAVNamespace.apple, "calendar-color")
+    static let calendarOrder = PropertyName(DAVNamespace.apple, "calendar-order")
+}

@@ -1,0 +1,65 @@
+import Foundation
+import CalendarStore
+import HTTPServer
+
+extension DAVContext {
+    /// GET and HEAD of a calendar object: its bytes as stored, with the strong ETag.
+    func get() -> HTTPResponse {
+        guard case .object(_, let calendarName, let name) = path else {
+            if case .calendar = path { return .text(200, "A CalDAV calendar collection; use a calendar client.\n") }
+            return .text(200, "Almanac CalDAV. Add \(DAVPath.rootPath) in your calendar app.\n")
+        }
+        do {
+            let calendar = try self.calendar(named: calendarName)
+            let resource = try store.resource(named: name, calendar: calendar.id)
+            return HTTPResponse(
+                status: 200,
+                headers: ["Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag, "Cache-Control": "private, no-cache"],
+                body: resource.data)
+        } catch {
+            return DAVError.response(for: error)
+        }
+    }
+
+    /// PUT of a calendar object (RFC 4791 §5.3.2), with If-Match / If-None-Match.
+    func put() -> HTTPResponse {
+        guard case .object(_, let calendarName, let name) = path else {
+            return DAVError.response(status: 405, "PUT stores calendar objects inside a calendar collection")
+        }
+        if let type = request.headers["Content-Type"]?.lowercased(), !type.hasPrefix("text/calendar") {
+            return DAVError.response(
+                status: 415, "calendar objects are text/calendar, not \(type)", precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-data"))
+        }
+        if request.body.count > handler.maxResourceSize {
+            return DAVError.response(status: 413, "the object is larger than \(handler.maxResourceSize) bytes", precondition: PropertyName(DAVNamespace.caldav, "max-resource-size"))
+        }
+        let ifMatch = request.headers["If-Match"]
+        let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
+        do {
+            let calendar = try self.calendar(named: calendarName)
+            let existed = (try? store.resource(named: name, calendar: calendar.id)) != nil
+            let etag = try store.putResource(request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+            return HTTPResponse(status: existed ? 204 : 201, headers: ["ETag": etag])
+        } catch {
+            return DAVError.response(for: error, collectionHref: DAVPath.calendar(user: user, name: calendarName).href)
+        }
+    }
+
+    /// DELETE of an object (with If-Match) or of a whole calendar.
+    func delete() -> HTTPResponse {
+        do {
+            switch path {
+            case .object(_, let calendarName, let name):
+                let calendar = try self.calendar(named: calendarName)
+                try store.deleteResource(named: name, calendar: calendar.id, ifMatch: request.headers["If-Match"])
+            case .calendar(_, let name):
+                try store.deleteCalendar(withIdentifier: try self.calendar(named: name).id)
+            default:
+                return DAVError.response(status: 403, "only calendars and calendar objects can be deleted")
+            }
+            return HTTPResponse(status: 204)
+        } catch {
+            return DAVError.response(for: error)
+        }
+    }
+}
