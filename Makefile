@@ -17,12 +17,13 @@ build: deps
 run: build
 	.build/release/almanac serve --host 127.0.0.1 --port 8080
 
-## everything CI runs: warnings are errors, every test, the recurrence differential test, a short fuzz run
+## everything CI runs: warnings are errors, every test, the recurrence differential test, a real CalDAV client, a short fuzz run
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
 	python3 Tests/Differential/check_rfc_examples.py
 	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
+	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run

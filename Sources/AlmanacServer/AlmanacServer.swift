@@ -24,14 +24,8 @@ public final class AlmanacServer: Sendable {
 
     static func router(backend: SQLiteBackend, authenticator: Authenticator) -> Router {
         var router = Router()
-        router.add("/", methods: ["GET", "HEAD"]) { _ in
-            .text(200, "Almanac calendar server. CalDAV: /dav/ (sign in with your Almanac user).\n")
-        }
-        router.addPrefix("/.well-known/caldav") { _ in
-            HTTPResponse(status: 301, headers: ["Location": "/dav/"])
-        }
         let caldav = CalDAVHandler(backend: backend)
-        router.addPrefix("/dav") { request in
+        let dav: HTTPResponder = { request in
             switch authenticator.authenticate(request) {
             case .failure(let error):
                 return error.response
@@ -39,6 +33,15 @@ public final class AlmanacServer: Sendable {
                 return caldav.respond(to: request, user: user)
             }
         }
+        router.add("/", methods: ["GET", "HEAD"]) { _ in
+            .text(200, "Almanac calendar server. CalDAV: /dav/ (sign in with your Almanac user).\n")
+        }
+        // Clients that are given only the server's address start discovery at `/`.
+        router.add("/", methods: ["PROPFIND", "OPTIONS"], dav)
+        router.addPrefix("/.well-known/caldav") { _ in
+            HTTPResponse(status: 301, headers: ["Location": "/dav/"])
+        }
+        router.addPrefix("/dav", dav)
         return router
     }
 

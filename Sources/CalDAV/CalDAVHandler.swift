@@ -38,7 +38,7 @@ public struct CalDAVHandler: Sendable {
         case "GET", "HEAD": return context.get()
         case "PUT": return context.put()
         case "DELETE": return context.delete()
-        case "REPORT": return DAVError.response(status: 501, "REPORT is not implemented yet")
+        case "REPORT": return context.report()
         default:
             var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
             response.headers.set("Allow", Self.methods.joined(separator: ", "))

@@ -32,6 +32,11 @@ public enum DAVPath: Equatable, Sendable {
     /// Reads a request path (still %-encoded); nil for a path outside the tree or with
     /// `.`/`..` segments or a malformed escape.
     public init?(requestPath: String) {
+        // The server's own root answers as the DAV root too (clients start discovery there).
+        if requestPath == "/" {
+            self = .root
+            return
+        }
         guard requestPath.hasPrefix(Self.rootPath) || requestPath == "/dav" else { return nil }
         let rest = requestPath.dropFirst(min(requestPath.count, Self.rootPath.count))
         var segments: [String] = []

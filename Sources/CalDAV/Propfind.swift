@@ -39,6 +39,8 @@ extension DAVContext {
             if depth == "1" { targets += try members(of: path) }
             var multistatus = Multistatus()
             for (index, target) in targets.enumerated() {
+                // The root answers under the href it was asked by (`/` or `/dav/`).
+                let href = index == 0 && target == .root ? request.path : target.href
                 let properties: [PropertyName: String]
                 do throws(StoreError) {
                     properties = try self.properties(of: target)
@@ -49,12 +51,12 @@ extension DAVContext {
                 }
                 switch wanted {
                 case .all:
-                    multistatus.add(href: target.href, found: properties.sorted { $0.key.clark < $1.key.clark }.map { ($0.key, $0.value) })
+                    multistatus.add(href: href, found: properties.sorted { $0.key.clark < $1.key.clark }.map { ($0.key, $0.value) })
                 case .names:
-                    multistatus.add(href: target.href, found: properties.keys.sorted { $0.clark < $1.clark }.map { ($0, "") })
+                    multistatus.add(href: href, found: properties.keys.sorted { $0.clark < $1.clark }.map { ($0, "") })
                 case .some(let names):
                     multistatus.add(
-                        href: target.href, found: names.compactMap { name in properties[name].map { (name, $0) } },
+                        href: href, found: names.compactMap { name in properties[name].map { (name, $0) } },
                         missing: names.filter { properties[$0] == nil })
                 }
             }

@@ -225,9 +225,11 @@ extension SQLiteEventStore {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
             let row = try calendarRow(calendar, connection, write: false)
             return try connection.rows(
-                "SELECT name, etag, component FROM objects WHERE calendar_id = ? ORDER BY name", [.integer(row.rowID)]
+                "SELECT name, etag, component, identifier FROM objects WHERE calendar_id = ? ORDER BY name", [.integer(row.rowID)]
             ) { object in
-                ResourceInfo(name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event)
+                ResourceInfo(
+                    name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event,
+                    localIdentifier: object.string(3))
             }
         }
     }
@@ -288,7 +290,9 @@ extension SQLiteEventStore {
                 claimed[checked.object.uid] = checked.name
                 sequence += 1
                 let written = try performWrite(checked, calendar: row, sequence: sequence, connection)
-                results.append(.success(ResourceInfo(name: written.name, etag: written.etag, componentType: written.componentType)))
+                results.append(
+                    .success(
+                        ResourceInfo(name: written.name, etag: written.etag, componentType: written.componentType, localIdentifier: written.identifier)))
             }
             try connection.run("UPDATE calendars SET sequence = ? WHERE id = ?", [.int(sequence), .integer(row.rowID)])
             return results
@@ -328,10 +332,12 @@ extension SQLiteEventStore {
                 since = token.sequence
             }
             let changed = try connection.rows(
-                "SELECT name, etag, component FROM objects WHERE calendar_id = ? AND sequence > ? ORDER BY sequence",
+                "SELECT name, etag, component, identifier FROM objects WHERE calendar_id = ? AND sequence > ? ORDER BY sequence",
                 [.integer(row.rowID), .int(since)]
             ) { object in
-                ResourceInfo(name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event)
+                ResourceInfo(
+                    name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event,
+                    localIdentifier: object.string(3))
             }
             // An initial sync lists what exists; deletions matter only against a token.
             let deleted = token == nil ? [] : try connection.rows(

@@ -146,6 +146,47 @@ import Testing
         #expect(send("PROPFIND", "/dav/calendars/anna/", "", headers: ["Depth": "1"]).text.contains("evil") == false)
     }
 
+    static let weekly = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:weekly@test", "DTSTAMP:20261101T000000Z",
+        "DTSTART:20261201T170000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=3", "SUMMARY:Yoga", "END:VEVENT", "END:VCALENDAR", "",
+    ].joined(separator: "\r\n")
+
+    @Test func reportsQueryMultigetAndSync() throws {
+        #expect(makeCalendar() == 201)
+        #expect(send("PUT", "/dav/calendars/anna/work/lunch.ics", Self.event).status == 201)
+        #expect(send("PUT", "/dav/calendars/anna/work/weekly.ics", Self.weekly).status == 201)
+        let calDAV = "xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\""
+        // 2026-12-15 holds only the third yoga instance (17:00Z); lunch is on the 1st.
+        let query = send(
+            "REPORT", "/dav/calendars/anna/work/",
+            "<C:calendar-query \(calDAV)><D:prop><D:getetag/><C:calendar-data><C:expand start=\"20261215T000000Z\" end=\"20261216T000000Z\"/></C:calendar-data></D:prop>"
+                + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"20261215T000000Z\" end=\"20261216T000000Z\"/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>",
+            headers: ["Depth": "1"])
+        #expect(query.status == 207)
+        #expect(query.text.contains("<D:href>/dav/calendars/anna/work/weekly.ics</D:href>"))
+        #expect(!query.text.contains("lunch.ics"))
+        // Expanded: one instance with its RECURRENCE-ID, in UTC, without the rule.
+        #expect(query.text.contains("RECURRENCE-ID:20261215T170000Z"))
+        #expect(query.text.contains("DTSTART:20261215T170000Z"))
+        #expect(!query.text.contains("RRULE"))
+
+        let multiget = send(
+            "REPORT", "/dav/calendars/anna/work/",
+            "<C:calendar-multiget \(calDAV)><D:prop><D:getetag/><C:calendar-data/></D:prop><D:href>/dav/calendars/anna/work/lunch.ics</D:href><D:href>/dav/calendars/anna/work/none.ics</D:href></C:calendar-multiget>")
+        #expect(multiget.text.contains("X-KEEP-ME;X-P=1:yes"))
+        #expect(multiget.text.contains("<D:href>/dav/calendars/anna/work/none.ics</D:href><D:status>HTTP/1.1 404 Not Found</D:status>"))
+
+        let initial = send("REPORT", "/dav/calendars/anna/work/", "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>")
+        #expect(initial.text.components(separatedBy: "<D:response>").count == 3)
+        let token = try #require(initial.text.firstRange(of: "<D:sync-token>").map { initial.text[$0.upperBound...].prefix { $0 != "<" } })
+        #expect(send("DELETE", "/dav/calendars/anna/work/lunch.ics").status == 204)
+        let delta = send("REPORT", "/dav/calendars/anna/work/", "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>\(token)</D:sync-token><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>")
+        #expect(delta.text.contains("<D:href>/dav/calendars/anna/work/lunch.ics</D:href><D:status>HTTP/1.1 404 Not Found</D:status>"))
+        #expect(!delta.text.contains("weekly.ics"))
+        let unknown = send("REPORT", "/dav/calendars/anna/work/", "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>almanac-sync:nope:1</D:sync-token><D:prop/></D:sync-collection>")
+        #expect(unknown.status == 403 && unknown.text.contains("<D:valid-sync-token/>"))
+    }
+
     @Test func otherUsersTreesAndBadPathsAreNotFound() {
         #expect(makeCalendar() == 201)
         #expect(send("PROPFIND", "/dav/calendars/anna/work/", "", headers: ["Depth": "0"], user: "bob").status == 404)

@@ -102,6 +102,8 @@ public struct ResourceInfo: Sendable, Hashable {
     /// A strong ETag, quoted as HTTP sends it (`"…"`).
     public var etag: String
     public var componentType: ComponentType
+    /// The identifier of the event the resource holds (`Event.localIdentifier`).
+    public var localIdentifier: String
 }
 
 /// A calendar object resource as stored: the iCalendar bytes a client sent.

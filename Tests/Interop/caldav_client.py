@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Real-client interop: the python `caldav` library against `almanac serve`.
+
+Starts the almanac binary on a free loopback port with a temporary data
+directory, then drives it the way a sync client does: discovery from the bare
+server URL, calendar creation, saving single, all-day and recurring events
+(with an override and a time zone), time-range search with and without
+expansion, sync tokens, an update with its ETag, and deletion. Exits non-zero
+on the first disagreement.
+
+    python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
+"""
+import argparse
+import datetime as dt
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+
+import caldav
+
+SINGLE = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Interop//EN
+BEGIN:VEVENT
+UID:single@interop
+DTSTAMP:20261101T000000Z
+DTSTART:20261202T100000Z
+DTEND:20261202T110000Z
+SUMMARY:Dentist
+X-INTEROP:kept
+END:VEVENT
+END:VCALENDAR
+"""
+
+ALL_DAY = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Interop//EN
+BEGIN:VEVENT
+UID:allday@interop
+DTSTAMP:20261101T000000Z
+DTSTART;VALUE=DATE:20261203
+DTEND;VALUE=DATE:20261204
+SUMMARY:Holiday
+END:VEVENT
+END:VCALENDAR
+"""
+
+RECURRING = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Interop//EN
+BEGIN:VTIMEZONE
+TZID:Europe/Berlin
+BEGIN:STANDARD
+DTSTART:19701025T030000
+RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU
+TZOFFSETFROM:+0200
+TZOFFSETTO:+0100
+END:STANDARD
+BEGIN:DAYLIGHT
+DTSTART:19700329T020000
+RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU
+TZOFFSETFROM:+0100
+TZOFFSETTO:+0200
+END:DAYLIGHT
+END:VTIMEZONE
+BEGIN:VEVENT
+UID:weekly@interop
+DTSTAMP:20261101T000000Z
+DTSTART;TZID=Europe/Berlin:20261201T180000
+DTEND;TZID=Europe/Berlin:20261201T190000
+RRULE:FREQ=WEEKLY;COUNT=4
+SUMMARY:Yoga
+END:VEVENT
+BEGIN:VEVENT
+UID:weekly@interop
+DTSTAMP:20261101T000000Z
+RECURRENCE-ID;TZID=Europe/Berlin:20261208T180000
+DTSTART;TZID=Europe/Berlin:20261208T200000
+DTEND;TZID=Europe/Berlin:20261208T210000
+SUMMARY:Yoga (late)
+END:VEVENT
+END:VCALENDAR
+"""
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+    print("ok:", message)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--almanac", required=True)
+    arguments = parser.parse_args()
+    data = tempfile.mkdtemp(prefix="almanac-interop-")
+    server = subprocess.Popen(
+        [arguments.almanac, "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--quiet"],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "USER": "interop"})
+    try:
+        lines = []
+        while not any(line.startswith("CalDAV:") for line in lines):
+            line = server.stdout.readline()
+            if not line:
+                raise SystemExit("FAIL: the server stopped before printing its URL")
+            lines.append(line)
+        password = re.search(r"with password (\S+)", "".join(lines)).group(1)
+        base = re.search(r"on (http://[^/\s]+)/", "".join(lines)).group(1)
+        run(base, password)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        code = server.wait(timeout=30)
+        shutil.rmtree(data, ignore_errors=True)
+    if code != 0:
+        raise SystemExit(f"FAIL: the server exited with {code}")
+    print("caldav interop: all checks passed")
+
+
+def run(base, password):
+    # Discovery from the bare server URL: .well-known, principal, home.
+    client = caldav.DAVClient(url=base + "/", username="interop", password=password)
+    principal = client.principal()
+    check(principal.url.path == "/dav/principals/interop/", f"principal discovered at {principal.url.path}")
+    home = principal.calendar_home_set
+    check(home.url.path == "/dav/calendars/interop/", "calendar home set")
+
+    calendar = principal.make_calendar(name="Work", cal_id="work")
+    check(calendar.url.path == "/dav/calendars/interop/work/", "calendar created with MKCALENDAR")
+    check(calendar.get_display_name() == "Work", "display name read back")
+    check([c.url.path for c in principal.calendars()] == ["/dav/calendars/interop/work/"], "calendar listed in the home")
+
+    single = calendar.save_event(SINGLE)
+    calendar.save_event(ALL_DAY)
+    calendar.save_event(RECURRING)
+    check(len(calendar.events()) == 3, "three objects stored")
+
+    start = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+    end = dt.datetime(2026, 12, 8, tzinfo=dt.timezone.utc)
+    found = calendar.search(start=start, end=end, event=True, expand=False)
+    check(sorted(e.icalendar_component["UID"] for e in found) == ["allday@interop", "single@interop", "weekly@interop"],
+          "time-range search finds each object once")
+    late = calendar.search(start=dt.datetime(2026, 12, 8, 18, tzinfo=dt.timezone.utc),
+                           end=dt.datetime(2026, 12, 8, 21, tzinfo=dt.timezone.utc), event=True, expand=False)
+    check([e.icalendar_component["UID"] for e in late] == ["weekly@interop"], "an override moved into the range is found")
+    expanded = calendar.search(start=start, end=dt.datetime(2026, 12, 29, tzinfo=dt.timezone.utc), event=True, expand=True)
+    summaries = sorted(str(e.icalendar_component["SUMMARY"]) for e in expanded)
+    check(summaries.count("Yoga") == 3 and summaries.count("Yoga (late)") == 1, f"expanded instances: {summaries}")
+
+    token_objects = calendar.objects_by_sync_token(load_objects=False)
+    token = token_objects.sync_token
+    check(len(list(token_objects)) == 3 and token, "initial sync lists every object")
+
+    # Update with the ETag: change the summary, keep the X- property.
+    single.load()
+    single.icalendar_component["SUMMARY"] = "Dentist (moved)"
+    single.save()
+    reread = calendar.event_by_uid("single@interop")
+    check(str(reread.icalendar_component["SUMMARY"]) == "Dentist (moved)", "update saved")
+    check("X-INTEROP:kept" in reread.data, "unknown property kept through the update")
+
+    calendar.event_by_uid("allday@interop").delete()
+    changes = calendar.objects_by_sync_token(sync_token=token, load_objects=False)
+    paths = sorted(urllib.parse.unquote(o.url.path) for o in changes)
+    check(paths == ["/dav/calendars/interop/work/allday@interop.ics", "/dav/calendars/interop/work/single@interop.ics"],
+          f"incremental sync lists the change and the deletion: {paths}")
+    check(len(calendar.events()) == 2, "deleted object gone")
+
+    calendar.delete()
+    check(principal.calendars() == [], "calendar deleted")
+
+
+if __name__ == "__main__":
+    main()
