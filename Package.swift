@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
+        .testTarget(name: "AlmanacServerTests", dependencies: ["AlmanacServer", "CalendarStore", "HTTPServer", "Accounts", "AlmanacTestSupport"]),
         .testTarget(name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],

@@ -43,6 +43,8 @@ public enum Almanac {
                                             remove an event or some instances
           import FILE --calendar T          import a .ics file, one object per UID
           export --calendar T [FILE]        write the calendar as one .ics file
+          feed create|rotate|revoke T [--base-url URL]
+                                            the calendar's secret subscription URL
           alarms [--from WHEN] [--to WHEN] [--calendar T] [--json]
                                             alarms due (default: today)
           db check | db backup FILE         integrity check; online backup
@@ -94,6 +96,8 @@ public enum Almanac {
                 return try ImportExportCommands.importFile(rest, io: io)
             case "export":
                 return try ImportExportCommands.export(rest, io: io)
+            case "feed":
+                return try FeedCommand.run(rest, io: io)
             case "db":
                 return try DatabaseCommand.run(rest, io: io)
             default:

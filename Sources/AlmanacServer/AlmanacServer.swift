@@ -13,14 +13,19 @@ import HTTPServer
 public final class AlmanacServer: Sendable {
     public let backend: SQLiteBackend
     public let authenticator: Authenticator
+    let router: Router
     let server: HTTPServer
 
     public init(backend: SQLiteBackend, configuration: ServerConfiguration) {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
-        server = HTTPServer(configuration: configuration, responder: Self.router(backend: backend, authenticator: authenticator).responder)
+        router = Self.router(backend: backend, authenticator: authenticator)
+        server = HTTPServer(configuration: configuration, responder: router.responder)
     }
+
+    /// Answers a request in process, as the listening server would.
+    public func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
 
     static func router(backend: SQLiteBackend, authenticator: Authenticator) -> Router {
         var router = Router()
@@ -42,7 +47,30 @@ public final class AlmanacServer: Sendable {
             HTTPResponse(status: 301, headers: ["Location": "/dav/"])
         }
         router.addPrefix("/dav", dav)
+        router.addPrefix("/feeds/", methods: ["GET", "HEAD"]) { request in feed(request, backend: backend) }
         return router
+    }
+
+    /// `GET /feeds/<token>.ics`: a calendar's read-only subscription, no sign-in. A wrong
+    /// or revoked token is a plain 404 that says nothing about what exists.
+    static func feed(_ request: HTTPRequest, backend: SQLiteBackend) -> HTTPResponse {
+        let notFound = HTTPResponse.text(404, "404 Not Found\n")
+        let file = request.path.dropFirst("/feeds/".count)
+        guard file.hasSuffix(".ics"), let token = PercentEncoding.decode(file.dropLast(4)), !token.contains("/"),
+            let published = try? backend.feed(token: token), let store = try? backend.eventStore(for: published.owner),
+            let calendar = try? store.calendar(withIdentifier: published.calendar)
+        else { return notFound }
+        let etag = "\"feed-" + calendar.ctag.filter { $0 != "\"" } + "\""
+        var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "private, max-age=300"]
+        if let wanted = request.headers["If-None-Match"], wanted.split(separator: ",").contains(where: { $0.trimmingSpaces == etag || $0.trimmingSpaces == "*" }) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        guard let export = try? CalendarExport.icalendar(of: calendar, in: store, anchorFloatingTimes: true) else {
+            return .text(503, "503 Service Unavailable\n")
+        }
+        headers.set("Content-Type", "text/calendar; charset=utf-8")
+        headers.set("Content-Disposition", "inline; filename=\"calendar.ics\"")
+        return HTTPResponse(status: 200, headers: headers, body: export.bytes)
     }
 
     /// Starts listening (returns at once).
@@ -61,5 +89,14 @@ public final class AlmanacServer: Sendable {
         let password = PasswordGenerator.generate()
         try backend.createUser(named: name, displayName: nil, passwordHash: PasswordHash(password: password).description)
         return (name, password)
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        var text = self
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        return String(text)
     }
 }

@@ -31,6 +31,8 @@ public protocol EventStore: Sendable {
     /// The user's calendar with this title (ignoring case), created when missing and
     /// `createIfMissing` is true; nil when missing and not created.
     func calendar(titled title: String, createIfMissing: Bool) throws(StoreError) -> EventCalendar?
+    /// Sets (or, with nil, revokes) the secret token of a calendar's subscription feed.
+    func setFeedToken(_ token: String?, calendar identifier: String) throws(StoreError) -> EventCalendar
     /// Lets `user` read (or read and write) one of this user's calendars.
     func grant(_ access: Access?, onCalendar identifier: String, to user: String) throws(StoreError)
 

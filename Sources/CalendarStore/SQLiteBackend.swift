@@ -134,6 +134,15 @@ public final class SQLiteBackend: StoreBackend {
         return SQLiteEventStore(backend: self, userID: id, user: user)
     }
 
+    public func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)? {
+        guard !token.isEmpty else { return nil }
+        return try database.read { (connection) throws(StoreError) -> (owner: String, calendar: String)? in
+            try connection.firstRow(
+                "SELECT u.name, c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id WHERE c.feed_token = ?", [.text(token)]
+            ) { ($0.string(0), $0.string(1)) }
+        }
+    }
+
     // MARK: Maintenance
 
     /// SQLite's `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.

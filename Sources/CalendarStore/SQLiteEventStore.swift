@@ -24,7 +24,7 @@ struct CalendarRow {
 extension SQLiteEventStore {
     static let calendarColumns = """
         SELECT c.id, c.owner_id, c.identifier, c.name, u.name, c.title, c.color, c.description, c.time_zone,
-               c.sort_order, c.components, c.kind, c.feed_url, c.refresh_interval, c.sequence, g.access
+               c.sort_order, c.components, c.kind, c.feed_url, c.refresh_interval, c.sequence, g.access, c.feed_token
         FROM calendars c JOIN users u ON u.id = c.owner_id
         LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
         WHERE (c.owner_id = ?1 OR g.access IS NOT NULL)
@@ -46,6 +46,7 @@ extension SQLiteEventStore {
         let sequence = row.int(14)
         calendar.ctag = "\"\(calendar.id)-\(sequence)\""
         calendar.syncToken = SyncToken(calendar: calendar.id, sequence: sequence)
+        calendar.feedToken = row.optionalString(16)
         let ownerID = row.int64(1)
         let writable = ownerID == userID || row.optionalString(15) == Access.readWrite.rawValue
         return CalendarRow(rowID: row.int64(0), ownerID: ownerID, calendar: calendar, writable: writable)
@@ -213,6 +214,15 @@ extension SQLiteEventStore {
             if let found = try find(connection) { return try calendarRow(found.id, connection, write: false).calendar }
             let identifier = Identifiers.newUUID()
             return try insertCalendar(template, identifier: identifier, name: identifier.lowercased(), connection)
+        }
+    }
+
+    public func setFeedToken(_ token: String?, calendar identifier: String) throws(StoreError) -> EventCalendar {
+        try database.write { (connection) throws(StoreError) -> EventCalendar in
+            let row = try calendarRow(identifier, connection, write: true)
+            guard row.ownerID == userID else { throw StoreError(.forbidden, "only the owner publishes a calendar", resource: identifier) }
+            try connection.run("UPDATE calendars SET feed_token = ? WHERE id = ?", [.optional(token), .integer(row.rowID)])
+            return try calendarRow(identifier, connection, write: false).calendar
         }
     }
 

@@ -10,11 +10,18 @@ public protocol StoreBackend: Sendable {
     func removeUser(named name: String) throws(StoreError)
     /// The store acting for `user`; `notFound` when there is no such user.
     func eventStore(for user: String) throws(StoreError) -> any EventStore
+    /// The owner and calendar identifier a feed token publishes, or nil.
+    func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)?
     /// A consistency check of the database: `["ok"]` when sound.
     func integrityCheck() throws(StoreError) -> [String]
 }
 
 extension StoreBackend {
+    /// A new feed token: 32 random bytes, URL-safe.
+    public static func newFeedToken() -> String {
+        Identifiers.newUUID().lowercased().filter { $0 != "-" } + Identifiers.newUUID().lowercased().filter { $0 != "-" }
+    }
+
     @discardableResult
     public func createUser(named name: String) throws(StoreError) -> User {
         try createUser(named: name, displayName: nil, passwordHash: nil)

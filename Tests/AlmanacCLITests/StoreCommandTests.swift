@@ -149,6 +149,21 @@ import Testing
         #expect(done.progress.hasSuffix("[==============================] 100% 1500/1500\n"))
     }
 
+    @Test func feedCommandsCreateRotateAndRevoke() throws {
+        #expect(run(["calendar", "create", "Classes"]).0 == 0)
+        let created = run(["feed", "create", "Classes", "--base-url", "https://cal.example.com/"]).1.text
+        let lines = created.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.count == 3 && lines[1].hasPrefix("webcal://cal.example.com/feeds/") && lines[2].hasPrefix("https://cal.example.com/feeds/"))
+        // create again shows the same URL; rotate makes a new one; revoke removes it.
+        #expect(run(["feed", "create", "Classes", "--base-url", "https://cal.example.com"]).1.text == created)
+        let rotated = run(["feed", "rotate", "Classes", "--base-url", "https://cal.example.com"]).1.text
+        #expect(!rotated.contains(String(lines[2])))
+        #expect(run(["feed", "revoke", "Classes"]).0 == 0)
+        let backend = try SQLiteBackend(directory: directory.path)
+        #expect(try backend.eventStore(for: "tester").calendars().first?.feedToken == nil)
+        #expect(run(["feed", "create", "Nope"]).0 == 1)
+    }
+
     @Test func databaseCheckAndBackup() throws {
         run(["add", "--calendar", "A", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h"])
         let (status, checked) = run(["db", "check"])

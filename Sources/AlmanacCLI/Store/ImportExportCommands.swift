@@ -80,44 +80,11 @@ enum ImportExportCommands {
         let calendarTitle = try options.required("--calendar", command: "export")
         let context = try StoreContext(options, io: io)
         let calendar = try context.calendar(titled: calendarTitle)
-        let store = context.store
-        let names = try StoreContext.run { () throws(StoreError) in try store.resources(calendar: calendar.id).map(\.name) }
-        var members: [Component] = []
-        var timeZones: [String: Component] = [:]
-        var needed: [String: (from: Int, to: Int)] = [:]
-        for name in names {
-            let stored = try StoreContext.run { () throws(StoreError) in try store.resource(named: name, calendar: calendar.id) }
-            guard let object = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { continue }
-            for component in object.components {
-                if component.name == "VTIMEZONE" {
-                    if let tzid = component.property("TZID")?.value, timeZones[tzid] == nil { timeZones[tzid] = component }
-                    continue
-                }
-                members.append(component)
-                for property in component.properties {
-                    guard let tzid = property.tzid, let value = try? property.dateTimeValue() else { continue }
-                    let instant = value.civil.secondsSinceEpoch
-                    let span = needed[tzid] ?? (instant, instant)
-                    needed[tzid] = (min(span.from, instant), max(span.to, instant))
-                }
-            }
-        }
-        // Every TZID gets a VTIMEZONE: the object's own, else one written from the IANA rules.
-        var zones: [Component] = []
-        for (tzid, span) in needed.sorted(by: { $0.key < $1.key }) {
-            if let own = timeZones[tzid] {
-                zones.append(own)
-            } else if let rules = TimeZoneDatabase.zone(named: tzid) {
-                zones.append(VTimeZone.component(for: rules, from: span.from - 366 * 86_400, to: span.to + 20 * 366 * 86_400))
-            }
-        }
-        var properties = [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")]
-        properties.append(Property(name: "X-WR-CALNAME", text: calendar.title))
-        if let zone = calendar.timeZone { properties.append(Property(name: "X-WR-TIMEZONE", value: zone)) }
-        let bytes = Component(name: "VCALENDAR", properties: properties, components: zones + members).serialized()
+        let export = try StoreContext.run { () throws(StoreError) in try CalendarExport.icalendar(of: calendar, in: context.store) }
+        let bytes = export.bytes
         if let path = options.operands.first, path != "-" {
             try io.writeFile(path, bytes)
-            io.writeError("Exported \(members.count) components of \(calendar.title) to \(path)")
+            io.writeError("Exported \(export.components) components of \(calendar.title) to \(path)")
         } else {
             io.write(bytes)
         }

@@ -41,6 +41,8 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
     public internal(set) var ctag: String
     /// The token that `changes(since:)` accepts to list what changed after now.
     public internal(set) var syncToken: SyncToken
+    /// The secret of the calendar's subscription feed (`/feeds/<token>.ics`), if it has one.
+    public internal(set) var feedToken: String?
 
     public init(
         title: String, color: String? = nil, description: String? = nil, timeZone: String? = nil, order: Int = 0,

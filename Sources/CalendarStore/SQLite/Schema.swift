@@ -94,7 +94,12 @@ enum Schema {
         -- One box per object: its calendar on one axis, [first start, last end] in
         -- minutes on the other (32-bit integers; an open end is the largest one).
         CREATE VIRTUAL TABLE object_ranges USING rtree_i32(id, calendar_min, calendar_max, start_min, end_max);
+        """,
+        // 2: a secret token per calendar for its read-only subscription feed.
         """
+        ALTER TABLE calendars ADD COLUMN feed_token TEXT;
+        CREATE UNIQUE INDEX calendars_feed_token ON calendars(feed_token) WHERE feed_token IS NOT NULL;
+        """,
     ]
 
     static func migrate(_ connection: Connection) throws(StoreError) {

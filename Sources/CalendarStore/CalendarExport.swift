@@ -1,0 +1,69 @@
+import CivilTime
+import ICalendar
+import Recurrence
+
+/// A whole calendar as one iCalendar file: every component of every object, a
+/// VTIMEZONE for every TZID used (the object's own, else one written from the
+/// IANA rules), and — for feeds — no floating times.
+public enum CalendarExport {
+    /// The calendar's objects as one VCALENDAR.
+    ///
+    /// - Parameter anchorFloatingTimes: when true, floating DATE-TIMEs get the
+    ///   calendar's zone as TZID (or become UTC when it has none), as subscribers in
+    ///   other zones would otherwise read them in their own.
+    public static func icalendar(of calendar: EventCalendar, in store: any EventStore, anchorFloatingTimes: Bool = false)
+        throws(StoreError) -> (bytes: [UInt8], components: Int)
+    {
+        var members: [Component] = []
+        var timeZones: [String: Component] = [:]
+        var needed: [String: (from: Int, to: Int)] = [:]
+        let anchor = anchorFloatingTimes ? (calendar.timeZone ?? "UTC") : nil
+        for resource in try store.resources(calendar: calendar.id) {
+            let stored = try store.resource(named: resource.name, calendar: calendar.id)
+            guard let object = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { continue }
+            for var component in object.components {
+                if component.name == "VTIMEZONE" {
+                    if let tzid = component.property("TZID")?.value, timeZones[tzid] == nil { timeZones[tzid] = component }
+                    continue
+                }
+                if let anchor { anchorFloating(&component, zone: anchor) }
+                for property in component.properties {
+                    guard let tzid = property.tzid, let value = try? property.dateTimeValue() else { continue }
+                    let instant = value.civil.secondsSinceEpoch
+                    let span = needed[tzid] ?? (instant, instant)
+                    needed[tzid] = (min(span.from, instant), max(span.to, instant))
+                }
+                members.append(component)
+            }
+        }
+        var zones: [Component] = []
+        for (tzid, span) in needed.sorted(by: { $0.key < $1.key }) {
+            if let own = timeZones[tzid] {
+                zones.append(own)
+            } else if let rules = TimeZoneDatabase.zone(named: tzid) {
+                zones.append(VTimeZone.component(for: rules, from: span.from - 366 * 86_400, to: span.to + 20 * 366 * 86_400))
+            }
+        }
+        var properties = [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")]
+        properties.append(Property(name: "X-WR-CALNAME", text: calendar.title))
+        if let zone = calendar.timeZone { properties.append(Property(name: "X-WR-TIMEZONE", value: zone)) }
+        return (Component(name: "VCALENDAR", properties: properties, components: zones + members).serialized(), members.count)
+    }
+
+    /// Gives floating DATE-TIME values a zone: `zone` as TZID, or UTC for "UTC".
+    static func anchorFloating(_ component: inout Component, zone: String) {
+        let timed: Set<String> = ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"]
+        for index in component.properties.indices where timed.contains(component.properties[index].name) {
+            let property = component.properties[index]
+            guard property.tzid == nil, property.valueType != .date, property.valueType != .period,
+                let values = try? property.dateTimeValues(), !values.isEmpty, values.allSatisfy({ !$0.isDate && $0.form == .floating })
+            else { continue }
+            let form: DateTimeForm = zone == "UTC" ? .utc : .zoned(tzid: zone)
+            let anchored = values.map { DateTimeValue($0.civil, form: form) }
+            let kept = property.parameters.filter { $0.name != "TZID" && $0.name != "VALUE" }
+            component.properties[index] = anchored.count == 1
+                ? Property(name: property.name, dateTime: anchored[0], parameters: kept)
+                : Property(name: property.name, dateTimes: anchored, parameters: kept)
+        }
+    }
+}
