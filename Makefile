@@ -2,6 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 30
 RULES ?= 20000
+LOAD_SECONDS ?= 60
 
 .PHONY: run test deps build bench fuzz difftest clean
 
@@ -24,6 +25,7 @@ test: deps
 	python3 Tests/Differential/check_rfc_examples.py
 	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
+	python3 Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run

@@ -34,16 +34,16 @@ extension DAVContext {
                 wanted = .names
             }
         }
-        var targets: [DAVPath] = [path]
+        var targets: [(path: DAVPath, info: ResourceInfo?)] = [(path, nil)]
         do throws(StoreError) {
             if depth == "1" { targets += try members(of: path) }
             var multistatus = Multistatus()
-            for (index, target) in targets.enumerated() {
+            for (index, (target, info)) in targets.enumerated() {
                 // The root answers under the href it was asked by (`/` or `/dav/`).
                 let href = index == 0 && target == .root ? request.path : target.href
                 let properties: [PropertyName: String]
                 do throws(StoreError) {
-                    properties = try self.properties(of: target)
+                    if let info { properties = objectProperties(info) } else { properties = try self.properties(of: target) }
                 } catch {
                     // The resource itself missing is a 404; a member vanishing mid-listing is skipped.
                     if index == 0 { throw error }
@@ -66,17 +66,30 @@ extension DAVContext {
         }
     }
 
-    /// The members listed at Depth 1.
-    func members(of path: DAVPath) throws(StoreError) -> [DAVPath] {
+    /// The members listed at Depth 1, with the listing of each object (so its
+    /// properties need no lookup of their own).
+    func members(of path: DAVPath) throws(StoreError) -> [(path: DAVPath, info: ResourceInfo?)] {
         switch path {
-        case .root: return [.principal(user: user), .home(user: user)]
+        case .root: return [(.principal(user: user), nil), (.home(user: user), nil)]
         case .principal, .object: return []
         case .home(let owner):
-            return try store.calendars().filter { $0.owner == owner }.map { DAVPath.calendar(user: owner, name: $0.name) }
+            return try store.calendars().filter { $0.owner == owner }.map { (DAVPath.calendar(user: owner, name: $0.name), nil) }
         case .calendar(let owner, let name):
             let calendar = try self.calendar(named: name)
-            return try store.resources(calendar: calendar.id).map { .object(user: owner, calendar: name, name: $0.name) }
+            return try store.resources(calendar: calendar.id).map { (.object(user: owner, calendar: name, name: $0.name), $0) }
         }
+    }
+
+    /// An object's properties from its listing.
+    func objectProperties(_ info: ResourceInfo) -> [PropertyName: String] {
+        [
+            .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
+            .currentUserPrivilegeSet: Self.privileges,
+            .resourceType: "",
+            .getETag: XMLText.escape(info.etag),
+            .getContentType: "text/calendar; charset=utf-8; component=\(info.componentType.rawValue)",
+            .getContentLength: String(info.size),
+        ]
     }
 
     /// Every live and dead property of a resource, as inner XML.

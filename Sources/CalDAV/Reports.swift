@@ -67,13 +67,13 @@ extension DAVContext {
     static let calendarData = PropertyName(DAVNamespace.caldav, "calendar-data")
 
     /// One object's response: the asked properties, and calendar-data (expanded if asked).
-    func respond(_ object: DAVPath, data: [UInt8]?, calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
+    func respond(_ object: DAVPath, info: ResourceInfo?, calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
         throws(StoreError)
     {
         guard case .object(_, _, let name) = object else { return }
         let available: [PropertyName: String]
         do throws(StoreError) {
-            available = try properties(of: object)
+            if let info { available = objectProperties(info) } else { available = try properties(of: object) }
         } catch {
             if error.code == .notFound { multistatus.add(href: object.href, status: 404) }
             return
@@ -81,8 +81,7 @@ extension DAVContext {
         var found = request.properties.compactMap { name in available[name].map { (name, $0) } }
         let missing = request.properties.filter { available[$0] == nil }
         if request.wantsCalendarData {
-            var bytes: [UInt8]
-            if let data { bytes = data } else { bytes = try store.resource(named: name, calendar: calendar.id).data }
+            var bytes = try store.resource(named: name, calendar: calendar.id).data
             if let range = request.expand { bytes = try expanded(bytes, in: range, calendar: calendar) }
             found.append((Self.calendarData, XMLText.escape(String(decoding: bytes, as: UTF8.self))))
         }
@@ -98,7 +97,7 @@ extension DAVContext {
                 multistatus.add(href: href.text, status: 404)
                 continue
             }
-            try respond(target, data: nil, calendar: calendar, request: request, into: &multistatus)
+            try respond(target, info: nil, calendar: calendar, request: request, into: &multistatus)
         }
         return multistatus.response
     }
@@ -120,7 +119,7 @@ extension DAVContext {
         }
         var multistatus = Multistatus()
         for resource in selected {
-            try respond(.object(user: user, calendar: calendar.name, name: resource.name), data: nil, calendar: calendar, request: request, into: &multistatus)
+            try respond(.object(user: user, calendar: calendar.name, name: resource.name), info: resource, calendar: calendar, request: request, into: &multistatus)
         }
         return multistatus.response
     }
@@ -137,7 +136,7 @@ extension DAVContext {
         let changes = try store.changes(since: token, calendar: calendar.id)
         var multistatus = Multistatus()
         for resource in changes.changed {
-            try respond(.object(user: user, calendar: calendar.name, name: resource.name), data: nil, calendar: calendar, request: request, into: &multistatus)
+            try respond(.object(user: user, calendar: calendar.name, name: resource.name), info: resource, calendar: calendar, request: request, into: &multistatus)
         }
         for name in changes.deleted {
             multistatus.add(href: DAVPath.object(user: user, calendar: calendar.name, name: name).href, status: 404)

@@ -225,11 +225,12 @@ extension SQLiteEventStore {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
             let row = try calendarRow(calendar, connection, write: false)
             return try connection.rows(
-                "SELECT name, etag, component, identifier FROM objects WHERE calendar_id = ? ORDER BY name", [.integer(row.rowID)]
+                "SELECT o.name, o.etag, o.component, o.identifier, length(d.data) FROM objects o JOIN object_data d ON d.id = o.id WHERE o.calendar_id = ? ORDER BY o.name",
+                [.integer(row.rowID)]
             ) { object in
                 ResourceInfo(
                     name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event,
-                    localIdentifier: object.string(3))
+                    localIdentifier: object.string(3), size: object.int(4))
             }
         }
     }
@@ -292,7 +293,9 @@ extension SQLiteEventStore {
                 let written = try performWrite(checked, calendar: row, sequence: sequence, connection)
                 results.append(
                     .success(
-                        ResourceInfo(name: written.name, etag: written.etag, componentType: written.componentType, localIdentifier: written.identifier)))
+                        ResourceInfo(
+                            name: written.name, etag: written.etag, componentType: written.componentType, localIdentifier: written.identifier,
+                            size: written.data.count)))
             }
             try connection.run("UPDATE calendars SET sequence = ? WHERE id = ?", [.int(sequence), .integer(row.rowID)])
             return results
@@ -332,12 +335,12 @@ extension SQLiteEventStore {
                 since = token.sequence
             }
             let changed = try connection.rows(
-                "SELECT name, etag, component, identifier FROM objects WHERE calendar_id = ? AND sequence > ? ORDER BY sequence",
+                "SELECT o.name, o.etag, o.component, o.identifier, length(d.data) FROM objects o JOIN object_data d ON d.id = o.id WHERE o.calendar_id = ? AND o.sequence > ? ORDER BY o.sequence",
                 [.integer(row.rowID), .int(since)]
             ) { object in
                 ResourceInfo(
                     name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event,
-                    localIdentifier: object.string(3))
+                    localIdentifier: object.string(3), size: object.int(4))
             }
             // An initial sync lists what exists; deletions matter only against a token.
             let deleted = token == nil ? [] : try connection.rows(

@@ -106,6 +106,8 @@ public struct ResourceInfo: Sendable, Hashable {
     public var componentType: ComponentType
     /// The identifier of the event the resource holds (`Event.localIdentifier`).
     public var localIdentifier: String
+    /// The stored bytes' length.
+    public var size: Int
 }
 
 /// A calendar object resource as stored: the iCalendar bytes a client sent.
