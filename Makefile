@@ -25,6 +25,7 @@ test: deps
 	python3 Tests/Differential/check_rfc_examples.py
 	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
+	python3 Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
 	python3 Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
