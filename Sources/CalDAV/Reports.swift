@@ -14,6 +14,11 @@ extension DAVContext {
         } catch {
             return DAVError.response(status: 400, error.description)
         }
+        switch (body.namespace, body.name) {
+        case (DAVNamespace.dav, "principal-property-search"): return principalSearch(body)
+        case (DAVNamespace.dav, "principal-search-property-set"): return principalSearchPropertySet()
+        default: break
+        }
         guard case .calendar(_, let calendarName) = path else {
             return DAVError.response(
                 status: 403, "this REPORT is answered on a calendar collection", precondition: PropertyName(DAVNamespace.dav, "supported-report"))
@@ -28,6 +33,8 @@ extension DAVContext {
                 return try query(body, calendar: calendar, request: request)
             case (DAVNamespace.dav, "sync-collection"):
                 return try syncCollection(body, calendar: calendar, request: request)
+            case (DAVNamespace.caldav, "free-busy-query"):
+                return try freeBusy(body, calendar: calendar)
             default:
                 return DAVError.response(
                     status: 403, "unsupported REPORT \(body.name)", precondition: PropertyName(DAVNamespace.dav, "supported-report"))
@@ -117,11 +124,85 @@ extension DAVContext {
             let identifiers = Set(occurrences.map(\.eventIdentifier))
             selected = resources.filter { identifiers.contains($0.localIdentifier) }
         }
+        // Property, parameter and text filters read each remaining object.
+        if let inner, inner.children.contains(where: { $0.name != "time-range" }) {
+            var kept: [ResourceInfo] = []
+            for resource in selected {
+                let data = try store.resource(named: resource.name, calendar: calendar.id).data
+                guard let root = try? ICalendarParser.parse(data, options: .lenient).components.first else { continue }
+                if QueryFilter.matches(inner, in: root) { kept.append(resource) }
+            }
+            selected = kept
+        }
         var multistatus = Multistatus()
         for resource in selected {
             try respond(.object(user: user, calendar: calendar.name, name: resource.name), info: resource, calendar: calendar, request: request, into: &multistatus)
         }
         return multistatus.response
+    }
+
+    /// principal-property-search (RFC 3744 §9.4): a user finds their own principal by
+    /// display name (or name); other users' principals are not searchable.
+    func principalSearch(_ body: XMLElement) -> HTTPResponse {
+        let searches = body.children(DAVNamespace.dav, "property-search")
+        let account = try? handler.backend.user(named: user)
+        let name = account?.displayName ?? user
+        let matches = !searches.isEmpty && searches.allSatisfy { search in
+            let wanted = QueryFilter.asciiLowercased(search.child(DAVNamespace.dav, "match")?.text ?? "")
+            return QueryFilter.asciiLowercased(name).contains(wanted) || QueryFilter.asciiLowercased(user).contains(wanted)
+        }
+        var multistatus = Multistatus()
+        if matches, let properties = try? properties(of: .principal(user: user)) {
+            let wanted = body.child(DAVNamespace.dav, "prop")?.children.map(PropertyName.init) ?? [.displayName]
+            multistatus.add(
+                href: DAVPath.principal(user: user).href, found: wanted.compactMap { name in properties[name].map { (name, $0) } },
+                missing: wanted.filter { properties[$0] == nil })
+        }
+        return multistatus.response
+    }
+
+    /// principal-search-property-set (RFC 3744 §9.5): display names are searchable.
+    func principalSearchPropertySet() -> HTTPResponse {
+        let namespaces = DAVNamespace.prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
+        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:principal-search-property-set\(namespaces)>"
+            + "<D:principal-search-property><D:prop><D:displayname/></D:prop><D:description xml:lang=\"en\">Display name</D:description>"
+            + "</D:principal-search-property></D:principal-search-property-set>\n"
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+    }
+
+    /// free-busy-query (RFC 4791 §7.10): the busy time of the range as a VFREEBUSY.
+    /// Transparent and cancelled instances leave time free; tentative ones are
+    /// BUSY-TENTATIVE.
+    func freeBusy(_ body: XMLElement, calendar: EventCalendar) throws(StoreError) -> HTTPResponse {
+        guard let timeRange = body.child(DAVNamespace.caldav, "time-range"), let start = timeRange.attributes["start"].flatMap(DAVTime.instant),
+            let end = timeRange.attributes["end"].flatMap(DAVTime.instant), start < end
+        else {
+            return DAVError.response(status: 400, "free-busy-query needs a time-range with start and end in UTC")
+        }
+        let occurrences = try store.events(
+            in: TimeRange(start: start, end: end), calendars: [calendar.id], matching: EventFilter(componentTypes: [.event]),
+            timeZone: calendar.timeZone)
+        var freeBusy = Component(
+            name: "VFREEBUSY",
+            properties: [
+                Property(name: "DTSTAMP", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
+                Property(name: "DTSTART", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
+                Property(name: "DTEND", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)),
+            ])
+        for occurrence in occurrences where !occurrence.isCancelled {
+            let component = occurrence.component
+            if component.property("TRANSP")?.value.uppercased() == "TRANSPARENT" { continue }
+            let from = max(start, occurrence.startInstant)
+            let to = min(end, occurrence.endInstant)
+            guard to > from else { continue }
+            let period = DAVTime.period(from, to)
+            let type = occurrence.status == .tentative ? "BUSY-TENTATIVE" : "BUSY"
+            freeBusy.properties.append(Property(name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: type)], value: period))
+        }
+        let document = Component(
+            name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")],
+            components: [freeBusy])
+        return HTTPResponse(status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
     }
 
     func syncCollection(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError) -> HTTPResponse {
@@ -181,6 +262,12 @@ enum DAVTime {
     static func instant(_ text: String) -> Int? {
         guard let value = try? Property(name: "DTSTART", value: text).dateTimeValue(), value.form == .utc, !value.isDate else { return nil }
         return value.civil.secondsSinceEpoch
+    }
+
+    /// `20261201T090000Z/20261201T100000Z`, a FREEBUSY period.
+    static func period(_ start: Int, _ end: Int) -> String {
+        DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc).icalendarText + "/"
+            + DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc).icalendarText
     }
 
     /// A value for an expanded instance: dates stay dates, times become UTC.

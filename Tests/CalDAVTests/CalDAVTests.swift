@@ -2,6 +2,7 @@ import AlmanacTestSupport
 import CalDAV
 import CalendarStore
 import HTTPServer
+import Foundation
 import Testing
 
 /// CalDAV as request → response, over a real SQLite store in a temporary directory.
@@ -185,6 +186,47 @@ import Testing
         #expect(!delta.text.contains("weekly.ics"))
         let unknown = send("REPORT", "/dav/calendars/anna/work/", "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>almanac-sync:nope:1</D:sync-token><D:prop/></D:sync-collection>")
         #expect(unknown.status == 403 && unknown.text.contains("<D:valid-sync-token/>"))
+    }
+
+    @Test func queryFiltersFreeBusyAndPrincipalSearch() throws {
+        #expect(makeCalendar() == 201)
+        #expect(send("PUT", "/dav/calendars/anna/work/lunch.ics", Self.event).status == 201)
+        #expect(send("PUT", "/dav/calendars/anna/work/weekly.ics", Self.weekly).status == 201)
+        let transparent = Self.event.replacingOccurrences(of: "lunch@test", with: "free@test").replacingOccurrences(of: "SUMMARY:Lunch", with: "SUMMARY:Optional\r\nTRANSP:TRANSPARENT")
+        #expect(send("PUT", "/dav/calendars/anna/work/free.ics", transparent).status == 201)
+        func query(_ filter: String) -> String {
+            send(
+                "REPORT", "/dav/calendars/anna/work/",
+                "<C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\">\(filter)</C:comp-filter></C:comp-filter></C:filter></C:calendar-query>",
+                headers: ["Depth": "1"]
+            ).text
+        }
+        let yoga = query("<C:prop-filter name=\"SUMMARY\"><C:text-match collation=\"i;ascii-casemap\">YOGA</C:text-match></C:prop-filter>")
+        #expect(yoga.contains("weekly.ics") && !yoga.contains("lunch.ics"))
+        let notYoga = query("<C:prop-filter name=\"SUMMARY\"><C:text-match negate-condition=\"yes\">yoga</C:text-match></C:prop-filter>")
+        #expect(!notYoga.contains("weekly.ics") && notYoga.contains("lunch.ics"))
+        let noRule = query("<C:prop-filter name=\"RRULE\"><C:is-not-defined/></C:prop-filter>")
+        #expect(!noRule.contains("weekly.ics") && noRule.contains("lunch.ics"))
+        let parameter = query("<C:prop-filter name=\"X-KEEP-ME\"><C:param-filter name=\"X-P\"><C:text-match>1</C:text-match></C:param-filter></C:prop-filter>")
+        #expect(parameter.contains("lunch.ics") && !parameter.contains("weekly.ics"))
+
+        // Busy on 2026-12-01: lunch 11:00–12:00Z (12:00 Berlin) and yoga 17:00–18:00Z; the transparent event is free.
+        let freeBusy = send(
+            "REPORT", "/dav/calendars/anna/work/",
+            "<C:free-busy-query xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:free-busy-query>")
+        #expect(freeBusy.status == 200)
+        #expect(freeBusy.text.contains("FREEBUSY;FBTYPE=BUSY:20261201T110000Z/20261201T120000Z"))
+        #expect(freeBusy.text.contains("FREEBUSY;FBTYPE=BUSY:20261201T170000Z/20261201T180000Z"))
+        #expect(freeBusy.text.components(separatedBy: "FREEBUSY;").count == 3)
+
+        let search = send(
+            "REPORT", "/dav/",
+            "<D:principal-property-search xmlns:D=\"DAV:\"><D:property-search><D:prop><D:displayname/></D:prop><D:match>ANN</D:match></D:property-search><D:prop><D:displayname/></D:prop></D:principal-property-search>")
+        #expect(search.text.contains("<D:href>/dav/principals/anna/</D:href>"))
+        let others = send(
+            "REPORT", "/dav/",
+            "<D:principal-property-search xmlns:D=\"DAV:\"><D:property-search><D:prop><D:displayname/></D:prop><D:match>bob</D:match></D:property-search></D:principal-property-search>")
+        #expect(!others.text.contains("bob"))
     }
 
     @Test func otherUsersTreesAndBadPathsAreNotFound() {
