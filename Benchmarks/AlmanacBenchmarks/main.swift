@@ -4,8 +4,9 @@ import Foundation
 //
 //   swift run -c release AlmanacBenchmarks [--events N] [--iterations K] [SUITE...]
 //
-// Suites: icalendar, recurrence, store (default: icalendar and recurrence; store is
-// large: --calendars N of --calendar-events M events, default 100 x 10,000). Peers (libical) run in the same process
+// Suites: icalendar, recurrence, store, server (default: icalendar and recurrence;
+// store is large: --calendars N of --calendar-events M events, default 100 x 10,000;
+// server runs almanac serve and Radicale on --events events, one .ics per UID). Peers (libical) run in the same process
 // invocation on the same generated file, and a ratio line follows each pair.
 
 var events = 20_000
@@ -25,7 +26,7 @@ while let argument = arguments.popFirst() {
     case "--reuse-store": reuse = true
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "-h", "--help":
-        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [icalendar] [recurrence] [store]")
+        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [icalendar] [recurrence] [store] [server]")
         exit(0)
     default: suites.append(argument)
     }
@@ -33,6 +34,7 @@ while let argument = arguments.popFirst() {
 let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
+if suites.contains("server") { ServerBenchmarks.run(events: events) }
 if suites.contains("store") { StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: reuse) }
 if suites.contains("expand-only") { RecurrenceBenchmarks.run(events: events, iterations: iterations, withPeers: false) }
 if suites.contains("parse-only") { ICalendarBenchmarks.parseOnly(events: events, iterations: iterations) }

@@ -1,0 +1,346 @@
+import Foundation
+
+/// CalDAV throughput and latency of `almanac serve` against Radicale (from PyPI),
+/// in the same run, on the same generated events (one .ics per UID): sequential
+/// durable PUTs, one-week calendar-query, one-month query with expand, PROPFIND
+/// Depth 1, and initial and incremental sync-collection. Both run on loopback
+/// with their own data directory; each figure is printed for both, then the ratio.
+enum ServerBenchmarks {
+    static func run(events: Int) {
+        let work = Corpus.workDirectory.appendingPathComponent("server-\(events)")
+        try? FileManager.default.removeItem(at: work)
+        try! FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let split = work.appendingPathComponent("events")
+        guard runProgram("/usr/bin/env", ["python3", Corpus.generator, "--events", String(events), "--seed", "7", "--split", split.path]) != nil
+        else { fatalError("could not generate the events") }
+        let files = (try! FileManager.default.contentsOfDirectory(atPath: split.path)).filter { $0.hasSuffix(".ics") }.sorted()
+        let bodies = files.map { (name: $0, body: [UInt8](FileManager.default.contents(atPath: split.appendingPathComponent($0).path)!)) }
+
+        let almanac = Corpus.packageRoot.appendingPathComponent(".build/release/almanac").path
+        if !FileManager.default.isExecutableFile(atPath: almanac) {
+            Report.note("building the release almanac")
+            _ = runProgram("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "almanac", "--package-path", Corpus.packageRoot.path])
+        }
+        guard let ours = Server.almanac(binary: almanac, data: work.appendingPathComponent("almanac").path) else { fatalError("almanac did not start") }
+        defer { ours.stop() }
+        guard let radicale = Server.radicale(data: work.appendingPathComponent("radicale").path) else {
+            Report.note("Radicale did not start (pip install radicale); measuring Almanac alone")
+            _ = measure(ours, bodies: bodies, label: "almanac")
+            return
+        }
+        defer { radicale.stop() }
+        let a = measure(ours, bodies: bodies, label: "almanac")
+        let r = measure(radicale, bodies: bodies, label: "radicale")
+        for (name, ourValue) in a.sorted(by: { $0.key < $1.key }) {
+            guard let theirs = r[name] else { continue }
+            // Rates: ours / theirs; latencies: theirs / ours. Either way, above 1 means Almanac is ahead.
+            let ratio = name.hasSuffix("_per_second") ? ourValue / theirs : theirs / ourValue
+            Report.figure("ratio.server.\(name).vs-radicale", ratio, unit: "x", ["events": events])
+        }
+    }
+
+    /// Runs every measurement against one server; returns the figures by name.
+    static func measure(_ server: Server, bodies: [(name: String, body: [UInt8])], label: String) -> [String: Double] {
+        var figures: [String: Double] = [:]
+        let client = server.client()
+        let collection = server.collection
+        precondition(client.send("MKCALENDAR", collection).status == 201, "\(label): MKCALENDAR failed")
+        let clock = ContinuousClock()
+        let start = clock.now
+        for (name, body) in bodies {
+            let status = client.send("PUT", collection + name, body: body, headers: ["Content-Type": "text/calendar; charset=utf-8"]).status
+            precondition(status == 201 || status == 204, "\(label): PUT \(name) answered \(status)")
+        }
+        figures["put_per_second"] = Double(bodies.count) / seconds(clock.now - start)
+        Report.figure("server.\(label).put", figures["put_per_second"]!, unit: "PUTs/s", ["events": bodies.count])
+
+        var generator = SplitMix(seed: 42)
+        func latencies(_ count: Int, _ request: () -> HTTPClient.Response) -> (median: Double, p99: Double) {
+            var samples: [Double] = []
+            for _ in 0..<count {
+                let begin = clock.now
+                let response = request()
+                samples.append(seconds(clock.now - begin) * 1000)
+                precondition(response.status == 207, "\(label): answered \(response.status)")
+            }
+            samples.sort()
+            return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)])
+        }
+        func query(_ start: String, _ end: String, expand: Bool) -> [UInt8] {
+            let data = expand ? "<C:calendar-data><C:expand start=\"\(start)\" end=\"\(end)\"/></C:calendar-data>" : ""
+            return Array(("<?xml version=\"1.0\"?><C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/>\(data)</D:prop>"
+                + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(start)\" end=\"\(end)\"/>"
+                + "</C:comp-filter></C:comp-filter></C:filter></C:calendar-query>").utf8)
+        }
+        let week = latencies(30) {
+            let day = Int.random(in: 0..<(4 * 52), using: &generator) * 7
+            let begin = Date(timeIntervalSince1970: 1_704_067_200 + Double(day) * 86_400)
+            return client.send("REPORT", collection, body: query(DAVStamp(begin), DAVStamp(begin.addingTimeInterval(7 * 86_400)), expand: false), headers: ["Depth": "1"])
+        }
+        figures["week_query_ms"] = week.median
+        Report.figure("server.\(label).week_query", week.median, unit: "ms (median)", ["p99": week.p99])
+        let month = latencies(10) {
+            let monthIndex = Int.random(in: 0..<48, using: &generator)
+            let begin = "\(2024 + monthIndex / 12)\(String(format: "%02d", monthIndex % 12 + 1))01T000000Z"
+            let next = monthIndex + 1
+            let end = "\(2024 + next / 12)\(String(format: "%02d", next % 12 + 1))01T000000Z"
+            return client.send("REPORT", collection, body: query(begin, end, expand: true), headers: ["Depth": "1"])
+        }
+        figures["month_expand_ms"] = month.median
+        Report.figure("server.\(label).month_expand", month.median, unit: "ms (median)", ["p99": month.p99])
+        let propfind = latencies(10) {
+            client.send("PROPFIND", collection, body: Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:getetag/></D:prop></D:propfind>".utf8), headers: ["Depth": "1"])
+        }
+        figures["propfind_depth1_ms"] = propfind.median
+        Report.figure("server.\(label).propfind_depth1", propfind.median, unit: "ms (median)")
+        let syncBody = Array("<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>".utf8)
+        var token = ""
+        let initial = latencies(5) {
+            let response = client.send("REPORT", collection, body: syncBody)
+            if let range = response.text.range(of: "sync-token>") {
+                token = String(response.text[range.upperBound...].prefix { $0 != "<" })
+            }
+            return response
+        }
+        figures["initial_sync_ms"] = initial.median
+        Report.figure("server.\(label).initial_sync", initial.median, unit: "ms (median)")
+        for (name, body) in bodies.prefix(10) {
+            let changed = String(decoding: body, as: UTF8.self).replacingOccurrences(of: "SUMMARY:", with: "SUMMARY:Changed ")
+            _ = client.send("PUT", collection + name, body: Array(changed.utf8), headers: ["Content-Type": "text/calendar; charset=utf-8"])
+        }
+        let incremental = latencies(5) {
+            client.send("REPORT", collection, body: Array(("<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>\(token)</D:sync-token><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>").utf8))
+        }
+        figures["incremental_sync_ms"] = incremental.median
+        Report.figure("server.\(label).incremental_sync", incremental.median, unit: "ms (median)", ["changes": 10])
+        return figures
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func DAVStamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
+
+/// A server process under test, reached on a loopback port.
+final class Server {
+    let process: Process
+    let port: UInt16
+    let authorization: String
+    let collection: String
+
+    init(process: Process, port: UInt16, authorization: String, collection: String) {
+        self.process = process
+        self.port = port
+        self.authorization = authorization
+        self.collection = collection
+    }
+
+    func client() -> HTTPClient { HTTPClient(port: port, authorization: authorization) }
+
+    func stop() {
+        if process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+    }
+
+    static func freePort() -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    static func waitUntilListening(_ port: UInt16) -> Bool {
+        for _ in 0..<200 {
+            if HTTPClient(port: port, authorization: "").send("OPTIONS", "/").status > 0 { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    static func almanac(binary: String, data: String) -> Server? {
+        let port = freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--port", String(port), "--data", data, "--quiet"]
+        process.environment = ["USER": "bench", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        guard (try? process.run()) != nil else { return nil }
+        var text = ""
+        while !text.contains("CalDAV:") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: "with password "), waitUntilListening(port) else { return nil }
+        let password = text[range.upperBound...].prefix { !$0.isWhitespace }
+        let authorization = "Basic " + Data("bench:\(password)".utf8).base64EncodedString()
+        return Server(process: process, port: port, authorization: authorization, collection: "/dav/calendars/bench/bench/")
+    }
+
+    static func radicale(data: String) -> Server? {
+        let port = freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-m", "radicale", "--server-hosts", "127.0.0.1:\(port)", "--storage-filesystem-folder", data, "--auth-type", "none",
+            "--logging-level", "error",
+        ]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil, waitUntilListening(port) else { return nil }
+        return Server(process: process, port: port, authorization: "Basic " + Data("bench:bench".utf8).base64EncodedString(), collection: "/bench/bench/")
+    }
+}
+
+/// A minimal blocking HTTP/1.1 client over one loopback connection (reconnecting
+/// when the server closes it), enough to time requests without a client library
+/// in the measurement.
+final class HTTPClient {
+    struct Response {
+        var status: Int
+        var text: String
+    }
+
+    let port: UInt16
+    let authorization: String
+    private var descriptor: Int32 = -1
+    private var buffer: [UInt8] = []
+
+    init(port: UInt16, authorization: String) {
+        self.port = port
+        self.authorization = authorization
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    private func connectIfNeeded() -> Bool {
+        if descriptor >= 0 { return true }
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if result != 0 {
+            close(descriptor)
+            descriptor = -1
+            return false
+        }
+        var one: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        buffer = []
+        return true
+    }
+
+    func send(_ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:]) -> Response {
+        for attempt in 0..<2 {
+            guard connectIfNeeded() else { return Response(status: 0, text: "") }
+            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n"
+            if !authorization.isEmpty { head += "Authorization: \(authorization)\r\n" }
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            let bytes = Array((head + "\r\n").utf8) + body
+            let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent == bytes.count, let response = readResponse(method: method) { return response }
+            close(descriptor)
+            descriptor = -1
+            if attempt == 1 { break }
+        }
+        return Response(status: 0, text: "")
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk[0..<count]
+        return true
+    }
+
+    private func readLine() -> String? {
+        while true {
+            if let index = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<index], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                buffer.removeFirst(index + 1)
+                return line
+            }
+            guard fill() else { return nil }
+        }
+    }
+
+    private func readBytes(_ count: Int) -> [UInt8]? {
+        while buffer.count < count { guard fill() else { return nil } }
+        let bytes = Array(buffer[..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+
+    private func readResponse(method: String) -> Response? {
+        guard let statusLine = readLine(), statusLine.hasPrefix("HTTP/") else { return nil }
+        let status = Int(statusLine.split(separator: " ")[1]) ?? 0
+        var length: Int?
+        var chunked = false
+        var closes = statusLine.hasPrefix("HTTP/1.0")
+        while let line = readLine(), !line.isEmpty {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.count == 2 else { continue }
+            if parts[0] == "content-length" { length = Int(parts[1]) }
+            if parts[0] == "transfer-encoding" && parts[1].contains("chunked") { chunked = true }
+            if parts[0] == "connection" { closes = parts[1] == "close" }
+        }
+        var body: [UInt8] = []
+        if method == "HEAD" || status == 204 || status == 304 {
+        } else if chunked {
+            while let sizeLine = readLine(), let size = Int(sizeLine.split(separator: ";")[0], radix: 16) {
+                if size == 0 {
+                    _ = readLine()
+                    break
+                }
+                guard let chunk = readBytes(size) else { return nil }
+                body += chunk
+                _ = readLine()
+            }
+        } else if let length {
+            guard let bytes = readBytes(length) else { return nil }
+            body = bytes
+        } else {
+            while fill() {}
+            body = buffer
+            buffer = []
+            closes = true
+        }
+        if closes {
+            close(descriptor)
+            descriptor = -1
+        }
+        return Response(status: status, text: String(decoding: body, as: UTF8.self))
+    }
+}
