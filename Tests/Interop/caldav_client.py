@@ -12,16 +12,13 @@ on the first disagreement.
 """
 import argparse
 import datetime as dt
-import os
-import re
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import urllib.parse
 
 import caldav
+
+from almanac_server import AlmanacServer
 
 SINGLE = """BEGIN:VCALENDAR
 VERSION:2.0
@@ -99,22 +96,11 @@ def main():
     parser.add_argument("--almanac", required=True)
     arguments = parser.parse_args()
     data = tempfile.mkdtemp(prefix="almanac-interop-")
-    server = subprocess.Popen(
-        [arguments.almanac, "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--quiet"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "USER": "interop"})
+    server = AlmanacServer(arguments.almanac, data, "interop")
     try:
-        lines = []
-        while not any(line.startswith("CalDAV:") for line in lines):
-            line = server.stdout.readline()
-            if not line:
-                raise SystemExit("FAIL: the server stopped before printing its URL")
-            lines.append(line)
-        password = re.search(r"with password (\S+)", "".join(lines)).group(1)
-        base = re.search(r"on (http://[^/\s]+)/", "".join(lines)).group(1)
-        run(base, password)
+        run(server.base, server.password)
     finally:
-        server.send_signal(signal.SIGTERM)
-        code = server.wait(timeout=30)
+        code = server.stop()
         shutil.rmtree(data, ignore_errors=True)
     if code != 0:
         raise SystemExit(f"FAIL: the server exited with {code}")

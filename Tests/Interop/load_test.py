@@ -10,14 +10,12 @@ import argparse
 import asyncio
 import base64
 import json
-import os
 import random
-import re
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
+
+from almanac_server import AlmanacServer
 
 QUERY = ('<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>'
          '<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT">'
@@ -111,22 +109,12 @@ def main():
     parser.add_argument("--connections", type=int, default=64)
     arguments = parser.parse_args()
     data = tempfile.mkdtemp(prefix="almanac-load-")
-    server = subprocess.Popen([arguments.almanac, "serve", "--port", "0", "--data", data, "--quiet"],
-                              stdout=subprocess.PIPE, text=True, env={**os.environ, "USER": "load"})
+    server = AlmanacServer(arguments.almanac, data, "load")
     try:
-        lines = ""
-        while "CalDAV:" not in lines:
-            line = server.stdout.readline()
-            if not line:
-                raise SystemExit("FAIL: the server did not start")
-            lines += line
-        password = re.search(r"with password (\S+)", lines).group(1)
-        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", lines).group(1))
-        auth = "Basic " + base64.b64encode(f"load:{password}".encode()).decode()
-        results, elapsed = asyncio.run(run(port, auth, arguments.seconds, arguments.connections))
+        auth = "Basic " + base64.b64encode(f"load:{server.password}".encode()).decode()
+        results, elapsed = asyncio.run(run(server.port, auth, arguments.seconds, arguments.connections))
     finally:
-        server.send_signal(signal.SIGTERM)
-        code = server.wait(timeout=30)
+        code = server.stop()
         shutil.rmtree(data, ignore_errors=True)
     latencies = sorted(duration for _, duration, _, _ in results)
     errors = [(status) for _, _, ok, status in results if not ok]

@@ -14,10 +14,11 @@ import glob
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import urllib.request
+
+from almanac_server import AlmanacServer
 
 
 def event(uid, summary, day):
@@ -68,21 +69,11 @@ def main():
     parser.add_argument("--vdirsyncer", default=shutil.which("vdirsyncer") or "vdirsyncer")
     arguments = parser.parse_args()
     work = tempfile.mkdtemp(prefix="almanac-vdirsyncer-")
-    server_process = subprocess.Popen([arguments.almanac, "serve", "--port", "0", "--data", os.path.join(work, "data"), "--quiet"],
-                                      stdout=subprocess.PIPE, text=True, env={**os.environ, "USER": "sync"})
+    almanac = AlmanacServer(arguments.almanac, os.path.join(work, "data"), "sync")
     try:
-        lines = ""
-        while "CalDAV:" not in lines:
-            line = server_process.stdout.readline()
-            if not line:
-                raise SystemExit("FAIL: the server did not start")
-            lines += line
-        password = re.search(r"with password (\S+)", lines).group(1)
-        base = re.search(r"on (http://[^/\s]+)/", lines).group(1)
-        run(arguments.vdirsyncer, work, Server(base, password), password)
+        run(arguments.vdirsyncer, work, Server(almanac.base, almanac.password), almanac.password)
     finally:
-        server_process.send_signal(signal.SIGTERM)
-        server_process.wait(timeout=30)
+        almanac.stop()
         shutil.rmtree(work, ignore_errors=True)
     print("vdirsyncer interop: all checks passed")
 

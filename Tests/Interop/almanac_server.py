@@ -1,0 +1,27 @@
+"""Starts `almanac serve` for the interop scripts: a free loopback port, its own
+data directory, and the first user's generated password read from its output."""
+import os
+import re
+import signal
+import subprocess
+
+
+class AlmanacServer:
+    def __init__(self, almanac, data, user):
+        self.process = subprocess.Popen([almanac, "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--quiet"],
+                                        stdout=subprocess.PIPE, text=True, env={**os.environ, "USER": user})
+        lines = ""
+        while "CalDAV:" not in lines:
+            line = self.process.stdout.readline()
+            if not line:
+                raise SystemExit("FAIL: the server stopped before printing its URL")
+            lines += line
+        self.user = user
+        self.password = re.search(r"with password (\S+)", lines).group(1)
+        self.base = re.search(r"on (http://[^/\s]+)/", lines).group(1)
+        self.port = int(self.base.rsplit(":", 1)[1])
+
+    def stop(self):
+        """SIGTERM, as an operator would; returns the exit status."""
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=30)
