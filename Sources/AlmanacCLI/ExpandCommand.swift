@@ -63,11 +63,8 @@ enum ExpandCommand {
     /// `YYYY-MM-DD` (midnight in `zone`), `YYYY-MM-DDTHH:MM[:SS]` (in `zone`) or with a trailing `Z` (UTC).
     static func instant(_ text: String, zone: ZoneRules, today: CivilDate, option: String) throws(CommandFailure) -> Int {
         // Dates only: the store commands' words (today, tomorrow) are not part of this tool's format.
-        guard text.utf8.first.map({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) == true else {
-            throw .usage("\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z]")
-        }
         let now = CivilDateTime(date: today, time: .midnight).secondsSinceEpoch
-        return TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: option), zone: zone)
+        return TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: option, words: false), zone: zone)
     }
 
     static func json(_ occurrence: Occurrence) -> String {

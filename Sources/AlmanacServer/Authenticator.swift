@@ -19,19 +19,19 @@ public final class Authenticator: Sendable {
     static let challenge: HTTPHeaders = ["WWW-Authenticate": "Basic realm=\"Almanac\", charset=\"UTF-8\""]
 
     /// The signed-in user's name, or the response to send instead (401, or 429 while throttled).
-    public func authenticate(_ request: HTTPRequest) -> Result<String, ResponseError> {
+    public func authenticate(_ request: HTTPRequest) -> Result<String, HTTPResponseError> {
         guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header) else {
-            return .failure(ResponseError(.text(401, "401 Unauthorized: sign in with your Almanac user name and password\n", headers: Self.challenge)))
+            return .failure(HTTPResponseError(.text(401, "401 Unauthorized: sign in with your Almanac user name and password\n", headers: Self.challenge)))
         }
         let wait = throttle.delay(user: credentials.user, address: request.remoteAddress)
         if wait > 0 {
             var headers = Self.challenge
             headers.set("Retry-After", String(Int(wait.rounded(.up))))
-            return .failure(ResponseError(.text(429, "429 Too Many Requests: too many failed sign-ins; try again later\n", headers: headers)))
+            return .failure(HTTPResponseError(.text(429, "429 Too Many Requests: too many failed sign-ins; try again later\n", headers: headers)))
         }
         guard let user = try? backend.user(named: credentials.user), let stored = user.passwordHash, let hash = PasswordHash(stored) else {
             throttle.recordFailure(user: credentials.user, address: request.remoteAddress)
-            return .failure(ResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
+            return .failure(HTTPResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
         }
         if verified.contains(credentials, hash: stored) || hash.verify(credentials.password) {
             verified.insert(credentials, hash: stored)
@@ -39,12 +39,6 @@ public final class Authenticator: Sendable {
             return .success(user.name)
         }
         throttle.recordFailure(user: credentials.user, address: request.remoteAddress)
-        return .failure(ResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
+        return .failure(HTTPResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
     }
-}
-
-/// A response that ends a request early (an authentication failure, a bad request).
-public struct ResponseError: Error, Sendable {
-    public var response: HTTPResponse
-    public init(_ response: HTTPResponse) { self.response = response }
 }

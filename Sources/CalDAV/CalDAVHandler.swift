@@ -67,6 +67,21 @@ struct DAVContext {
 
     var principalHref: String { DAVPath.principal(user: user).href }
 
+    /// The request body as XML whose root is `{namespace}name` (any root when nil), or
+    /// the 400 to answer: malformed or hostile XML, or the wrong root element.
+    func body(_ namespace: String? = nil, _ name: String? = nil) -> Result<XMLElement, HTTPResponseError> {
+        let element: XMLElement
+        do {
+            element = try XMLBody.parse(request.body)
+        } catch {
+            return .failure(HTTPResponseError(DAVError.response(status: 400, error.description)))
+        }
+        if let namespace, let name, element.namespace != namespace || element.name != name {
+            return .failure(HTTPResponseError(DAVError.response(status: 400, "the body of \(request.method) is a \(name) element")))
+        }
+        return .success(element)
+    }
+
     /// The calendar a path names, by its collection name.
     func calendar(named name: String) throws(StoreError) -> EventCalendar {
         try store.calendar(named: name)
@@ -78,8 +93,7 @@ struct DAVContext {
 enum DAVError {
     static func response(status: Int, _ message: String, precondition: PropertyName? = nil, detail: String = "") -> HTTPResponse {
         guard let precondition else { return .text(status, "\(status) \(HTTPStatus.reason(status)): \(message)\n") }
-        let namespaces = DAVNamespace.prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
-        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(namespaces)>\(precondition.element(detail))"
+        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(DAVNamespace.declarations)>\(precondition.element(detail))"
             + "<D:responsedescription>\(XMLText.escape(message))</D:responsedescription></D:error>\n"
         return HTTPResponse(status: status, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
     }

@@ -14,14 +14,10 @@ extension DAVContext {
         var settings: [XMLElement] = []
         if !request.body.isEmpty {
             let body: XMLElement
-            do {
-                body = try XMLBody.parse(request.body)
-            } catch {
-                return DAVError.response(status: 400, error.description)
-            }
-            let expected = request.method == "MKCOL" ? ("DAV:", "mkcol") : (DAVNamespace.caldav, "mkcalendar")
-            guard body.namespace == expected.0, body.name == expected.1 else {
-                return DAVError.response(status: 400, "the body of \(request.method) is a \(expected.1) element")
+            let expected = request.method == "MKCOL" ? (DAVNamespace.dav, "mkcol") : (DAVNamespace.caldav, "mkcalendar")
+            switch self.body(expected.0, expected.1) {
+            case .success(let element): body = element
+            case .failure(let failure): return failure.response
             }
             settings = body.children(DAVNamespace.dav, "set").flatMap { $0.children(DAVNamespace.dav, "prop").flatMap(\.children) }
         }
@@ -55,13 +51,9 @@ extension DAVContext {
             return DAVError.response(status: 403, "only calendar properties can be changed", precondition: PropertyName(DAVNamespace.dav, "cannot-modify-protected-property"))
         }
         let body: XMLElement
-        do {
-            body = try XMLBody.parse(request.body)
-        } catch {
-            return DAVError.response(status: 400, error.description)
-        }
-        guard body.namespace == DAVNamespace.dav, body.name == "propertyupdate" else {
-            return DAVError.response(status: 400, "the body of a PROPPATCH is a DAV:propertyupdate element")
+        switch self.body(DAVNamespace.dav, "propertyupdate") {
+        case .success(let element): body = element
+        case .failure(let failure): return failure.response
         }
         let sets = body.children(DAVNamespace.dav, "set").flatMap { $0.children(DAVNamespace.dav, "prop").flatMap(\.children) }
         let removals = body.children(DAVNamespace.dav, "remove").flatMap { $0.children(DAVNamespace.dav, "prop").flatMap(\.children) }
@@ -127,8 +119,8 @@ extension DAVContext {
         return statuses
     }
 
-    /// The IANA zone a CALDAV:calendar-timezone names: its VTIMEZONE's TZID when that
-    /// is an IANA or Windows name, else the zone whose rules the VTIMEZONE matches by name suffix.
+    /// The IANA zone a CALDAV:calendar-timezone names: its VTIMEZONE's TZID when that is
+    /// an IANA name, or the IANA zone of a Windows name; nil otherwise.
     static func zoneName(fromTimezoneProperty text: String) -> String? {
         guard let calendar = try? ICalendarParser.parse(Array(text.utf8), options: .lenient).components.first,
             let timezone = calendar.components(named: "VTIMEZONE").first, let tzid = timezone.property("TZID")?.value

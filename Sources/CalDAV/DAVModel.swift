@@ -11,6 +11,9 @@ public enum DAVNamespace {
     static let prefixes: [(prefix: String, namespace: String)] = [("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple)]
 
     static func prefix(for namespace: String) -> String? { prefixes.first { $0.namespace == namespace }?.prefix }
+
+    /// ` xmlns:D="DAV:" …`, declared on the root of every body the server writes.
+    static let declarations = prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
 }
 
 /// Where things live under the DAV root:
@@ -110,8 +113,7 @@ struct Multistatus {
     }
 
     var response: HTTPResponse {
-        let namespaces = DAVNamespace.prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
-        var body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(namespaces)>" + responses.joined()
+        var body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(DAVNamespace.declarations)>" + responses.joined()
         if let syncToken { body += "<D:sync-token>\(XMLText.escape(syncToken))</D:sync-token>" }
         body += "</D:multistatus>\n"
         return HTTPResponse(status: 207, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))

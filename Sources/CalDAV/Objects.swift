@@ -37,9 +37,8 @@ extension DAVContext {
         let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
         do {
             let calendar = try self.calendar(named: calendarName)
-            let existed = (try? store.resource(named: name, calendar: calendar.id)) != nil
-            let etag = try store.putResource(request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
-            return HTTPResponse(status: existed ? 204 : 201, headers: ["ETag": etag])
+            let written = try store.writeResource(request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+            return HTTPResponse(status: written.created ? 201 : 204, headers: ["ETag": written.etag])
         } catch {
             return DAVError.response(for: error, collectionHref: DAVPath.calendar(user: user, name: calendarName).href)
         }

@@ -20,13 +20,9 @@ extension DAVContext {
         var wanted = Wanted.all
         if !request.body.isEmpty {
             let body: XMLElement
-            do {
-                body = try XMLBody.parse(request.body)
-            } catch {
-                return DAVError.response(status: 400, error.description)
-            }
-            guard body.namespace == DAVNamespace.dav, body.name == "propfind" else {
-                return DAVError.response(status: 400, "the body of a PROPFIND is a DAV:propfind element")
+            switch self.body(DAVNamespace.dav, "propfind") {
+            case .success(let element): body = element
+            case .failure(let failure): return failure.response
             }
             if let prop = body.child(DAVNamespace.dav, "prop") {
                 wanted = .some(prop.children.map(PropertyName.init))

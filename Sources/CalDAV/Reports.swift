@@ -9,10 +9,9 @@ extension DAVContext {
     /// sync-collection (RFC 6578) on a calendar collection.
     func report() -> HTTPResponse {
         let body: XMLElement
-        do {
-            body = try XMLBody.parse(request.body)
-        } catch {
-            return DAVError.response(status: 400, error.description)
+        switch self.body() {
+        case .success(let element): body = element
+        case .failure(let failure): return failure.response
         }
         switch (body.namespace, body.name) {
         case (DAVNamespace.dav, "principal-property-search"): return principalSearch(body)
@@ -163,8 +162,7 @@ extension DAVContext {
 
     /// principal-search-property-set (RFC 3744 §9.5): display names are searchable.
     func principalSearchPropertySet() -> HTTPResponse {
-        let namespaces = DAVNamespace.prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
-        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:principal-search-property-set\(namespaces)>"
+        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:principal-search-property-set\(DAVNamespace.declarations)>"
             + "<D:principal-search-property><D:prop><D:displayname/></D:prop><D:description xml:lang=\"en\">Display name</D:description>"
             + "</D:principal-search-property></D:principal-search-property-set>\n"
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))

@@ -65,9 +65,10 @@ public protocol EventStore: Sendable {
     // MARK: Resources (CalDAV)
 
     /// Stores iCalendar bytes at `name` in a calendar. `ifMatch` requires the current
-    /// ETag; `ifNoneMatch` (`*`) requires that nothing is there yet. Returns the new ETag.
-    func putResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
-        throws(StoreError) -> String
+    /// ETag; `ifNoneMatch` (`*`) requires that nothing is there yet. Returns the new ETag,
+    /// and whether the name was free (created) or replaced.
+    func writeResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
+        throws(StoreError) -> ResourceWrite
     func resource(named name: String, calendar: String) throws(StoreError) -> StoredResource
     func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError)
     /// Every resource of a calendar with its ETag, by name.
@@ -89,6 +90,13 @@ public protocol EventStore: Sendable {
 }
 
 extension EventStore {
+    /// `writeResource`, when only the new ETag matters.
+    public func putResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
+        throws(StoreError) -> String
+    {
+        try writeResource(data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch).etag
+    }
+
     public func events(in range: TimeRange, calendars: [String]? = nil, matching filter: EventFilter = .all)
         throws(StoreError) -> [EventOccurrence]
     {

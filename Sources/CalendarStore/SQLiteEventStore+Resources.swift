@@ -175,8 +175,8 @@ extension SQLiteEventStore {
 
     // MARK: Resources
 
-    public func putResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
-        throws(StoreError) -> String
+    public func writeResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
+        throws(StoreError) -> ResourceWrite
     {
         guard Self.isValidResourceName(name) else {
             throw StoreError(.invalidArgument, "a resource name is one path segment", resource: name)
@@ -184,11 +184,12 @@ extension SQLiteEventStore {
         // Parse and index outside the write lock: the slow part needs no database.
         let object = try CalendarObject(parsing: data, resource: name)
         let summary = try object.summary()
-        return try database.write { (connection) throws(StoreError) -> String in
+        return try database.write { (connection) throws(StoreError) -> ResourceWrite in
             let row = try calendarRow(calendar, connection, write: true)
             let checked = try checkWrite(
                 object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
-            return try performWrite(checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection).etag
+            let written = try performWrite(checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection)
+            return ResourceWrite(etag: written.etag, created: checked.existing == nil)
         }
     }
 

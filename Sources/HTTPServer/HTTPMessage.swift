@@ -97,6 +97,13 @@ public struct HTTPResponse: Sendable {
     }
 }
 
+/// A response that ends a request early (a failed sign-in, a malformed body), for
+/// the layers above the transport to pass up as an error.
+public struct HTTPResponseError: Error, Sendable {
+    public var response: HTTPResponse
+    public init(_ response: HTTPResponse) { self.response = response }
+}
+
 /// What answers requests. Called on the transport's worker threads, so it must be
 /// `Sendable`; it may block (the store is synchronous).
 public typealias HTTPResponder = @Sendable (HTTPRequest) -> HTTPResponse

@@ -104,8 +104,13 @@ import Testing
         // Nothing above changed what is stored.
         #expect(send("GET", path).headers["ETag"] == etag)
 
-        #expect(send("DELETE", path, headers: ["If-Match": "\"stale\""]).status == 412)
-        #expect(send("DELETE", path, headers: ["If-Match": etag]).status == 204)
+        // Replacing with the current ETag answers 204 (RFC 4918 §9.7.1) with a new ETag.
+        let replaced = send("PUT", path, Self.event.replacingOccurrences(of: "SUMMARY:Lunch", with: "SUMMARY:Late lunch"), headers: ["If-Match": etag])
+        #expect(replaced.status == 204)
+        let newTag = try #require(replaced.headers["ETag"])
+        #expect(newTag != etag)
+        #expect(send("DELETE", path, headers: ["If-Match": etag]).status == 412)
+        #expect(send("DELETE", path, headers: ["If-Match": newTag]).status == 204)
         #expect(send("GET", path).status == 404)
     }
 

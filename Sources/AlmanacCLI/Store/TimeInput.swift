@@ -23,10 +23,11 @@ enum TimeInput {
     }
 
     /// `YYYY-MM-DD`, or a date with a time `HH:MM[:SS]` after a space or `T`, with an
-    /// optional trailing `Z` (UTC); also `today`, `tomorrow` and `now`.
-    static func parse(_ text: String, now: Int, zone: ZoneRules, option: String) throws(CommandFailure) -> DateTimeValue {
+    /// optional trailing `Z` (UTC); with `words`, also `today`, `tomorrow`, `yesterday`
+    /// and `now`.
+    static func parse(_ text: String, now: Int, zone: ZoneRules, option: String, words: Bool = true) throws(CommandFailure) -> DateTimeValue {
         let today = zone.localTime(at: now).date
-        switch text.lowercased() {
+        switch words ? text.lowercased() : "" {
         case "today": return DateTimeValue(date: today)
         case "tomorrow": return DateTimeValue(date: today.adding(days: 1))
         case "yesterday": return DateTimeValue(date: today.adding(days: -1))
@@ -43,7 +44,9 @@ enum TimeInput {
             }
             return value
         }
-        let fail = CommandFailure.usage("\(option) '\(text)' is not a date (YYYY-MM-DD) or a time (YYYY-MM-DD HH:MM)")
+        let fail = CommandFailure.usage(
+            words ? "\(option) '\(text)' is not a date (YYYY-MM-DD) or a time (YYYY-MM-DD HH:MM)"
+                : "\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z]")
         guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), let year = number(0..<4),
             let month = number(5..<7), let day = number(8..<10), let date = CivilDate(year: year, month: month, day: day)
         else { throw fail }

@@ -110,6 +110,14 @@ public struct ResourceInfo: Sendable, Hashable {
     public var size: Int
 }
 
+/// The outcome of storing a resource.
+public struct ResourceWrite: Sendable, Hashable {
+    /// The new strong ETag, quoted.
+    public var etag: String
+    /// Whether the name was free before (HTTP 201 rather than 204).
+    public var created: Bool
+}
+
 /// A calendar object resource as stored: the iCalendar bytes a client sent.
 public struct StoredResource: Sendable, Hashable {
     public var name: String
