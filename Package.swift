@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "AlmanacBenchmarks",
-            dependencies: ["ICalendar", "Recurrence", "CalendarStore", "CMallocCounter"],
+            dependencies: ["ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport"],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
 

@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import Foundation
 
 /// CalDAV throughput and latency of `almanac serve` against Radicale (from PyPI),
@@ -54,7 +55,7 @@ enum ServerBenchmarks {
         figures["put_per_second"] = Double(bodies.count) / seconds(clock.now - start)
         Report.figure("server.\(label).put", figures["put_per_second"]!, unit: "PUTs/s", ["events": bodies.count])
 
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         func latencies(_ count: Int, _ request: () -> HTTPClient.Response) -> (median: Double, p99: Double) {
             var samples: [Double] = []
             for _ in 0..<count {
@@ -126,18 +127,6 @@ enum ServerBenchmarks {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         return formatter.string(from: date)
-    }
-
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
 

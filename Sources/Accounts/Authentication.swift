@@ -22,7 +22,7 @@ public struct BasicCredentials: Sendable, Hashable {
     /// Reads `Basic base64(user:password)`; nil for anything else.
     public init?(authorization: String) {
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Data(base64Encoded: String(parts[1]).trimmingSpaces),
+        guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Data(base64Encoded: parts[1].trimmingCharacters(in: .whitespaces)),
             let text = String(validating: [UInt8](decoded), as: UTF8.self), let colon = text.firstIndex(of: ":")
         else { return nil }
         user = String(text[..<colon])
@@ -115,14 +115,5 @@ public final class VerifiedPasswords: Sendable {
             if entries.count > 10_000 { entries.removeAll() }
             entries[credentials.user] = (value, now + lifetime)
         }
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while scalars.first == " " { scalars.removeFirst() }
-        while scalars.last == " " { scalars.removeLast() }
-        return String(scalars)
     }
 }

@@ -1,4 +1,5 @@
 import Accounts
+import Foundation
 import CalDAV
 import CalendarStore
 import HTTPServer
@@ -62,7 +63,7 @@ public final class AlmanacServer: Sendable {
         else { return notFound }
         let etag = "\"feed-" + calendar.ctag.filter { $0 != "\"" } + "\""
         var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "private, max-age=300"]
-        if let wanted = request.headers["If-None-Match"], wanted.split(separator: ",").contains(where: { $0.trimmingSpaces == etag || $0.trimmingSpaces == "*" }) {
+        if let wanted = request.headers["If-None-Match"], wanted.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(where: { $0 == etag || $0 == "*" }) {
             return HTTPResponse(status: 304, headers: headers)
         }
         guard let export = try? CalendarExport.icalendar(of: calendar, in: store, anchorFloatingTimes: true) else {
@@ -89,14 +90,5 @@ public final class AlmanacServer: Sendable {
         let password = PasswordGenerator.generate()
         try backend.createUser(named: name, displayName: nil, passwordHash: PasswordHash(password: password).description)
         return (name, password)
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        var text = self
-        while text.first == " " { text.removeFirst() }
-        while text.last == " " { text.removeLast() }
-        return String(text)
     }
 }
