@@ -6,7 +6,8 @@ import Foundation
 //
 // Suites: icalendar, recurrence, store, server (default: icalendar and recurrence;
 // store is large: --calendars N of --calendar-events M events, default 100 x 10,000;
-// server runs almanac serve and Radicale on --events events, one .ics per UID). Peers (libical) run in the same process
+// server runs almanac serve and Radicale on --events events, one .ics per UID, timing
+// PUTs over the first --put-sample; --without-peer skips Radicale). Peers (libical) run in the same process
 // invocation on the same generated file, and a ratio line follows each pair.
 
 var events = 20_000
@@ -15,6 +16,8 @@ var calendars = 100
 var calendarEvents = 10_000
 var queries = 1_000
 var reuse = false
+var putSample = 2_000
+var withPeer = true
 var suites: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -24,9 +27,11 @@ while let argument = arguments.popFirst() {
     case "--calendars": calendars = max(1, Int(arguments.popFirst() ?? "") ?? calendars)
     case "--calendar-events": calendarEvents = max(1, Int(arguments.popFirst() ?? "") ?? calendarEvents)
     case "--reuse-store": reuse = true
+    case "--put-sample": putSample = max(1, Int(arguments.popFirst() ?? "") ?? putSample)
+    case "--without-peer": withPeer = false
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "-h", "--help":
-        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [icalendar] [recurrence] [store] [server]")
+        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [icalendar] [recurrence] [store] [server]")
         exit(0)
     default: suites.append(argument)
     }
@@ -34,7 +39,7 @@ while let argument = arguments.popFirst() {
 let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
-if suites.contains("server") { ServerBenchmarks.run(events: events) }
+if suites.contains("server") { ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer) }
 if suites.contains("store") { StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: reuse) }
 if suites.contains("expand-only") { RecurrenceBenchmarks.run(events: events, iterations: iterations, withPeers: false) }
 if suites.contains("parse-only") { ICalendarBenchmarks.parseOnly(events: events, iterations: iterations) }

@@ -33,7 +33,7 @@ extension DAVContext {
         if statuses.contains(where: { $0.status != 200 }) {
             var multistatus = Multistatus()
             multistatus.add(href: path.href, statuses: statuses.map { ($0.name, $0.status == 200 ? 424 : $0.status) })
-            var response = multistatus.response
+            var response = multistatus.response()
             response.status = 403
             return response
         }
@@ -68,7 +68,7 @@ extension DAVContext {
                 _ = try store.updateCalendar(calendar)
                 multistatus.add(href: path.href, statuses: statuses)
             }
-            return multistatus.response
+            return multistatus.response()
         } catch {
             return DAVError.response(for: error)
         }

@@ -60,8 +60,11 @@ public enum DAVPath: Equatable, Sendable {
     }
 
     /// The href clients see, %-encoded, with a trailing slash on collections.
+    /// Sub-delimiters and `@`/`:` stay as they are in path segments (RFC 3986 §3.3).
+    static let segmentCharacters = Set("@:+,;=!$&'()*".utf8)
+
     public var href: String {
-        func encode(_ segment: String) -> String { PercentEncoding.encode(segment, allowing: Set("@:+,;=!$&'()*".utf8)) }
+        func encode(_ segment: String) -> String { PercentEncoding.encode(segment, allowing: Self.segmentCharacters) }
         switch self {
         case .root: return Self.rootPath
         case .principal(let user): return Self.rootPath + "principals/" + encode(user) + "/"
@@ -81,42 +84,57 @@ public enum DAVPath: Equatable, Sendable {
     }
 }
 
-/// A multistatus body (RFC 4918 §13) built response by response.
+/// A multistatus body (RFC 4918 §13) written response by response into one buffer.
 struct Multistatus {
-    private var responses: [String] = []
+    private var body = Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(DAVNamespace.declarations)>".utf8)
     var syncToken: String?
 
-    /// One `<D:response>`: the properties found (with their inner XML) and those not found.
-    mutating func add(href: String, found: [(name: PropertyName, value: String)], missing: [PropertyName] = []) {
-        var text = "<D:response><D:href>\(XMLText.escape(href))</D:href>"
-        if !found.isEmpty {
-            text += "<D:propstat><D:prop>" + found.map { $0.name.element($0.value) }.joined() + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+    /// One `<D:response>`: the properties found (with their inner XML), then
+    /// calendar-data as raw iCalendar bytes (escaped here), then those not found.
+    mutating func add(
+        href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil, missing: [PropertyName] = []
+    ) {
+        append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
+        if !found.isEmpty || calendarData != nil {
+            append("<D:propstat><D:prop>")
+            for (name, value) in found { append(name.element(value)) }
+            if let calendarData {
+                append("<C:calendar-data>")
+                XMLText.escape(calendarData, into: &body)
+                append("</C:calendar-data>")
+            }
+            append("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>")
         }
         if !missing.isEmpty {
-            text += "<D:propstat><D:prop>" + missing.map { $0.element("") }.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>"
+            append("<D:propstat><D:prop>" + missing.map { $0.element("") }.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>")
         }
-        responses.append(text + "</D:response>")
+        append("</D:response>")
     }
 
-    /// A response with only a status (a member that is gone, for sync).
-    mutating func add(href: String, status: Int) {
-        responses.append("<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:response>")
+    /// A response with only a status (a member that is gone, for sync), and the
+    /// precondition behind it, if any.
+    mutating func add(href: String, status: Int, error: PropertyName? = nil) {
+        append("<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status>")
+        if let error { append("<D:error>\(error.element(""))</D:error>") }
+        append("</D:response>")
     }
 
     /// Property-update results (PROPPATCH): each name with its status.
     mutating func add(href: String, statuses: [(name: PropertyName, status: Int)]) {
-        var text = "<D:response><D:href>\(XMLText.escape(href))</D:href>"
+        append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
         for (name, status) in statuses {
-            text += "<D:propstat><D:prop>\(name.element(""))</D:prop><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:propstat>"
+            append("<D:propstat><D:prop>\(name.element(""))</D:prop><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:propstat>")
         }
-        responses.append(text + "</D:response>")
+        append("</D:response>")
     }
 
-    var response: HTTPResponse {
-        var body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(DAVNamespace.declarations)>" + responses.joined()
-        if let syncToken { body += "<D:sync-token>\(XMLText.escape(syncToken))</D:sync-token>" }
-        body += "</D:multistatus>\n"
-        return HTTPResponse(status: 207, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+    private mutating func append(_ text: String) { body.append(contentsOf: text.utf8) }
+
+    /// The finished 207 response (the body moves into it).
+    consuming func response() -> HTTPResponse {
+        if let syncToken { append("<D:sync-token>\(XMLText.escape(syncToken))</D:sync-token>") }
+        append("</D:multistatus>\n")
+        return HTTPResponse(status: 207, headers: ["Content-Type": "application/xml; charset=utf-8"], body: body)
     }
 }
 
@@ -168,6 +186,7 @@ extension PropertyName {
     static let getETag = PropertyName(DAVNamespace.dav, "getetag")
     static let getContentType = PropertyName(DAVNamespace.dav, "getcontenttype")
     static let getContentLength = PropertyName(DAVNamespace.dav, "getcontentlength")
+    static let getLastModified = PropertyName(DAVNamespace.dav, "getlastmodified")
     static let syncToken = PropertyName(DAVNamespace.dav, "sync-token")
     static let calendarHomeSet = PropertyName(DAVNamespace.caldav, "calendar-home-set")
     static let calendarUserAddressSet = PropertyName(DAVNamespace.caldav, "calendar-user-address-set")

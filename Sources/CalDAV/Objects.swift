@@ -1,5 +1,6 @@
 import Foundation
 import CalendarStore
+import CivilTime
 import HTTPServer
 
 extension DAVContext {
@@ -14,7 +15,10 @@ extension DAVContext {
             let resource = try store.resource(named: name, calendar: calendar.id)
             return HTTPResponse(
                 status: 200,
-                headers: ["Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag, "Cache-Control": "private, no-cache"],
+                headers: [
+                    "Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag, "Cache-Control": "private, no-cache",
+                    "Last-Modified": CivilDateTime(secondsSinceEpoch: resource.lastModified).httpDate,
+                ],
                 body: resource.data)
         } catch {
             return DAVError.response(for: error)

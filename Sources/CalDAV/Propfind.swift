@@ -37,6 +37,11 @@ extension DAVContext {
             for (index, (target, info)) in targets.enumerated() {
                 // The root answers under the href it was asked by (`/` or `/dav/`).
                 let href = index == 0 && target == .root ? request.path : target.href
+                if let info, case .some(let names) = wanted {
+                    let (found, missing) = objectProperties(names, info)
+                    multistatus.add(href: href, found: found, missing: missing)
+                    continue
+                }
                 let properties: [PropertyName: String]
                 do throws(StoreError) {
                     if let info { properties = objectProperties(info) } else { properties = try self.properties(of: target) }
@@ -56,7 +61,7 @@ extension DAVContext {
                         missing: names.filter { properties[$0] == nil })
                 }
             }
-            return multistatus.response
+            return multistatus.response()
         } catch {
             return DAVError.response(for: error)
         }
@@ -76,16 +81,41 @@ extension DAVContext {
         }
     }
 
-    /// An object's properties from its listing.
+    /// The live properties of a calendar object.
+    static let objectPropertyNames: [PropertyName] = [
+        .currentUserPrincipal, .currentUserPrivilegeSet, .resourceType, .getETag, .getContentType, .getContentLength, .getLastModified,
+    ]
+
+    /// One property of a calendar object, as inner XML, from its listing; nil for a
+    /// property objects do not have.
+    func objectProperty(_ name: PropertyName, _ info: ResourceInfo) -> String? {
+        switch name {
+        case .getETag: XMLText.escape(info.etag)
+        case .getContentType: "text/calendar; charset=utf-8; component=\(info.componentType.rawValue)"
+        case .getContentLength: String(info.size)
+        case .getLastModified: CivilDateTime(secondsSinceEpoch: info.lastModified).httpDate
+        case .resourceType: ""
+        case .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>"
+        case .currentUserPrivilegeSet: Self.privileges
+        default: nil
+        }
+    }
+
+    /// Every property of a calendar object.
     func objectProperties(_ info: ResourceInfo) -> [PropertyName: String] {
-        [
-            .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
-            .currentUserPrivilegeSet: Self.privileges,
-            .resourceType: "",
-            .getETag: XMLText.escape(info.etag),
-            .getContentType: "text/calendar; charset=utf-8; component=\(info.componentType.rawValue)",
-            .getContentLength: String(info.size),
-        ]
+        var properties: [PropertyName: String] = [:]
+        for name in Self.objectPropertyNames { properties[name] = objectProperty(name, info) }
+        return properties
+    }
+
+    /// The asked properties of an object: those it has, with their values, and those it has not.
+    func objectProperties(_ names: [PropertyName], _ info: ResourceInfo) -> (found: [(name: PropertyName, value: String)], missing: [PropertyName]) {
+        var found: [(name: PropertyName, value: String)] = []
+        var missing: [PropertyName] = []
+        for name in names {
+            if let value = objectProperty(name, info) { found.append((name, value)) } else { missing.append(name) }
+        }
+        return (found, missing)
     }
 
     /// Every live and dead property of a resource, as inner XML.
@@ -134,11 +164,7 @@ extension DAVContext {
             }
         case .object(_, let calendarName, let name):
             let calendar = try self.calendar(named: calendarName)
-            let resource = try store.resource(named: name, calendar: calendar.id)
-            properties[.resourceType] = ""
-            properties[.getETag] = XMLText.escape(resource.etag)
-            properties[.getContentType] = "text/calendar; charset=utf-8; component=\(resource.componentType.rawValue)"
-            properties[.getContentLength] = String(resource.data.count)
+            properties.merge(objectProperties(try store.resource(named: name, calendar: calendar.id).info)) { $1 }
         }
         return properties
     }

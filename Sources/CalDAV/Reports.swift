@@ -24,7 +24,12 @@ extension DAVContext {
         }
         do throws(StoreError) {
             let calendar = try self.calendar(named: calendarName)
-            let request = ReportRequest(body)
+            let request: ReportRequest
+            do throws(HTTPResponseError) {
+                request = try ReportRequest(body)
+            } catch {
+                return error.response
+            }
             switch (body.namespace, body.name) {
             case (DAVNamespace.caldav, "calendar-multiget"):
                 return try multiget(body, calendar: calendar, request: request)
@@ -49,8 +54,10 @@ extension DAVContext {
         var wantsCalendarData = false
         /// `<C:expand start end>`: instances instead of the series.
         var expand: TimeRange?
+        /// `<C:limit-recurrence-set start end>`: the master and only the overrides that impact the range.
+        var limitRecurrenceSet: TimeRange?
 
-        init(_ body: XMLElement) {
+        init(_ body: XMLElement) throws(HTTPResponseError) {
             guard let prop = body.child(DAVNamespace.dav, "prop") else {
                 properties = [.getETag]
                 return
@@ -58,10 +65,11 @@ extension DAVContext {
             for element in prop.children {
                 if element.namespace == DAVNamespace.caldav && element.name == "calendar-data" {
                     wantsCalendarData = true
-                    if let expand = element.child(DAVNamespace.caldav, "expand"), let start = expand.attributes["start"].flatMap(DAVTime.instant),
-                        let end = expand.attributes["end"].flatMap(DAVTime.instant)
-                    {
-                        self.expand = TimeRange(start: start, end: end)
+                    if let expand = element.child(DAVNamespace.caldav, "expand") {
+                        self.expand = try DAVTime.range(expand, bothBounds: true)
+                    }
+                    if let limit = element.child(DAVNamespace.caldav, "limit-recurrence-set") {
+                        limitRecurrenceSet = try DAVTime.range(limit, bothBounds: true)
                     }
                 } else {
                     properties.append(PropertyName(element))
@@ -70,74 +78,136 @@ extension DAVContext {
         }
     }
 
-    static let calendarData = PropertyName(DAVNamespace.caldav, "calendar-data")
-
-    /// One object's response: the asked properties, and calendar-data (expanded if asked).
-    func respond(_ object: DAVPath, info: ResourceInfo?, calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
+    /// One object's response: the asked properties, and calendar-data (expanded or
+    /// limited if asked) when `data` is given.
+    func respond(_ info: ResourceInfo, data: [UInt8]?, calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
         throws(StoreError)
     {
-        guard case .object(_, _, let name) = object else { return }
-        let available: [PropertyName: String]
-        do throws(StoreError) {
-            if let info { available = objectProperties(info) } else { available = try properties(of: object) }
-        } catch {
-            if error.code == .notFound { multistatus.add(href: object.href, status: 404) }
+        let (found, missing) = objectProperties(request.properties, info)
+        var calendarData: [UInt8]?
+        if request.wantsCalendarData, let data {
+            if let range = request.expand {
+                calendarData = try expanded(data, in: range, calendar: calendar)
+            } else if let range = request.limitRecurrenceSet {
+                calendarData = try limited(data, to: range, calendar: calendar)
+            } else {
+                calendarData = data
+            }
+        }
+        multistatus.add(
+            href: DAVPath.object(user: user, calendar: calendar.name, name: info.name).href,
+            found: found, calendarData: calendarData, missing: missing)
+    }
+
+    /// Answers for `resources`, reading their bytes in one go when calendar-data is asked.
+    func respond(_ resources: [ResourceInfo], calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
+        throws(StoreError)
+    {
+        guard request.wantsCalendarData else {
+            for info in resources { try respond(info, data: nil, calendar: calendar, request: request, into: &multistatus) }
             return
         }
-        var found = request.properties.compactMap { name in available[name].map { (name, $0) } }
-        let missing = request.properties.filter { available[$0] == nil }
-        if request.wantsCalendarData {
-            var bytes = try store.resource(named: name, calendar: calendar.id).data
-            if let range = request.expand { bytes = try expanded(bytes, in: range, calendar: calendar) }
-            found.append((Self.calendarData, XMLText.escape(String(decoding: bytes, as: UTF8.self))))
+        let stored = try store.resources(named: resources.map(\.name), calendar: calendar.id)
+        guard let range = request.expand else {
+            for resource in stored { try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus) }
+            return
         }
-        multistatus.add(href: object.href, found: found, missing: missing)
+        // Expanding is the costly part: do it on every core, then write the responses in order.
+        let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
+        let expansions = Parallel.map(stored) { resource in Result { () throws(StoreError) in try Self.expanded(resource.data, in: range, zone: zone) } }
+        for (resource, expansion) in zip(stored, expansions) {
+            let (found, missing) = objectProperties(request.properties, resource.info)
+            multistatus.add(
+                href: DAVPath.object(user: user, calendar: calendar.name, name: resource.name).href, found: found, calendarData: try expansion.get(),
+                missing: missing)
+        }
     }
 
     func multiget(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError) -> HTTPResponse {
         var multistatus = Multistatus()
+        var names: [String] = []
         for href in body.children(DAVNamespace.dav, "href") {
-            guard let target = DAVPath(requestPath: href.text), case .object(let owner, let calendarName, _) = target, owner == user,
+            guard let target = DAVPath(requestPath: href.text), case .object(let owner, let calendarName, let name) = target, owner == user,
                 calendarName == calendar.name
             else {
                 multistatus.add(href: href.text, status: 404)
                 continue
             }
-            try respond(target, info: nil, calendar: calendar, request: request, into: &multistatus)
+            names.append(name)
         }
-        return multistatus.response
+        let stored = try store.resources(named: names, calendar: calendar.id)
+        for resource in stored {
+            try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus)
+        }
+        let found = Set(stored.map(\.name))
+        for name in names where !found.contains(name) {
+            multistatus.add(href: DAVPath.object(user: user, calendar: calendar.name, name: name).href, status: 404)
+        }
+        return multistatus.response()
     }
 
+    /// calendar-query (RFC 4791 §7.8). The component's time range is answered by the
+    /// store's interval index (recurrence-aware), a VALARM time range by the alarms
+    /// that fire in it, and property, parameter and text filters on each remaining object.
     func query(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError) -> HTTPResponse {
-        // <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"> [<C:time-range/>]
-        let outer = body.child(DAVNamespace.caldav, "filter")?.child(DAVNamespace.caldav, "comp-filter")
-        let inner = outer?.child(DAVNamespace.caldav, "comp-filter")
-        let type = inner?.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) }
-        let resources = try store.resources(calendar: calendar.id).filter { type == nil || $0.componentType == type }
-        var selected = resources
-        if let type, let timeRange = inner?.child(DAVNamespace.caldav, "time-range") {
-            let start = timeRange.attributes["start"].flatMap(DAVTime.instant) ?? Int(Int32.min) * 60
-            let end = timeRange.attributes["end"].flatMap(DAVTime.instant) ?? Int(Int32.max - 1) * 60
-            let occurrences = try store.events(
-                in: TimeRange(start: start, end: end), calendars: [calendar.id], matching: EventFilter(componentTypes: [type]), timeZone: calendar.timeZone)
-            let identifiers = Set(occurrences.map(\.eventIdentifier))
-            selected = resources.filter { identifiers.contains($0.localIdentifier) }
+        // <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"> [<C:time-range/>] …
+        guard let outer = body.child(DAVNamespace.caldav, "filter")?.child(DAVNamespace.caldav, "comp-filter"),
+            outer.attributes["name"]?.uppercased() == "VCALENDAR"
+        else {
+            return DAVError.response(
+                status: 400, "a calendar-query filters on one comp-filter named VCALENDAR",
+                precondition: PropertyName(DAVNamespace.caldav, "valid-filter"))
         }
-        // Property, parameter and text filters read each remaining object.
-        if let inner, inner.children.contains(where: { $0.name != "time-range" }) {
-            var kept: [ResourceInfo] = []
-            for resource in selected {
-                let data = try store.resource(named: resource.name, calendar: calendar.id).data
-                guard let root = try? ICalendarParser.parse(data, options: .lenient).components.first else { continue }
-                if QueryFilter.matches(inner, in: root) { kept.append(resource) }
-            }
-            selected = kept
+        let inner = outer.child(DAVNamespace.caldav, "comp-filter")
+        var type: ComponentType?
+        if let name = inner?.attributes["name"] {
+            // A component no calendar object is made of matches nothing.
+            guard let known = ComponentType(rawValue: name.uppercased()) else { return Multistatus().response() }
+            type = known
+        }
+        let alarms = inner?.children(DAVNamespace.caldav, "comp-filter").first { $0.attributes["name"]?.uppercased() == "VALARM" }
+        let componentRange: TimeRange?
+        let alarmRange: TimeRange?
+        do throws(HTTPResponseError) {
+            componentRange = try inner?.child(DAVNamespace.caldav, "time-range").map { (element) throws(HTTPResponseError) in try DAVTime.range(element) }
+            alarmRange = try alarms?.child(DAVNamespace.caldav, "time-range").map { (element) throws(HTTPResponseError) in try DAVTime.range(element) }
+        } catch {
+            return error.response
+        }
+        var selected: [ResourceInfo]
+        if let type, let componentRange {
+            selected = try store.resources(overlapping: componentRange, componentType: type, calendar: calendar.id)
+        } else {
+            selected = try store.resources(calendar: calendar.id).filter { type == nil || $0.componentType == type }
+        }
+        if let alarmRange {
+            let firing = try store.alarms(firingIn: alarmRange, calendars: [calendar.id], timeZone: calendar.timeZone)
+            let identifiers = Set(firing.map(\.occurrence.eventIdentifier))
+            selected = selected.filter { identifiers.contains($0.localIdentifier) }
         }
         var multistatus = Multistatus()
-        for resource in selected {
-            try respond(.object(user: user, calendar: calendar.name, name: resource.name), info: resource, calendar: calendar, request: request, into: &multistatus)
+        guard let inner, Self.needsObjects(inner) else {
+            try respond(selected, calendar: calendar, request: request, into: &multistatus)
+            return multistatus.response()
         }
-        return multistatus.response
+        // Property, parameter and text filters read each remaining object.
+        for stored in try store.resources(named: selected.map(\.name), calendar: calendar.id) {
+            guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first, QueryFilter.matches(inner, in: root)
+            else { continue }
+            try respond(stored.info, data: stored.data, calendar: calendar, request: request, into: &multistatus)
+        }
+        return multistatus.response()
+    }
+
+    /// Whether a comp-filter says more than time ranges, so objects must be read to answer it.
+    static func needsObjects(_ filter: XMLElement) -> Bool {
+        filter.children.contains { child in
+            if child.name == "time-range" { return false }
+            if child.name == "comp-filter" && child.attributes["name"]?.uppercased() == "VALARM" {
+                return child.children.contains { $0.name != "time-range" }
+            }
+            return true
+        }
     }
 
     /// principal-property-search (RFC 3744 §9.4): a user finds their own principal by
@@ -157,7 +227,7 @@ extension DAVContext {
                 href: DAVPath.principal(user: user).href, found: wanted.compactMap { name in properties[name].map { (name, $0) } },
                 missing: wanted.filter { properties[$0] == nil })
         }
-        return multistatus.response
+        return multistatus.response()
     }
 
     /// principal-search-property-set (RFC 3744 §9.5): display names are searchable.
@@ -203,6 +273,9 @@ extension DAVContext {
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
     }
 
+    /// sync-collection (RFC 6578): what changed since the token. With `DAV:limit`, at
+    /// most that many changes, a 507 for the collection, and a checkpoint token from
+    /// which the client continues without missing anything.
     func syncCollection(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError) -> HTTPResponse {
         let tokenText = body.child(DAVNamespace.dav, "sync-token")?.text ?? ""
         var token: SyncToken?
@@ -212,51 +285,128 @@ extension DAVContext {
             }
             token = parsed
         }
-        let changes = try store.changes(since: token, calendar: calendar.id)
-        var multistatus = Multistatus()
-        for resource in changes.changed {
-            try respond(.object(user: user, calendar: calendar.name, name: resource.name), info: resource, calendar: calendar, request: request, into: &multistatus)
+        var limit: Int?
+        if let element = body.child(DAVNamespace.dav, "limit") {
+            guard let text = element.child(DAVNamespace.dav, "nresults")?.text, let count = Int(text), count > 0 else {
+                return DAVError.response(status: 400, "DAV:limit needs DAV:nresults, a positive number")
+            }
+            limit = count
         }
+        let changes = try store.changes(since: token, calendar: calendar.id, limit: limit)
+        var multistatus = Multistatus()
+        try respond(changes.changed, calendar: calendar, request: request, into: &multistatus)
         for name in changes.deleted {
             multistatus.add(href: DAVPath.object(user: user, calendar: calendar.name, name: name).href, status: 404)
         }
+        if changes.isTruncated {
+            multistatus.add(
+                href: DAVPath.calendar(user: user, name: calendar.name).href, status: 507,
+                error: PropertyName(DAVNamespace.dav, "number-of-matches-within-limits"))
+        }
         multistatus.syncToken = changes.token.description
-        return multistatus.response
+        return multistatus.response()
+    }
+
+    /// The object with its master and only the overrides that impact `range` (RFC 4791
+    /// §9.6.6); VTIMEZONEs and other components stay.
+    func limited(_ data: [UInt8], to range: TimeRange, calendar: EventCalendar) throws(StoreError) -> [UInt8] {
+        guard var root = try Self.parseObject(data) else { return data }
+        let members = root.components.filter { ComponentType(rawValue: $0.name) != nil }
+        let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
+        let affecting: [Component]
+        do {
+            affecting = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: root))
+                .prepare(members, uid: members.first?.property("UID")?.value ?? "")
+                .overrides(affecting: range.start, to: range.end, viewerZone: zone)
+        } catch {
+            throw StoreError(.invalidCalendarData, error.description)
+        }
+        root.components.removeAll { $0.property("RECURRENCE-ID") != nil && !affecting.contains($0) }
+        return root.serialized()
+    }
+
+    /// A stored object's VCALENDAR.
+    static func parseObject(_ data: [UInt8]) throws(StoreError) -> Component? {
+        do {
+            return try ICalendarParser.parse(data, options: .lenient).components.first
+        } catch {
+            throw StoreError(.invalidCalendarData, error.description)
+        }
     }
 
     /// An object's instances in `range` as RFC 4791 §9.6.5 asks: one component per
     /// instance with RECURRENCE-ID, times in UTC, no recurrence properties.
     func expanded(_ data: [UInt8], in range: TimeRange, calendar: EventCalendar) throws(StoreError) -> [UInt8] {
-        let document: ICalendarDocument
-        do {
-            document = try ICalendarParser.parse(data, options: .lenient)
-        } catch {
-            throw StoreError.init(.invalidCalendarData, error.description)
-        }
-        guard let root = document.components.first else { return data }
-        let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
-        let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: root), viewerZone: zone)
+        try Self.expanded(data, in: range, zone: calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc)
+    }
+
+    static func expanded(_ data: [UInt8], in range: TimeRange, zone: ZoneRules) throws(StoreError) -> [UInt8] {
+        guard let root = try parseObject(data) else { return data }
         let occurrences: [Occurrence]
         do {
-            occurrences = try expansion.occurrences(in: root, from: range.start, to: range.end)
+            occurrences = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: root), viewerZone: zone)
+                .occurrences(in: root, from: range.start, to: range.end)
         } catch {
             throw StoreError(.invalidCalendarData, error.description)
         }
+        // Instances of the master share its component: strip it once.
+        var strippedMaster: Component?
         var components: [Component] = []
+        components.reserveCapacity(occurrences.count)
         for occurrence in occurrences {
-            var component = occurrence.component
-            for name in ["RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "DTSTART", "DTEND", "DURATION"] { component.removeProperties(named: name) }
-            component.properties.append(Property(name: "DTSTART", dateTime: DAVTime.value(occurrence.start, zone: zone)))
-            component.properties.append(Property(name: "DTEND", dateTime: DAVTime.value(occurrence.end, zone: zone)))
+            var component: Component
+            if !occurrence.isOverride, let strippedMaster {
+                component = strippedMaster
+            } else {
+                component = occurrence.component
+                component.properties.removeAll { Self.instanceTiming.contains($0.name) }
+                if !occurrence.isOverride { strippedMaster = component }
+            }
+            let original = occurrence.component
+            if component.name != "VTODO" || original.property("DTSTART") != nil {
+                component.properties.append(Property(name: "DTSTART", dateTime: DAVTime.value(occurrence.start, zone: zone)))
+            }
+            let endName = component.name == "VTODO" ? "DUE" : "DTEND"
+            if component.name != "VTODO" || original.property("DUE") != nil || original.property("DURATION") != nil {
+                component.properties.append(Property(name: endName, dateTime: DAVTime.value(occurrence.end, zone: zone)))
+            }
             if let id = occurrence.recurrenceID { component.properties.append(Property(name: "RECURRENCE-ID", dateTime: DAVTime.value(id, zone: zone))) }
             components.append(component)
         }
         return Component(name: "VCALENDAR", properties: root.properties, components: components).serialized()
     }
+
+    /// What an expanded instance drops: the recurrence and the series' own times.
+    static let instanceTiming: Set<String> = ["RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "DTSTART", "DTEND", "DUE", "DURATION"]
 }
 
 /// CalDAV's time format: `20261201T000000Z` (UTC).
 enum DAVTime {
+    /// The `start` and `end` of a time-range, expand or limit-recurrence-set element
+    /// (UTC date-times; a missing one is open unless `bothBounds`), or the 400 to answer.
+    static func range(_ element: XMLElement, bothBounds: Bool = false) throws(HTTPResponseError) -> TimeRange {
+        func bound(_ name: String) throws(HTTPResponseError) -> Int? {
+            guard let text = element.attributes[name] else {
+                if bothBounds { throw HTTPResponseError(DAVError.response(status: 400, "\(element.name) needs a \(name) attribute")) }
+                return nil
+            }
+            guard let instant = instant(text) else {
+                throw HTTPResponseError(
+                    DAVError.response(
+                        status: 400, "\(element.name) \(name)=\"\(text)\" is not a UTC date-time such as 20261201T000000Z",
+                        precondition: PropertyName(DAVNamespace.caldav, "valid-filter")))
+            }
+            return instant
+        }
+        let start = try bound("start")
+        let end = try bound("end")
+        guard start != nil || end != nil else {
+            throw HTTPResponseError(
+                DAVError.response(status: 400, "\(element.name) needs a start or an end", precondition: PropertyName(DAVNamespace.caldav, "valid-filter")))
+        }
+        return TimeRange(start: start ?? Int(Int32.min) * 60, end: end ?? Int(Int32.max - 1) * 60)
+    }
+
     static func instant(_ text: String) -> Int? {
         guard let value = try? Property(name: "DTSTART", value: text).dateTimeValue(), value.form == .utc, !value.isDate else { return nil }
         return value.civil.secondsSinceEpoch

@@ -139,17 +139,28 @@ public enum XMLBody {
 public enum XMLText {
     /// Escapes character data and attribute values.
     public static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            default: result.append(character)
+        // Most text has nothing to escape: hand it back without copying.
+        guard text.utf8.contains(where: needsEscape) else { return text }
+        var bytes: [UInt8] = []
+        escape(text.utf8, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `bytes` (UTF-8) to `output`, escaped as character data.
+    static func escape<Bytes: Collection<UInt8>>(_ bytes: Bytes, into output: inout [UInt8]) {
+        output.reserveCapacity(output.count + bytes.count + bytes.count / 16)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "&"): output += [0x26, 0x61, 0x6D, 0x70, 0x3B]  // &amp;
+            case UInt8(ascii: "<"): output += [0x26, 0x6C, 0x74, 0x3B]  // &lt;
+            case UInt8(ascii: ">"): output += [0x26, 0x67, 0x74, 0x3B]  // &gt;
+            case UInt8(ascii: "\""): output += [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]  // &quot;
+            default: output.append(byte)
             }
         }
-        return result
+    }
+
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"")
     }
 }

@@ -73,6 +73,13 @@ public protocol EventStore: Sendable {
     func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError)
     /// Every resource of a calendar with its ETag, by name.
     func resources(calendar: String) throws(StoreError) -> [ResourceInfo]
+    /// The resources of a calendar with an instance of a `componentType` component that
+    /// overlaps `range` (RFC 4791 §9.9: recurrence-aware, overrides included, floating
+    /// times read in the calendar's time zone), by name.
+    func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: String) throws(StoreError) -> [ResourceInfo]
+    /// The named resources of a calendar with their bytes, in the order asked; names
+    /// with nothing stored are left out.
+    func resources(named names: [String], calendar: String) throws(StoreError) -> [StoredResource]
     /// Imports calendar objects (each one VCALENDAR with one UID) in one transaction,
     /// each atomically on its own: an object that fails is skipped with its error and
     /// the others are kept. An object whose UID the calendar already has replaces it.
@@ -82,14 +89,21 @@ public protocol EventStore: Sendable {
 
     // MARK: Changes
 
-    /// What changed in a calendar since `token` (everything there is, when nil).
-    /// An unknown or expired token throws `invalidSyncToken`.
-    func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet
+    /// What changed in a calendar since `token` (everything there is, when nil), in
+    /// change order. With a `limit`, at most that many changes, and the token is a
+    /// checkpoint from which the rest follow. An unknown or expired token throws
+    /// `invalidSyncToken`.
+    func changes(since token: SyncToken?, calendar: String, limit: Int?) throws(StoreError) -> ChangeSet
     /// Forgets tombstones up to `token`; older tokens are then refused as expired.
     func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError)
 }
 
 extension EventStore {
+    /// Every change since `token`.
+    public func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet {
+        try changes(since: token, calendar: calendar, limit: nil)
+    }
+
     /// `writeResource`, when only the new ETag matters.
     public func putResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
         throws(StoreError) -> String

@@ -62,6 +62,9 @@ extension SQLiteEventStore {
     struct Candidate {
         var rowID: Int64
         var identifier: String
+        var name: String
+        var size: Int
+        var modified: Int
         var sequence: Int
         var etag: String
         var componentType: ComponentType
@@ -88,7 +91,7 @@ extension SQLiteEventStore {
     {
         let sql = """
             SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
-                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories
+                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified
             FROM object_ranges r JOIN objects o ON o.id = r.id
             WHERE r.calendar_min <= ?1 AND r.calendar_max >= ?1 AND r.start_min <= ?3 AND r.end_max >= ?2
             """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
@@ -102,7 +105,7 @@ extension SQLiteEventStore {
                     status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)), categories: row.optionalString(14))
             }
             return Candidate(
-                rowID: row.int64(0), identifier: row.string(1), sequence: row.int(2), etag: row.string(3),
+                rowID: row.int64(0), identifier: row.string(1), name: row.string(15), size: row.int(16), modified: row.int(17), sequence: row.int(2), etag: row.string(3),
                 componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0, firstStart: row.int(6),
                 lastEnd: row.optionalInt(7), single: single)
         }

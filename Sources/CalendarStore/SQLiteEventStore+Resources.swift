@@ -22,11 +22,12 @@ struct ObjectRow {
     var data: [UInt8]
     var etag: String
     var sequence: Int
+    var modified: Int
 }
 
 extension SQLiteEventStore {
     static let objectColumns = """
-        SELECT o.id, o.identifier, o.calendar_id, o.name, o.uid, o.component, d.data, o.etag, o.sequence
+        SELECT o.id, o.identifier, o.calendar_id, o.name, o.uid, o.component, d.data, o.etag, o.sequence, o.modified
         FROM objects o JOIN object_data d ON d.id = o.id
         """
 
@@ -34,7 +35,7 @@ extension SQLiteEventStore {
         ObjectRow(
             rowID: row.int64(0), identifier: row.string(1), calendarRowID: row.int64(2), name: row.string(3), uid: row.string(4),
             componentType: ComponentType(rawValue: row.string(5)) ?? .event, data: row.bytes(6), etag: row.string(7),
-            sequence: row.int(8))
+            sequence: row.int(8), modified: row.int(9))
     }
 
     func object(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError) -> ObjectRow? {
@@ -126,6 +127,7 @@ extension SQLiteEventStore {
         ] + timing + [
             .optional(summary.status?.rawValue),
             summary.categories.isEmpty ? nil : .text(summary.categories.joined(separator: SingleTiming.categorySeparator)), .int(now),
+            .int(data.count),
         ]
         let rowID: Int64
         let identifier: String
@@ -136,15 +138,15 @@ extension SQLiteEventStore {
                 """
                 UPDATE objects SET uid = ?, component = ?, etag = ?, sequence = ?, summary = ?, first_start = ?,
                     last_end = ?, recurring = ?, alarm_reach = ?, time_kind = ?, start_key = ?, end_key = ?, tzid = ?, status = ?,
-                    categories = ?, modified = ? WHERE id = ?
+                    categories = ?, modified = ?, size = ? WHERE id = ?
                 """, values + [.integer(rowID)])
         } else {
             identifier = Identifiers.newUUID()
             try connection.run(
                 """
                 INSERT INTO objects (uid, component, etag, sequence, summary, first_start, last_end, recurring,
-                    alarm_reach, time_kind, start_key, end_key, tzid, status, categories, modified, identifier, calendar_id, name, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    alarm_reach, time_kind, start_key, end_key, tzid, status, categories, modified, size, identifier, calendar_id, name, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)])
             rowID = connection.lastInsertedRowID
         }
@@ -160,7 +162,7 @@ extension SQLiteEventStore {
         try connection.run("DELETE FROM tombstones WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)])
         return ObjectRow(
             rowID: rowID, identifier: identifier, calendarRowID: calendar.rowID, name: name, uid: object.uid,
-            componentType: object.componentType, data: data, etag: etag, sequence: sequence)
+            componentType: object.componentType, data: data, etag: etag, sequence: sequence, modified: now)
     }
 
     /// Deletes an object and leaves a tombstone for sync.
@@ -205,7 +207,7 @@ extension SQLiteEventStore {
             }
             return StoredResource(
                 name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid, data: object.data,
-                localIdentifier: object.identifier)
+                localIdentifier: object.identifier, lastModified: object.modified)
         }
     }
 
@@ -226,19 +228,57 @@ extension SQLiteEventStore {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
             let row = try calendarRow(calendar, connection, write: false)
             return try connection.rows(
-                "SELECT o.name, o.etag, o.component, o.identifier, length(d.data) FROM objects o JOIN object_data d ON d.id = o.id WHERE o.calendar_id = ? ORDER BY o.name",
+                "SELECT name, etag, component, identifier, size, modified FROM objects WHERE calendar_id = ? ORDER BY name",
                 [.integer(row.rowID)]
             ) { object in
                 ResourceInfo(
                     name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event,
-                    localIdentifier: object.string(3), size: object.int(4))
+                    localIdentifier: object.string(3), size: object.int(4), lastModified: object.int(5))
             }
+        }
+    }
+
+    public func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: String) throws(StoreError) -> [ResourceInfo] {
+        try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
+            let row = try calendarRow(calendar, connection, write: false)
+            let zone = try viewerZone(nil, calendar: row)
+            var result: [ResourceInfo] = []
+            for candidate in try candidates(in: row, from: range.start, to: range.end, connection) where candidate.componentType == componentType {
+                // A one-off object answers from its row; a series stops at its first instance in range.
+                if let single = candidate.single {
+                    guard OccurrenceTime.overlaps(start: single.start, end: single.end, from: range.start, to: range.end, in: zone) else { continue }
+                } else {
+                    let series = try cachedSeries(id: candidate.rowID, sequence: candidate.sequence, connection)
+                    guard !series.prepared.occurrences(from: range.start, to: range.end, viewerZone: zone, limit: 1).isEmpty else { continue }
+                }
+                result.append(
+                    ResourceInfo(
+                        name: candidate.name, etag: candidate.etag, componentType: candidate.componentType, localIdentifier: candidate.identifier,
+                        size: candidate.size, lastModified: candidate.modified))
+            }
+            return result.sorted { $0.name < $1.name }
+        }
+    }
+
+    public func resources(named names: [String], calendar: String) throws(StoreError) -> [StoredResource] {
+        try database.read { (connection) throws(StoreError) -> [StoredResource] in
+            let row = try calendarRow(calendar, connection, write: false)
+            var result: [StoredResource] = []
+            result.reserveCapacity(names.count)
+            for name in names {
+                guard let object = try object(named: name, in: row, connection) else { continue }
+                result.append(
+                    StoredResource(
+                        name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid, data: object.data,
+                        localIdentifier: object.identifier, lastModified: object.modified))
+            }
+            return result
         }
     }
 
     public func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>] {
         // Parse and index on every core, outside the write lock; only the checks and writes hold it.
-        let parsed = Self.parallelMap(objects) { data in
+        let parsed = Parallel.map(objects) { data in
             Result { () throws(StoreError) -> (CalendarObject, CalendarObject.Summary) in
                 let object = try CalendarObject(parsing: data)
                 return (object, try object.summary())
@@ -251,7 +291,7 @@ extension SQLiteEventStore {
         -> [Result<ResourceInfo, StoreError>]
     {
         // The splitter's component is what its bytes serialize, so it is read, not parsed again.
-        let parsed = Self.parallelMap(objects) { object in
+        let parsed = Parallel.map(objects) { object in
             Result { () throws(StoreError) -> (CalendarObject, CalendarObject.Summary) in
                 let checked = try CalendarObject(document: ICalendarDocument(components: [object.calendar]), resource: nil)
                 return (checked, try checked.summary())
@@ -296,31 +336,16 @@ extension SQLiteEventStore {
                     .success(
                         ResourceInfo(
                             name: written.name, etag: written.etag, componentType: written.componentType, localIdentifier: written.identifier,
-                            size: written.data.count)))
+                            size: written.data.count, lastModified: written.modified)))
             }
             try connection.run("UPDATE calendars SET sequence = ? WHERE id = ?", [.int(sequence), .integer(row.rowID)])
             return results
         }
     }
 
-    /// `transform` applied to every element, spread over the processor's cores.
-    static func parallelMap<T: Sendable, R: Sendable>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
-        guard items.count > 16 else { return items.map(transform) }
-        let results = UnsafeMutableBufferPointer<R?>.allocate(capacity: items.count)
-        results.initialize(repeating: nil)
-        defer { results.deallocate() }
-        let chunks = min(items.count, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) * 4)
-        nonisolated(unsafe) let output = results
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            // Each chunk writes its own slots only.
-            for index in stride(from: chunk, to: items.count, by: chunks) { output[index] = transform(items[index]) }
-        }
-        return results.map { $0! }
-    }
-
     // MARK: Changes
 
-    public func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet {
+    public func changes(since token: SyncToken?, calendar: String, limit: Int?) throws(StoreError) -> ChangeSet {
         try database.read { (connection) throws(StoreError) -> ChangeSet in
             let row = try calendarRow(calendar, connection, write: false)
             let current = row.calendar.syncToken
@@ -335,24 +360,35 @@ extension SQLiteEventStore {
                 }
                 since = token.sequence
             }
-            let changed = try connection.rows(
-                "SELECT o.name, o.etag, o.component, o.identifier, length(d.data) FROM objects o JOIN object_data d ON d.id = o.id WHERE o.calendar_id = ? AND o.sequence > ? ORDER BY o.sequence",
-                [.integer(row.rowID), .int(since)]
-            ) { object in
-                ResourceInfo(
-                    name: object.string(0), etag: object.string(1), componentType: ComponentType(rawValue: object.string(2)) ?? .event,
-                    localIdentifier: object.string(3), size: object.int(4))
+            // Writes and deletions in change order; an initial sync lists only what exists.
+            // One row past the limit tells whether the listing was cut.
+            let sql = """
+                SELECT sequence, name, etag, component, identifier, size, modified FROM objects WHERE calendar_id = ?1 AND sequence > ?2
+                """ + (token == nil ? "" : " UNION ALL SELECT sequence, name, NULL, NULL, NULL, NULL, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
+                + " ORDER BY 1" + (limit.map { " LIMIT \($0 + 1)" } ?? "")
+            var rows = try connection.rows(sql, [.integer(row.rowID), .int(since)]) { object -> (sequence: Int, name: String, info: ResourceInfo?) in
+                guard !object.isNull(2) else { return (object.int(0), object.string(1), nil) }
+                return (
+                    object.int(0), object.string(1),
+                    ResourceInfo(
+                        name: object.string(1), etag: object.string(2), componentType: ComponentType(rawValue: object.string(3)) ?? .event,
+                        localIdentifier: object.string(4), size: object.int(5), lastModified: object.int(6))
+                )
             }
-            // An initial sync lists what exists; deletions matter only against a token.
-            let deleted = token == nil ? [] : try connection.rows(
-                "SELECT name FROM tombstones WHERE calendar_id = ? AND sequence > ? ORDER BY sequence", [.integer(row.rowID), .int(since)]
-            ) { $0.string(0) }
-            return ChangeSet(changed: changed, deleted: deleted, token: current)
+            var changes = ChangeSet(changed: [], deleted: [], token: current)
+            if let limit, rows.count > limit {
+                rows.removeLast(rows.count - limit)
+                changes.isTruncated = true
+                // The checkpoint: everything up to the last change listed, nothing after it.
+                changes.token = SyncToken(calendar: row.calendar.id, sequence: rows.last?.sequence ?? since)
+            }
+            for change in rows {
+                if let info = change.info { changes.changed.append(info) } else { changes.deleted.append(change.name) }
+            }
+            return changes
         }
     }
 
-    /// Forgets tombstones at or before `token`: a later sync from an older token is refused
-    /// as expired (clients then sync from scratch).
     public func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let row = try calendarRow(calendar, connection, write: true)

@@ -105,3 +105,17 @@ extension CivilDateTime: CustomStringConvertible {
     /// `YYYY-MM-DDTHH:MM:SS`.
     public var description: String { "\(date)T\(time)" }
 }
+
+extension CivilDateTime {
+    /// The HTTP date form of a UTC date-time (RFC 9110 §5.6.7, IMF-fixdate), as in
+    /// `Last-Modified: Sun, 29 Nov 2026 08:49:37 GMT`.
+    public var httpDate: String {
+        let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let year = String(date.year)
+        return "\(weekdays[date.weekday.rawValue - 1]), \(two(date.day)) \(months[date.month - 1]) "
+            + String(repeating: "0", count: max(0, 4 - year.count)) + year
+            + " \(two(time.hour)):\(two(time.minute)):\(two(time.second)) GMT"
+    }
+}

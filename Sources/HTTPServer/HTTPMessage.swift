@@ -128,12 +128,18 @@ public enum PercentEncoding {
 
     /// Encodes every byte outside RFC 3986's unreserved set and `allowed`.
     public static func encode(_ text: String, allowing allowed: Set<UInt8> = []) -> String {
+        func kept(_ byte: UInt8) -> Bool {
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+                || allowed.contains(byte)
+        }
+        // Most names need no escape: hand them back without copying.
+        guard !text.utf8.allSatisfy(kept) else { return text }
         let digits = Array("0123456789ABCDEF".utf8)
         var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count + 8)
         for byte in text.utf8 {
-            let unreserved = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-            if unreserved || allowed.contains(byte) {
+            if kept(byte) {
                 result.append(byte)
             } else {
                 result += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]

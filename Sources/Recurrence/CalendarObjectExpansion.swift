@@ -117,12 +117,17 @@ public struct CalendarObjectExpansion {
     public func occurrences(of components: [Component], uid: String, from: Int?, to: Int?) throws(ICalendarError)
         -> [Occurrence]
     {
-        try prepare(components, uid: uid).occurrences(from: from, to: to, viewerZone: viewerZone)
+        // Expanding once, listing a COUNT series' instances up front would only cost.
+        try prepare(components, uid: uid, listingInstances: false).occurrences(from: from, to: to, viewerZone: viewerZone)
     }
 
     /// Reads one calendar object once (rules, overrides, lengths, zones) so that its
     /// occurrences in many windows, for any viewer, cost only the iteration.
     public func prepare(_ components: [Component], uid: String) throws(ICalendarError) -> PreparedObject {
+        try prepare(components, uid: uid, listingInstances: true)
+    }
+
+    func prepare(_ components: [Component], uid: String, listingInstances: Bool) throws(ICalendarError) -> PreparedObject {
         let master = components.first { $0.property("RECURRENCE-ID") == nil }
         let overrides = components.filter { $0.property("RECURRENCE-ID") != nil }
 
@@ -177,7 +182,7 @@ public struct CalendarObjectExpansion {
         }
         var instances: [RecurrenceInstance]?
         // Only COUNT rules need the list: UNTIL and unbounded rules skip ahead to a window.
-        if recurrence.rules.allSatisfy({ $0.count != nil }) {
+        if listingInstances && recurrence.rules.allSatisfy({ $0.count != nil }) {
             var listed: [RecurrenceInstance] = []
             var iterator = recurrence.makeIterator()
             while listed.count <= PreparedObject.listedInstanceLimit, let instance = iterator.next() { listed.append(instance) }

@@ -81,14 +81,15 @@ public final class PreparedObject: Sendable {
     }
 
     /// The occurrences overlapping `from..<to` (Unix seconds; nil for unbounded), with
-    /// floating and all-day times read in `viewerZone`, in series order.
-    public func occurrences(from: Int?, to: Int?, viewerZone: ZoneRules) -> [Occurrence] {
+    /// floating and all-day times read in `viewerZone`, in series order; at most `limit`
+    /// of them (the first ones found; `limit: 1` asks whether there is any).
+    public func occurrences(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int = .max) -> [Occurrence] {
         var result: [Occurrence] = []
         func overlaps(_ start: OccurrenceTime, _ end: OccurrenceTime) -> Bool {
             OccurrenceTime.overlaps(start: start, end: end, from: from, to: to, in: viewerZone)
         }
         guard let series else {
-            for single in singles where overlaps(single.start, single.end) {
+            for single in singles where overlaps(single.start, single.end) && result.count < limit {
                 result.append(
                     Occurrence(
                         uid: uid, component: single.component, start: single.start, end: single.end, recurrenceID: single.recurrenceID,
@@ -132,7 +133,7 @@ public final class PreparedObject: Sendable {
             return instances[listIndex - 1]
         }
         var produced = 0
-        while let instance = nextInstance() {
+        while result.count < limit, let instance = nextInstance() {
             if let windowTo, instance.start >= windowTo { break }
             if let windowFrom, instance.start < windowFrom { continue }
             produced += 1
@@ -164,10 +165,33 @@ public final class PreparedObject: Sendable {
         }
         // Overrides whose original instance lies outside the expanded range (or is not an
         // instance at all) still show where they now are.
-        for (key, item) in series.overrides where !seenOverrides.contains(key) {
+        for (key, item) in series.overrides where !seenOverrides.contains(key) && result.count < limit {
             if let occurrence = overrideOccurrence(item, id: key) { result.append(occurrence) }
         }
         return result
+    }
+
+    /// The overrides that impact `from..<to` (RFC 4791 §9.6.6, limit-recurrence-set):
+    /// those whose current or original times overlap it, and THISANDFUTURE ones that
+    /// start before its end (they reshape the instances after them). In key order.
+    public func overrides(affecting from: Int?, to: Int?, viewerZone: ZoneRules) -> [Component] {
+        func overlaps(_ start: OccurrenceTime, _ end: OccurrenceTime) -> Bool {
+            OccurrenceTime.overlaps(start: start, end: end, from: from, to: to, in: viewerZone)
+        }
+        guard let series else {
+            return singles.filter { single in
+                guard let id = single.recurrenceID else { return false }
+                return overlaps(single.start, single.end) || overlaps(id, id)
+            }.map(\.component)
+        }
+        let time = series.time
+        return series.overrides.sorted { $0.key < $1.key }.compactMap { key, item in
+            let current = overlaps(item.time.occurrenceTime(item.startKey), item.time.occurrenceTime(item.endKey))
+            let originalStart = time.occurrenceTime(key)
+            let original = overlaps(originalStart, time.occurrenceTime(series.length.end(of: key, in: time)))
+            let future = item.thisAndFuture && (to.map { originalStart.instant(in: viewerZone) < $0 } ?? true)
+            return current || original || future ? item.component : nil
+        }
     }
 }
 

@@ -29,19 +29,43 @@ import Testing
         #expect(try store.events(in: firstDecemberWeek).map(\.title) == ["Kept"])
     }
 
-    @Test func aNewerSchemaIsRefused() throws {
-        let directory = try TemporaryDirectory()
-        _ = try SQLiteBackend(directory: directory.path)
-        let path = directory.path + "/almanac.sqlite"
+    /// Runs SQL on a database file with the sqlite3 shell, as an operator would.
+    static func sqlite3(_ path: String, _ sql: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, "PRAGMA user_version = 99"]
+        process.arguments = ["sqlite3", path, sql]
         try process.run()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0)
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        _ = try SQLiteBackend(directory: directory.path)
+        try Self.sqlite3(directory.path + "/almanac.sqlite", "PRAGMA user_version = 99")
         let error = try #require(throws: StoreError.self) { try SQLiteBackend(directory: directory.path) }
         #expect(error.code == .database)
         #expect(error.message.contains("newer"))
+    }
+
+    /// A file from before objects kept their size (schema 2) is brought up to date on
+    /// opening: each object's size is filled in from its bytes.
+    @Test func anOlderSchemaIsMigrated() throws {
+        let directory = try TemporaryDirectory()
+        let body = resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept"]))
+        var calendarID = ""
+        do {
+            let backend = try SQLiteBackend(directory: directory.path)
+            try backend.createUser(named: "alice")
+            let store = try backend.eventStore(for: "alice")
+            calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
+            _ = try store.putResource(body, name: "a.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
+        }
+        try Self.sqlite3(directory.path + "/almanac.sqlite", "ALTER TABLE objects DROP COLUMN size; PRAGMA user_version = 2;")
+        let reopened = try SQLiteBackend(directory: directory.path)
+        let listed = try reopened.eventStore(for: "alice").resources(calendar: calendarID)
+        #expect(listed.map(\.size) == [body.count])
+        #expect(try reopened.integrityCheck() == ["ok"])
     }
 
     /// A child process writes events and prints each acknowledgement; it is killed with

@@ -94,8 +94,11 @@ public struct ChangeSet: Sendable, Hashable {
     public var changed: [ResourceInfo]
     /// Names of resources deleted since the token (tombstones).
     public var deleted: [String]
-    /// The token to send next time.
+    /// The token to send next time: the current one, or, when the listing was cut at a
+    /// limit, a checkpoint just after the last change listed.
     public var token: SyncToken
+    /// Whether more changes follow the checkpoint (the listing stopped at its limit).
+    public var isTruncated: Bool = false
 }
 
 /// A calendar object resource's name and ETag.
@@ -108,6 +111,8 @@ public struct ResourceInfo: Sendable, Hashable {
     public var localIdentifier: String
     /// The stored bytes' length.
     public var size: Int
+    /// When it was last written, Unix seconds.
+    public var lastModified: Int
 }
 
 /// The outcome of storing a resource.
@@ -128,6 +133,14 @@ public struct StoredResource: Sendable, Hashable {
     public var data: [UInt8]
     /// The identifier of the event this resource holds (`Event.localIdentifier`).
     public var localIdentifier: String
+    /// When it was last written, Unix seconds.
+    public var lastModified: Int
+
+    /// Its listing, without the bytes.
+    public var info: ResourceInfo {
+        ResourceInfo(
+            name: name, etag: etag, componentType: componentType, localIdentifier: localIdentifier, size: data.count, lastModified: lastModified)
+    }
 }
 
 /// A user: someone who owns calendars and signs in to the server.

@@ -100,6 +100,11 @@ enum Schema {
         ALTER TABLE calendars ADD COLUMN feed_token TEXT;
         CREATE UNIQUE INDEX calendars_feed_token ON calendars(feed_token) WHERE feed_token IS NOT NULL;
         """,
+        // 3: each object's byte length beside it, so listings need not touch the bytes.
+        """
+        ALTER TABLE objects ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+        UPDATE objects SET size = (SELECT length(data) FROM object_data d WHERE d.id = objects.id);
+        """,
     ]
 
     static func migrate(_ connection: Connection) throws(StoreError) {
