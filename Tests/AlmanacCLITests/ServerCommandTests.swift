@@ -51,28 +51,9 @@ import Testing
     /// The first start creates a user and prints its password; the server asks for it,
     /// throttles guessing, and stops cleanly on SIGTERM.
     @Test func serveAuthenticatesAndStopsOnSIGTERM() throws {
-        let almanac = Checkout.buildDirectory.appendingPathComponent("almanac")
-        let process = Process()
-        process.executableURL = almanac
-        process.arguments = ["serve", "--port", "0", "--quiet"]
-        process.environment = ["ALMANAC_DATA": directory.path, "USER": "anna", "PATH": "/usr/bin:/bin"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-
-        // Read until the URL line arrives.
-        var text = ""
-        let reader = output.fileHandleForReading
-        while !text.contains("CalDAV:") {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let password = try #require(text.split(separator: "\n").first { $0.hasPrefix("Created user anna with password ") }?.split(separator: " ").last)
-        let port = try #require(text.split(separator: "\n").first { $0.hasPrefix("CalDAV: ") }
-            .flatMap { $0.split(separator: ":")[safe: 3]?.split(separator: "/").first }.flatMap { UInt16($0) })
+        let server = try ServerProcess(data: directory.path)
+        let port = server.port
+        let password = server.password
 
         func request(_ authorization: String?) throws -> String {
             try RawHTTP.exchange(
@@ -91,14 +72,9 @@ import Testing
         let redirect = try RawHTTP.exchange(port: port, "GET /.well-known/caldav HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(redirect.hasPrefix("HTTP/1.1 301") && redirect.contains("Location: /dav/"))
 
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
-        #expect(text.hasSuffix("Stopped\n"))
+        server.process.terminate()
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        #expect(String(decoding: server.output.readDataToEndOfFile(), as: UTF8.self).hasSuffix("Stopped\n"))
     }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -11,6 +11,11 @@ public enum RawHTTP {
     /// Sends raw HTTP/1.1 over one TCP connection and returns everything read until the
     /// server closes it.
     public static func exchange(port: UInt16, _ text: String) throws -> String {
+        try exchange(port: port, bytes: Array(text.utf8))
+    }
+
+    /// Sends raw bytes (a request with any body) and returns everything read back.
+    public static func exchange(port: UInt16, bytes: [UInt8]) throws -> String {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ConnectionRefused() }
         defer { close(descriptor) }
@@ -24,8 +29,13 @@ public enum RawHTTP {
         guard connected == 0 else { throw ConnectionRefused() }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        // The server may answer (413) and close before reading a large body: stop sending then.
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { break }
+            offset += sent
+        }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
