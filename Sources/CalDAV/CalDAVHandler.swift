@@ -16,8 +16,18 @@ public struct CalDAVHandler: Sendable {
 
     static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT"]
 
+    /// What the server supports, sent on every DAV response (clients read it from
+    /// PROPFIND answers too, not only from OPTIONS).
+    static let compliance = "1, 3, calendar-access, extended-mkcol"
+
     /// Answers `request` for `user` (already authenticated).
     public func respond(to request: HTTPRequest, user: String) -> HTTPResponse {
+        var response = answer(request, user: user)
+        if response.headers["DAV"] == nil { response.headers.set("DAV", Self.compliance) }
+        return response
+    }
+
+    func answer(_ request: HTTPRequest, user: String) -> HTTPResponse {
         guard let path = DAVPath(requestPath: request.path) else {
             return .text(404, "404 Not Found: no such resource\n")
         }
@@ -50,7 +60,7 @@ public struct CalDAVHandler: Sendable {
         HTTPResponse(
             status: 200,
             headers: [
-                "DAV": "1, 3, calendar-access, extended-mkcol",
+                "DAV": Self.compliance,
                 "Allow": Self.methods.joined(separator: ", "),
                 "Content-Length": "0",
             ])

@@ -166,17 +166,31 @@ extension DAVContext {
             type = known
         }
         let alarms = inner?.children(DAVNamespace.caldav, "comp-filter").first { $0.attributes["name"]?.uppercased() == "VALARM" }
+        func range(in element: XMLElement?) throws(HTTPResponseError) -> TimeRange? {
+            guard let element = element?.child(DAVNamespace.caldav, "time-range") else { return nil }
+            return try DAVTime.range(element)
+        }
         let componentRange: TimeRange?
         let alarmRange: TimeRange?
+        let outerRange: TimeRange?
         do throws(HTTPResponseError) {
-            componentRange = try inner?.child(DAVNamespace.caldav, "time-range").map { (element) throws(HTTPResponseError) in try DAVTime.range(element) }
-            alarmRange = try alarms?.child(DAVNamespace.caldav, "time-range").map { (element) throws(HTTPResponseError) in try DAVTime.range(element) }
+            componentRange = try range(in: inner)
+            alarmRange = try range(in: alarms)
+            // A time range right under VCALENDAR is not legal (RFC 4791 §9.7), but some
+            // clients send it; it is answered as a range on whatever the objects hold.
+            outerRange = inner == nil ? try range(in: outer) : nil
         } catch {
             return error.response
         }
         var selected: [ResourceInfo]
         if let type, let componentRange {
             selected = try store.resources(overlapping: componentRange, componentType: type, calendar: calendar.id)
+        } else if let outerRange {
+            selected = []
+            for type in ComponentType.allCases {
+                selected += try store.resources(overlapping: outerRange, componentType: type, calendar: calendar.id)
+            }
+            selected.sort { $0.name < $1.name }
         } else {
             selected = try store.resources(calendar: calendar.id).filter { type == nil || $0.componentType == type }
         }

@@ -149,3 +149,25 @@ extension CalDAVTests {
         #expect(propfind.text.contains("<D:getlastmodified>\(header)</D:getlastmodified>"))
     }
 }
+
+extension CalDAVTests {
+    /// Not legal by RFC 4791 §9.7, but sent by some clients: answered as a range on any component.
+    @Test func timeRangeRightUnderVCALENDARIsAnswered() {
+        #expect(makeCalendar() == 201)
+        #expect(send("PUT", "/dav/calendars/anna/work/lunch.ics", Self.event).status == 201)
+        #expect(send("PUT", "/dav/calendars/anna/work/weekly.ics", Self.weekly).status == 201)
+        let answer = send(
+            "REPORT", "/dav/calendars/anna/work/",
+            "<C:calendar-query \(Self.calDAV)><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\">"
+                + "<C:time-range start=\"20261208T000000Z\" end=\"20261209T000000Z\"/></C:comp-filter></C:filter></C:calendar-query>",
+            headers: ["Depth": "1"])
+        #expect(Self.hrefs(in: answer.text) == ["/dav/calendars/anna/work/weekly.ics"])
+    }
+
+    /// Clients read the compliance classes from PROPFIND answers too (CLIENTS.md, Radicale issue 1338).
+    @Test func everyAnswerCarriesTheDAVHeader() {
+        #expect(makeCalendar() == 201)
+        #expect(send("PROPFIND", "/dav/calendars/anna/", "", headers: ["Depth": "1"]).headers["DAV"] == "1, 3, calendar-access, extended-mkcol")
+        #expect(send("GET", "/dav/calendars/anna/work/missing.ics").headers["DAV"] == "1, 3, calendar-access, extended-mkcol")
+    }
+}
