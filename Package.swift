@@ -33,9 +33,21 @@ let package = Package(
         // CalDAV and WebDAV: pure request to response over the store.
         .target(name: "CalDAV", dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "Recurrence", "CivilTime"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
-        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV"]),
+        // Free slots and conflicts from busy time and booking rules (pure).
+        .target(name: "Availability", dependencies: ["CivilTime", "CalendarStore"]),
+        // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure).
+        .target(name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
+        // The JSON API under /api/v1 (pure request → response over the store).
+        .target(
+            name: "JSONAPI",
+            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar"]),
+        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI"]),
         // The command-line interface as a library, so tests run it in process.
-        .target(name: "AlmanacCLI", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer"]),
+        .target(
+            name: "AlmanacCLI",
+            dependencies: [
+                "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer", "Availability", "AddToCalendar",
+            ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
 
         // Benchmarks (release builds; see Benchmarks/README.md).
@@ -65,7 +77,12 @@ let package = Package(
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
-        .testTarget(name: "AlmanacServerTests", dependencies: ["AlmanacServer", "CalendarStore", "HTTPServer", "Accounts", "AlmanacTestSupport"]),
+        .testTarget(
+            name: "AlmanacServerTests",
+            dependencies: ["AlmanacServer", "CalendarStore", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "JSONAPI", "AlmanacTestSupport"]),
+        .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),
+        .testTarget(name: "AddToCalendarTests", dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
+
         .testTarget(name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],

@@ -49,6 +49,15 @@ public enum Almanac {
                                             alarms due (default: today)
           db check | db backup FILE         integrity check; online backup
 
+        App API (see the README and /api/v1/openapi.json):
+          token create NAME --scope read|read-write|add-only | token list
+          token revoke ID                   personal API tokens (Authorization: Bearer)
+          free --calendar T[,T...] [--from WHEN] [--to WHEN] [--duration 60m]
+               [--working-hours "Mon-Fri 09:00-17:00"] [--step 30m] [--buffer 10m]
+               [--tz ZONE] [--json]         free slots (default: the next 7 days)
+          links --id ID [--occurrence RECURRENCE-ID] [--tz ZONE]
+                                            every "Add to Calendar" target of an event
+
         WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM" (in --tz, else the calendar's
         zone, else the local zone), a time ending in Z (UTC), today or tomorrow.
 
@@ -100,6 +109,12 @@ public enum Almanac {
                 return try FeedCommand.run(rest, io: io)
             case "db":
                 return try DatabaseCommand.run(rest, io: io)
+            case "token":
+                return try TokenCommand.run(rest, io: io)
+            case "free":
+                return try AppCommands.free(rest, io: io)
+            case "links":
+                return try AppCommands.links(rest, io: io)
             default:
                 throw CommandFailure.usage(
                     command.hasPrefix("-")

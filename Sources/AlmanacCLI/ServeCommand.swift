@@ -16,6 +16,7 @@ enum ServeCommand {
     static let help = """
         Usage: almanac serve [--host ADDRESS] [--port N] [--data DIR] [--threads N]
                              [--max-body BYTES] [--timeout SECONDS] [--quiet]
+                             [--cors-origin ORIGIN]...
 
           --host ADDRESS     an IPv4 or IPv6 address to listen on (default 127.0.0.1;
                              put TLS in front with a reverse proxy, see the README)
@@ -26,6 +27,9 @@ enum ServeCommand {
           --max-body BYTES   the largest request body (default 16 MiB; larger gets 413)
           --timeout SECONDS  how long an idle connection stays open (default 60)
           --quiet            no access log (otherwise one line per request on stderr)
+          --cors-origin ORIGIN  a web origin (https://app.example.com) whose pages may
+                             call the JSON API from a browser; repeat for more (none
+                             by default)
 
         On first start with no users, creates one and prints its password once.
         """
@@ -36,7 +40,12 @@ enum ServeCommand {
             return 0
         }
         let options = try Options(
-            arguments, valued: ["--host", "--port", "--data", "--threads", "--max-body", "--timeout"], flags: ["--quiet"], command: "serve")
+            arguments, valued: ["--host", "--port", "--data", "--threads", "--max-body", "--timeout", "--cors-origin"], flags: ["--quiet"],
+            command: "serve")
+        let origins = options.all("--cors-origin")
+        for origin in origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
+            throw .usage("--cors-origin is a scheme and host such as https://app.example.com, not \(origin)")
+        }
         guard options.operands.isEmpty else { throw .usage("'serve' takes no operands (see 'almanac serve --help')") }
         func number(_ name: String, _ fallback: Int, range: ClosedRange<Int>) throws(CommandFailure) -> Int {
             guard let text = options[name] else { return fallback }
@@ -69,7 +78,7 @@ enum ServeCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        let server = AlmanacServer(backend: backend, configuration: configuration)
+        let server = AlmanacServer(backend: backend, configuration: configuration, allowedOrigins: origins)
         do {
             try server.start()
         } catch {
@@ -77,7 +86,8 @@ enum ServeCommand {
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let base = "http://\(host):\(server.port)"
-        io.write("Almanac is serving \(directory) on \(base)/\nCalDAV: \(base)/dav/ (add this URL in your calendar app)\n")
+        io.write("Almanac is serving \(directory) on \(base)/\nCalDAV: \(base)/dav/ (add this URL in your calendar app)\n"
+            + "Feeds: \(base)/feeds/<token>.ics (see 'almanac feed create')\nAPI: \(base)/api/v1/ (described at \(base)/api/v1/openapi.json)\n")
         var received: Int32 = 0
         sigwait(&signals, &received)
         io.write("Stopping (\(received == SIGINT ? "SIGINT" : "SIGTERM")); letting requests in progress finish\n")

@@ -3,6 +3,7 @@ import Foundation
 import CalDAV
 import CalendarStore
 import HTTPServer
+import JSONAPI
 
 /// The server as one value: the store, authentication and the routes, wired onto
 /// the HTTP transport. `almanac serve` makes one and runs it.
@@ -11,24 +12,30 @@ import HTTPServer
 /// - `GET /` — what this server is and where its CalDAV root is (no sign-in).
 /// - `/.well-known/caldav` — a redirect to the CalDAV root (RFC 6764).
 /// - `/dav/…` — the CalDAV tree; every request is authenticated (HTTP Basic).
+/// - `/feeds/<token>.ics` — a calendar's subscription feed (the token is the key).
+/// - `/api/v1/…` — the JSON API (Basic or a personal token as `Bearer`), with CORS
+///   for the configured origins; `/api/v1/openapi.json` needs no sign-in.
+/// - `/events/<id>.ics` — one event as a file to add (signed in).
 public final class AlmanacServer: Sendable {
     public let backend: SQLiteBackend
     public let authenticator: Authenticator
     let router: Router
     let server: HTTPServer
 
-    public init(backend: SQLiteBackend, configuration: ServerConfiguration) {
+    /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
+    ///   call the JSON API from a browser (CORS); none by default.
+    public init(backend: SQLiteBackend, configuration: ServerConfiguration, allowedOrigins: [String] = []) {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
-        router = Self.router(backend: backend, authenticator: authenticator)
+        router = Self.router(backend: backend, authenticator: authenticator, allowedOrigins: Set(allowedOrigins))
         server = HTTPServer(configuration: configuration, responder: router.responder)
     }
 
     /// Answers a request in process, as the listening server would.
     public func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
 
-    static func router(backend: SQLiteBackend, authenticator: Authenticator) -> Router {
+    static func router(backend: SQLiteBackend, authenticator: Authenticator, allowedOrigins: Set<String>) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend)
         let dav: HTTPResponder = { request in
@@ -49,7 +56,43 @@ public final class AlmanacServer: Sendable {
         }
         router.addPrefix("/dav", dav)
         router.addPrefix("/feeds/", methods: ["GET", "HEAD"]) { request in feed(request, backend: backend) }
+
+        let api = JSONAPIHandler(backend: backend, configuration: APIConfiguration { Int(Date().timeIntervalSince1970) })
+        let signedInAPI: HTTPResponder = { request in
+            if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
+            var response: HTTPResponse
+            if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
+                response = JSONAPIHandler.openAPIResponse
+            } else {
+                switch authenticator.authenticateAPI(request) {
+                case .failure(let error): response = error.response
+                case .success(let principal): response = api.respond(to: request, as: principal)
+                }
+            }
+            if let origin = request.headers["Origin"], allowedOrigins.contains(origin) {
+                response.headers.set("Access-Control-Allow-Origin", origin)
+                response.headers.set("Access-Control-Expose-Headers", "ETag, Location, Retry-After")
+                response.headers.set("Vary", "Origin")
+            }
+            return response
+        }
+        router.addPrefix(JSONAPIHandler.prefix + "/", signedInAPI)
+        router.addPrefix("/events/", methods: ["GET", "HEAD"], signedInAPI)
         return router
+    }
+
+    /// A CORS preflight (no sign-in): allowed for the configured origins only.
+    static func preflight(_ request: HTTPRequest, allowedOrigins: Set<String>) -> HTTPResponse {
+        guard let origin = request.headers["Origin"], allowedOrigins.contains(origin) else {
+            return JSONAPIHandler.problem(status: 403, "this origin may not call the API from a browser")
+        }
+        return HTTPResponse(
+            status: 204,
+            headers: [
+                "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
+                "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, X-CSRF-Token", "Access-Control-Max-Age": "600",
+                "Vary": "Origin",
+            ])
     }
 
     /// `GET /feeds/<token>.ics`: a calendar's read-only subscription, no sign-in. A wrong

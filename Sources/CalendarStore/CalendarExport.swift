@@ -15,27 +15,45 @@ public enum CalendarExport {
         throws(StoreError) -> (bytes: [UInt8], components: Int)
     {
         var members: [Component] = []
-        var timeZones: [String: Component] = [:]
-        var needed: [String: (from: Int, to: Int)] = [:]
+        var ownZones: [Component] = []
         let anchor = anchorFloatingTimes ? (calendar.timeZone ?? "UTC") : nil
         for resource in try store.resources(calendar: calendar.id) {
             let stored = try store.resource(named: resource.name, calendar: calendar.id)
             guard let object = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { continue }
             for var component in object.components {
                 if component.name == "VTIMEZONE" {
-                    if let tzid = component.property("TZID")?.value, timeZones[tzid] == nil { timeZones[tzid] = component }
+                    ownZones.append(component)
                     continue
                 }
                 if let anchor { anchorFloating(&component, zone: anchor) }
-                for property in component.properties {
-                    guard let tzid = property.tzid, let value = try? property.dateTimeValue() else { continue }
-                    let instant = value.civil.secondsSinceEpoch
-                    let span = needed[tzid] ?? (instant, instant)
-                    needed[tzid] = (min(span.from, instant), max(span.to, instant))
-                }
                 members.append(component)
             }
         }
+        var properties = [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")]
+        properties.append(Property(name: "X-WR-CALNAME", text: calendar.title))
+        if let zone = calendar.timeZone { properties.append(Property(name: "X-WR-TIMEZONE", value: zone)) }
+        return (document(members, ownTimeZones: ownZones, properties: properties).serialized(), members.count)
+    }
+
+    /// A VCALENDAR of `members` with `properties` and a VTIMEZONE for every TZID they
+    /// use: the one the objects carried (`ownTimeZones`), else one written from the
+    /// IANA rules over the years the times span.
+    public static func document(_ members: [Component], ownTimeZones: [Component], properties: [Property]) -> Component {
+        var timeZones: [String: Component] = [:]
+        for zone in ownTimeZones {
+            if let tzid = zone.property("TZID")?.value, timeZones[tzid] == nil { timeZones[tzid] = zone }
+        }
+        var needed: [String: (from: Int, to: Int)] = [:]
+        func note(_ component: Component) {
+            for property in component.properties {
+                guard let tzid = property.tzid, let value = try? property.dateTimeValue() else { continue }
+                let instant = value.civil.secondsSinceEpoch
+                let span = needed[tzid] ?? (instant, instant)
+                needed[tzid] = (min(span.from, instant), max(span.to, instant))
+            }
+            component.components.forEach(note)
+        }
+        members.forEach(note)
         var zones: [Component] = []
         for (tzid, span) in needed.sorted(by: { $0.key < $1.key }) {
             if let own = timeZones[tzid] {
@@ -44,10 +62,7 @@ public enum CalendarExport {
                 zones.append(VTimeZone.component(for: rules, from: span.from - 366 * 86_400, to: span.to + 20 * 366 * 86_400))
             }
         }
-        var properties = [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")]
-        properties.append(Property(name: "X-WR-CALNAME", text: calendar.title))
-        if let zone = calendar.timeZone { properties.append(Property(name: "X-WR-TIMEZONE", value: zone)) }
-        return (Component(name: "VCALENDAR", properties: properties, components: zones + members).serialized(), members.count)
+        return Component(name: "VCALENDAR", properties: properties, components: zones + members)
     }
 
     /// Gives floating DATE-TIME values a zone: `zone` as TZID, or UTC for "UTC".

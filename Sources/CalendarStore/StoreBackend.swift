@@ -14,6 +14,18 @@ public protocol StoreBackend: Sendable {
     func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)?
     /// A consistency check of the database: `["ok"]` when sound.
     func integrityCheck() throws(StoreError) -> [String]
+
+    // MARK: API tokens
+
+    /// Stores a token with the hash of its secret (the secret itself is never stored).
+    func createAPIToken(_ token: APIToken, secretHash: String) throws(StoreError)
+    /// The token whose secret has this hash, or nil.
+    func apiToken(secretHash: String) throws(StoreError) -> APIToken?
+    func apiTokens(user: String) throws(StoreError) -> [APIToken]
+    func revokeAPIToken(id: String, user: String) throws(StoreError)
+    /// Notes that a token created an event, so an add-only token can read it back.
+    func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError)
+    func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String>
 }
 
 extension StoreBackend {

@@ -105,6 +105,30 @@ enum Schema {
         ALTER TABLE objects ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
         UPDATE objects SET size = (SELECT length(data) FROM object_data d WHERE d.id = objects.id);
         """,
+        // 4: personal API tokens (hashed), the events each created, and per-user "added" marks.
+        """
+        CREATE TABLE api_tokens (
+            id TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            secret_hash TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            created INTEGER NOT NULL
+        );
+        CREATE TABLE api_token_events (
+            token_id TEXT NOT NULL REFERENCES api_tokens(id) ON DELETE CASCADE,
+            event_identifier TEXT NOT NULL,
+            PRIMARY KEY (token_id, event_identifier)
+        ) WITHOUT ROWID;
+        CREATE TABLE added_marks (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            event_identifier TEXT NOT NULL,
+            platform TEXT,
+            native_identifier TEXT,
+            added INTEGER NOT NULL,
+            PRIMARY KEY (user_id, event_identifier)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static func migrate(_ connection: Connection) throws(StoreError) {

@@ -1,0 +1,134 @@
+import Accounts
+import AddToCalendar
+import Availability
+import CalendarStore
+import CivilTime
+import ICalendar
+import Recurrence
+
+/// `almanac token create|list|revoke`: personal API tokens for the JSON API.
+enum TokenCommand {
+    static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
+        guard let subcommand = arguments.first, ["create", "list", "revoke"].contains(subcommand) else {
+            throw .usage("'token' needs create NAME --scope SCOPE, list, or revoke ID")
+        }
+        let options = try Options(Array(arguments.dropFirst()), valued: StoreContext.valued.union(["--scope"]), command: "token \(subcommand)")
+        let context = try StoreContext(options, io: io)
+        switch subcommand {
+        case "create":
+            guard options.operands.count == 1 else { throw .usage("'token create' takes one NAME (what the token is for)") }
+            guard let scope = APIToken.Scope(rawValue: options["--scope"] ?? "") else {
+                throw .usage("'token create' needs --scope read, read-write or add-only")
+            }
+            let (id, secret) = APITokenSecret.generate()
+            let token = APIToken(id: id, user: context.user, name: options.operands[0], scope: scope, created: io.now)
+            try StoreContext.run { () throws(StoreError) in try context.backend.createAPIToken(token, secretHash: APITokenSecret.hash(secret)) }
+            io.write("Created token \(id) (\(scope.rawValue)) for \(context.user):\n  \(secret)\n(shown once; send it as 'Authorization: Bearer …')\n")
+        case "list":
+            guard options.operands.isEmpty else { throw .usage("'token list' takes no operands") }
+            let tokens = try StoreContext.run { () throws(StoreError) in try context.backend.apiTokens(user: context.user) }
+            for token in tokens {
+                io.write("\(token.id)  \(token.scope.rawValue)  \(CivilDateTime(secondsSinceEpoch: token.created).date)  \(token.name)\n")
+            }
+        default:
+            guard options.operands.count == 1 else { throw .usage("'token revoke' takes one token ID (see 'almanac token list')") }
+            try StoreContext.run { () throws(StoreError) in try context.backend.revokeAPIToken(id: options.operands[0], user: context.user) }
+            io.write("Revoked token \(options.operands[0])\n")
+        }
+        return 0
+    }
+}
+
+/// `almanac free` (free slots) and `almanac links` (every "Add to Calendar" target).
+enum AppCommands {
+    /// `free --calendar T[,T…] --from WHEN --to WHEN --duration 60m [--working-hours …]
+    /// [--step 30m] [--buffer 10m] [--tz ZONE] [--json]`.
+    static func free(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
+        let options = try Options(
+            arguments, valued: StoreContext.valued.union(["--calendar", "--from", "--to", "--duration", "--working-hours", "--step", "--buffer", "--tz"]),
+            flags: ["--json"], command: "free")
+        guard options.operands.isEmpty else { throw .usage("'free' takes no operands") }
+        let context = try StoreContext(options, io: io)
+        let titles = options.all("--calendar").flatMap { $0.split(separator: ",").map(String.init) }
+        guard !titles.isEmpty else { throw .usage("'free' needs --calendar TITLE (comma-separate several)") }
+        var calendars: [EventCalendar] = []
+        for title in titles { calendars.append(try context.calendar(titled: title)) }
+        let zone = try context.zone(options, calendar: calendars.first)
+        let range = try context.range(options, zone: zone, days: 7)
+        func seconds(_ option: String, default value: Int) throws(CommandFailure) -> Int {
+            guard let text = options[option] else { return value }
+            let duration = try TimeInput.duration(text, option: option)
+            return duration.secondsAssumingUniformDays
+        }
+        let length = try seconds("--duration", default: 3600)
+        guard length > 0 else { throw .usage("--duration is positive, such as 60m") }
+        var hours = AvailabilityRules.allDay(zone: zone, slotLength: length).workingHours
+        if let text = options["--working-hours"] {
+            guard let parsed = AvailabilityRules.workingHours(text) else {
+                throw .usage("--working-hours reads like \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"")
+            }
+            hours = parsed
+        }
+        let buffer = try seconds("--buffer", default: 0)
+        let rules = AvailabilityRules(
+            zone: zone, workingHours: hours, slotLength: length, slotStep: try seconds("--step", default: length), bufferBefore: buffer,
+            bufferAfter: buffer)
+        let margin = 2 * buffer + 86_400
+        let occurrences = try StoreContext.run { () throws(StoreError) in
+            try context.store.events(
+                in: TimeRange(start: range.start - margin, end: range.end + margin), calendars: calendars.map(\.id), matching: .all, timeZone: zone.identifier)
+        }
+        let slots = AvailabilitySearch.freeSlots(
+            busy: occurrences.compactMap(BusyBlock.init), rules: rules, from: range.start, to: range.end, now: io.now)
+        for slot in slots {
+            let start = zone.localTime(at: slot.start)
+            let end = zone.localTime(at: slot.end)
+            if options.has("--json") {
+                io.write("{\"start\":\"\(CivilDateTime(secondsSinceEpoch: slot.start))Z\",\"end\":\"\(CivilDateTime(secondsSinceEpoch: slot.end))Z\"}\n")
+            } else {
+                io.write("\(start.date) \(clock(start))–\(clock(end))\n")
+            }
+        }
+        if slots.isEmpty && !options.has("--json") { io.write("No free slot of \(length / 60) minutes in that range\n") }
+        return 0
+    }
+
+    static func clock(_ time: CivilDateTime) -> String {
+        (time.time.hour < 10 ? "0" : "") + "\(time.time.hour):" + (time.time.minute < 10 ? "0" : "") + "\(time.time.minute)"
+    }
+
+    /// `links --id ID [--occurrence RECURRENCE-ID] [--tz ZONE]`: the bridge payload, the
+    /// Android intent, the web links and what each loses.
+    static func links(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
+        let options = try Options(arguments, valued: StoreContext.valued.union(["--id", "--occurrence", "--tz"]), command: "links")
+        guard options.operands.isEmpty else { throw .usage("'links' takes no operands") }
+        let identifier = try options.required("--id", command: "links")
+        let context = try StoreContext(options, io: io)
+        if let zone = options["--tz"] { _ = try TimeInput.zone(named: zone, option: "--tz") }
+        let event = try StoreContext.run { () throws(StoreError) in try context.store.event(withIdentifier: identifier) }
+        var occurrence: EventOccurrence?
+        if let wanted = options["--occurrence"] {
+            let all = try StoreContext.run { () throws(StoreError) in
+                try context.store.events(
+                    in: TimeRange(start: Int(Int32.min) * 60, end: Int(Int32.max - 1) * 60), calendars: event.calendarIdentifier.map { [$0] },
+                    matching: .all, timeZone: options["--tz"])
+            }
+            occurrence = all.first { $0.eventIdentifier == event.localIdentifier && $0.recurrenceID?.text == wanted }
+            guard occurrence != nil else { throw CommandFailure(status: 1, "event \(identifier) has no occurrence \(wanted)") }
+        }
+        let targets = try StoreContext.run { () throws(StoreError) in
+            try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: options["--tz"], in: context.store)
+        }
+        func lost(_ losses: [AddToCalendarTargets.Loss]) -> String {
+            losses.isEmpty ? "" : "  (loses: " + losses.map(\.rawValue).joined(separator: ", ") + ")"
+        }
+        io.write("Bridge payload\(lost(targets.bridgeLost)):\n  \(targets.bridge.json.jsonText)\n")
+        io.write("Android intent\(lost(targets.android.lost)):\n  \(targets.android.uri)\n")
+        io.write("Google Calendar\(lost(targets.google.lost)):\n  \(targets.google.url)\n")
+        io.write("Outlook.com\(lost(targets.outlook.lost)):\n  \(targets.outlook.url)\n")
+        io.write("Office 365\(lost(targets.office365.lost)):\n  \(targets.office365.url)\n")
+        io.write("Yahoo\(lost(targets.yahoo.lost)):\n  \(targets.yahoo.url)\n")
+        io.write(".ics: served at /events/\(identifier).ics (\(targets.ics.bytes.count) bytes)\n")
+        return 0
+    }
+}

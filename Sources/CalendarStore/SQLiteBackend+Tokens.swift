@@ -1,0 +1,90 @@
+extension SQLiteBackend {
+    // MARK: API tokens
+
+    public func createAPIToken(_ token: APIToken, secretHash: String) throws(StoreError) {
+        guard !token.name.isEmpty, token.name.utf8.count <= 200 else {
+            throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
+        }
+        try database.write { (connection) throws(StoreError) in
+            guard let userID = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(token.user)], { $0.int64(0) }) else {
+                throw StoreError(.notFound, "no user \(token.user)", resource: token.user)
+            }
+            try connection.run(
+                "INSERT INTO api_tokens (id, user_id, secret_hash, name, scope, created) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(token.id), .integer(userID), .text(secretHash), .text(token.name), .text(token.scope.rawValue), .int(token.created)])
+        }
+    }
+
+    static let tokenColumns = "SELECT t.id, u.name, t.name, t.scope, t.created FROM api_tokens t JOIN users u ON u.id = t.user_id"
+
+    func token(_ row: Row) -> APIToken {
+        APIToken(id: row.string(0), user: row.string(1), name: row.string(2), scope: APIToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4))
+    }
+
+    public func apiToken(secretHash: String) throws(StoreError) -> APIToken? {
+        try database.read { (connection) throws(StoreError) -> APIToken? in
+            try connection.firstRow(Self.tokenColumns + " WHERE t.secret_hash = ?", [.text(secretHash)], token)
+        }
+    }
+
+    public func apiTokens(user: String) throws(StoreError) -> [APIToken] {
+        try database.read { (connection) throws(StoreError) -> [APIToken] in
+            try connection.rows(Self.tokenColumns + " WHERE u.name = ? ORDER BY t.created, t.id", [.text(user)], token)
+        }
+    }
+
+    public func revokeAPIToken(id: String, user: String) throws(StoreError) {
+        let removed = try database.write { (connection) throws(StoreError) -> Int in
+            try connection.run("DELETE FROM api_tokens WHERE id = ? AND user_id = (SELECT id FROM users WHERE name = ?)", [.text(id), .text(user)])
+        }
+        if removed == 0 { throw StoreError(.notFound, "\(user) has no token \(id)", resource: id) }
+    }
+
+    public func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            _ = try connection.run(
+                "INSERT OR IGNORE INTO api_token_events (token_id, event_identifier) VALUES (?, ?)", [.text(tokenID), .text(identifier)])
+        }
+    }
+
+    public func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String> {
+        try database.read { (connection) throws(StoreError) -> Set<String> in
+            Set(try connection.rows("SELECT event_identifier FROM api_token_events WHERE token_id = ?", [.text(tokenID)]) { $0.string(0) })
+        }
+    }
+}
+
+extension SQLiteEventStore {
+    // MARK: Added marks
+
+    public func markAdded(_ mark: AddedMark) throws(StoreError) -> AddedMark {
+        try database.write { (connection) throws(StoreError) -> AddedMark in
+            _ = try locate(mark.eventIdentifier, write: false, connection)
+            var stored = mark
+            stored.added = WallClock.now()
+            try connection.run(
+                """
+                INSERT INTO added_marks (user_id, event_identifier, platform, native_identifier, added) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, event_identifier) DO UPDATE SET platform = excluded.platform, native_identifier = excluded.native_identifier
+                """, [.integer(userID), .text(mark.eventIdentifier), .optional(mark.platform), .optional(mark.nativeIdentifier), .int(stored.added)])
+            return try addedMark(event: mark.eventIdentifier, connection) ?? stored
+        }
+    }
+
+    func addedMark(event identifier: String, _ connection: Connection) throws(StoreError) -> AddedMark? {
+        try connection.firstRow(
+            "SELECT event_identifier, platform, native_identifier, added FROM added_marks WHERE user_id = ? AND event_identifier = ?",
+            [.integer(userID), .text(identifier)]
+        ) { row in AddedMark(eventIdentifier: row.string(0), platform: row.optionalString(1), nativeIdentifier: row.optionalString(2), added: row.int(3)) }
+    }
+
+    public func addedMark(event identifier: String) throws(StoreError) -> AddedMark? {
+        try database.read { (connection) throws(StoreError) -> AddedMark? in try addedMark(event: identifier, connection) }
+    }
+
+    public func removeAddedMark(event identifier: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            _ = try connection.run("DELETE FROM added_marks WHERE user_id = ? AND event_identifier = ?", [.integer(userID), .text(identifier)])
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import AddToCalendar
+import CalendarStore
+import CivilTime
+import HTTPServer
+import ICalendar
+import Recurrence
+
+extension APIContext {
+    // MARK: Add to Calendar
+
+    /// Every "Add to Calendar" target of an event, or of one occurrence.
+    func addToCalendarTargets(event identifier: String, occurrence recurrenceID: String?, zoneName: String?) throws(APIProblem) -> AddToCalendarTargets {
+        try requireVisible(event: identifier)
+        let event = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
+        if let zoneName, TimeZoneDatabase.zone(named: zoneName) == nil {
+            throw APIProblem(.invalidQuery, "unknown time zone \(zoneName) (use an IANA name such as Europe/Berlin)", fields: ["tz"])
+        }
+        let occurrence = try recurrenceID.map { (id) throws(APIProblem) in try findOccurrence(event: identifier, recurrenceID: id, zoneName: zoneName) }
+        return try attempt { () throws(StoreError) in try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: zoneName, in: store) }
+    }
+
+    /// GET /events/{id}/add-to-calendar[?occurrence=][&tz=].
+    func addToCalendar(event identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
+        let parameters = try query(allowing: ["occurrence", "tz"])
+        let targets = try addToCalendarTargets(event: identifier, occurrence: parameters["occurrence"], zoneName: parameters["tz"])
+        return json(targets.json(icsURL: "/events/" + PercentEncoding.encode(identifier) + ".ics"))
+    }
+
+    // MARK: Added marks
+
+    /// PUT (idempotent; optional body `{"platform": "ios|android|web", "nativeIdentifier": "…"}`),
+    /// GET and DELETE of the user's "added" mark on an event.
+    func added(event identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
+        try requireVisible(event: identifier)
+        _ = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
+        switch method {
+        case "GET":
+            guard let mark = try attempt({ () throws(StoreError) in try store.addedMark(event: identifier) }) else {
+                throw APIProblem(.notFound, "event \(identifier) is not marked as added")
+            }
+            return json(Self.json(mark))
+        case "PUT":
+            if principal.scope == .read { throw APIProblem(.forbidden, "a read-only token may not mark events") }
+            var mark = AddedMark(eventIdentifier: identifier)
+            if !request.body.isEmpty {
+                let body = try body(allowing: ["platform", "nativeIdentifier"])
+                if let platform = try body["platform"].flatMap({ (value) throws(APIProblem) in try APIModel.optionalString(value, "platform") }) {
+                    guard ["ios", "android", "web"].contains(platform) else { throw APIModel.wrongType("platform", "ios, android or web") }
+                    mark.platform = platform
+                }
+                mark.nativeIdentifier = try body["nativeIdentifier"].flatMap { (value) throws(APIProblem) in
+                    try APIModel.optionalString(value, "nativeIdentifier")
+                }
+            }
+            let stored = try attempt { () throws(StoreError) in try store.markAdded(mark) }
+            return json(Self.json(stored))
+        case "DELETE":
+            if principal.scope == .read { throw APIProblem(.forbidden, "a read-only token may not mark events") }
+            try attempt { () throws(StoreError) in try store.removeAddedMark(event: identifier) }
+            return HTTPResponse(status: 204)
+        default: throw methodNotAllowed(["GET", "PUT", "DELETE"])
+        }
+    }
+
+    static func json(_ mark: AddedMark) -> JSONValue {
+        .object([
+            ("eventId", .string(mark.eventIdentifier)), ("platform", mark.platform.map(JSONValue.string) ?? .null),
+            ("nativeIdentifier", mark.nativeIdentifier.map(JSONValue.string) ?? .null),
+            ("added", .string(CivilDateTime(secondsSinceEpoch: mark.added).description + "Z")),
+        ])
+    }
+}

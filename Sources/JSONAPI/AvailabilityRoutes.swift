@@ -1,0 +1,231 @@
+import Availability
+import CalendarStore
+import CivilTime
+import HTTPServer
+import ICalendar
+import Recurrence
+
+extension APIContext {
+    /// The busy time of `calendars` (all the user's when nil) in a range: every
+    /// occurrence that is not transparent or cancelled.
+    func busyBlocks(calendars: [String]?, in range: TimeRange, zoneName: String?) throws(APIProblem) -> [BusyBlock] {
+        let occurrences = try attempt { () throws(StoreError) in
+            try store.events(in: range, calendars: calendars, matching: .all, timeZone: zoneName ?? "UTC")
+        }
+        return occurrences.compactMap(BusyBlock.init)
+    }
+
+    /// The booking rules a query or body gives (working hours, buffers, notice, slots, limits).
+    func rules(_ parameters: [String: String], zone: ZoneRules, defaultLength: Int?) throws(APIProblem) -> AvailabilityRules {
+        func seconds(_ name: String, default value: Int? = nil) throws(APIProblem) -> Int? {
+            guard let text = parameters[name] else { return value }
+            guard let seconds = Self.durationSeconds(text), seconds >= 0, seconds <= 366 * 86_400 else {
+                throw APIProblem(.invalidQuery, "\(name) is minutes (30) or an ISO 8601 duration (PT30M)", fields: [name])
+            }
+            return seconds
+        }
+        func count(_ name: String) throws(APIProblem) -> Int? {
+            guard let text = parameters[name] else { return nil }
+            guard let value = Int(text), value >= 0, value <= 10_000 else { throw APIProblem(.invalidQuery, "\(name) is a count", fields: [name]) }
+            return value
+        }
+        func busyChoice(_ name: String, default value: Bool) throws(APIProblem) -> Bool {
+            switch parameters[name] {
+            case nil: return value
+            case "busy": return true
+            case "free": return false
+            default: throw APIProblem(.invalidQuery, "\(name) is busy or free", fields: [name])
+            }
+        }
+        guard let length = try seconds("duration", default: defaultLength), length > 0 else {
+            throw APIProblem(.invalidQuery, "duration is the slot length: minutes (60) or PT1H", fields: ["duration"])
+        }
+        var hours = AvailabilityRules.allDay(zone: zone, slotLength: length).workingHours
+        if let text = parameters["workingHours"] {
+            guard let parsed = AvailabilityRules.workingHours(text) else {
+                throw APIProblem(.invalidQuery, "workingHours reads like \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"", fields: ["workingHours"])
+            }
+            hours = parsed
+        }
+        var overrides: [CivilDate: [ClockRange]] = [:]
+        for (name, field) in [("daysOff", "daysOff")] {
+            guard let text = parameters[name] else { continue }
+            for item in text.split(separator: ",") {
+                guard let date = CivilDate(isoText: item) else { throw APIProblem(.invalidQuery, "daysOff is a list of dates", fields: [field]) }
+                overrides[date] = []
+            }
+        }
+        var notice = MinimumNotice.none
+        if parameters["notice"] == "nextDay" {
+            notice = .notSameDay
+        } else if let value = try seconds("notice") {
+            notice = .seconds(value)
+        }
+        var window: (start: Int, end: Int)?
+        if let days = try count("bookingWindowDays") {
+            let today = zone.localTime(at: configuration.now()).date
+            window = (configuration.now(), zone.instant(for: CivilDateTime(date: today.adding(days: days + 1), time: .midnight)))
+        }
+        let step = try seconds("step")
+        if let step, step == 0 { throw APIProblem(.invalidQuery, "step is positive", fields: ["step"]) }
+        return AvailabilityRules(
+            zone: zone, workingHours: hours, slotLength: length, slotStep: step, dateOverrides: overrides,
+            bufferBefore: try seconds("bufferBefore") ?? 0, bufferAfter: try seconds("bufferAfter") ?? 0, minimumNotice: notice, window: window,
+            dailyLimit: try count("dailyLimit"), weeklyLimit: try count("weeklyLimit"),
+            firstWeekday: try Self.weekday(parameters["firstWeekday"] ?? "monday"), tentativeIsBusy: try busyChoice("tentative", default: true),
+            allDayIsBusy: try busyChoice("allDay", default: false))
+    }
+
+    /// `30` (minutes) or an ISO 8601 duration without days (`PT1H30M`), in seconds.
+    static func durationSeconds(_ text: String) -> Int? {
+        if let minutes = Int(text) { return minutes * 60 }
+        guard let duration = try? Property(name: "DURATION", value: text).durationValue(), !duration.isNegative else { return nil }
+        return duration.secondsAssumingUniformDays
+    }
+
+    static let ruleParameters: Set<String> = [
+        "duration", "step", "workingHours", "daysOff", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit", "weeklyLimit",
+        "firstWeekday", "tentative", "allDay",
+    ]
+
+    /// GET /availability?from&to&duration[&calendars][&tz][&rules…]: free slots.
+    func availability(_ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
+        try requireRead()
+        let parameters = try query(allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz"]))
+        let (zone, zoneName) = try zone(parameters)
+        guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
+        let rules = try rules(parameters, zone: zone, defaultLength: nil)
+        let calendars = parameters["calendars"].map { $0.split(separator: ",").map(String.init) }
+        // Blocks just outside the range still push slots away through the buffers.
+        let margin = rules.bufferBefore + rules.bufferAfter + 86_400
+        let busy = try busyBlocks(calendars: calendars, in: TimeRange(start: range.start - margin, end: range.end + margin), zoneName: zoneName)
+        let slots = AvailabilitySearch.freeSlots(busy: busy, rules: rules, from: range.start, to: range.end, now: configuration.now())
+        return json(
+            .object([
+                ("timeZone", .string(zoneName ?? "UTC")),
+                ("slots", .array(slots.map { .object([("start", .string(Self.utc($0.start))), ("end", .string(Self.utc($0.end)))]) })),
+            ]))
+    }
+
+    static func utc(_ seconds: Int) -> String { CivilDateTime(secondsSinceEpoch: seconds).description + "Z" }
+
+    /// POST /conflicts: a proposed event (the event fields; a recurring one too) and
+    /// optionally `calendars`, `bufferBefore`, `bufferAfter`, `tentative`, `allDay` →
+    /// each occurrence that collides, with what it collides with and why.
+    func conflicts(_ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "POST" else { throw methodNotAllowed(["POST"]) }
+        try requireRead()
+        var body = try body(allowing: APIModel.eventFields.union(["calendars", "bufferBefore", "bufferAfter", "tentative", "allDay"]))
+        var options: [String: String] = [:]
+        for key in ["bufferBefore", "bufferAfter", "tentative"] {
+            guard let value = body.removeValue(forKey: key) else { continue }
+            switch value {
+            case .string(let text): options[key] = text
+            case .integer(let minutes): options[key] = String(minutes)
+            default: throw APIModel.wrongType(key, "minutes, a duration, or busy/free")
+            }
+        }
+        var calendars: [String]?
+        if let value = body.removeValue(forKey: "calendars") {
+            guard case .array(let items) = value else { throw APIModel.wrongType("calendars", "an array of calendar ids") }
+            calendars = try items.map { (item) throws(APIProblem) -> String in
+                guard case .string(let id) = item else { throw APIModel.wrongType("calendars", "an array of calendar ids") }
+                return id
+            }
+        }
+        guard body["start"] != nil || body["jcal"] != nil else { throw APIProblem(.invalidField, "the proposed event needs a start", fields: ["start"]) }
+        var event = Event(component: Component(name: ComponentType.event.rawValue))
+        event.component.setProperty(Property(name: "UID", value: "proposed"))
+        try APIModel.apply(body, to: &event)
+        let found = try conflicts(of: event, calendars: calendars, options: options)
+        return json(.object([("conflicts", .array(found))]))
+    }
+
+    /// The conflicts of a proposed event with busy time, as JSON: its occurrences over the
+    /// next configured range (at most 1,000 of them), each against the busy blocks.
+    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:]) throws(APIProblem) -> [JSONValue] {
+        let zoneName = event.timeZone
+        let zone = zoneName.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
+        let rules = try rules(options.merging(["duration": "1"]) { old, _ in old }, zone: zone, defaultLength: 60)
+        let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: nil), viewerZone: zone)
+        let start = event.start.map { $0.form == .utc ? $0.civil.secondsSinceEpoch : zone.instant(for: $0.civil) } ?? configuration.now()
+        let horizon = TimeRange(start: start - 86_400, end: start + configuration.maxRangeDays * 86_400)
+        let proposed: [(start: Int, end: Int)]
+        do {
+            proposed = try expansion.prepare([event.component], uid: event.externalIdentifier)
+                .occurrences(from: horizon.start, to: horizon.end, viewerZone: zone, limit: 1_000)
+                .map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
+        } catch {
+            throw APIProblem(.invalidField, "the proposed event cannot be expanded: \(error)", fields: ["rrule"])
+        }
+        guard let first = proposed.first, let last = proposed.last else { return [] }
+        let margin = rules.bufferBefore + rules.bufferAfter + 86_400
+        let busy = try busyBlocks(calendars: calendars, in: TimeRange(start: first.start - margin, end: last.end + margin), zoneName: zoneName)
+            .filter { !$0.source.hasPrefix((event.localIdentifier ?? "\u{0}")) }
+        return AvailabilitySearch.conflicts(proposed: proposed, busy: busy, rules: rules).map { conflict in
+            let eventID = conflict.with.source.split(separator: "/", maxSplits: 1).first.map(String.init) ?? conflict.with.source
+            return .object([
+                ("occurrence", .object([("start", .string(Self.utc(conflict.start))), ("end", .string(Self.utc(conflict.end)))])),
+                (
+                    "with",
+                    .object([
+                        ("eventId", .string(eventID)), ("occurrenceId", .string(conflict.with.source)),
+                        ("title", conflict.with.title.map(JSONValue.string) ?? .null), ("start", .string(Self.utc(conflict.with.start))),
+                        ("end", .string(Self.utc(conflict.with.end))),
+                    ])
+                ),
+                ("reason", .string(conflict.reason.rawValue)),
+            ])
+        }
+    }
+
+    /// POST /busy: busy blocks from a device calendar (start and end only) into the
+    /// user's busy-only calendar titled `calendar` (made when missing). With `from` and
+    /// `to`, the blocks already there in that range are replaced.
+    func importBusy(_ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "POST" else { throw methodNotAllowed(["POST"]) }
+        try requireWrite()
+        let body = try body(allowing: ["calendar", "blocks", "from", "to"])
+        let title: String
+        switch body["calendar"] {
+        case nil: title = "Busy"
+        case .string(let text)? where !text.isEmpty: title = text
+        default: throw APIModel.wrongType("calendar", "the title of the busy-only calendar")
+        }
+        guard case .array(let items)? = body["blocks"], items.count <= 10_000 else {
+            throw APIModel.wrongType("blocks", "an array (at most 10,000) of {\"start\": \"…Z\", \"end\": \"…Z\"}")
+        }
+        var blocks: [(start: DateTimeValue, end: DateTimeValue)] = []
+        for item in items {
+            guard case .object(let members) = item, members.count == 2, case .string(let start)? = item["start"], case .string(let end)? = item["end"] else {
+                throw APIModel.wrongType("blocks", "objects with only start and end")
+            }
+            let from = try APIModel.time(start, timeZone: nil, field: "blocks.start")
+            let to = try APIModel.time(end, timeZone: nil, field: "blocks.end")
+            guard from.form == .utc || from.isDate, from.isDate == to.isDate, from.civil < to.civil else {
+                throw APIModel.wrongType("blocks", "UTC date-times (or dates) with start before end")
+            }
+            blocks.append((from, to))
+        }
+        var replaced: TimeRange?
+        if body["from"] != nil || body["to"] != nil {
+            guard case .string(let from)? = body["from"], case .string(let to)? = body["to"] else { throw APIModel.wrongType("from", "a UTC date-time, with to") }
+            let start = try APIModel.time(from, timeZone: nil, field: "from")
+            let end = try APIModel.time(to, timeZone: nil, field: "to")
+            replaced = TimeRange(start: start.civil.secondsSinceEpoch, end: end.civil.secondsSinceEpoch)
+        }
+        let calendar = try attempt { () throws(StoreError) in try store.calendar(titled: title, createIfMissing: true) }
+        guard let calendar else { throw APIProblem(.notFound, "no calendar \(title)") }
+        var removed = 0
+        if let replaced {
+            removed = try attempt { () throws(StoreError) in try store.removeEvents(in: replaced, calendar: calendar.id, title: nil, timeZone: "UTC") }.count
+        }
+        for block in blocks {
+            var event = Event(title: "Busy", start: block.start, end: block.end, calendarIdentifier: calendar.id)
+            event.availability = .busy
+            _ = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
+        }
+        return json(.object([("calendarId", .string(calendar.id)), ("imported", .integer(blocks.count)), ("removed", .integer(removed))]))
+    }
+}

@@ -1,0 +1,249 @@
+import CalendarStore
+import CivilTime
+import HTTPServer
+import ICalendar
+import Recurrence
+
+extension APIContext {
+    // MARK: Ranges
+
+    /// `from` and `to` (dates, read in `zone`, or date-times) as a range no longer than
+    /// the configured maximum.
+    func range(_ parameters: [String: String], zone: ZoneRules, required: Bool = true) throws(APIProblem) -> TimeRange? {
+        guard let fromText = parameters["from"], let toText = parameters["to"] else {
+            if required || parameters["from"] != nil || parameters["to"] != nil {
+                throw APIProblem(.invalidQuery, "from and to are required (2026-12-01 or 2026-12-01T09:00:00Z)", fields: ["from", "to"])
+            }
+            return nil
+        }
+        func instant(_ text: String, _ field: String) throws(APIProblem) -> Int {
+            let value: DateTimeValue
+            do {
+                value = try APIModel.time(text, timeZone: nil, field: field)
+            } catch {
+                throw APIProblem(.invalidQuery, error.detail, fields: [field])
+            }
+            if value.form == .utc && !value.isDate { return value.civil.secondsSinceEpoch }
+            return zone.instant(for: value.civil)
+        }
+        let range = TimeRange(start: try instant(fromText, "from"), end: try instant(toText, "to"))
+        guard range.start < range.end else { throw APIProblem(.invalidQuery, "from must be before to", fields: ["from", "to"]) }
+        guard range.end - range.start <= configuration.maxRangeDays * 86_400 else {
+            throw APIProblem(.rangeTooLong, "a range is at most \(configuration.maxRangeDays) days", fields: ["from", "to"])
+        }
+        return range
+    }
+
+    /// The `tz` parameter's zone, else `fallback`'s, else UTC.
+    func zone(_ parameters: [String: String], fallback: String? = nil) throws(APIProblem) -> (rules: ZoneRules, name: String?) {
+        guard let name = parameters["tz"] ?? fallback else { return (.utc, nil) }
+        guard let rules = TimeZoneDatabase.zone(named: name) else {
+            throw APIProblem(.invalidQuery, "unknown time zone \(name) (use an IANA name such as Europe/Berlin)", fields: ["tz"])
+        }
+        return (rules, name)
+    }
+
+    // MARK: Events
+
+    /// POST /events: a new event (`calendarId` in the body). `?rejectConflicts=true`
+    /// answers 409 with the conflicts instead of saving when it collides with busy time.
+    func createEvent(_ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "POST" else { throw methodNotAllowed(["POST"]) }
+        if principal.scope == .read { throw APIProblem(.forbidden, "a read-only token may not create events") }
+        let parameters = try query(allowing: ["rejectConflicts", "calendars"])
+        let body = try body(allowing: APIModel.eventFields)
+        guard case .string(let calendarID)? = body["calendarId"] else {
+            throw APIProblem(.invalidField, "calendarId names the calendar the event goes to", fields: ["calendarId"])
+        }
+        guard body["start"] != nil || body["jcal"] != nil else { throw APIProblem(.invalidField, "an event needs a start", fields: ["start"]) }
+        var event = Event(component: Component(name: ComponentType.event.rawValue))
+        event.component.setProperty(Property(name: "UID", value: Self.newUID()))
+        event.calendarIdentifier = calendarID
+        try APIModel.apply(body, to: &event)
+        event.calendarIdentifier = calendarID
+        if parameters["rejectConflicts"] == "true" {
+            if principal.scope == .addOnly { throw APIProblem(.forbidden, "an add-only token may not look for conflicts") }
+            let found = try conflicts(of: event, calendars: parameters["calendars"].map { $0.split(separator: ",").map(String.init) })
+            if !found.isEmpty {
+                throw APIProblem(.conflict, "the event collides with \(found.count) busy time\(found.count == 1 ? "" : "s")", extra: [("conflicts", .array(found))])
+            }
+        }
+        let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
+        if let token = principal.token, let identifier = saved.localIdentifier {
+            try attempt { () throws(StoreError) in try backend.noteCreation(ofEvent: identifier, byToken: token.id) }
+        }
+        var response = json(APIModel.json(saved), status: 201, etag: saved.etag)
+        if let identifier = saved.localIdentifier { response.headers.set("Location", JSONAPIHandler.prefix + "/events/" + identifier) }
+        return response
+    }
+
+    static func newUID() -> String {
+        Event(title: "", start: DateTimeValue(date: CivilDate(year: 2000, month: 1, day: 1)!)).externalIdentifier
+    }
+
+    /// GET, PUT (replace), PATCH (merge) and DELETE of one event (the whole series).
+    func event(_ identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
+        try requireVisible(event: identifier)
+        let stored = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
+        switch method {
+        case "GET":
+            return json(APIModel.json(stored), etag: stored.etag)
+        case "PUT", "PATCH":
+            try requireWrite()
+            try checkIfMatch(stored.etag ?? "")
+            var body = try body(allowing: APIModel.eventFields)
+            var event = stored
+            if method == "PUT" {
+                // Replace what the JSON models; keep what it does not (X- properties).
+                event.component.properties.removeAll { Self.modeled.contains($0.name) }
+                event.component.components.removeAll { $0.name == "VALARM" }
+                guard body["start"] != nil || body["jcal"] != nil else { throw APIProblem(.invalidField, "an event needs a start", fields: ["start"]) }
+                if body["title"] == nil { body["title"] = .null }
+            }
+            if let target = body["calendarId"] {
+                guard case .string(let calendar) = target else { throw APIModel.wrongType("calendarId", "a calendar id") }
+                event.calendarIdentifier = calendar
+            }
+            try APIModel.apply(body, to: &event)
+            let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
+            return json(APIModel.json(saved), etag: saved.etag)
+        case "DELETE":
+            try requireWrite()
+            try checkIfMatch(stored.etag ?? "")
+            try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents) }
+            return HTTPResponse(status: 204)
+        default: throw methodNotAllowed(["GET", "PUT", "PATCH", "DELETE"])
+        }
+    }
+
+    /// The properties the event JSON models (a PUT replaces them).
+    static let modeled: Set<String> = [
+        "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION", "RRULE", "EXDATE", "TRANSP", "STATUS", "CATEGORIES",
+    ]
+
+    // MARK: Occurrences
+
+    /// GET /calendars/{id}/occurrences?from&to[&title][&tz]: the expanded instances.
+    func occurrences(calendar identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
+        try requireRead()
+        let parameters = try query(allowing: ["from", "to", "title", "tz"])
+        let calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
+        let (zone, zoneName) = try zone(parameters, fallback: calendar.timeZone)
+        guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
+        let filter = EventFilter(title: parameters["title"].map { .contains($0) })
+        let found = try attempt { () throws(StoreError) in
+            try store.events(in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC")
+        }
+        return json(.object([("occurrences", .array(found.map(APIModel.json)))]))
+    }
+
+    /// PATCH and DELETE of one occurrence, `/occurrences/{event}/{recurrence-id}`, with
+    /// `?span=this|future`; GET reads it.
+    func occurrence(event identifier: String, recurrenceID: String?, _ method: String) throws(APIProblem) -> HTTPResponse {
+        try requireVisible(event: identifier)
+        let parameters = try query(allowing: ["span", "tz"])
+        let span: Span
+        switch parameters["span"] {
+        case nil, "this": span = .thisEvent
+        case "future": span = .futureEvents
+        default: throw APIProblem(.invalidQuery, "span is this or future", fields: ["span"])
+        }
+        let occurrence = try findOccurrence(event: identifier, recurrenceID: recurrenceID, zoneName: parameters["tz"])
+        switch method {
+        case "GET":
+            try requireRead()
+            return json(APIModel.json(occurrence), etag: occurrence.etag)
+        case "PATCH":
+            try requireWrite()
+            try checkIfMatch(occurrence.etag)
+            let body = try body(allowing: APIModel.eventFields.subtracting(["calendarId", "uid", "rrule", "jcal"]))
+            var event = occurrence.event
+            try APIModel.apply(body, to: &event)
+            let saved = try attempt { () throws(StoreError) in try store.save(event, span: span) }
+            return json(APIModel.json(saved), etag: saved.etag)
+        case "DELETE":
+            try requireWrite()
+            try checkIfMatch(occurrence.etag)
+            try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span) }
+            return HTTPResponse(status: 204)
+        default: throw methodNotAllowed(["GET", "PATCH", "DELETE"])
+        }
+    }
+
+    /// The occurrence of an event whose RECURRENCE-ID reads `recurrenceID` (nil: the
+    /// only occurrence of a one-off event).
+    func findOccurrence(event identifier: String, recurrenceID: String?, zoneName: String?) throws(APIProblem) -> EventOccurrence {
+        let event = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
+        guard let calendar = event.calendarIdentifier, let eventID = event.localIdentifier else { throw APIProblem(.notFound, "no event \(identifier)") }
+        let center: Int
+        if let recurrenceID {
+            let value: DateTimeValue
+            do {
+                value = try APIModel.time(recurrenceID, timeZone: nil, field: "recurrence id")
+            } catch {
+                throw APIProblem(.notFound, "no occurrence \(recurrenceID) of event \(identifier)")
+            }
+            center = value.civil.secondsSinceEpoch
+        } else {
+            guard !event.isRecurring, let start = event.start else { throw APIProblem(.notFound, "name an occurrence of the series \(identifier)") }
+            center = start.civil.secondsSinceEpoch
+        }
+        // Wall-clock ids mean different instants in different zones: look a day and a half either side.
+        let window = TimeRange(start: center - 129_600, end: center + 129_600 + 1)
+        let found = try attempt { () throws(StoreError) in try store.events(in: window, calendars: [calendar], matching: .all, timeZone: zoneName) }
+        let match = found.first { $0.eventIdentifier == eventID && $0.recurrenceID?.text == recurrenceID }
+        guard let match else { throw APIProblem(.notFound, "no occurrence \(recurrenceID ?? "") of event \(identifier)") }
+        return match
+    }
+
+    /// DELETE /calendars/{id}/events?from&to[&title][&tz]: removes the occurrences in the
+    /// range (with that title) and returns them.
+    func removeMatching(calendar identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "DELETE" else { throw methodNotAllowed(["DELETE"]) }
+        try requireWrite()
+        let parameters = try query(allowing: ["from", "to", "title", "tz"])
+        let calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
+        let (zone, zoneName) = try zone(parameters, fallback: calendar.timeZone)
+        guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
+        let removed = try attempt { () throws(StoreError) in
+            try store.removeEvents(in: range, calendar: identifier, title: parameters["title"], timeZone: zoneName ?? "UTC")
+        }
+        return json(.object([("removed", .array(removed.map(APIModel.json)))]))
+    }
+
+    /// GET /alarms?from&to[&calendars][&tz]: the alarms that fire in the range.
+    func alarms(_ method: String) throws(APIProblem) -> HTTPResponse {
+        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
+        try requireRead()
+        let parameters = try query(allowing: ["from", "to", "calendars", "tz"])
+        let (zone, zoneName) = try zone(parameters)
+        guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
+        let calendars = parameters["calendars"].map { $0.split(separator: ",").map(String.init) }
+        let firings = try attempt { () throws(StoreError) in try store.alarms(firingIn: range, calendars: calendars, timeZone: zoneName) }
+        return json(
+            .object([
+                (
+                    "alarms",
+                    .array(
+                        firings.map { firing in
+                            .object([
+                                ("fireTime", .string(CivilDateTime(secondsSinceEpoch: firing.fireTime).description + "Z")),
+                                ("repetition", .integer(firing.repetition)), ("alarm", APIModel.json(firing.alarm)),
+                                ("occurrence", APIModel.json(firing.occurrence)),
+                            ])
+                        })
+                )
+            ]))
+    }
+
+    /// GET /events/{id}.ics: the single-event file (see AddToCalendar).
+    func eventICS(_ identifier: String) throws(APIProblem) -> HTTPResponse {
+        let targets = try addToCalendarTargets(event: identifier, occurrence: nil, zoneName: nil)
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": "attachment; filename=\"event.ics\"", "Cache-Control": "private, no-cache",
+            ], body: targets.ics.bytes)
+    }
+}

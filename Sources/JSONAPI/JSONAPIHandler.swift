@@ -1,0 +1,273 @@
+import CalendarStore
+import CivilTime
+import HTTPServer
+import ICalendar
+
+/// Who is asking: a signed-in user, through their password or session (full access),
+/// or through a personal API token (its scope limits what it may do).
+public struct APIPrincipal: Sendable {
+    public var user: String
+    public var token: APIToken?
+    /// Signed in with the web session cookie: state-changing requests need `X-CSRF-Token`.
+    public var viaCookie: Bool
+
+    public init(user: String, token: APIToken? = nil, viaCookie: Bool = false) {
+        self.user = user
+        self.token = token
+        self.viaCookie = viaCookie
+    }
+
+    var scope: APIToken.Scope { token?.scope ?? .readWrite }
+}
+
+/// Limits and settings of the JSON API.
+public struct APIConfiguration: Sendable {
+    /// The longest range a query may ask for, in days.
+    public var maxRangeDays: Int
+    /// The current time (Unix seconds), for minimum notice in availability.
+    public var now: @Sendable () -> Int
+
+    public init(maxRangeDays: Int = 366, now: @escaping @Sendable () -> Int) {
+        self.maxRangeDays = maxRangeDays
+        self.now = now
+    }
+}
+
+/// The JSON API under `/api/v1` (and the single-event `.ics` at `/events/{id}.ics`), as
+/// a pure function from a request and the principal behind it to a response, over the
+/// store. Errors are RFC 9457 problem documents.
+public struct JSONAPIHandler: Sendable {
+    public let backend: any StoreBackend
+    public let configuration: APIConfiguration
+
+    public init(backend: any StoreBackend, configuration: APIConfiguration) {
+        self.backend = backend
+        self.configuration = configuration
+    }
+
+    public static let prefix = "/api/v1"
+
+    /// Answers `request` for `principal` (already authenticated; the caller checks
+    /// a cookie session's CSRF token before handing the request here).
+    public func respond(to request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
+        do throws(APIProblem) {
+            let store: any EventStore
+            do {
+                store = try backend.eventStore(for: principal.user)
+            } catch {
+                throw APIProblem(error)
+            }
+            let context = APIContext(store: store, backend: backend, principal: principal, request: request, configuration: configuration)
+            return try context.route()
+        } catch {
+            return error.response
+        }
+    }
+
+    /// A problem document for what happens before a request reaches the API (sign-in
+    /// failures, throttling), with `headers` added.
+    public static func problem(status: Int, _ detail: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        let kind: APIProblem.Kind = switch status {
+        case 401: .unauthorized
+        case 429: .tooManyRequests
+        case 404: .notFound
+        case 403: .forbidden
+        default: .unavailable
+        }
+        var response = APIProblem(kind, detail).response
+        for (name, value) in headers { response.headers.set(name, value) }
+        return response
+    }
+
+    /// Every route: its path template and methods (what the OpenAPI document describes).
+    public static var routeTable: [(template: String, methods: [String])] { APIContext.routes.map { ($0.template, $0.methods) } }
+
+    /// The OpenAPI document (no sign-in needed to read it).
+    public static var openAPIResponse: HTTPResponse {
+        HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "public, max-age=300"], body: Array(OpenAPIDocument.json.utf8))
+    }
+}
+
+/// One request being answered.
+struct APIContext {
+    let store: any EventStore
+    let backend: any StoreBackend
+    let principal: APIPrincipal
+    let request: HTTPRequest
+    let configuration: APIConfiguration
+
+    /// The path's segments (from `/api/v1/…` or `/events/…`), %-decoded one by one (so
+    /// an encoded `/` stays inside its segment).
+    func segments() throws(APIProblem) -> [String] {
+        guard request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/") else {
+            throw APIProblem(.notFound, "no such resource: \(request.path)")
+        }
+        var result: [String] = []
+        for raw in request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            guard let segment = PercentEncoding.decode(raw), !segment.isEmpty else { throw APIProblem(.notFound, "no such resource: \(request.path)") }
+            result.append(segment)
+        }
+        return result
+    }
+
+    /// One route: a path template (`{name}` matches one segment; `{name}.ics` one ending
+    /// in .ics) and the methods it answers.
+    struct Route: Sendable {
+        var template: String
+        var methods: [String]
+        var handler: @Sendable (APIContext, [String: String]) throws(APIProblem) -> HTTPResponse
+
+        func match(_ segments: [String]) -> [String: String]? {
+            let parts = template.dropFirst().split(separator: "/").map(String.init)
+            guard parts.count == segments.count else { return nil }
+            var parameters: [String: String] = [:]
+            for (part, segment) in zip(parts, segments) {
+                if part.hasPrefix("{") {
+                    let close = part.firstIndex(of: "}")!
+                    let name = String(part[part.index(after: part.startIndex)..<close])
+                    let suffix = part[part.index(after: close)...]
+                    guard segment.hasSuffix(suffix), segment.count > suffix.count else { return nil }
+                    parameters[name] = String(segment.dropLast(suffix.count))
+                } else if part != segment {
+                    return nil
+                }
+            }
+            return parameters
+        }
+    }
+
+    /// Every route of the API; the OpenAPI document describes exactly these (a test checks it).
+    static let routes: [Route] = [
+        Route(template: "/api/v1/openapi.json", methods: ["GET"]) { (_, _) throws(APIProblem) in JSONAPIHandler.openAPIResponse },
+        Route(template: "/api/v1/calendars", methods: ["GET", "POST"]) { (context, _) throws(APIProblem) in try context.calendars(context.request.method) },
+        Route(template: "/api/v1/calendars/by-title/{title}", methods: ["PUT"]) { (context, parameters) throws(APIProblem) in
+            try context.calendarByTitle(parameters["title"]!, context.request.method)
+        },
+        Route(template: "/api/v1/calendars/{id}", methods: ["GET", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
+            try context.calendar(parameters["id"]!, context.request.method)
+        },
+        Route(template: "/api/v1/calendars/{id}/occurrences", methods: ["GET"]) { (context, parameters) throws(APIProblem) in
+            try context.occurrences(calendar: parameters["id"]!, context.request.method)
+        },
+        Route(template: "/api/v1/calendars/{id}/events", methods: ["DELETE"]) { (context, parameters) throws(APIProblem) in
+            try context.removeMatching(calendar: parameters["id"]!, context.request.method)
+        },
+        Route(template: "/api/v1/events", methods: ["POST"]) { (context, _) throws(APIProblem) in try context.createEvent(context.request.method) },
+        Route(template: "/api/v1/events/{id}", methods: ["GET", "PUT", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
+            try context.event(parameters["id"]!, context.request.method)
+        },
+        Route(template: "/api/v1/events/{id}/add-to-calendar", methods: ["GET"]) { (context, parameters) throws(APIProblem) in
+            try context.addToCalendar(event: parameters["id"]!, context.request.method)
+        },
+        Route(template: "/api/v1/events/{id}/added", methods: ["GET", "PUT", "DELETE"]) { (context, parameters) throws(APIProblem) in
+            try context.added(event: parameters["id"]!, context.request.method)
+        },
+        Route(template: "/api/v1/occurrences/{eventId}", methods: ["GET", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
+            try context.occurrence(event: parameters["eventId"]!, recurrenceID: nil, context.request.method)
+        },
+        Route(template: "/api/v1/occurrences/{eventId}/{recurrenceId}", methods: ["GET", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
+            try context.occurrence(event: parameters["eventId"]!, recurrenceID: parameters["recurrenceId"]!, context.request.method)
+        },
+        Route(template: "/api/v1/alarms", methods: ["GET"]) { (context, _) throws(APIProblem) in try context.alarms(context.request.method) },
+        Route(template: "/api/v1/summary", methods: ["GET"]) { (context, _) throws(APIProblem) in try context.summary(context.request.method) },
+        Route(template: "/api/v1/availability", methods: ["GET"]) { (context, _) throws(APIProblem) in try context.availability(context.request.method) },
+        Route(template: "/api/v1/conflicts", methods: ["POST"]) { (context, _) throws(APIProblem) in try context.conflicts(context.request.method) },
+        Route(template: "/api/v1/busy", methods: ["POST"]) { (context, _) throws(APIProblem) in try context.importBusy(context.request.method) },
+        Route(template: "/events/{id}.ics", methods: ["GET"]) { (context, parameters) throws(APIProblem) in try context.eventICS(parameters["id"]!) },
+    ]
+
+    func route() throws(APIProblem) -> HTTPResponse {
+        let path = try segments()
+        // The first matching template wins (by-title before {id}).
+        guard let (route, parameters) = Self.routes.lazy.compactMap({ route in route.match(path).map { (route, $0) } }).first else {
+            throw APIProblem(.notFound, "no such resource: \(request.path)")
+        }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard route.methods.contains(method) else { throw methodNotAllowed(route.methods) }
+        return try route.handler(self, parameters)
+    }
+
+    // MARK: Access
+
+    /// Requires a scope that may read everything (not add-only).
+    func requireRead() throws(APIProblem) {
+        if principal.scope == .addOnly { throw APIProblem(.forbidden, "an add-only token may only create events and read back its own") }
+    }
+
+    /// Requires a scope that may change things.
+    func requireWrite() throws(APIProblem) {
+        if principal.scope != .readWrite { throw APIProblem(.forbidden, "this token may not change the calendar (scope \(principal.scope.rawValue))") }
+    }
+
+    /// Requires that the principal may see this event: every scope but add-only may; an
+    /// add-only token only the events it created.
+    func requireVisible(event identifier: String) throws(APIProblem) {
+        guard principal.scope == .addOnly, let token = principal.token else { return }
+        let created = try attempt { () throws(StoreError) in try backend.eventsCreated(byToken: token.id) }
+        if !created.contains(identifier) { throw APIProblem(.notFound, "no event \(identifier)") }
+    }
+
+    func methodNotAllowed(_ allowed: [String]) -> APIProblem {
+        APIProblem(.methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))", allow: allowed)
+    }
+
+    // MARK: Responses
+
+    func json(_ value: JSONValue, status: Int = 200, etag: String? = nil) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: Array(value.jsonText.utf8))
+        if let etag { response.headers.set("ETag", etag) }
+        return response
+    }
+
+    // MARK: Request bodies and queries
+
+    /// The body as a JSON object whose members are all among `allowed`; 400 naming the
+    /// unknown ones otherwise.
+    func body(allowing allowed: Set<String>) throws(APIProblem) -> [String: JSONValue] {
+        guard !request.body.isEmpty else { throw APIProblem(.invalidBody, "the request needs a JSON object body") }
+        if let type = request.headers["Content-Type"]?.lowercased(), !type.hasPrefix("application/json"), !type.hasPrefix("application/merge-patch+json") {
+            throw APIProblem(.unsupportedMediaType, "the body must be application/json, not \(type)")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: request.body, maxDepth: 32)
+        } catch {
+            throw APIProblem(.invalidBody, "the body is not JSON: \(error.message) at byte \(error.offset)")
+        }
+        guard case .object(let members) = value else { throw APIProblem(.invalidBody, "the body must be a JSON object") }
+        var result: [String: JSONValue] = [:]
+        var unknown: [String] = []
+        for (key, value) in members {
+            if !allowed.contains(key) { unknown.append(key) }
+            if result[key] != nil { throw APIProblem(.invalidBody, "the member \(key) appears twice") }
+            result[key] = value
+        }
+        if !unknown.isEmpty {
+            throw APIProblem(.unknownField, "unknown field\(unknown.count == 1 ? "" : "s"): \(unknown.joined(separator: ", "))", fields: unknown)
+        }
+        return result
+    }
+
+    /// Query parameters by name (the last of repeated ones wins); unknown names are refused.
+    func query(allowing allowed: Set<String>) throws(APIProblem) -> [String: String] {
+        var result: [String: String] = [:]
+        var unknown: [String] = []
+        for (name, value) in request.queryItems {
+            if !allowed.contains(name) { unknown.append(name) }
+            result[name] = value
+        }
+        if !unknown.isEmpty {
+            throw APIProblem(.unknownField, "unknown query parameter\(unknown.count == 1 ? "" : "s"): \(unknown.joined(separator: ", "))", fields: unknown)
+        }
+        return result
+    }
+
+    /// A store call whose errors become problems.
+    func attempt<T>(_ body: () throws(StoreError) -> T) throws(APIProblem) -> T {
+        do {
+            return try body()
+        } catch {
+            throw APIProblem(error)
+        }
+    }
+}
