@@ -3,6 +3,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 30
 RULES ?= 20000
 LOAD_SECONDS ?= 60
+API_EXAMPLES ?= 25
 
 .PHONY: run test deps build bench fuzz difftest clean
 
@@ -27,6 +28,7 @@ test: deps
 	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
 	python3 Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
 	python3 Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
+	python3 Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/schemathesis-venv/bin/st
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run

@@ -989,6 +989,38 @@ enum OpenAPIDocument {
                   "$ref": "#/components/schemas/Calendar"
                 }
               }
+            },
+            "links": {
+              "GetCalendar": {
+                "operationId": "getCalendar",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "UpdateCalendar": {
+                "operationId": "updateCalendar",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "ListOccurrences": {
+                "operationId": "listOccurrences",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "RemoveMatching": {
+                "operationId": "removeMatching",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "DeleteCalendar": {
+                "operationId": "deleteCalendar",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              }
             }
           },
           "default": {
@@ -1046,6 +1078,38 @@ enum OpenAPIDocument {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/Calendar"
+                }
+              }
+            },
+            "links": {
+              "GetCalendar": {
+                "operationId": "getCalendar",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "UpdateCalendar": {
+                "operationId": "updateCalendar",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "ListOccurrences": {
+                "operationId": "listOccurrences",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "RemoveMatching": {
+                "operationId": "removeMatching",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "DeleteCalendar": {
+                "operationId": "deleteCalendar",
+                "parameters": {
+                  "id": "$response.body#/id"
                 }
               }
             }
@@ -1411,6 +1475,68 @@ enum OpenAPIDocument {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/Event"
+                }
+              }
+            },
+            "links": {
+              "GetEvent": {
+                "operationId": "getEvent",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "ReplaceEvent": {
+                "operationId": "replaceEvent",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "UpdateEvent": {
+                "operationId": "updateEvent",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "AddToCalendar": {
+                "operationId": "addToCalendar",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "MarkAdded": {
+                "operationId": "markAdded",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "GetAdded": {
+                "operationId": "getAdded",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "UnmarkAdded": {
+                "operationId": "unmarkAdded",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "EventICS": {
+                "operationId": "eventICS",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "DeleteEvent": {
+                "operationId": "deleteEvent",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "GetSingleOccurrence": {
+                "operationId": "getSingleOccurrence",
+                "parameters": {
+                  "eventId": "$response.body#/id"
                 }
               }
             }
