@@ -54,7 +54,9 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "AlmanacBenchmarks",
-            dependencies: ["ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport"],
+            dependencies: [
+                "ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport", "AlmanacServer", "Accounts", "HTTPServer",
+            ],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
 

@@ -8,8 +8,25 @@ import Foundation
 /// 1…N of gen_ics.py, about 15% recurring, some with overrides), imported into a
 /// fresh database under `.build/benchmarks/store-…`.
 enum StoreBenchmarks {
+    /// The directory of the store with `calendars` × `eventsPerCalendar` generated events.
+    static func directory(calendars: Int, eventsPerCalendar: Int) -> URL {
+        Corpus.workDirectory.appendingPathComponent("store-\(calendars)x\(eventsPerCalendar)")
+    }
+
+    /// That store, imported unless a complete one is there already (user `bench`).
+    static func ensure(calendars: Int, eventsPerCalendar: Int) -> URL {
+        let directory = directory(calendars: calendars, eventsPerCalendar: eventsPerCalendar)
+        if let backend = try? SQLiteBackend(directory: directory.path), let store = try? backend.eventStore(for: "bench"),
+            (try? store.calendars().count) == calendars
+        {
+            return directory
+        }
+        run(calendars: calendars, eventsPerCalendar: eventsPerCalendar, queries: 10, reuse: false)
+        return directory
+    }
+
     static func run(calendars: Int, eventsPerCalendar: Int, queries: Int, reuse: Bool) {
-        let directory = Corpus.workDirectory.appendingPathComponent("store-\(calendars)x\(eventsPerCalendar)")
+        let directory = directory(calendars: calendars, eventsPerCalendar: eventsPerCalendar)
         if reuse, FileManager.default.fileExists(atPath: directory.appendingPathComponent("almanac.sqlite").path) {
             return measure(directory: directory, queries: queries)
         }

@@ -25,7 +25,7 @@ extension BusyBlock {
     /// The busy time of a stored occurrence; nil when it leaves time free
     /// (TRANSP:TRANSPARENT, or STATUS:CANCELLED).
     public init?(_ occurrence: EventOccurrence) {
-        if occurrence.isCancelled || occurrence.component.property("TRANSP")?.value.uppercased() == "TRANSPARENT" { return nil }
+        if occurrence.isCancelled || occurrence.isTransparent { return nil }
         self.init(
             start: occurrence.startInstant, end: occurrence.endInstant, source: occurrence.identifier, title: occurrence.title,
             isTentative: occurrence.status == .tentative, isAllDay: occurrence.isAllDay)

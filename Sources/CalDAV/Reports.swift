@@ -271,9 +271,7 @@ extension DAVContext {
                 Property(name: "DTSTART", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
                 Property(name: "DTEND", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)),
             ])
-        for occurrence in occurrences where !occurrence.isCancelled {
-            let component = occurrence.component
-            if component.property("TRANSP")?.value.uppercased() == "TRANSPARENT" { continue }
+        for occurrence in occurrences where !occurrence.isCancelled && !occurrence.isTransparent {
             let from = max(start, occurrence.startInstant)
             let to = min(end, occurrence.endInstant)
             guard to > from else { continue }

@@ -106,13 +106,13 @@ struct CalendarObject {
     /// The properties expansion and query filters read; a skeleton keeps only these.
     static let timingProperties: Set<String> = [
         "UID", "DTSTART", "DTEND", "DURATION", "DUE", "RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "SUMMARY", "STATUS",
-        "CATEGORIES",
+        "CATEGORIES", "TRANSP",
     ]
     /// Names a skeleton component's member in the whole object.
     static let memberProperty = "X-ALMANAC-MEMBER"
 
     /// The object cut down to what expanding it needs: each member's timing, title,
-    /// status and categories (with its position among the members), and only the
+    /// status, transparency and categories (with its position among the members), and only the
     /// VTIMEZONEs that no IANA or Windows name already resolves. A cold query parses
     /// this instead of the whole object.
     func skeleton() -> [UInt8] {
@@ -150,6 +150,8 @@ struct CalendarObject {
         /// The master's (or first component's) STATUS and CATEGORIES.
         var status: EventStatus?
         var categories: [String]
+        /// TRANSP:TRANSPARENT on the master (or first component).
+        var isTransparent: Bool
         /// For an object that is not one-off: its timing skeleton.
         var skeleton: [UInt8]?
     }
@@ -232,6 +234,7 @@ struct CalendarObject {
         return Summary(
             firstStart: first, lastEnd: open ? nil : max(last, first), title: main?.property("SUMMARY")?.textValue(),
             isRecurring: isRecurring, alarmReach: reach, single: single, status: main.flatMap(EventStatus.init),
-            categories: main?.categoryValues ?? [], skeleton: single == nil ? skeleton() : nil)
+            categories: main?.categoryValues ?? [], isTransparent: main?.property("TRANSP")?.value.uppercased() == "TRANSPARENT",
+            skeleton: single == nil ? skeleton() : nil)
     }
 }

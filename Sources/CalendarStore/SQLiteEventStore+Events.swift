@@ -81,6 +81,7 @@ extension SQLiteEventStore {
             var title: String?
             var status: EventStatus?
             var categories: String?
+            var transparent: Bool
         }
     }
 
@@ -91,7 +92,7 @@ extension SQLiteEventStore {
     {
         let sql = """
             SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
-                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified
+                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent
             FROM object_ranges r JOIN objects o ON o.id = r.id
             WHERE r.calendar_min <= ?1 AND r.calendar_max >= ?1 AND r.start_min <= ?3 AND r.end_max >= ?2
             """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
@@ -102,7 +103,8 @@ extension SQLiteEventStore {
             if let kindValue = row.optionalInt(8), let kind = SingleTiming(rawValue: kindValue) {
                 single = Candidate.Single(
                     start: kind.time(row.int(9)), end: kind.time(row.int(10)), tzid: row.optionalString(11), title: row.optionalString(12),
-                    status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)), categories: row.optionalString(14))
+                    status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)), categories: row.optionalString(14),
+                    transparent: row.int(18) != 0)
             }
             return Candidate(
                 rowID: row.int64(0), identifier: row.string(1), name: row.string(15), size: row.int(16), modified: row.int(17), sequence: row.int(2), etag: row.string(3),
@@ -136,7 +138,7 @@ extension SQLiteEventStore {
                 else { continue }
                 result.append(
                     EventOccurrence(
-                        source: .stored(StoredObject(data: data), title: single.title, status: single.status), start: single.start, end: single.end, recurrenceID: nil, isDetached: false,
+                        source: .stored(StoredObject(data: data), title: single.title, status: single.status, transparent: single.transparent), start: single.start, end: single.end, recurrenceID: nil, isDetached: false,
                         timeZone: single.tzid, eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id,
                         etag: candidate.etag, viewerZone: zone, seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) }))
             }

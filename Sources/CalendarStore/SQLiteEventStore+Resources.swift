@@ -127,7 +127,7 @@ extension SQLiteEventStore {
         ] + timing + [
             .optional(summary.status?.rawValue),
             summary.categories.isEmpty ? nil : .text(summary.categories.joined(separator: SingleTiming.categorySeparator)), .int(now),
-            .int(data.count),
+            .int(data.count), .int(summary.isTransparent ? 1 : 0),
         ]
         let rowID: Int64
         let identifier: String
@@ -138,15 +138,16 @@ extension SQLiteEventStore {
                 """
                 UPDATE objects SET uid = ?, component = ?, etag = ?, sequence = ?, summary = ?, first_start = ?,
                     last_end = ?, recurring = ?, alarm_reach = ?, time_kind = ?, start_key = ?, end_key = ?, tzid = ?, status = ?,
-                    categories = ?, modified = ?, size = ? WHERE id = ?
+                    categories = ?, modified = ?, size = ?, transparent = ? WHERE id = ?
                 """, values + [.integer(rowID)])
         } else {
             identifier = Identifiers.newUUID()
             try connection.run(
                 """
                 INSERT INTO objects (uid, component, etag, sequence, summary, first_start, last_end, recurring,
-                    alarm_reach, time_kind, start_key, end_key, tzid, status, categories, modified, size, identifier, calendar_id, name, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    alarm_reach, time_kind, start_key, end_key, tzid, status, categories, modified, size, transparent, identifier, calendar_id,
+                    name, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)])
             rowID = connection.lastInsertedRowID
         }

@@ -90,7 +90,7 @@ extension APIContext {
 
     /// Whether two busy timed occurrences overlap (all-day, free and cancelled ones do not count).
     static func hasConflict(_ occurrences: [EventOccurrence]) -> Bool {
-        let busy = occurrences.filter { !$0.isAllDay && !$0.isCancelled && $0.component.property("TRANSP")?.value.uppercased() != "TRANSPARENT" }
+        let busy = occurrences.filter { !$0.isAllDay && !$0.isCancelled && !$0.isTransparent }
             .map { (start: $0.startInstant, end: $0.endInstant) }.sorted { $0.start < $1.start }
         var reach = Int.min
         for interval in busy {

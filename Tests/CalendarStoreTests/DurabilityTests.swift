@@ -49,10 +49,10 @@ import Testing
     }
 
     /// A file from before objects kept their size (schema 2) is brought up to date on
-    /// opening: each object's size is filled in from its bytes.
+    /// opening: each object's size and transparency are filled in from its bytes.
     @Test func anOlderSchemaIsMigrated() throws {
         let directory = try TemporaryDirectory()
-        let body = resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept"]))
+        let body = resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept", "TRANSP:TRANSPARENT"]))
         var calendarID = ""
         do {
             let backend = try SQLiteBackend(directory: directory.path)
@@ -61,10 +61,17 @@ import Testing
             calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
             _ = try store.putResource(body, name: "a.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
         }
-        try Self.sqlite3(directory.path + "/almanac.sqlite", "ALTER TABLE objects DROP COLUMN size; PRAGMA user_version = 2;")
+        // Undo migrations 3 and later, as a file written by an Almanac with schema 2 would be.
+        try Self.sqlite3(
+            directory.path + "/almanac.sqlite",
+            """
+            DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
+            ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size; PRAGMA user_version = 2;
+            """)
         let reopened = try SQLiteBackend(directory: directory.path)
         let listed = try reopened.eventStore(for: "alice").resources(calendar: calendarID)
         #expect(listed.map(\.size) == [body.count])
+        #expect(try reopened.eventStore(for: "alice").events(in: firstDecemberWeek).map(\.isTransparent) == [true])
         #expect(try reopened.integrityCheck() == ["ok"])
     }
 

@@ -77,3 +77,27 @@ import Testing
         #expect(start.token != token)
     }
 }
+
+extension ListingTests {
+    /// Transparency is answered from the row (one-off events) or the skeleton (series),
+    /// and an override can differ from its master.
+    @Test(arguments: Backend.allCases) func transparencyOfEveryKindOfOccurrence(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let work = try fixture.calendar()
+        _ = try store.putResource(
+            resource(vevent(uid: "free", ["DTSTART:20261201T090000Z", "DURATION:PT1H", "TRANSP:TRANSPARENT", "SUMMARY:Free"])), name: "free.ics",
+            calendar: work.id, ifMatch: nil, ifNoneMatch: true)
+        _ = try store.putResource(
+            resource(vevent(uid: "busy", ["DTSTART:20261201T100000Z", "DURATION:PT1H", "SUMMARY:Busy"])), name: "busy.ics", calendar: work.id,
+            ifMatch: nil, ifNoneMatch: true)
+        _ = try store.putResource(
+            resource(
+                vevent(uid: "series", ["DTSTART:20261201T120000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=3", "TRANSP:TRANSPARENT", "SUMMARY:S"])
+                    + vevent(uid: "series", ["RECURRENCE-ID:20261202T120000Z", "DTSTART:20261202T120000Z", "DURATION:PT1H", "TRANSP:OPAQUE", "SUMMARY:S"])),
+            name: "series.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: true)
+        let found = try store.events(in: firstDecemberWeek).map { ($0.title ?? "", $0.isTransparent) }
+        #expect(found.map(\.0) == ["Free", "Busy", "S", "S", "S"])
+        #expect(found.map(\.1) == [true, false, true, false, true])
+    }
+}

@@ -33,7 +33,7 @@ public struct EventOccurrence: Sendable {
     enum Source: Sendable {
         case parsed(Component)
         /// A one-off event, with the listing columns of its row, so title and status need no parse.
-        case stored(StoredObject, title: String?, status: EventStatus?)
+        case stored(StoredObject, title: String?, status: EventStatus?, transparent: Bool)
         /// An instance of a series expanded from its timing skeleton: title and status come
         /// from the skeleton's component, the whole component from the stored bytes.
         case member(StoredObject, skeleton: Component)
@@ -63,7 +63,7 @@ public struct EventOccurrence: Sendable {
     public var title: String? {
         switch source {
         case .parsed(let component), .member(_, let component): component.property("SUMMARY")?.textValue()
-        case .stored(_, let title, _): title
+        case .stored(_, let title, _, _): title
         }
     }
 
@@ -71,7 +71,16 @@ public struct EventOccurrence: Sendable {
     public var status: EventStatus? {
         switch source {
         case .parsed(let component), .member(_, let component): EventStatus(component)
-        case .stored(_, _, let status): status
+        case .stored(_, _, let status, _): status
+        }
+    }
+
+    /// Whether this instance leaves time free (TRANSP:TRANSPARENT), read without parsing
+    /// the stored bytes.
+    public var isTransparent: Bool {
+        switch source {
+        case .parsed(let component), .member(_, let component): component.property("TRANSP")?.value.uppercased() == "TRANSPARENT"
+        case .stored(_, _, _, let transparent): transparent
         }
     }
 
@@ -80,7 +89,7 @@ public struct EventOccurrence: Sendable {
     public var component: Component {
         switch source {
         case .parsed(let component): component
-        case .stored(let stored, _, _): stored.member(0)
+        case .stored(let stored, _, _, _): stored.member(0)
         case .member(let stored, let skeleton): stored.member(CalendarObject.memberIndex(of: skeleton))
         }
     }

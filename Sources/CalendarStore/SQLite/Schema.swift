@@ -129,6 +129,14 @@ enum Schema {
             PRIMARY KEY (user_id, event_identifier)
         ) WITHOUT ROWID;
         """,
+        // 5: whether a one-off object leaves time free (TRANSP), for busy time without parsing;
+        // skeletons now keep TRANSP, so series that use it are read from their bytes until rewritten.
+        """
+        ALTER TABLE objects ADD COLUMN transparent INTEGER NOT NULL DEFAULT 0;
+        UPDATE objects SET transparent = 1
+            WHERE time_kind IS NOT NULL AND id IN (SELECT id FROM object_data WHERE instr(upper(CAST(data AS TEXT)), 'TRANSPARENT') > 0);
+        UPDATE object_data SET skeleton = NULL WHERE skeleton IS NOT NULL AND instr(upper(CAST(data AS TEXT)), 'TRANSPARENT') > 0;
+        """,
     ]
 
     static func migrate(_ connection: Connection) throws(StoreError) {
