@@ -48,12 +48,24 @@ extension APIContext {
             hours = parsed
         }
         var overrides: [CivilDate: [ClockRange]] = [:]
-        for (name, field) in [("daysOff", "daysOff")] {
-            guard let text = parameters[name] else { continue }
-            for item in text.split(separator: ",") {
-                guard let date = CivilDate(isoText: item) else { throw APIProblem(.invalidQuery, "daysOff is a list of dates", fields: [field]) }
-                overrides[date] = []
+        // Dates with other hours: "2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00 15:00-16:00".
+        for item in parameters["dateHours"]?.split(separator: ",") ?? [] {
+            let words = item.split(separator: " ")
+            guard words.count >= 2, let date = CivilDate(isoText: words[0]) else {
+                throw APIProblem(.invalidQuery, "dateHours reads like \"2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00\"", fields: ["dateHours"])
             }
+            var spans: [ClockRange] = []
+            for word in words.dropFirst() {
+                guard let span = ClockRange(word) else {
+                    throw APIProblem(.invalidQuery, "dateHours reads like \"2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00\"", fields: ["dateHours"])
+                }
+                spans.append(span)
+            }
+            overrides[date] = spans
+        }
+        for item in parameters["daysOff"]?.split(separator: ",") ?? [] {
+            guard let date = CivilDate(isoText: item) else { throw APIProblem(.invalidQuery, "daysOff is a list of dates", fields: ["daysOff"]) }
+            overrides[date] = []
         }
         var notice = MinimumNotice.none
         if parameters["notice"] == "nextDay" {
@@ -65,6 +77,15 @@ extension APIContext {
         if let days = try count("bookingWindowDays") {
             let today = zone.localTime(at: configuration.now()).date
             window = (configuration.now(), zone.instant(for: CivilDateTime(date: today.adding(days: days + 1), time: .midnight)))
+        }
+        if let text = parameters["bookingWindow"] {
+            // FIRST/LAST, dates in the zone, both included.
+            let parts = text.split(separator: "/")
+            guard parts.count == 2, let first = CivilDate(isoText: parts[0]), let last = CivilDate(isoText: parts[1]), first <= last else {
+                throw APIProblem(.invalidQuery, "bookingWindow is FIRST/LAST, such as 2026-12-01/2026-12-20", fields: ["bookingWindow"])
+            }
+            let range = (zone.instant(for: CivilDateTime(date: first, time: .midnight)), zone.instant(for: CivilDateTime(date: last.adding(days: 1), time: .midnight)))
+            window = window.map { (max($0.start, range.0), min($0.end, range.1)) } ?? range
         }
         let step = try seconds("step")
         if let step, step == 0 { throw APIProblem(.invalidQuery, "step is positive", fields: ["step"]) }
@@ -84,7 +105,7 @@ extension APIContext {
     }
 
     static let ruleParameters: Set<String> = [
-        "duration", "step", "workingHours", "daysOff", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit", "weeklyLimit",
+        "duration", "step", "workingHours", "dateHours", "daysOff", "bookingWindow", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit", "weeklyLimit",
         "firstWeekday", "tentative", "allDay",
     ]
 

@@ -2595,6 +2595,24 @@ enum OpenAPIDocument {
             }
           },
           {
+            "name": "dateHours",
+            "in": "query",
+            "required": false,
+            "description": "Dates with other hours: 2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "bookingWindow",
+            "in": "query",
+            "required": false,
+            "description": "Bookable dates FIRST/LAST, such as 2026-12-01/2026-12-20",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
             "name": "bufferBefore",
             "in": "query",
             "required": false,

@@ -263,6 +263,16 @@ import Testing
         // 11:00 is too close to the meeting's end; 12:00 fits.
         #expect(free["slots"] == .array([.object([("start", .string("2026-12-01T11:00:00Z")), ("end", .string("2026-12-01T12:00:00Z"))])]))
 
+        // Other hours on that date, and a booking window that leaves it out.
+        let morning = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-13:00&dateHours=2026-12-01%2011:00-12:00,2026-12-02%2008:00-09:00")
+        #expect(morning["slots"] == .array([
+            .object([("start", .string("2026-12-01T10:00:00Z")), ("end", .string("2026-12-01T11:00:00Z"))]),
+            .object([("start", .string("2026-12-02T07:00:00Z")), ("end", .string("2026-12-02T08:00:00Z"))]),
+        ]))
+        let windowed = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-10:00&bookingWindow=2026-12-02/2026-12-02")
+        #expect(windowed["slots"] == .array([.object([("start", .string("2026-12-02T08:00:00Z")), ("end", .string("2026-12-02T09:00:00Z"))])]))
+        #expect(call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&duration=60&dateHours=tomorrow").status == 400)
+
         let conflicts = call("POST", "/api/v1/conflicts", #"{"start": "2026-11-24T10:30:00", "timeZone": "Europe/Berlin", "duration": "PT1H", "rrule": "FREQ=WEEKLY;COUNT=3"}"#)
         let found = try #require(conflicts["conflicts"]?.arrayValue)
         #expect(found.count == 1 && found.first?["reason"]?.stringValue == "overlap" && found.first?["with"]?["title"]?.stringValue == "Board")
