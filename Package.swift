@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CalDAV", dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "Recurrence", "CivilTime"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
         // Free slots and conflicts from busy time and booking rules (pure).
-        .target(name: "Availability", dependencies: ["CivilTime", "CalendarStore"]),
+        .target(name: "Availability", dependencies: ["CivilTime", "Recurrence", "CalendarStore"]),
         // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure).
         .target(name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         // The JSON API under /api/v1 (pure request → response over the store).

@@ -1,20 +1,27 @@
 import CalendarStore
 import CivilTime
+import Recurrence
 
 /// A span of busy time, Unix seconds `[start, end)`.
 public struct BusyBlock: Sendable, Hashable {
     public var start: Int
     public var end: Int
-    /// What made it busy (an event or occurrence identifier), for conflict reports.
+    /// What made it busy (an event identifier), for conflict reports.
     public var source: String
+    /// Which instance of a series, when it is one.
+    public var recurrenceID: OccurrenceTime?
     public var title: String?
     public var isTentative: Bool
     public var isAllDay: Bool
 
-    public init(start: Int, end: Int, source: String, title: String? = nil, isTentative: Bool = false, isAllDay: Bool = false) {
+    public init(
+        start: Int, end: Int, source: String, recurrenceID: OccurrenceTime? = nil, title: String? = nil, isTentative: Bool = false,
+        isAllDay: Bool = false
+    ) {
         self.start = start
         self.end = end
         self.source = source
+        self.recurrenceID = recurrenceID
         self.title = title
         self.isTentative = isTentative
         self.isAllDay = isAllDay
@@ -22,13 +29,11 @@ public struct BusyBlock: Sendable, Hashable {
 }
 
 extension BusyBlock {
-    /// The busy time of a stored occurrence; nil when it leaves time free
-    /// (TRANSP:TRANSPARENT, or STATUS:CANCELLED).
-    public init?(_ occurrence: EventOccurrence) {
-        if occurrence.isCancelled || occurrence.isTransparent { return nil }
+    /// The store's busy time of one instance (`EventStore.busyTime`).
+    public init(_ busy: BusyTime) {
         self.init(
-            start: occurrence.startInstant, end: occurrence.endInstant, source: occurrence.identifier, title: occurrence.title,
-            isTentative: occurrence.status == .tentative, isAllDay: occurrence.isAllDay)
+            start: busy.start, end: busy.end, source: busy.eventIdentifier, recurrenceID: busy.recurrenceID, isTentative: busy.isTentative,
+            isAllDay: busy.isAllDay)
     }
 }
 

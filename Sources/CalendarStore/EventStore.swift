@@ -59,6 +59,10 @@ public protocol EventStore: Sendable {
     @discardableResult
     func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?)
         throws(StoreError) -> [EventOccurrence]
+    /// The busy time of events in `range`: every instance that is neither transparent
+    /// (TRANSP) nor cancelled, in no particular order. Cheaper than `events(in:)`, for
+    /// free-slot searches over many events.
+    func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime]
     /// Every alarm that fires in `range`, with its occurrence, in firing order.
     func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [AlarmFiring]
 

@@ -146,6 +146,41 @@ extension SQLiteEventStore {
         return Self.sortedByStart(result)
     }
 
+    public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime] {
+        try database.read { (connection) throws(StoreError) -> [BusyTime] in
+            var result: [BusyTime] = []
+            var intervals: [BusyInterval] = []
+            for calendar in try visibleCalendars(calendars, connection) {
+                let zone = try viewerZone(timeZone, calendar: calendar)
+                let calendarID = calendar.calendar.id
+                for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection) where candidate.componentType == .event {
+                    if let single = candidate.single {
+                        guard !single.transparent, single.status != .cancelled,
+                            OccurrenceTime.overlaps(start: single.start, end: single.end, from: range.start, to: range.end, in: zone)
+                        else { continue }
+                        var isAllDay = false
+                        if case .date = single.start { isAllDay = true }
+                        result.append(
+                            BusyTime(
+                                start: single.start.instant(in: zone), end: single.end.instant(in: zone), eventIdentifier: candidate.identifier,
+                                calendarIdentifier: calendarID, recurrenceID: nil, isTentative: single.status == .tentative, isAllDay: isAllDay))
+                        continue
+                    }
+                    let series = try cachedSeries(id: candidate.rowID, sequence: candidate.sequence, connection)
+                    intervals.removeAll(keepingCapacity: true)
+                    series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, into: &intervals)
+                    for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {
+                        result.append(
+                            BusyTime(
+                                start: interval.start, end: interval.end, eventIdentifier: candidate.identifier, calendarIdentifier: calendarID,
+                                recurrenceID: interval.recurrenceID, isTentative: interval.traits.contains(.tentative), isAllDay: interval.isAllDay))
+                    }
+                }
+            }
+            return result
+        }
+    }
+
     /// Occurrences in start order (then by event and instance), sorting keys rather than moving
     /// the occurrences themselves around.
     static func sortedByStart(_ occurrences: [EventOccurrence]) -> [EventOccurrence] {

@@ -9,10 +9,8 @@ extension APIContext {
     /// The busy time of `calendars` (all the user's when nil) in a range: every
     /// occurrence that is not transparent or cancelled.
     func busyBlocks(calendars: [String]?, in range: TimeRange, zoneName: String?) throws(APIProblem) -> [BusyBlock] {
-        let occurrences = try attempt { () throws(StoreError) in
-            try store.events(in: range, calendars: calendars, matching: .all, timeZone: zoneName ?? "UTC")
-        }
-        return occurrences.compactMap(BusyBlock.init)
+        let busy = try attempt { () throws(StoreError) in try store.busyTime(in: range, calendars: calendars, timeZone: zoneName ?? "UTC") }
+        return busy.map(BusyBlock.init)
     }
 
     /// The booking rules a query or body gives (working hours, buffers, notice, slots, limits).
@@ -183,16 +181,20 @@ extension APIContext {
         guard let first = proposed.first, let last = proposed.last else { return [] }
         let margin = rules.bufferBefore + rules.bufferAfter + 86_400
         let busy = try busyBlocks(calendars: calendars, in: TimeRange(start: first.start - margin, end: last.end + margin), zoneName: zoneName)
-            .filter { !$0.source.hasPrefix((event.localIdentifier ?? "\u{0}")) }
+            .filter { $0.source != event.localIdentifier }
+        var titles: [String: String?] = [:]
         return AvailabilitySearch.conflicts(proposed: proposed, busy: busy, rules: rules).map { conflict in
-            let eventID = conflict.with.source.split(separator: "/", maxSplits: 1).first.map(String.init) ?? conflict.with.source
+            let eventID = conflict.with.source
+            if titles[eventID] == nil { titles[eventID] = .some((try? store.event(withIdentifier: eventID))?.title) }
+            let title = titles[eventID] ?? nil
+            let occurrenceID = eventID + (conflict.with.recurrenceID.map { "/" + $0.text } ?? "")
             return .object([
                 ("occurrence", .object([("start", .string(Self.utc(conflict.start))), ("end", .string(Self.utc(conflict.end)))])),
                 (
                     "with",
                     .object([
-                        ("eventId", .string(eventID)), ("occurrenceId", .string(conflict.with.source)),
-                        ("title", conflict.with.title.map(JSONValue.string) ?? .null), ("start", .string(Self.utc(conflict.with.start))),
+                        ("eventId", .string(eventID)), ("occurrenceId", .string(occurrenceID)),
+                        ("title", title.map(JSONValue.string) ?? .null), ("start", .string(Self.utc(conflict.with.start))),
                         ("end", .string(Self.utc(conflict.with.end))),
                     ])
                 ),

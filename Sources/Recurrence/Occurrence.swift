@@ -80,3 +80,35 @@ public struct Occurrence: Sendable {
         component.property("STATUS")?.textValue().uppercased() == "CANCELLED"
     }
 }
+
+/// What a component says of its instances' busy time: TRANSP:TRANSPARENT, and
+/// STATUS:CANCELLED or TENTATIVE.
+public struct OccurrenceTraits: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let transparent = OccurrenceTraits(rawValue: 1)
+    public static let cancelled = OccurrenceTraits(rawValue: 2)
+    public static let tentative = OccurrenceTraits(rawValue: 4)
+
+    public init(_ component: Component) {
+        var traits: OccurrenceTraits = []
+        if component.property("TRANSP")?.value.uppercased() == "TRANSPARENT" { traits.insert(.transparent) }
+        switch component.property("STATUS")?.value.uppercased() {
+        case "CANCELLED": traits.insert(.cancelled)
+        case "TENTATIVE": traits.insert(.tentative)
+        default: break
+        }
+        self = traits
+    }
+}
+
+/// An instance's busy time, without its component.
+public struct BusyInterval: Sendable, Hashable {
+    /// Unix seconds.
+    public var start: Int
+    public var end: Int
+    public var traits: OccurrenceTraits
+    public var isAllDay: Bool
+    public var recurrenceID: OccurrenceTime?
+}

@@ -9,6 +9,8 @@ public final class PreparedObject: Sendable {
     /// A recurring (or single) master with its overrides; a class, so reading it is one reference.
     final class Series: Sendable {
         let master: Component
+        /// What the master says of its instances (TRANSP, STATUS), read once.
+        let masterTraits: OccurrenceTraits
         let time: SeriesTime
         let tzid: String?
         let recurrence: RecurrenceSet
@@ -28,6 +30,7 @@ public final class PreparedObject: Sendable {
             instances: [RecurrenceInstance]?
         ) {
             self.master = master
+            masterTraits = OccurrenceTraits(master)
             self.time = time
             self.tzid = tzid
             self.recurrence = recurrence
@@ -52,11 +55,13 @@ public final class PreparedObject: Sendable {
         var length: CalendarObjectExpansion.Length
         var shift: Int
         var thisAndFuture: Bool
+        var traits: OccurrenceTraits { OccurrenceTraits(component) }
     }
 
     /// A component that stands alone (an override without its master).
     struct Single: Sendable {
         var component: Component
+        var traits: OccurrenceTraits { OccurrenceTraits(component) }
         var start: OccurrenceTime
         var end: OccurrenceTime
         var recurrenceID: OccurrenceTime?
@@ -85,17 +90,56 @@ public final class PreparedObject: Sendable {
     /// of them (the first ones found; `limit: 1` asks whether there is any).
     public func occurrences(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int = .max) -> [Occurrence] {
         var result: [Occurrence] = []
+        visit(from: from, to: to, viewerZone: viewerZone, limit: limit) { instance in
+            result.append(
+                Occurrence(
+                    uid: uid, component: instance.component, start: instance.start, end: instance.end, recurrenceID: instance.recurrenceID,
+                    isOverride: instance.isOverride, tzid: instance.tzid, zone: instance.zone))
+        }
+        return result
+    }
+
+    /// The busy time in `from..<to`: each instance's start and end instants (floating and
+    /// all-day times read in `viewerZone`) and what its component says of it, without
+    /// building occurrences (a free-slot search reads thousands of them).
+    public func busyIntervals(from: Int, to: Int, viewerZone: ZoneRules, into result: inout [BusyInterval]) {
+        visit(from: from, to: to, viewerZone: viewerZone, limit: .max) { instance in
+            var isAllDay = false
+            if case .date = instance.start { isAllDay = true }
+            result.append(
+                BusyInterval(
+                    start: instance.start.instant(in: viewerZone), end: instance.end.instant(in: viewerZone), traits: instance.traits,
+                    isAllDay: isAllDay, recurrenceID: instance.recurrenceID))
+        }
+    }
+
+    /// One instance as `visit` reports it.
+    struct Instance {
+        let component: Component
+        let traits: OccurrenceTraits
+        let start: OccurrenceTime
+        let end: OccurrenceTime
+        let recurrenceID: OccurrenceTime?
+        let isOverride: Bool
+        let tzid: String?
+        let zone: ZoneRules?
+    }
+
+    /// Calls `emit` for each instance overlapping `from..<to`, in series order, at most `limit` times.
+    func visit(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int, _ emit: (Instance) -> Void) {
+        var emitted = 0
         func overlaps(_ start: OccurrenceTime, _ end: OccurrenceTime) -> Bool {
             OccurrenceTime.overlaps(start: start, end: end, from: from, to: to, in: viewerZone)
         }
         guard let series else {
-            for single in singles where overlaps(single.start, single.end) && result.count < limit {
-                result.append(
-                    Occurrence(
-                        uid: uid, component: single.component, start: single.start, end: single.end, recurrenceID: single.recurrenceID,
+            for single in singles where overlaps(single.start, single.end) && emitted < limit {
+                emitted += 1
+                emit(
+                    Instance(
+                        component: single.component, traits: single.traits, start: single.start, end: single.end, recurrenceID: single.recurrenceID,
                         isOverride: single.recurrenceID != nil, tzid: single.tzid, zone: single.zone))
             }
-            return result
+            return
         }
         let time = series.time
         func windowKey(_ instant: Int) -> Int {
@@ -106,13 +150,15 @@ public final class PreparedObject: Sendable {
         let repeats = !series.recurrence.rules.isEmpty || !series.recurrence.dates.isEmpty
 
         var seenOverrides = Set<Int>()
-        func overrideOccurrence(_ item: Override, id: Int) -> Occurrence? {
+        func emitOverride(_ item: Override, id: Int) {
             let start = item.time.occurrenceTime(item.startKey)
             let end = item.time.occurrenceTime(item.endKey)
-            guard overlaps(start, end) else { return nil }
-            return Occurrence(
-                uid: uid, component: item.component, start: start, end: end, recurrenceID: time.occurrenceTime(id), isOverride: true,
-                tzid: item.tzid, zone: item.time.isInstant ? item.time.zone : nil)
+            guard overlaps(start, end) else { return }
+            emitted += 1
+            emit(
+                Instance(
+                    component: item.component, traits: item.traits, start: start, end: end, recurrenceID: time.occurrenceTime(id), isOverride: true,
+                    tzid: item.tzid, zone: item.time.isInstant ? item.time.zone : nil))
         }
         var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom) : nil
         var listIndex = 0
@@ -133,42 +179,44 @@ public final class PreparedObject: Sendable {
             return instances[listIndex - 1]
         }
         var produced = 0
-        while result.count < limit, let instance = nextInstance() {
+        while emitted < limit, let instance = nextInstance() {
             if let windowTo, instance.start >= windowTo { break }
             if let windowFrom, instance.start < windowFrom { continue }
             produced += 1
             if produced > series.recurrence.limits.maxInstances { break }
             if let item = series.overrides[instance.start] {
                 seenOverrides.insert(instance.start)
-                if let occurrence = overrideOccurrence(item, id: instance.start) { result.append(occurrence) }
+                emitOverride(item, id: instance.start)
                 continue
             }
             var startKey = instance.start
             var length = series.length
             var component = series.master
+            var traits = series.masterTraits
             var isOverride = false
             // The latest THISANDFUTURE override at or before this instance applies.
             if let range = series.futureRanges.last(where: { $0.key <= instance.start }) {
                 startKey += range.override.shift
                 length = range.override.length
                 component = range.override.component
+                traits = range.override.traits
                 isOverride = true
             }
             let endKey = instance.explicitEnd ?? length.end(of: startKey, in: time)
             let start = time.occurrenceTime(startKey)
             let end = time.occurrenceTime(endKey)
             guard overlaps(start, end) else { continue }
-            result.append(
-                Occurrence(
-                    uid: uid, component: component, start: start, end: end, recurrenceID: repeats ? time.occurrenceTime(instance.start) : nil,
+            emitted += 1
+            emit(
+                Instance(
+                    component: component, traits: traits, start: start, end: end, recurrenceID: repeats ? time.occurrenceTime(instance.start) : nil,
                     isOverride: isOverride, tzid: series.tzid, zone: time.isInstant ? time.zone : nil))
         }
         // Overrides whose original instance lies outside the expanded range (or is not an
         // instance at all) still show where they now are.
-        for (key, item) in series.overrides where !seenOverrides.contains(key) && result.count < limit {
-            if let occurrence = overrideOccurrence(item, id: key) { result.append(occurrence) }
+        for (key, item) in series.overrides where !seenOverrides.contains(key) && emitted < limit {
+            emitOverride(item, id: key)
         }
-        return result
     }
 
     /// The overrides that impact `from..<to` (RFC 4791 §9.6.6, limit-recurrence-set):

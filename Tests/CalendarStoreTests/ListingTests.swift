@@ -27,6 +27,22 @@ import Testing
             })
             #expect(Set(listed.map(\.name)) == expected)
             #expect(listed.map(\.name) == listed.map(\.name).sorted())
+
+            // Busy time, read without building occurrences, is the busy occurrences' time.
+            struct Key: Hashable {
+                var start, end: Int
+                var event: String
+                var tentative, allDay: Bool
+            }
+            let busy = try store.busyTime(in: range, calendars: [calendar.id], timeZone: nil).map {
+                Key(start: $0.start, end: $0.end, event: $0.eventIdentifier + ($0.recurrenceID?.text ?? ""), tentative: $0.isTentative, allDay: $0.isAllDay)
+            }
+            let occurrences = try store.events(in: range, calendars: [calendar.id]).filter { !$0.isCancelled && !$0.isTransparent }.map {
+                Key(
+                    start: $0.startInstant, end: $0.endInstant, event: $0.eventIdentifier + ($0.recurrenceID?.text ?? ""), tentative: $0.status == .tentative,
+                    allDay: $0.isAllDay)
+            }
+            #expect(busy.count == occurrences.count && Set(busy) == Set(occurrences))
         }
     }
 

@@ -74,12 +74,11 @@ enum AppCommands {
             zone: zone, workingHours: hours, slotLength: length, slotStep: try seconds("--step", default: length), bufferBefore: buffer,
             bufferAfter: buffer)
         let margin = 2 * buffer + 86_400
-        let occurrences = try StoreContext.run { () throws(StoreError) in
-            try context.store.events(
-                in: TimeRange(start: range.start - margin, end: range.end + margin), calendars: calendars.map(\.id), matching: .all, timeZone: zone.identifier)
+        let busy = try StoreContext.run { () throws(StoreError) in
+            try context.store.busyTime(
+                in: TimeRange(start: range.start - margin, end: range.end + margin), calendars: calendars.map(\.id), timeZone: zone.identifier)
         }
-        let slots = AvailabilitySearch.freeSlots(
-            busy: occurrences.compactMap(BusyBlock.init), rules: rules, from: range.start, to: range.end, now: io.now)
+        let slots = AvailabilitySearch.freeSlots(busy: busy.map(BusyBlock.init), rules: rules, from: range.start, to: range.end, now: io.now)
         for slot in slots {
             let start = zone.localTime(at: slot.start)
             let end = zone.localTime(at: slot.end)

@@ -261,3 +261,16 @@ public struct AlarmFiring: Sendable {
     /// 0 for the first firing, 1… for REPEAT firings.
     public var repetition: Int
 }
+
+/// Busy time of one instance, as a free-slot search reads it: no component, no title.
+public struct BusyTime: Sendable, Hashable {
+    /// Unix seconds.
+    public var start: Int
+    public var end: Int
+    public var eventIdentifier: String
+    public var calendarIdentifier: String
+    /// The instance of a series (nil for a one-off event).
+    public var recurrenceID: OccurrenceTime?
+    public var isTentative: Bool
+    public var isAllDay: Bool
+}
