@@ -189,21 +189,28 @@ public enum AvailabilitySearch {
     /// every busy block (buffers included), in start order.
     public static func freeSlots(busy: [BusyBlock], rules: AvailabilityRules, from: Int, to: Int, now: Int) -> [FreeSlot] {
         guard rules.slotLength > 0, rules.slotStep > 0, from < to else { return [] }
-        let blocks = counted(busy, rules: rules).sorted { $0.start < $1.start }
+        let blocks = counted(busy, rules: rules)
         // Busy intervals grown by the stacked buffers, merged: a slot [s, e) is clear when
         // [s - before, e + after) misses every block grown by its own buffers.
+        let pad = rules.bufferBefore + rules.bufferAfter
         var grown: [(start: Int, end: Int)] = []
-        for block in blocks {
-            let start = block.start - rules.bufferBefore - rules.bufferAfter
-            let end = max(block.end, block.start) + rules.bufferAfter + rules.bufferBefore
+        for (start, end) in blocks.map({ ($0.start - pad, max($0.end, $0.start) + pad) }).sorted(by: { $0.0 < $1.0 }) {
             if let last = grown.last, start <= last.end {
                 grown[grown.count - 1].end = max(last.end, end)
             } else {
                 grown.append((start, end))
             }
         }
-        let perDay = Dictionary(grouping: blocks) { rules.zone.localTime(at: $0.start).date }.mapValues(\.count)
-        let perWeek = Dictionary(grouping: blocks) { weekStart(of: rules.zone.localTime(at: $0.start).date, rules.firstWeekday) }.mapValues(\.count)
+        // Blocks per day and week, only when a limit needs them.
+        var perDay: [CivilDate: Int] = [:]
+        var perWeek: [CivilDate: Int] = [:]
+        if rules.dailyLimit != nil || rules.weeklyLimit != nil {
+            for block in blocks {
+                let date = rules.zone.localTime(at: block.start).date
+                perDay[date, default: 0] += 1
+                perWeek[weekStart(of: date, rules.firstWeekday), default: 0] += 1
+            }
+        }
         let earliest = earliestStart(rules: rules, now: now)
 
         var slots: [FreeSlot] = []
