@@ -35,6 +35,8 @@ let package = Package(
         // The server: store, authentication and routes wired onto the HTTP transport.
         // Free slots and conflicts from busy time and booking rules (pure).
         .target(name: "Availability", dependencies: ["CivilTime", "Recurrence", "CalendarStore"]),
+        // Month and week layout shared by the web pages and the terminal (pure).
+        .target(name: "CalendarViews", dependencies: ["CivilTime"]),
         // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure).
         .target(name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         // The JSON API under /api/v1 (pure request → response over the store).
@@ -83,6 +85,7 @@ let package = Package(
             name: "AlmanacServerTests",
             dependencies: ["AlmanacServer", "CalendarStore", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "JSONAPI", "AlmanacTestSupport"]),
         .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),
+        .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
         .testTarget(name: "AddToCalendarTests", dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
 
         .testTarget(name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPServer", "AlmanacTestSupport"]),

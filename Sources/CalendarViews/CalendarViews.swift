@@ -1,0 +1,118 @@
+import CivilTime
+
+/// An occurrence as the views place it: its instants, or for an all-day event its
+/// dates, with what the views show and mark.
+public struct ViewEvent: Sendable, Hashable {
+    /// The occurrence's identifier (stable across queries).
+    public var id: String
+    public var eventID: String
+    public var calendarID: String
+    public var title: String
+    /// Unix seconds; for an all-day event, midnight of its first date in the view's zone.
+    public var start: Int
+    /// Exclusive.
+    public var end: Int
+    /// For an all-day event: its first date, and the day after its last.
+    public var dates: DateSpan?
+    /// The calendar's colour (`#RRGGBB` or `#RRGGBBAA`).
+    public var color: String?
+    /// Whether it blocks time (not transparent, not cancelled): only those conflict.
+    public var isBusy: Bool
+
+    public struct DateSpan: Sendable, Hashable {
+        public var first: CivilDate
+        public var afterLast: CivilDate
+        public init(first: CivilDate, afterLast: CivilDate) {
+            self.first = first
+            self.afterLast = afterLast
+        }
+    }
+
+    public init(
+        id: String, eventID: String, calendarID: String, title: String, start: Int, end: Int, dates: DateSpan? = nil, color: String? = nil,
+        isBusy: Bool = true
+    ) {
+        self.id = id
+        self.eventID = eventID
+        self.calendarID = calendarID
+        self.title = title
+        self.start = start
+        self.end = end
+        self.dates = dates
+        self.color = color
+        self.isBusy = isBusy
+    }
+
+    public var isAllDay: Bool { dates != nil }
+}
+
+/// What a day cell marks: how many events, their calendars' colours, and whether two
+/// busy timed events overlap.
+public struct DayMarker: Sendable, Hashable {
+    public var count: Int
+    public var colors: [String]
+    public var hasConflict: Bool
+
+    public init(count: Int, colors: [String], hasConflict: Bool) {
+        self.count = count
+        self.colors = colors
+        self.hasConflict = hasConflict
+    }
+}
+
+/// The days of a zone: their bounds (a DST-change day has 23 or 25 hours) and which
+/// events touch each.
+struct DayBounds {
+    let zone: ZoneRules
+
+    func start(of date: CivilDate) -> Int { zone.instant(for: CivilDateTime(date: date, time: .midnight)) }
+
+    /// Whether `event` shows on `date`: an all-day event on its dates; a timed one on
+    /// each day it overlaps (a zero-length one on the day it is at).
+    func touches(_ event: ViewEvent, _ date: CivilDate) -> Bool {
+        if let dates = event.dates { return dates.first <= date && date < dates.afterLast }
+        let dayStart = start(of: date)
+        let dayEnd = start(of: date.adding(days: 1))
+        if event.end > event.start { return event.start < dayEnd && event.end > dayStart }
+        return event.start >= dayStart && event.start < dayEnd
+    }
+
+    func events(on date: CivilDate, from events: [ViewEvent]) -> [ViewEvent] {
+        events.filter { touches($0, date) }.sorted(by: Self.order)
+    }
+
+    /// All-day events first, then by start, then longer first, then by title.
+    static func order(_ left: ViewEvent, _ right: ViewEvent) -> Bool {
+        if left.isAllDay != right.isAllDay { return left.isAllDay }
+        if left.start != right.start { return left.start < right.start }
+        if left.end != right.end { return left.end > right.end }
+        return left.title < right.title
+    }
+
+    func marker(_ events: [ViewEvent]) -> DayMarker {
+        var colors: [String] = []
+        for event in events { if let color = event.color, !colors.contains(color) { colors.append(color) } }
+        return DayMarker(count: events.count, colors: colors, hasConflict: Self.hasConflict(events))
+    }
+
+    /// Whether two busy timed events overlap.
+    static func hasConflict(_ events: [ViewEvent]) -> Bool {
+        var reach = Int.min
+        for event in events.filter({ $0.isBusy && !$0.isAllDay }).sorted(by: { $0.start < $1.start }) {
+            if event.start < reach { return true }
+            reach = max(reach, event.end)
+        }
+        return false
+    }
+}
+
+/// The first day of the week holding `date`, for weeks starting on `firstWeekday`.
+public func weekStart(of date: CivilDate, firstWeekday: Weekday) -> CivilDate {
+    date.adding(days: -((date.weekday.rawValue - firstWeekday.rawValue + 7) % 7))
+}
+
+/// The Monday of ISO week `week` of `year` (`2026-W48`); nil when there is no such week.
+public func isoWeekMonday(year: Int, week: Int) -> CivilDate? {
+    guard week >= 1, week <= CivilDate.numberOfWeeks(inYear: year, weekStart: .monday) else { return nil }
+    return CivilDate(daysSinceEpoch: CivilDate.firstDayOfWeekOne(year: year, weekStart: .monday) + (week - 1) * 7)
+}
