@@ -36,7 +36,7 @@ let package = Package(
         // Free slots and conflicts from busy time and booking rules (pure).
         .target(name: "Availability", dependencies: ["CivilTime", "Recurrence", "CalendarStore"]),
         // Month and week layout shared by the web pages and the terminal (pure).
-        .target(name: "CalendarViews", dependencies: ["CivilTime"]),
+        .target(name: "CalendarViews", dependencies: ["CivilTime", "Recurrence", "CalendarStore"]),
         // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure).
         .target(name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         // The JSON API under /api/v1 (pure request → response over the store).
@@ -49,6 +49,7 @@ let package = Package(
             name: "AlmanacCLI",
             dependencies: [
                 "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer", "Availability", "AddToCalendar",
+                "CalendarViews",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
 

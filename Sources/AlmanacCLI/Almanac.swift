@@ -37,6 +37,11 @@ public enum Almanac {
           list [--from WHEN] [--to WHEN] [--calendar T] [--title T] [--tz ZONE]
                [--json]                     occurrences (default: next 30 days)
           agenda [--calendar T] [--tz ZONE] the next 7 days, by day
+          cal [--month 2026-11 | --week 2026-W48 | --date WHEN]
+              [--first-weekday monday] [--calendar T[,T...]] [--tz ZONE]
+                                            a month or week grid with event markers
+                                            (* a day with events, ! a conflict), then
+                                            the agenda of the period
           remove --calendar T --from WHEN --to WHEN [--title T]
                                             remove occurrences in a range
           remove --id ID [--occurrence WHEN] [--span this|future]
@@ -115,6 +120,8 @@ public enum Almanac {
                 return try AppCommands.free(rest, io: io)
             case "links":
                 return try AppCommands.links(rest, io: io)
+            case "cal":
+                return try CalCommand.run(rest, io: io)
             default:
                 throw CommandFailure.usage(
                     command.hasPrefix("-")
