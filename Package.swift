@@ -43,7 +43,11 @@ let package = Package(
         .target(
             name: "JSONAPI",
             dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar"]),
-        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI"]),
+        // The web calendar's pages (pure request → response over the store).
+        .target(
+            name: "WebCalendar",
+            dependencies: ["CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence"]),
+        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar"]),
         // The command-line interface as a library, so tests run it in process.
         .target(
             name: "AlmanacCLI",

@@ -4,6 +4,7 @@ import CalDAV
 import CalendarStore
 import HTTPServer
 import JSONAPI
+import WebCalendar
 
 /// The server as one value: the store, authentication and the routes, wired onto
 /// the HTTP transport. `almanac serve` makes one and runs it.
@@ -46,9 +47,17 @@ public final class AlmanacServer: Sendable {
                 return caldav.respond(to: request, user: user)
             }
         }
-        router.add("/", methods: ["GET", "HEAD"]) { _ in
-            .text(200, "Almanac calendar server. CalDAV: /dav/ (sign in with your Almanac user).\n")
-        }
+        let now: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+        let web = WebCalendar(
+            backend: backend,
+            verifyPassword: { user, password, address in authenticator.verify(BasicCredentials(user: user, password: password), address: address) },
+            now: now)
+        // The web calendar: `/` is the sign-in form (or the calendar, signed in).
+        let pages: HTTPResponder = { request in web.respond(to: request) }
+        router.add("/", methods: ["GET", "HEAD"], pages)
+        for path in ["/login", "/logout", "/settings"] { router.add(path, pages) }
+        router.addPrefix("/calendar", pages)
+        router.addPrefix("/static/", methods: ["GET", "HEAD"], pages)
         // Clients that are given only the server's address start discovery at `/`.
         router.add("/", methods: ["PROPFIND", "OPTIONS"], dav)
         router.addPrefix("/.well-known/caldav") { _ in
@@ -57,12 +66,21 @@ public final class AlmanacServer: Sendable {
         router.addPrefix("/dav", dav)
         router.addPrefix("/feeds/", methods: ["GET", "HEAD"]) { request in feed(request, backend: backend) }
 
-        let api = JSONAPIHandler(backend: backend, configuration: APIConfiguration { Int(Date().timeIntervalSince1970) })
+        let api = JSONAPIHandler(backend: backend, configuration: APIConfiguration(now: now))
         let signedInAPI: HTTPResponder = { request in
             if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
             var response: HTTPResponse
             if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
                 response = JSONAPIHandler.openAPIResponse
+            } else if request.headers["Authorization"] == nil, let session = web.session(for: request) {
+                // The web pages' own calls: the session cookie, with its CSRF token on every change.
+                let safe = request.method == "GET" || request.method == "HEAD"
+                let token = request.headers["X-CSRF-Token"] ?? ""
+                if safe || Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) {
+                    response = api.respond(to: request, as: APIPrincipal(user: session.user, viaCookie: true))
+                } else {
+                    response = JSONAPIHandler.problem(status: 403, "a change from the web pages needs the page's X-CSRF-Token")
+                }
             } else {
                 switch authenticator.authenticateAPI(request) {
                 case .failure(let error): response = error.response

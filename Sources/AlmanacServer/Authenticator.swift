@@ -3,6 +3,7 @@ import Foundation
 import CalendarStore
 import HTTPServer
 import JSONAPI
+import WebCalendar
 
 /// HTTP Basic authentication against the users in the store (RFC 7617), with
 /// throttling of failed logins per user and address. Every 401 carries
@@ -25,23 +26,34 @@ public final class Authenticator: Sendable {
         guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header) else {
             return .failure(HTTPResponseError(.text(401, "401 Unauthorized: sign in with your Almanac user name and password\n", headers: Self.challenge)))
         }
-        let wait = throttle.delay(user: credentials.user, address: request.remoteAddress)
-        if wait > 0 {
+        switch verify(credentials, address: request.remoteAddress) {
+        case .success(let user): return .success(user)
+        case .failure(let failure):
             var headers = Self.challenge
-            headers.set("Retry-After", String(Int(wait.rounded(.up))))
-            return .failure(HTTPResponseError(.text(429, "429 Too Many Requests: too many failed sign-ins; try again later\n", headers: headers)))
+            if let wait = failure.retryAfter {
+                headers.set("Retry-After", String(wait))
+                return .failure(HTTPResponseError(.text(429, "429 Too Many Requests: \(failure.message)\n", headers: headers)))
+            }
+            return .failure(HTTPResponseError(.text(401, "401 Unauthorized: \(failure.message)\n", headers: headers)))
         }
+    }
+
+    /// Checks a user name and password (throttled per user and address): the user's
+    /// name, or why not and, while throttled, how many seconds to wait.
+    public func verify(_ credentials: BasicCredentials, address: String) -> Result<String, WebSignInFailure> {
+        let wait = throttle.delay(user: credentials.user, address: address)
+        if wait > 0 { return .failure(WebSignInFailure(message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up)))) }
         guard let user = try? backend.user(named: credentials.user), let stored = user.passwordHash, let hash = PasswordHash(stored) else {
-            throttle.recordFailure(user: credentials.user, address: request.remoteAddress)
-            return .failure(HTTPResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
+            throttle.recordFailure(user: credentials.user, address: address)
+            return .failure(WebSignInFailure(message: "wrong user name or password"))
         }
         if verified.contains(credentials, hash: stored) || hash.verify(credentials.password) {
             verified.insert(credentials, hash: stored)
-            throttle.recordSuccess(user: credentials.user, address: request.remoteAddress)
+            throttle.recordSuccess(user: credentials.user, address: address)
             return .success(user.name)
         }
-        throttle.recordFailure(user: credentials.user, address: request.remoteAddress)
-        return .failure(HTTPResponseError(.text(401, "401 Unauthorized: wrong user name or password\n", headers: Self.challenge)))
+        throttle.recordFailure(user: credentials.user, address: address)
+        return .failure(WebSignInFailure(message: "wrong user name or password"))
     }
 
     /// Who an API request comes from: a personal token (`Authorization: Bearer …`) or

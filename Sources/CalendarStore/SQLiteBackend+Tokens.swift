@@ -1,3 +1,5 @@
+import CivilTime
+
 extension SQLiteBackend {
     // MARK: API tokens
 
@@ -51,6 +53,62 @@ extension SQLiteBackend {
         try database.read { (connection) throws(StoreError) -> Set<String> in
             Set(try connection.rows("SELECT event_identifier FROM api_token_events WHERE token_id = ?", [.text(tokenID)]) { $0.string(0) })
         }
+    }
+}
+
+extension SQLiteBackend {
+    // MARK: Web sessions and view settings
+
+    public func createSession(_ session: WebSession, secretHash: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            guard let userID = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(session.user)], { $0.int64(0) }) else {
+                throw StoreError(.notFound, "no user \(session.user)", resource: session.user)
+            }
+            let now = WallClock.now()
+            // Expired sessions go as new ones come.
+            _ = try connection.run("DELETE FROM sessions WHERE expires <= ?", [.int(now)])
+            _ = try connection.run(
+                "INSERT INTO sessions (secret_hash, user_id, csrf, created, expires) VALUES (?, ?, ?, ?, ?)",
+                [.text(secretHash), .integer(userID), .text(session.csrfToken), .int(now), .int(session.expires)])
+        }
+    }
+
+    public func session(secretHash: String) throws(StoreError) -> WebSession? {
+        try database.read { (connection) throws(StoreError) -> WebSession? in
+            try connection.firstRow(
+                "SELECT u.name, s.csrf, s.expires FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.secret_hash = ? AND s.expires > ?",
+                [.text(secretHash), .int(WallClock.now())]
+            ) { row in WebSession(user: row.string(0), csrfToken: row.string(1), expires: row.int(2)) }
+        }
+    }
+
+    public func deleteSession(secretHash: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            _ = try connection.run("DELETE FROM sessions WHERE secret_hash = ?", [.text(secretHash)])
+        }
+    }
+
+    public func viewSettings(user: String) throws(StoreError) -> ViewSettings {
+        let found = try database.read { (connection) throws(StoreError) -> ViewSettings? in
+            try connection.firstRow("SELECT first_weekday, time_zone FROM users WHERE name = ?", [.text(user)]) { row in
+                ViewSettings(firstWeekday: row.optionalInt(0), timeZone: row.optionalString(1))
+            }
+        }
+        guard let found else { throw StoreError(.notFound, "no user \(user)", resource: user) }
+        return found
+    }
+
+    public func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError) {
+        if let day = settings.firstWeekday, !(1...7).contains(day) { throw StoreError(.invalidArgument, "the first weekday is 1 (Monday) to 7 (Sunday)") }
+        if let zone = settings.timeZone, TimeZoneDatabase.zone(named: zone) == nil {
+            throw StoreError(.invalidArgument, "unknown time zone \(zone) (use an IANA name such as Europe/Berlin)")
+        }
+        let changed = try database.write { (connection) throws(StoreError) -> Int in
+            try connection.run(
+                "UPDATE users SET first_weekday = ?, time_zone = ? WHERE name = ?",
+                [settings.firstWeekday.map { .int($0) } ?? nil, .optional(settings.timeZone), .text(user)])
+        }
+        if changed == 0 { throw StoreError(.notFound, "no user \(user)", resource: user) }
     }
 }
 

@@ -26,6 +26,16 @@ public protocol StoreBackend: Sendable {
     /// Notes that a token created an event, so an add-only token can read it back.
     func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError)
     func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String>
+
+    // MARK: Web sessions and view settings
+
+    /// Stores a session under the hash of its cookie's secret (and drops expired ones).
+    func createSession(_ session: WebSession, secretHash: String) throws(StoreError)
+    /// The unexpired session whose secret has this hash, or nil.
+    func session(secretHash: String) throws(StoreError) -> WebSession?
+    func deleteSession(secretHash: String) throws(StoreError)
+    func viewSettings(user: String) throws(StoreError) -> ViewSettings
+    func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError)
 }
 
 extension StoreBackend {

@@ -63,9 +63,15 @@ public struct HTTPRequest: Sendable {
     public var decodedPath: String? { PercentEncoding.decode(path) }
 
     /// The query's `name=value` pairs, decoded (`+` as a space), in order.
-    public var queryItems: [(name: String, value: String)] {
-        guard let query, !query.isEmpty else { return [] }
-        return query.split(separator: "&").compactMap { pair in
+    public var queryItems: [(name: String, value: String)] { Self.formItems(query ?? "") }
+
+    /// The fields of an `application/x-www-form-urlencoded` body (a submitted form).
+    public var formItems: [(name: String, value: String)] { Self.formItems(String(decoding: body, as: UTF8.self)) }
+
+    /// `name=value&…` pairs, `+` as space, %-escapes decoded (malformed pairs left out).
+    static func formItems(_ text: String) -> [(name: String, value: String)] {
+        guard !text.isEmpty else { return [] }
+        return text.split(separator: "&").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (text: Substring) in PercentEncoding.decode(String(text.map { $0 == "+" ? " " : $0 })) }
             guard let name = decode(parts[0]) else { return nil }

@@ -65,6 +65,7 @@ import Testing
         try Self.sqlite3(
             directory.path + "/almanac.sqlite",
             """
+            DROP TABLE sessions; ALTER TABLE users DROP COLUMN first_weekday; ALTER TABLE users DROP COLUMN time_zone;
             DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
             ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size; PRAGMA user_version = 2;
             """)

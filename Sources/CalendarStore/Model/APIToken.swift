@@ -44,3 +44,31 @@ public struct AddedMark: Sendable, Hashable {
         self.added = added
     }
 }
+
+/// A signed-in web session: whose it is, the token its forms and requests must carry
+/// (`X-CSRF-Token`), and when it ends.
+public struct WebSession: Sendable, Hashable {
+    public var user: String
+    public var csrfToken: String
+    /// Unix seconds.
+    public var expires: Int
+
+    public init(user: String, csrfToken: String, expires: Int) {
+        self.user = user
+        self.csrfToken = csrfToken
+        self.expires = expires
+    }
+}
+
+/// How a user likes their calendar shown.
+public struct ViewSettings: Sendable, Hashable {
+    /// 1 (Monday) … 7 (Sunday), as `Weekday`'s raw values.
+    public var firstWeekday: Int?
+    /// An IANA zone.
+    public var timeZone: String?
+
+    public init(firstWeekday: Int? = nil, timeZone: String? = nil) {
+        self.firstWeekday = firstWeekday
+        self.timeZone = timeZone
+    }
+}

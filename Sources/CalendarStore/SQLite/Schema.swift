@@ -137,6 +137,19 @@ enum Schema {
             WHERE time_kind IS NOT NULL AND id IN (SELECT id FROM object_data WHERE instr(upper(CAST(data AS TEXT)), 'TRANSPARENT') > 0);
         UPDATE object_data SET skeleton = NULL WHERE skeleton IS NOT NULL AND instr(upper(CAST(data AS TEXT)), 'TRANSPARENT') > 0;
         """,
+        // 6: web sessions (the cookie's hash, its CSRF token) and each user's view settings.
+        """
+        CREATE TABLE sessions (
+            secret_hash TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            csrf TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL
+        );
+        CREATE INDEX sessions_expires ON sessions(expires);
+        ALTER TABLE users ADD COLUMN first_weekday INTEGER;
+        ALTER TABLE users ADD COLUMN time_zone TEXT;
+        """,
     ]
 
     static func migrate(_ connection: Connection) throws(StoreError) {

@@ -1,0 +1,353 @@
+import AddToCalendar
+import Availability
+import CalendarStore
+import CalendarViews
+import CivilTime
+import HTTPServer
+import ICalendar
+import Recurrence
+
+extension WebContext {
+    /// The event and, for `occurrence`, that instance of it.
+    func loadEvent(_ store: any EventStore, id: String, occurrence: String?, zoneName: String) throws(WebFailure) -> (Event, EventOccurrence?) {
+        let event: Event
+        do {
+            event = try store.event(withIdentifier: id)
+        } catch {
+            throw WebFailure(error)
+        }
+        guard let occurrence else { return (event, nil) }
+        guard let value = Self.occurrenceTime(occurrence), let calendarID = event.calendarIdentifier else {
+            throw WebFailure(404, "No occurrence \(occurrence) of this event.")
+        }
+        let center = value.instant(in: .utc)
+        let found: [EventOccurrence]
+        do {
+            found = try store.events(
+                in: TimeRange(start: center - 129_600, end: center + 129_601), calendars: [calendarID], matching: .all, timeZone: zoneName)
+        } catch {
+            throw WebFailure(error)
+        }
+        guard let match = found.first(where: { $0.eventIdentifier == event.localIdentifier && $0.recurrenceID?.text == occurrence }) else {
+            throw WebFailure(404, "No occurrence \(occurrence) of this event.")
+        }
+        return (match.event, match)
+    }
+
+    /// An occurrence id's RECURRENCE-ID text (`2026-12-01T17:00:00Z`, `2026-12-01`, or a wall clock).
+    static func occurrenceTime(_ text: String) -> OccurrenceTime? {
+        if let date = date(text) { return .date(date) }
+        guard text.count >= 19, let date = date(String(text.prefix(10))) else { return nil }
+        let clock = text.dropFirst(11).prefix(8).split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3, let time = TimeOfDay(hour: clock[0], minute: clock[1], second: clock[2]) else { return nil }
+        let local = CivilDateTime(date: date, time: time)
+        return text.hasSuffix("Z") ? .instant(local.secondsSinceEpoch) : .floating(local)
+    }
+
+    /// `/calendar/event?id=ID[&occurrence=RECURRENCE-ID]`: the event, its "Add to Calendar"
+    /// button and links, and what to do with it.
+    func eventPage() throws(WebFailure) -> HTTPResponse {
+        let session = try requireSession()
+        let store = try store(for: session)
+        let view = try parameters(store: store, user: session.user)
+        guard let id = request.queryValue("id") else { throw WebFailure(404, "Which event?") }
+        let occurrenceID = request.queryValue("occurrence")
+        let (event, occurrence) = try loadEvent(store, id: id, occurrence: occurrenceID, zoneName: view.zoneName)
+        let targets: AddToCalendarTargets
+        do {
+            targets = try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: view.zoneName, in: store)
+        } catch {
+            throw WebFailure(error)
+        }
+        let calendarTitle = view.calendars.first { $0.id == event.calendarIdentifier }?.title ?? ""
+        let when: String
+        if let occurrence {
+            when = Self.describe(occurrence.start, occurrence.end, view.zone)
+        } else if let start = event.start {
+            let startTime: OccurrenceTime = start.isDate ? .date(start.civil.date) : (start.form == .floating ? .floating(start.civil) : .instant(targets.bridge.startsAtInMillisecondsSinceEpoch.seconds))
+            let endTime: OccurrenceTime = start.isDate
+                ? .date(CivilDate(daysSinceEpoch: Int(targets.bridge.allDayEndsAtInMillisecondsSinceEpoch / 86_400_000)))
+                : .instant(targets.bridge.endsAtInMillisecondsSinceEpoch.seconds)
+            when = Self.describe(startTime, endTime, view.zone)
+        } else {
+            when = ""
+        }
+        let added = (try? store.addedMark(event: id)) ?? nil
+        let addedURL = "/api/v1/events/" + PercentEncoding.encode(id) + "/added"
+        let icsURL = "/events/" + PercentEncoding.encode(id) + ".ics"
+        let links = [
+            ("Google Calendar", targets.google.url), ("Outlook.com", targets.outlook.url), ("Office 365", targets.office365.url),
+            ("Yahoo Calendar", targets.yahoo.url),
+        ]
+        var editPairs = [("id", id)]
+        if let occurrenceID { editPairs.append(("occurrence", occurrenceID)) }
+        let body = """
+            <header class="bar"><a class="button" href="/calendar?\(HTML.escape(HTML.query([("view", "month"), ("date", view.date.description)])))">‹ Calendar</a></header>
+            <main class="page event">
+            <h1>\(HTML.escape(event.title ?? "(untitled)"))</h1>
+            <dl>
+            <dt>When</dt><dd>\(HTML.escape(when))</dd>
+            \(event.location.map { "<dt>Where</dt><dd>\(HTML.escape($0))</dd>" } ?? "")
+            <dt>Calendar</dt><dd>\(HTML.escape(calendarTitle))</dd>
+            \(event.component.property("RRULE").map { "<dt>Repeats</dt><dd><code>\(HTML.escape($0.value))</code></dd>" } ?? "")
+            \(event.notes.map { "<dt>Notes</dt><dd class=\"notes\">\(HTML.escape($0))</dd>" } ?? "")
+            </dl>
+            <div class="add-to-calendar">
+            <button type="button" class="add" data-controller="bridge--add-to-calendar" data-bridge-payload="\(HTML.escape(targets.bridge.json.jsonText))" data-mark-added-url="\(HTML.escape(addedURL))" aria-haspopup="true">Add to Calendar</button>
+            <span class="added-note" role="status"\(added == nil ? " hidden" : "")>Added to your calendar</span>
+            <details class="add-links">
+            <summary>Add to Calendar</summary>
+            <ul>
+            \(links.map { "<li><a href=\"\(HTML.escape($0.1))\" target=\"_blank\" rel=\"noopener\">\($0.0)</a></li>" }.joined())
+            <li><a href="\(HTML.escape(icsURL))" download>Download .ics</a></li>
+            </ul>
+            </details>
+            </div>
+            <p><a class="button" href="/calendar/edit?\(HTML.escape(HTML.query(editPairs)))">Edit</a></p>
+            </main>
+            """
+        return html(event.title ?? "Event", body)
+    }
+
+    /// `Tuesday 2026-12-01 18:00–19:30 (Europe/Berlin)` or `2026-12-24 – 2026-12-26, all day`.
+    static func describe(_ start: OccurrenceTime, _ end: OccurrenceTime, _ zone: ZoneRules) -> String {
+        if case .date(let first) = start {
+            var last = first
+            if case .date(let after) = end, after > first { last = after.adding(days: -1) }
+            return last == first ? "\(first), all day" : "\(first) – \(last), all day"
+        }
+        let from = zone.localTime(at: start.instant(in: zone))
+        let to = zone.localTime(at: end.instant(in: zone))
+        let day = weekdayNames[from.date.weekday.rawValue - 1]
+        let endText = to.date == from.date ? clock(to.time.hour * 60 + to.time.minute) : "\(to.date) " + clock(to.time.hour * 60 + to.time.minute)
+        return "\(day) \(from.date) \(clock(from.time.hour * 60 + from.time.minute))–\(endText) (\(zone.identifier))"
+    }
+
+    // MARK: The event form
+
+    /// `/calendar/new?date=…` and `/calendar/edit?id=…[&occurrence=…]`.
+    func formPage() throws(WebFailure) -> HTTPResponse {
+        let session = try requireSession()
+        let store = try store(for: session)
+        let view = try parameters(store: store, user: session.user)
+        var fields: [String: String] = ["startDate": view.date.description, "startTime": "09:00", "endDate": view.date.description, "endTime": "10:00"]
+        if let id = request.queryValue("id") {
+            let occurrenceID = request.queryValue("occurrence")
+            let (event, occurrence) = try loadEvent(store, id: id, occurrence: occurrenceID, zoneName: view.zoneName)
+            fields["id"] = id
+            fields["occurrence"] = occurrenceID
+            fields["title"] = event.title
+            fields["location"] = event.location
+            fields["notes"] = event.notes
+            fields["calendar"] = event.calendarIdentifier
+            fields["rrule"] = event.component.property("RRULE")?.value
+            fields["recurring"] = event.isRecurring ? "1" : nil
+            if case .relative(let offset, false)? = event.alarms.first?.trigger, offset.nominalDays == 0, offset.exactSeconds <= 0 {
+                fields["alarm"] = String(-offset.exactSeconds / 60)
+            }
+            let start = occurrence?.start ?? event.start.map { $0.isDate ? OccurrenceTime.date($0.civil.date) : .instant($0.form == .utc ? $0.civil.secondsSinceEpoch : view.zone.instant(for: $0.civil)) }
+            let end = occurrence?.end ?? event.end.map { $0.isDate ? OccurrenceTime.date($0.civil.date) : .instant($0.form == .utc ? $0.civil.secondsSinceEpoch : view.zone.instant(for: $0.civil)) }
+            if case .date(let first)? = start {
+                fields["allDay"] = "1"
+                fields["startDate"] = first.description
+                var last = first
+                if case .date(let after)? = end, after > first { last = after.adding(days: -1) }
+                fields["endDate"] = last.description
+            } else if let start {
+                let from = view.zone.localTime(at: start.instant(in: view.zone))
+                let to = view.zone.localTime(at: (end ?? start).instant(in: view.zone))
+                fields["startDate"] = from.date.description
+                fields["startTime"] = Self.clock(from.time.hour * 60 + from.time.minute)
+                fields["endDate"] = to.date.description
+                fields["endTime"] = Self.clock(to.time.hour * 60 + to.time.minute)
+            }
+        }
+        return html(fields["id"] == nil ? "New event" : "Edit event", eventForm(fields, view: view, conflicts: []))
+    }
+
+    func eventForm(_ fields: [String: String], view: ViewParameters, conflicts: [String], error: String? = nil) -> String {
+        func value(_ name: String) -> String { HTML.escape(fields[name] ?? "") }
+        let presets = [("", "Does not repeat"), ("FREQ=DAILY", "Every day"), ("FREQ=WEEKLY", "Every week"), ("FREQ=MONTHLY", "Every month"),
+            ("FREQ=YEARLY", "Every year"), ("custom", "Custom rule")]
+        let rule = fields["rrule"] ?? ""
+        let preset = fields["repeat"] ?? (rule.isEmpty ? "" : (presets.contains { $0.0 == rule } ? rule : "custom"))
+        let calendarOptions = view.calendars.map { item in
+            "<option value=\"\(HTML.escape(item.id))\"\(item.id == fields["calendar"] ? " selected" : "")>\(HTML.escape(item.title))</option>"
+        }.joined()
+        var html = "<header class=\"bar\"><a class=\"button\" href=\"/calendar\">‹ Calendar</a></header><main class=\"page\">"
+        html += "<h1>\(fields["id"] == nil ? "New event" : "Edit event")</h1>"
+        if let error { html += "<p class=\"error\" role=\"alert\">\(HTML.escape(error))</p>" }
+        if !conflicts.isEmpty {
+            html += "<div class=\"conflicts\" role=\"alert\"><p>This overlaps:</p><ul>" + conflicts.map { "<li>\(HTML.escape($0))</li>" }.joined()
+                + "</ul><p>Save anyway, or change the time.</p></div>"
+        }
+        html += """
+            <form class="event-form" method="post" action="/calendar/save">
+            <input type="hidden" name="csrf" value="\(HTML.escape(session?.csrfToken ?? ""))">
+            <input type="hidden" name="id" value="\(value("id"))">
+            <input type="hidden" name="occurrence" value="\(value("occurrence"))">
+            <input type="hidden" name="tz" value="\(HTML.escape(view.zoneName))">
+            \(conflicts.isEmpty ? "" : "<input type=\"hidden\" name=\"confirm\" value=\"1\">")
+            <label>Title <input name="title" required value="\(value("title"))"></label>
+            <label>Calendar <select name="calendar">\(calendarOptions)</select></label>
+            <label class="inline"><input type="checkbox" name="allDay" value="1"\(fields["allDay"] == "1" ? " checked" : "")> All day</label>
+            <fieldset class="times"><legend>Starts</legend>
+            <input type="date" name="startDate" required value="\(value("startDate"))" aria-label="Start date">
+            <input type="time" name="startTime" value="\(value("startTime"))" aria-label="Start time">
+            </fieldset>
+            <fieldset class="times"><legend>Ends</legend>
+            <input type="date" name="endDate" required value="\(value("endDate"))" aria-label="End date">
+            <input type="time" name="endTime" value="\(value("endTime"))" aria-label="End time">
+            </fieldset>
+            <label>Repeats <select name="repeat">\(presets.map { "<option value=\"\($0.0)\"\($0.0 == preset ? " selected" : "")>\($0.1)</option>" }.joined())</select></label>
+            <label>Custom rule <input name="rrule" placeholder="FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10" value="\(HTML.escape(preset == "custom" ? rule : ""))"></label>
+            <label>Alert, minutes before <input type="number" name="alarm" min="0" max="40320" value="\(value("alarm"))"></label>
+            <label>Location <input name="location" value="\(value("location"))"></label>
+            <label>Notes <textarea name="notes" rows="3">\(value("notes"))</textarea></label>
+            """
+        if fields["recurring"] == "1" && !(fields["occurrence"] ?? "").isEmpty {
+            html += """
+                <fieldset class="span"><legend>Change</legend>
+                <label class="inline"><input type="radio" name="span" value="this"\(fields["span"] == "future" ? "" : " checked")> This event</label>
+                <label class="inline"><input type="radio" name="span" value="future"\(fields["span"] == "future" ? " checked" : "")> This and future events</label>
+                </fieldset>
+                """
+        }
+        html += "<button type=\"submit\">\(conflicts.isEmpty ? "Save" : "Save anyway")</button></form></main>"
+        return html
+    }
+
+    /// POST /calendar/save: checks the form, warns about conflicts (unless confirmed),
+    /// saves with the chosen span, and shows the event.
+    func saveEvent() throws(WebFailure) -> HTTPResponse {
+        var fields = form()
+        let session = try requireCSRF(fields)
+        let store = try store(for: session)
+        let view = try parameters(store: store, user: session.user)
+        let zoneName = fields["tz"].flatMap { TimeZoneDatabase.zone(named: $0) != nil ? $0 : nil } ?? view.zoneName
+        let zone = TimeZoneDatabase.zone(named: zoneName) ?? .utc
+        func refuse(_ message: String) -> HTTPResponse {
+            html("Event", eventForm(fields, view: view, conflicts: [], error: message), status: 400)
+        }
+        guard let title = fields["title"], !title.isEmpty else { return refuse("The event needs a title.") }
+        guard let startDate = Self.date(fields["startDate"] ?? ""), let endDate = Self.date(fields["endDate"] ?? "") else {
+            return refuse("Start and end dates are YYYY-MM-DD.")
+        }
+        let allDay = fields["allDay"] == "1"
+        let start: DateTimeValue
+        let end: DateTimeValue
+        if allDay {
+            guard endDate >= startDate else { return refuse("The event ends before it starts.") }
+            start = DateTimeValue(date: startDate)
+            end = DateTimeValue(date: endDate.adding(days: 1))
+        } else {
+            guard let startClock = Self.clockMinutes(fields["startTime"] ?? ""), let endClock = Self.clockMinutes(fields["endTime"] ?? "") else {
+                return refuse("Times are HH:MM.")
+            }
+            let from = CivilDateTime(date: startDate, time: .midnight).adding(seconds: startClock * 60)
+            let to = CivilDateTime(date: endDate, time: .midnight).adding(seconds: endClock * 60)
+            guard to >= from else { return refuse("The event ends before it starts.") }
+            let form: DateTimeForm = zoneName == "UTC" ? .utc : .zoned(tzid: zoneName)
+            start = DateTimeValue(from, form: form)
+            end = DateTimeValue(to, form: form)
+        }
+        var rule: String?
+        switch fields["repeat"] ?? "" {
+        case "": rule = nil
+        case "custom":
+            let text = (fields["rrule"] ?? "").trimmingCharacters(in: .whitespaces)
+            rule = text.hasPrefix("RRULE:") ? String(text.dropFirst(6)) : text
+        case let preset: rule = preset
+        }
+        if let candidate = rule, (try? RecurrenceRule(parsing: candidate, strict: true)) == nil {
+            return refuse("The repeat rule is not a valid RFC 5545 rule: \(candidate)")
+        }
+        var alarmMinutes: Int?
+        if let text = fields["alarm"], !text.isEmpty {
+            guard let minutes = Int(text), (0...40_320).contains(minutes) else { return refuse("The alert is 0 to 40,320 minutes before.") }
+            alarmMinutes = minutes
+        }
+        let calendarID = fields["calendar"] ?? view.calendars.first?.id ?? ""
+        guard view.calendars.contains(where: { $0.id == calendarID }) else { return refuse("Choose a calendar.") }
+
+        // The event: a new one, or the stored one (or its occurrence) with these fields.
+        var event: Event
+        let span: Span = fields["span"] == "future" ? .futureEvents : .thisEvent
+        let existingID = fields["id"].flatMap { $0.isEmpty ? nil : $0 }
+        if let existingID {
+            event = try loadEvent(store, id: existingID, occurrence: fields["occurrence"].flatMap { $0.isEmpty ? nil : $0 }, zoneName: zoneName).0
+            event.calendarIdentifier = calendarID
+        } else {
+            event = Event(title: title, start: start, calendarIdentifier: calendarID)
+        }
+        event.title = title
+        event.start = start
+        event.end = end
+        event.location = fields["location"].flatMap { $0.isEmpty ? nil : $0 }
+        event.notes = fields["notes"].flatMap { $0.isEmpty ? nil : $0 }
+        if existingID == nil || event.occurrenceID == nil || span == .futureEvents {
+            event.component.removeProperties(named: "RRULE")
+            if let rule { event.component.properties.append(Property(name: "RRULE", value: rule)) }
+        }
+        event.alarms = alarmMinutes.map { [Alarm.minutesBefore($0)] } ?? []
+
+        // Warn before saving over busy time (the event's own instances aside).
+        if fields["confirm"] != "1" {
+            let conflicts = try conflicts(of: event, store: store, zone: zone)
+            if !conflicts.isEmpty {
+                fields["rrule"] = rule
+                return html("Event", eventForm(fields, view: view, conflicts: conflicts), status: 409)
+            }
+        }
+        let saved: Event
+        do {
+            saved = try store.save(event, span: span)
+        } catch {
+            return refuse(error.message)
+        }
+        return Self.redirect("/calendar/event?" + HTML.query([("id", saved.localIdentifier ?? "")]))
+    }
+
+    static func clockMinutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count >= 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        return hour * 60 + minute
+    }
+
+    /// What the proposed event overlaps in the user's calendars, as lines to show.
+    func conflicts(of event: Event, store: any EventStore, zone: ZoneRules) throws(WebFailure) -> [String] {
+        let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: nil), viewerZone: zone)
+        let proposed: [(start: Int, end: Int)]
+        do {
+            let now = calendar.now()
+            proposed = try expansion.prepare([event.component], uid: event.externalIdentifier)
+                .occurrences(from: now - 86_400, to: now + 366 * 86_400, viewerZone: zone, limit: 200)
+                .map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
+        } catch {
+            return []
+        }
+        guard let first = proposed.first, let last = proposed.last else { return [] }
+        let busy: [BusyTime]
+        do {
+            busy = try store.busyTime(in: TimeRange(start: first.start, end: max(last.end, last.start + 1)), calendars: nil, timeZone: zone.identifier)
+        } catch {
+            throw WebFailure(error)
+        }
+        let rules = AvailabilityRules(zone: zone, workingHours: [:], slotLength: 60, allDayIsBusy: false)
+        let found = AvailabilitySearch.conflicts(
+            proposed: proposed, busy: busy.filter { $0.eventIdentifier != event.localIdentifier }.map(BusyBlock.init), rules: rules)
+        var lines: [String] = []
+        var titles: [String: String] = [:]
+        for conflict in found.prefix(10) {
+            let id = conflict.with.source
+            if titles[id] == nil { titles[id] = (try? store.event(withIdentifier: id))?.title ?? "(untitled)" }
+            lines.append("\(titles[id]!), \(Self.describe(.instant(conflict.with.start), .instant(conflict.with.end), zone))")
+        }
+        return lines
+    }
+}
+
+extension Int64 {
+    /// Milliseconds as seconds.
+    var seconds: Int { Int(self / 1000) }
+}

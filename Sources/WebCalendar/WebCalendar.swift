@@ -1,0 +1,102 @@
+import Accounts
+import AddToCalendar
+import CalendarStore
+import CalendarViews
+import CivilTime
+import HTTPServer
+import Foundation
+import ICalendar
+
+/// The web calendar: server-rendered pages (sign-in, month, week and day views, event
+/// detail with the "Add to Calendar" button, the event form, settings) over the store,
+/// as request → response. The server hands it every request for `/`, `/login`,
+/// `/logout`, `/settings`, `/calendar…` and `/static/…`.
+public struct WebCalendar: Sendable {
+    public let backend: any StoreBackend
+    /// Checks a user name and password (the server's throttled check); the signed-in
+    /// user's name, or a message to show.
+    public let verifyPassword: @Sendable (_ user: String, _ password: String, _ address: String) -> Result<String, WebSignInFailure>
+    public let now: @Sendable () -> Int
+    /// How long a session lasts, in seconds.
+    public var sessionLifetime = 30 * 86_400
+
+    public init(
+        backend: any StoreBackend, verifyPassword: @escaping @Sendable (String, String, String) -> Result<String, WebSignInFailure>,
+        now: @escaping @Sendable () -> Int
+    ) {
+        self.backend = backend
+        self.verifyPassword = verifyPassword
+        self.now = now
+    }
+
+    public static let cookieName = "almanac_session"
+
+    /// The session a request's cookie names, if it is valid.
+    public func session(for request: HTTPRequest) -> WebSession? {
+        guard let secret = Self.cookie(Self.cookieName, in: request) else { return nil }
+        return try? backend.session(secretHash: APITokenSecret.hash(secret))
+    }
+
+    static func cookie(_ name: String, in request: HTTPRequest) -> String? {
+        for header in request.headers.values("Cookie") {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name { return parts[1].trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return nil
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let nonce = PasswordGenerator.generate(length: 22)
+        var response: HTTPResponse
+        if request.path.hasPrefix("/static/") {
+            response = StaticFiles.response(for: request.path)
+        } else {
+            let context = WebContext(calendar: self, request: request, session: session(for: request), nonce: nonce)
+            do throws(WebFailure) {
+                response = try context.route()
+            } catch {
+                response = context.errorPage(error)
+            }
+        }
+        // Scripts only from this server, and inline only with this page's nonce.
+        response.headers.set(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self' 'nonce-\(nonce)'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'")
+        response.headers.set("X-Content-Type-Options", "nosniff")
+        response.headers.set("Referrer-Policy", "same-origin")
+        return response
+    }
+}
+
+/// Why a sign-in failed (shown to the visitor), and for how long to wait when throttled.
+public struct WebSignInFailure: Error, Sendable {
+    public var message: String
+    public var retryAfter: Int?
+
+    public init(message: String, retryAfter: Int? = nil) {
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+}
+
+/// A request that cannot be answered as asked: its status and what to tell the visitor.
+struct WebFailure: Error {
+    var status: Int
+    var message: String
+
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    init(_ error: StoreError) {
+        switch error.code {
+        case .notFound: self.init(404, error.message)
+        case .forbidden: self.init(403, error.message)
+        case .database: self.init(503, error.message)
+        default: self.init(400, error.message)
+        }
+    }
+}

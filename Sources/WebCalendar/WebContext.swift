@@ -1,0 +1,219 @@
+import Accounts
+import AddToCalendar
+import CalendarStore
+import CalendarViews
+import CivilTime
+import Foundation
+import HTTPServer
+import ICalendar
+import Recurrence
+
+/// One page request being answered.
+struct WebContext {
+    let calendar: WebCalendar
+    let request: HTTPRequest
+    let session: WebSession?
+    let nonce: String
+
+    var backend: any StoreBackend { calendar.backend }
+
+    func route() throws(WebFailure) -> HTTPResponse {
+        switch (request.method, request.path) {
+        case ("GET", "/"), ("HEAD", "/"):
+            if session != nil { return Self.redirect("/calendar") }
+            return signInPage(message: nil)
+        case ("POST", "/login"): return try signIn()
+        case ("POST", "/logout"): return try signOut()
+        case ("POST", "/settings"): return try saveSettings()
+        case ("GET", "/calendar"), ("HEAD", "/calendar"): return try calendarPage()
+        case ("GET", "/calendar/event"): return try eventPage()
+        case ("GET", "/calendar/new"), ("GET", "/calendar/edit"): return try formPage()
+        case ("POST", "/calendar/save"): return try saveEvent()
+        default:
+            if ["/login", "/logout", "/settings", "/calendar/save"].contains(request.path) {
+                var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
+                response.headers.set("Allow", "POST")
+                return response
+            }
+            throw WebFailure(404, "There is no page at \(request.path).")
+        }
+    }
+
+    // MARK: Sessions
+
+    /// The signed-in session, or a redirect to the sign-in form.
+    func requireSession() throws(WebFailure) -> WebSession {
+        guard let session else { throw WebFailure(401, "Sign in to see your calendar.") }
+        return session
+    }
+
+    /// A state-changing form must carry the session's CSRF token.
+    func requireCSRF(_ fields: [String: String]) throws(WebFailure) -> WebSession {
+        let session = try requireSession()
+        let token = fields["csrf"] ?? request.headers["X-CSRF-Token"] ?? ""
+        guard Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) else {
+            throw WebFailure(403, "This form has expired or did not come from this site; reload the page and try again.")
+        }
+        return session
+    }
+
+    func form() -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in request.formItems { fields[name] = value }
+        return fields
+    }
+
+    func signIn() throws(WebFailure) -> HTTPResponse {
+        let fields = form()
+        let user = fields["user"] ?? ""
+        switch calendar.verifyPassword(user, fields["password"] ?? "", request.remoteAddress) {
+        case .failure(let failure):
+            var response = signInPage(message: failure.message, user: user)
+            response.status = failure.retryAfter == nil ? 401 : 429
+            if let wait = failure.retryAfter { response.headers.set("Retry-After", String(wait)) }
+            return response
+        case .success(let name):
+            let secret = PasswordGenerator.generate(length: 40)
+            let session = WebSession(user: name, csrfToken: PasswordGenerator.generate(length: 32), expires: calendar.now() + calendar.sessionLifetime)
+            do {
+                try backend.createSession(session, secretHash: APITokenSecret.hash(secret))
+            } catch {
+                throw WebFailure(error)
+            }
+            var response = Self.redirect("/calendar")
+            response.headers.add("Set-Cookie", cookie(secret, maxAge: calendar.sessionLifetime))
+            return response
+        }
+    }
+
+    func signOut() throws(WebFailure) -> HTTPResponse {
+        _ = try requireCSRF(form())
+        if let secret = WebCalendar.cookie(WebCalendar.cookieName, in: request) {
+            try? backend.deleteSession(secretHash: APITokenSecret.hash(secret))
+        }
+        var response = Self.redirect("/")
+        response.headers.add("Set-Cookie", cookie("", maxAge: 0))
+        return response
+    }
+
+    /// The session cookie: HttpOnly, SameSite=Lax, and Secure behind TLS.
+    func cookie(_ value: String, maxAge: Int) -> String {
+        let secure = request.headers["X-Forwarded-Proto"]?.lowercased() == "https" ? "; Secure" : ""
+        return "\(WebCalendar.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax\(secure)"
+    }
+
+    static func redirect(_ location: String) -> HTTPResponse {
+        HTTPResponse(status: 303, headers: ["Location": location, "Cache-Control": "no-store"])
+    }
+
+    func html(_ title: String, _ body: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"],
+            body: Array(HTML.page(title: title, nonce: nonce, csrf: session?.csrfToken, bridge: nativeShell, body: body).utf8))
+    }
+
+    /// A native shell's platform and bridge components, from its user agent
+    /// (`… Hotwire Native iOS; bridge-components: [add-to-calendar menu]`).
+    var nativeShell: (platform: String, components: String)? {
+        guard let agent = request.headers["User-Agent"], let open = agent.range(of: "bridge-components: ["),
+            let close = agent[open.upperBound...].firstIndex(of: "]")
+        else { return nil }
+        let components = agent[open.upperBound..<close].split(separator: " ").joined(separator: " ")
+        return (agent.lowercased().contains("android") ? "android" : "ios", components)
+    }
+
+    func errorPage(_ failure: WebFailure) -> HTTPResponse {
+        if failure.status == 401 { return signInPage(message: failure.message) }
+        let back = session == nil ? "<a href=\"/\">Sign in</a>" : "<a href=\"/calendar\">Back to the calendar</a>"
+        return html("Error", "<main class=\"page\"><h1>\(failure.status)</h1><p role=\"alert\">\(HTML.escape(failure.message))</p><p>\(back)</p></main>", status: failure.status)
+    }
+
+    func signInPage(message: String?, user: String = "") -> HTTPResponse {
+        html(
+            "Sign in",
+            """
+            <main class="page sign-in">
+            <h1>Almanac</h1>
+            \(message.map { "<p class=\"error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? "")
+            <form method="post" action="/login">
+            <label>User <input name="user" autocomplete="username" required value="\(HTML.escape(user))"></label>
+            <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+            <button type="submit">Sign in</button>
+            </form>
+            </main>
+            """, status: message == nil ? 200 : 401)
+    }
+
+    // MARK: Settings
+
+    /// The view's parameters: the page's query, else the user's stored settings, else Monday and UTC.
+    struct ViewParameters {
+        var view: String
+        var date: CivilDate
+        var firstWeekday: Weekday
+        var zone: ZoneRules
+        var zoneName: String
+        var calendars: [EventCalendar]
+        var visible: Set<String>
+    }
+
+    func parameters(store: any EventStore, user: String) throws(WebFailure) -> ViewParameters {
+        let query = Dictionary(request.queryItems.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        let settings = (try? backend.viewSettings(user: user)) ?? ViewSettings()
+        let zoneName = query["tz"] ?? settings.timeZone ?? "UTC"
+        guard let zone = TimeZoneDatabase.zone(named: zoneName) else { throw WebFailure(400, "Unknown time zone \(zoneName).") }
+        var firstWeekday = Weekday(rawValue: settings.firstWeekday ?? 1) ?? .monday
+        if let text = query["firstWeekday"] {
+            guard let day = Self.weekdays.firstIndex(of: text.lowercased()) else { throw WebFailure(400, "Unknown first weekday \(text).") }
+            firstWeekday = Weekday(rawValue: day + 1)!
+        }
+        var date = zone.localTime(at: calendar.now()).date
+        if let text = query["date"] {
+            guard let parsed = Self.date(text) else { throw WebFailure(400, "The date is YYYY-MM-DD, not \(text).") }
+            date = parsed
+        }
+        let view = query["view"] ?? "month"
+        guard ["month", "week", "day"].contains(view) else { throw WebFailure(400, "The view is month, week or day.") }
+        let calendars: [EventCalendar]
+        do {
+            calendars = try store.calendars()
+        } catch {
+            throw WebFailure(error)
+        }
+        let chosen = request.queryItems.filter { $0.name == "cal" }.map(\.value)
+        let visible = chosen.isEmpty ? Set(calendars.map(\.id)) : Set(chosen)
+        return ViewParameters(view: view, date: date, firstWeekday: firstWeekday, zone: zone, zoneName: zoneName, calendars: calendars, visible: visible)
+    }
+
+    static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+    static func date(_ text: String) -> CivilDate? {
+        let parts = text.split(separator: "-")
+        guard text.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+        return CivilDate(year: year, month: month, day: day)
+    }
+
+    func saveSettings() throws(WebFailure) -> HTTPResponse {
+        let fields = form()
+        let session = try requireCSRF(fields)
+        var settings = ViewSettings()
+        if let day = fields["firstWeekday"], let index = Self.weekdays.firstIndex(of: day) { settings.firstWeekday = index + 1 }
+        if let zone = fields["tz"], !zone.isEmpty { settings.timeZone = zone }
+        do {
+            try backend.setViewSettings(settings, user: session.user)
+        } catch {
+            throw WebFailure(error)
+        }
+        return Self.redirect("/calendar")
+    }
+
+    func store(for session: WebSession) throws(WebFailure) -> any EventStore {
+        do {
+            return try backend.eventStore(for: session.user)
+        } catch {
+            throw WebFailure(error)
+        }
+    }
+}
