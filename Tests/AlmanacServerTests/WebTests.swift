@@ -1,0 +1,182 @@
+import Accounts
+import AlmanacServer
+import AlmanacTestSupport
+import CalendarStore
+import CivilTime
+import Foundation
+import HTTPServer
+import ICalendar
+import Testing
+
+/// The web calendar through the server's routes, in process: sign-in and sessions,
+/// CSRF, the views' structure, escaping, the bridge button, the event form.
+@Suite struct WebTests {
+    let directory: TemporaryDirectory
+    let backend: SQLiteBackend
+    let server: AlmanacServer
+    let calendarID: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        backend = try SQLiteBackend(directory: directory.path)
+        // Few iterations: this test signs in often and is not about hashing.
+        try backend.createUser(named: "anna", displayName: nil, passwordHash: PasswordHash(password: "correct horse", iterations: 1_000).description)
+        server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false))
+        let store = try backend.eventStore(for: "anna")
+        calendarID = try store.createCalendar(EventCalendar(title: "Trainings", color: "#FF0000", timeZone: "Europe/Berlin")).id
+    }
+
+    struct Page {
+        var status: Int
+        var headers: HTTPHeaders
+        var text: String
+    }
+
+    func send(_ method: String, _ target: String, form: [(String, String)]? = nil, cookie: String? = nil, headers: HTTPHeaders = [:], body: String? = nil) -> Page {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        var all = headers
+        if let cookie { all.set("Cookie", cookie) }
+        var bytes: [UInt8] = []
+        if let form {
+            all.set("Content-Type", "application/x-www-form-urlencoded")
+            bytes = Array(form.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&").utf8)
+        } else if let body {
+            all.set("Content-Type", "application/json")
+            bytes = Array(body.utf8)
+        }
+        let response = server.respond(
+            to: HTTPRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil, headers: all, body: bytes))
+        return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Signs in and returns the session cookie and the page's CSRF token.
+    func signIn() throws -> (cookie: String, csrf: String) {
+        let answer = send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")])
+        try #require(answer.status == 303)
+        let setCookie = try #require(answer.headers["Set-Cookie"])
+        let cookie = String(setCookie.split(separator: ";")[0])
+        let page = send("GET", "/calendar", cookie: cookie)
+        let csrf = try #require(page.text.firstRange(of: "name=\"csrf-token\" content=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } })
+        return (cookie, String(csrf))
+    }
+
+    func add(_ title: String, _ start: String, _ end: String) throws -> String {
+        let store = try backend.eventStore(for: "anna")
+        var event = Event(
+            title: title, start: DateTimeValue(Self.civil(start), form: .zoned(tzid: "Europe/Berlin")),
+            end: DateTimeValue(Self.civil(end), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
+        event.location = "Studio"
+        return try #require(try store.save(event).localIdentifier)
+    }
+
+    static func civil(_ text: String) -> CivilDateTime {
+        let parts = text.split(whereSeparator: { "- :T".contains($0) }).map { Int($0)! }
+        return CivilDateTime(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4])!
+    }
+
+    @Test func signInSetsASafeCookieAndSignOutEndsIt() throws {
+        let visitor = send("GET", "/")
+        #expect(visitor.status == 200 && visitor.text.contains("<form method=\"post\" action=\"/login\">"))
+        #expect(send("GET", "/calendar").text.contains("action=\"/login\""))
+        let wrong = send("POST", "/login", form: [("user", "anna"), ("password", "guess")])
+        #expect(wrong.status == 401 && wrong.text.contains("wrong user name or password"))
+        let right = send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")], headers: ["X-Forwarded-Proto": "https"])
+        let cookie = try #require(right.headers["Set-Cookie"])
+        #expect(right.status == 303 && right.headers["Location"] == "/calendar")
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure") && cookie.contains("Path=/"))
+        #expect(!(send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")]).headers["Set-Cookie"] ?? "").contains("Secure"))
+        let (session, csrf) = try signIn()
+        #expect(send("GET", "/", cookie: session).status == 303)
+        #expect(send("POST", "/logout", form: [("csrf", "nope")], cookie: session).status == 403)
+        #expect(send("POST", "/logout", form: [("csrf", csrf)], cookie: session).status == 303)
+        #expect(send("GET", "/calendar", cookie: session).text.contains("action=\"/login\""))
+    }
+
+    @Test func monthGridsWithEitherWeekStartAndEscapedText() throws {
+        _ = try add("<img src=x onerror=alert(1)>", "2026-11-10 18:00", "2026-11-10 19:00")
+        let (cookie, _) = try signIn()
+        let monday = send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday&tz=Europe/Berlin", cookie: cookie)
+        #expect(monday.status == 200)
+        #expect(monday.text.contains("<table class=\"month\" role=\"grid\" aria-label=\"November 2026\">"))
+        let headers = monday.text.components(separatedBy: "role=\"columnheader\"").dropFirst().map { $0.prefix(30) }
+        #expect(headers.count == 7 && headers[0].contains("Monday"))
+        // November 2026 from Monday: 26 October to 6 December, six rows.
+        #expect(monday.text.components(separatedBy: "<tr role=\"row\">").count - 2 == 6)
+        #expect(monday.text.contains("data-date=\"2026-10-26\"") && monday.text.contains("data-date=\"2026-12-06\""))
+        let sunday = send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=sunday&tz=Europe/Berlin", cookie: cookie)
+        #expect(sunday.text.components(separatedBy: "role=\"columnheader\"")[1].contains("Sunday"))
+        #expect(sunday.text.components(separatedBy: "<tr role=\"row\">").count - 2 == 5)
+        #expect(!sunday.text.contains("data-date=\"2026-10-31\""))
+        // User text is escaped; the page has no inline script, and the script tag carries the CSP nonce.
+        #expect(monday.text.contains("&lt;img src=x onerror=alert(1)&gt;") && !monday.text.contains("<img src=x"))
+        let policy = try #require(monday.headers["Content-Security-Policy"])
+        let nonce = try #require(policy.firstRange(of: "'nonce-").map { policy[$0.upperBound...].prefix { $0 != "'" } })
+        #expect(monday.text.contains("<script type=\"module\" src=\"/static/app.js\" nonce=\"\(nonce)\"></script>"))
+        #expect(monday.text.components(separatedBy: "<script").count == 2)
+        #expect(send("GET", "/static/app.js").headers["Content-Type"] == "text/javascript; charset=utf-8")
+    }
+
+    @Test func weekViewPlacesOverlappingEventsSideBySide() throws {
+        for (title, start, end) in [("A", "10:00", "11:00"), ("B", "10:30", "12:00"), ("C", "10:45", "11:15")] {
+            _ = try add(title, "2026-12-01 \(start)", "2026-12-01 \(end)")
+        }
+        let (cookie, _) = try signIn()
+        let week = send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
+        #expect(week.status == 200 && week.text.contains("aria-label=\"Week of 2026-11-30\""))
+        #expect(week.text.components(separatedBy: "data-lanes=\"3\"").count == 4)
+        #expect(week.text.contains("data-lane=\"2\""))
+        // The scope toggle keeps the date.
+        #expect(week.text.contains("href=\"/calendar?view=month&amp;date=2026-12-02&amp;tz=Europe%2FBerlin\""))
+    }
+
+    @Test func settingsNeedTheCSRFTokenAndAreRemembered() throws {
+        let (cookie, csrf) = try signIn()
+        #expect(send("POST", "/settings", form: [("firstWeekday", "sunday"), ("tz", "America/New_York")], cookie: cookie).status == 403)
+        #expect(send("POST", "/settings", form: [("csrf", csrf), ("firstWeekday", "sunday"), ("tz", "America/New_York")], cookie: cookie).status == 303)
+        #expect(try backend.viewSettings(user: "anna") == ViewSettings(firstWeekday: 7, timeZone: "America/New_York"))
+        let page = send("GET", "/calendar?view=month&date=2026-11-29", cookie: cookie)
+        #expect(page.text.components(separatedBy: "role=\"columnheader\"")[1].contains("Sunday"))
+        // The query overrides the stored setting for that page only.
+        #expect(send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday", cookie: cookie).text.components(separatedBy: "role=\"columnheader\"")[1].contains("Monday"))
+    }
+
+    @Test func eventPageCarriesTheBridgePayloadAndMarkingNeedsTheToken() throws {
+        let id = try add("Spin & Stretch", "2026-12-01 18:00", "2026-12-01 19:00")
+        let (cookie, csrf) = try signIn()
+        let page = send("GET", "/calendar/event?id=\(id)", cookie: cookie, headers: ["User-Agent": "Mozilla/5.0 Hotwire Native iOS; bridge-components: [add-to-calendar menu]"])
+        #expect(page.status == 200)
+        #expect(page.text.contains("<html lang=\"en\" data-bridge-platform=\"ios\" data-bridge-components=\"add-to-calendar menu\">"))
+        #expect(page.text.contains("data-controller=\"bridge--add-to-calendar\""))
+        let escaped = try #require(page.text.firstRange(of: "data-bridge-payload=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } })
+        let payload = try JSONValue(parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&"))
+        #expect(payload["name"] == .string("Spin & Stretch") && payload["location"] == .string("Studio"))
+        #expect(page.text.contains("data-mark-added-url=\"/api/v1/events/\(id)/added\""))
+        #expect(page.text.contains("https://calendar.google.com/calendar/render?") && page.text.contains("/events/\(id).ics"))
+        // The page's own API call: the cookie alone is not enough for a change.
+        #expect(send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, body: #"{"platform": "ios"}"#).status == 403)
+        #expect(send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, headers: ["X-CSRF-Token": csrf], body: #"{"platform": "ios"}"#).status == 200)
+        #expect(try backend.eventStore(for: "anna").addedMark(event: id)?.platform == "ios")
+        #expect(send("GET", "/events/\(id).ics", cookie: cookie).text.contains("METHOD:PUBLISH"))
+    }
+
+    @Test func theFormWarnsAboutConflictsBeforeSaving() throws {
+        _ = try add("Board", "2026-12-01 18:00", "2026-12-01 19:00")
+        let (cookie, csrf) = try signIn()
+        let fields = [
+            ("csrf", csrf), ("title", "Spin"), ("calendar", calendarID), ("startDate", "2026-12-01"), ("startTime", "18:30"), ("endDate", "2026-12-01"),
+            ("endTime", "19:30"), ("tz", "Europe/Berlin"), ("repeat", ""), ("alarm", "15"),
+        ]
+        let store = try backend.eventStore(for: "anna")
+        let before = try store.resources(calendar: calendarID).count
+        let warned = send("POST", "/calendar/save", form: fields, cookie: cookie)
+        #expect(warned.status == 409 && warned.text.contains("This overlaps") && warned.text.contains("Board"))
+        #expect(warned.text.contains("name=\"confirm\" value=\"1\""))
+        #expect(try store.resources(calendar: calendarID).count == before)
+        #expect(send("POST", "/calendar/save", form: fields.filter { $0.0 != "csrf" } + [("confirm", "1")], cookie: cookie).status == 403)
+        let saved = send("POST", "/calendar/save", form: fields + [("confirm", "1")], cookie: cookie)
+        #expect(saved.status == 303 && saved.headers["Location"]?.hasPrefix("/calendar/event?id=") == true)
+        #expect(try store.resources(calendar: calendarID).count == before + 1)
+        let bad = send("POST", "/calendar/save", form: fields.map { $0.0 == "endTime" ? ("endTime", "17:00") : $0 } + [("confirm", "1")], cookie: cookie)
+        #expect(bad.status == 400 && bad.text.contains("ends before it starts"))
+    }
+}
