@@ -28,7 +28,8 @@ test: deps
 	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
 	python3 Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
 	python3 Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
-	python3 Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/schemathesis-venv/bin/st
+	python3 Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st
+	.build/test-venv/bin/python Tests/Browser/web_calendar_browser.py --almanac .build/debug/almanac
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run

@@ -45,7 +45,7 @@ enum StaticFiles {
         .hours { position: relative; height: 48rem; }
         .timed-event { position: absolute; overflow: hidden; font-size: .7rem; background: #eef2f8; border-left: 3px solid var(--accent); padding: 1px 2px; text-decoration: none; color: inherit; }
         .timed-event .time { color: var(--muted); }
-        .side { padding: .5rem; border-top: 1px solid var(--line); display: grid; gap: .75rem; }
+        .side { padding: .5rem; border-top: 1px solid var(--line); display: grid; gap: .75rem; align-content: start; }
         fieldset { border: 1px solid var(--line); border-radius: .4rem; }
         label { display: block; margin: .3rem 0; }
         label.inline { display: inline-block; margin-right: 1rem; }
