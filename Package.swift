@@ -42,7 +42,7 @@ let package = Package(
         // The JSON API under /api/v1 (pure request → response over the store).
         .target(
             name: "JSONAPI",
-            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar"]),
+            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar", "CalendarViews"]),
         // The web calendar's pages (pure request → response over the store).
         .target(
             name: "WebCalendar",

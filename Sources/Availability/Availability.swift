@@ -136,13 +136,13 @@ public struct AvailabilityRules: Sendable {
             guard words.count >= 2 else { return nil }
             var days: [Weekday] = []
             for part in words[0].split(separator: "+") {
-                let bounds = part.split(separator: "-").map { Weekday(englishAbbreviation: $0) }
+                let bounds = part.split(separator: "-").map { Weekday(englishName: $0) }
                 guard !bounds.isEmpty, bounds.count <= 2, let first = bounds.first ?? nil, let last = bounds.last ?? nil else { return nil }
                 var day = first
                 while true {
                     days.append(day)
                     if day == last { break }
-                    day = day.next
+                    day = day.advanced(by: 1)
                 }
             }
             var spans: [ClockRange] = []
@@ -208,7 +208,7 @@ public enum AvailabilitySearch {
             for block in blocks {
                 let date = rules.zone.localTime(at: block.start).date
                 perDay[date, default: 0] += 1
-                perWeek[weekStart(of: date, rules.firstWeekday), default: 0] += 1
+                perWeek[date.startOfWeek(firstWeekday: rules.firstWeekday), default: 0] += 1
             }
         }
         let earliest = earliestStart(rules: rules, now: now)
@@ -219,7 +219,7 @@ public enum AvailabilitySearch {
         while date <= lastDate {
             defer { date = date.adding(days: 1) }
             if let limit = rules.dailyLimit, perDay[date, default: 0] >= limit { continue }
-            if let limit = rules.weeklyLimit, perWeek[weekStart(of: date, rules.firstWeekday), default: 0] >= limit { continue }
+            if let limit = rules.weeklyLimit, perWeek[date.startOfWeek(firstWeekday: rules.firstWeekday), default: 0] >= limit { continue }
             for span in rules.dateOverrides[date] ?? rules.workingHours[date.weekday] ?? [] {
                 let spanEnd = instant(date, span.end, rules.zone)
                 var start = instant(date, span.start, rules.zone)
@@ -279,25 +279,8 @@ public enum AvailabilitySearch {
         }
     }
 
-    /// The first day of the week holding `date`.
-    static func weekStart(of date: CivilDate, _ firstWeekday: Weekday) -> CivilDate {
-        date.adding(days: -((date.weekday.rawValue - firstWeekday.rawValue + 7) % 7))
-    }
-
     /// The instant of `minutes` past midnight on `date` in `zone` (a time in a DST gap moves forward).
     static func instant(_ date: CivilDate, _ minutes: Int, _ zone: ZoneRules) -> Int {
         zone.instant(for: CivilDateTime(date: date, time: .midnight).adding(seconds: minutes * 60))
     }
-}
-
-extension Weekday {
-    /// `Mon`, `tue`, `Wednesday`… (the first three letters decide).
-    init?(englishAbbreviation text: some StringProtocol) {
-        let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-        guard text.count >= 3, let index = names.firstIndex(of: text.prefix(3).lowercased()) else { return nil }
-        self.init(rawValue: index + 1)
-    }
-
-    /// The day after.
-    var next: Weekday { Weekday(rawValue: rawValue % 7 + 1)! }
 }

@@ -106,9 +106,27 @@ struct DayBounds {
     }
 }
 
-/// The first day of the week holding `date`, for weeks starting on `firstWeekday`.
-public func weekStart(of date: CivilDate, firstWeekday: Weekday) -> CivilDate {
-    date.adding(days: -((date.weekday.rawValue - firstWeekday.rawValue + 7) % 7))
+/// One day's events (all-day first, then by start) and its marker.
+public struct DaySummary: Sendable, Hashable {
+    public var date: CivilDate
+    public var events: [ViewEvent]
+    public var marker: DayMarker
+}
+
+/// Each date's events and marker, days beginning at midnight in `zone`.
+public func daySummaries(for dates: [CivilDate], zone: ZoneRules, events: [ViewEvent]) -> [DaySummary] {
+    let bounds = DayBounds(zone: zone)
+    return dates.map { date in
+        let dayEvents = bounds.events(on: date, from: events)
+        return DaySummary(date: date, events: dayEvents, marker: bounds.marker(dayEvents))
+    }
+}
+
+/// The instants from the first date's midnight to the midnight after the last, in `zone`.
+public func instantRange(of dates: [CivilDate], zone: ZoneRules) -> (start: Int, end: Int)? {
+    guard let first = dates.first, let last = dates.last else { return nil }
+    let bounds = DayBounds(zone: zone)
+    return (bounds.start(of: first), bounds.start(of: last.adding(days: 1)))
 }
 
 /// The Monday of ISO week `week` of `year` (`2026-W48`); nil when there is no such week.

@@ -22,14 +22,13 @@ public struct MonthGrid: Sendable {
 
     /// The instants the grid covers in `zone` (to query events for it).
     public static func range(year: Int, month: Int, firstWeekday: Weekday, zone: ZoneRules) -> (start: Int, end: Int)? {
-        guard let days = days(year: year, month: month, firstWeekday: firstWeekday), let first = days.first, let last = days.last else { return nil }
-        let bounds = DayBounds(zone: zone)
-        return (bounds.start(of: first), bounds.start(of: last.adding(days: 1)))
+        days(year: year, month: month, firstWeekday: firstWeekday).flatMap { instantRange(of: $0, zone: zone) }
     }
 
-    static func days(year: Int, month: Int, firstWeekday: Weekday) -> [CivilDate]? {
+    /// The grid's dates, row by row; nil for a month that does not exist.
+    public static func days(year: Int, month: Int, firstWeekday: Weekday) -> [CivilDate]? {
         guard let first = CivilDate(year: year, month: month, day: 1) else { return nil }
-        let gridStart = weekStart(of: first, firstWeekday: firstWeekday)
+        let gridStart = first.startOfWeek(firstWeekday: firstWeekday)
         let last = first.adding(days: CivilDate.daysInMonth(year: year, month: month) - 1)
         // Whole weeks; a February that fits in four gets the next week too, so the grid
         // keeps its height (5 or 6 rows).
@@ -43,12 +42,10 @@ public struct MonthGrid: Sendable {
         self.year = year
         self.month = month
         self.firstWeekday = firstWeekday
-        let bounds = DayBounds(zone: zone)
-        let days = dates.map { date in
-            let dayEvents = bounds.events(on: date, from: events)
-            return Day(
-                date: date, isInMonth: date.month == month && date.year == year, isToday: date == today, events: dayEvents,
-                marker: bounds.marker(dayEvents))
+        let days = daySummaries(for: dates, zone: zone, events: events).map { day in
+            Day(
+                date: day.date, isInMonth: day.date.month == month && day.date.year == year, isToday: day.date == today, events: day.events,
+                marker: day.marker)
         }
         weeks = stride(from: 0, to: days.count, by: 7).map { Array(days[$0..<$0 + 7]) }
     }

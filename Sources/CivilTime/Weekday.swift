@@ -53,3 +53,30 @@ public enum Weekday: Int, Sendable, Hashable, CaseIterable, Comparable {
     /// Orders weekdays as ISO 8601 does, Monday first.
     public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.rawValue < rhs.rawValue }
 }
+
+extension Weekday {
+    /// `Monday` … `Sunday`.
+    public var englishName: String {
+        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][rawValue - 1]
+    }
+
+    /// Reads an English day name or its first three letters or more (`monday`, `Mon`,
+    /// `tues`), ignoring case; nil otherwise.
+    public init?(englishName text: some StringProtocol) {
+        let lowered = text.lowercased()
+        guard lowered.count >= 3, let day = Weekday.allCases.first(where: { $0.englishName.lowercased().hasPrefix(lowered) }) else { return nil }
+        self = day
+    }
+}
+
+extension CivilDate {
+    /// The first day of the week holding this date, for weeks that start on `firstWeekday`.
+    public func startOfWeek(firstWeekday: Weekday) -> CivilDate {
+        adding(days: -((weekday.rawValue - firstWeekday.rawValue + 7) % 7))
+    }
+
+    /// `January` … `December`.
+    public var monthName: String {
+        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][month - 1]
+    }
+}

@@ -1,4 +1,5 @@
 import CalendarStore
+import CalendarViews
 import CivilTime
 import HTTPServer
 import ICalendar
@@ -25,23 +26,16 @@ extension APIContext {
         case (let text?, nil):
             let parts = text.split(separator: "-")
             guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]), let number = Int(parts[1]),
-                let first = CivilDate(year: year, month: number, day: 1)
+                let grid = MonthGrid.days(year: year, month: number, firstWeekday: firstWeekday)
             else { throw APIProblem(.invalidQuery, "month is YYYY-MM, such as 2026-11", fields: ["month"]) }
             month = (year, number)
-            let gridStart = first.adding(days: -((first.weekday.rawValue - firstWeekday.rawValue + 7) % 7))
-            let last = first.adding(days: CivilDate.daysInMonth(year: year, month: number) - 1)
-            var day = gridStart
-            while day <= last || (day.days(since: gridStart) % 7 != 0) {
-                days.append(day)
-                day = day.adding(days: 1)
-            }
+            days = grid
         case (nil, let text?):
             let parts = text.split(separator: "-")
             guard parts.count == 2, parts[0].count == 4, parts[1].hasPrefix("W"), let year = Int(parts[0]), let week = Int(parts[1].dropFirst()),
-                week >= 1, week <= CivilDate.numberOfWeeks(inYear: year, weekStart: .monday)
+                let monday = isoWeekMonday(year: year, week: week)
             else { throw APIProblem(.invalidQuery, "week is an ISO week, YYYY-Www, such as 2026-W48", fields: ["week"]) }
-            let monday = CivilDate(daysSinceEpoch: CivilDate.firstDayOfWeekOne(year: year, weekStart: .monday) + (week - 1) * 7)
-            let start = monday.adding(days: -((monday.weekday.rawValue - firstWeekday.rawValue + 7) % 7))
+            let start = monday.startOfWeek(firstWeekday: firstWeekday)
             days = (0..<7).map { start.adding(days: $0) }
         default:
             throw APIProblem(.invalidQuery, "give month (2026-11) or week (2026-W48)", fields: ["month", "week"])
@@ -53,50 +47,26 @@ extension APIContext {
             throw APIProblem(.notFound, "no calendar \(unknown)", fields: ["calendars"])
         }
         let colors = Dictionary(uniqueKeysWithValues: chosen.map { ($0.id, $0.color) })
-        let start = zone.instant(for: CivilDateTime(date: days[0], time: .midnight))
-        let end = zone.instant(for: CivilDateTime(date: days[days.count - 1].adding(days: 1), time: .midnight))
+        let range = instantRange(of: days, zone: zone)!
         let occurrences = chosen.isEmpty ? [] : try attempt { () throws(StoreError) in
-            try store.events(in: TimeRange(start: start, end: end), calendars: chosen.map(\.id), matching: .all, timeZone: zoneName ?? "UTC")
+            try store.events(in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all, timeZone: zoneName ?? "UTC")
         }
-        var result: [JSONValue] = []
-        for day in days {
-            let dayStart = zone.instant(for: CivilDateTime(date: day, time: .midnight))
-            let dayEnd = zone.instant(for: CivilDateTime(date: day.adding(days: 1), time: .midnight))
-            let touching = occurrences.filter { occurrence in
-                OccurrenceTime.overlaps(start: occurrence.start, end: occurrence.end, from: dayStart, to: dayEnd, in: zone)
-            }
-            var dayColors: [String] = []
-            for occurrence in touching {
-                if let color = colors[occurrence.calendarIdentifier] ?? nil, !dayColors.contains(color) { dayColors.append(color) }
-            }
+        let summaries = daySummaries(for: days, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier] ?? nil) })
+        let result: [JSONValue] = summaries.map { day in
             var members: [(key: String, value: JSONValue)] = [
-                ("date", .string(day.description)), ("count", .integer(touching.count)), ("colors", .array(dayColors.map(JSONValue.string))),
-                ("titles", .array(touching.prefix(titlesPerDay).map { .string($0.title ?? "") })), ("conflict", .bool(Self.hasConflict(touching))),
+                ("date", .string(day.date.description)), ("count", .integer(day.marker.count)), ("colors", .array(day.marker.colors.map(JSONValue.string))),
+                ("titles", .array(day.events.prefix(titlesPerDay).map { .string($0.title) })), ("conflict", .bool(day.marker.hasConflict)),
             ]
-            if let month { members.append(("inMonth", .bool(day.year == month.year && day.month == month.month))) }
-            result.append(.object(members))
+            if let month { members.append(("inMonth", .bool(day.date.year == month.year && day.date.month == month.month))) }
+            return .object(members)
         }
-        return json(.object([("timeZone", .string(zoneName ?? "UTC")), ("firstWeekday", .string(Self.weekdayNames[firstWeekday.rawValue - 1])), ("days", .array(result))]))
+        return json(.object([("timeZone", .string(zoneName ?? "UTC")), ("firstWeekday", .string(firstWeekday.englishName.lowercased())), ("days", .array(result))]))
     }
-
-    static let weekdayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
     static func weekday(_ text: String) throws(APIProblem) -> Weekday {
-        guard let index = weekdayNames.firstIndex(of: text.lowercased()) else {
+        guard let day = Weekday(englishName: text) else {
             throw APIProblem(.invalidQuery, "firstWeekday is a day name, such as monday or sunday", fields: ["firstWeekday"])
         }
-        return Weekday(rawValue: index + 1)!
-    }
-
-    /// Whether two busy timed occurrences overlap (all-day, free and cancelled ones do not count).
-    static func hasConflict(_ occurrences: [EventOccurrence]) -> Bool {
-        let busy = occurrences.filter { !$0.isAllDay && !$0.isCancelled && !$0.isTransparent }
-            .map { (start: $0.startInstant, end: $0.endInstant) }.sorted { $0.start < $1.start }
-        var reach = Int.min
-        for interval in busy {
-            if interval.start < reach { return true }
-            reach = max(reach, interval.end)
-        }
-        return false
+        return day
     }
 }

@@ -30,7 +30,7 @@ extension WebContext {
         var next: CivilDate
         switch view.view {
         case "week":
-            let first = weekStart(of: view.date, firstWeekday: view.firstWeekday)
+            let first = view.date.startOfWeek(firstWeekday: view.firstWeekday)
             let week = WeekGrid(from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)), today: today)
             title = "Week of \(first)"
             grid = weekGrid(week, view: view)
@@ -39,7 +39,7 @@ extension WebContext {
         case "day":
             let start = view.zone.instant(for: CivilDateTime(date: view.date, time: .midnight))
             let end = view.zone.instant(for: CivilDateTime(date: view.date.adding(days: 1), time: .midnight))
-            title = "\(Self.weekdayNames[view.date.weekday.rawValue - 1]) \(view.date)"
+            title = "\(view.date.weekday.englishName) \(view.date)"
             grid = dayList(try events((start, end)).sorted { ($0.isAllDay ? 0 : 1, $0.start) < ($1.isAllDay ? 0 : 1, $1.start) }, view: view)
             previous = view.date.adding(days: -1)
             next = view.date.adding(days: 1)
@@ -49,7 +49,7 @@ extension WebContext {
                     year: view.date.year, month: view.date.month, firstWeekday: view.firstWeekday, zone: view.zone, events: try events(range),
                     today: today)
             else { throw WebFailure(400, "No such month.") }
-            title = "\(Self.monthNames[view.date.month - 1]) \(view.date.year)"
+            title = "\(view.date.monthName) \(view.date.year)"
             grid = monthGrid(month, view: view)
             previous = Self.addingMonths(view.date, -1)
             next = Self.addingMonths(view.date, 1)
@@ -113,10 +113,10 @@ extension WebContext {
     }
 
     func monthGrid(_ month: MonthGrid, view: ViewParameters) -> String {
-        var html = "<table class=\"month\" role=\"grid\" aria-label=\"\(Self.monthNames[month.month - 1]) \(month.year)\">"
+        var html = "<table class=\"month\" role=\"grid\" aria-label=\"\(CivilDate(year: month.year, month: month.month, day: 1)!.monthName) \(month.year)\">"
         html += "<thead><tr role=\"row\">"
         for weekday in month.weekdays {
-            let name = Self.weekdayNames[weekday.rawValue - 1]
+            let name = weekday.englishName
             html += "<th role=\"columnheader\" scope=\"col\" abbr=\"\(name)\">\(name.prefix(3))</th>"
         }
         html += "</tr></thead><tbody>"
@@ -128,7 +128,7 @@ extension WebContext {
                 if day.isToday { classes.append("today") }
                 if day.date == view.date { classes.append("selected") }
                 if day.marker.hasConflict { classes.append("conflict") }
-                let label = "\(Self.weekdayNames[day.date.weekday.rawValue - 1]) \(day.date), \(day.marker.count) event\(day.marker.count == 1 ? "" : "s")"
+                let label = "\(day.date.weekday.englishName) \(day.date), \(day.marker.count) event\(day.marker.count == 1 ? "" : "s")"
                     + (day.marker.hasConflict ? ", overlapping" : "")
                 html += "<td role=\"gridcell\" class=\"\(classes.joined(separator: " "))\" data-date=\"\(day.date)\" data-count=\"\(day.marker.count)\""
                     + (day.isToday ? " aria-current=\"date\"" : "") + ">"
@@ -150,7 +150,7 @@ extension WebContext {
     func weekGrid(_ week: WeekGrid, view: ViewParameters) -> String {
         var html = "<table class=\"week\" role=\"grid\" aria-label=\"Week of \(week.columns[0].date)\"><thead><tr role=\"row\">"
         for column in week.columns {
-            let name = Self.weekdayNames[column.date.weekday.rawValue - 1]
+            let name = column.date.weekday.englishName
             html += "<th role=\"columnheader\" scope=\"col\" abbr=\"\(name) \(column.date)\"\(column.isToday ? " class=\"today\" aria-current=\"date\"" : "")>"
                 + "<a href=\"\(link(view, date: column.date, view: "day"))\">\(name.prefix(3)) \(column.date.day)</a>"
                 + (column.marker.hasConflict ? "<span class=\"warning\" title=\"Overlapping events\">!</span>" : "") + "</th>"
@@ -224,8 +224,8 @@ extension WebContext {
     }
 
     func settingsForm(_ view: ViewParameters) -> String {
-        let options = Self.weekdays.enumerated().map { index, name in
-            "<option value=\"\(name)\"\(index + 1 == view.firstWeekday.rawValue ? " selected" : "")>\(Self.weekdayNames[index])</option>"
+        let options = Weekday.allCases.map { day in
+            "<option value=\"\(day.englishName.lowercased())\"\(day == view.firstWeekday ? " selected" : "")>\(day.englishName)</option>"
         }.joined()
         return """
             <form class="settings" method="post" action="/settings">

@@ -118,7 +118,7 @@ extension WebContext {
         }
         let from = zone.localTime(at: start.instant(in: zone))
         let to = zone.localTime(at: end.instant(in: zone))
-        let day = weekdayNames[from.date.weekday.rawValue - 1]
+        let day = from.date.weekday.englishName
         let endText = to.date == from.date ? clock(to.time.hour * 60 + to.time.minute) : "\(to.date) " + clock(to.time.hour * 60 + to.time.minute)
         return "\(day) \(from.date) \(clock(from.time.hour * 60 + from.time.minute))–\(endText) (\(zone.identifier))"
     }

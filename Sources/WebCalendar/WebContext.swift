@@ -164,8 +164,8 @@ struct WebContext {
         guard let zone = TimeZoneDatabase.zone(named: zoneName) else { throw WebFailure(400, "Unknown time zone \(zoneName).") }
         var firstWeekday = Weekday(rawValue: settings.firstWeekday ?? 1) ?? .monday
         if let text = query["firstWeekday"] {
-            guard let day = Self.weekdays.firstIndex(of: text.lowercased()) else { throw WebFailure(400, "Unknown first weekday \(text).") }
-            firstWeekday = Weekday(rawValue: day + 1)!
+            guard let day = Weekday(englishName: text) else { throw WebFailure(400, "Unknown first weekday \(text).") }
+            firstWeekday = day
         }
         var date = zone.localTime(at: calendar.now()).date
         if let text = query["date"] {
@@ -185,9 +185,6 @@ struct WebContext {
         return ViewParameters(view: view, date: date, firstWeekday: firstWeekday, zone: zone, zoneName: zoneName, calendars: calendars, visible: visible)
     }
 
-    static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-    static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 
     static func date(_ text: String) -> CivilDate? {
         let parts = text.split(separator: "-")
@@ -199,7 +196,7 @@ struct WebContext {
         let fields = form()
         let session = try requireCSRF(fields)
         var settings = ViewSettings()
-        if let day = fields["firstWeekday"], let index = Self.weekdays.firstIndex(of: day) { settings.firstWeekday = index + 1 }
+        if let day = fields["firstWeekday"].flatMap({ Weekday(englishName: $0) }) { settings.firstWeekday = day.rawValue }
         if let zone = fields["tz"], !zone.isEmpty { settings.timeZone = zone }
         do {
             try backend.setViewSettings(settings, user: session.user)

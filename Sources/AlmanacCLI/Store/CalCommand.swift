@@ -39,7 +39,7 @@ enum CalCommand {
             guard parts.count == 2, parts[1].hasPrefix("W"), let year = Int(parts[0]), let week = Int(parts[1].dropFirst()),
                 let monday = isoWeekMonday(year: year, week: week)
             else { throw .usage("--week is an ISO week such as 2026-W48") }
-            let first = weekStart(of: monday, firstWeekday: firstWeekday)
+            let first = monday.startOfWeek(firstWeekday: firstWeekday)
             let range = WeekGrid.range(from: first, zone: zone)
             occurrences = try events(range)
             let grid = WeekGrid(from: first, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier] ?? nil) }, today: today)
@@ -65,7 +65,7 @@ enum CalCommand {
             guard let grid = MonthGrid(year: year, month: month, firstWeekday: firstWeekday, zone: zone, events: views, today: today) else {
                 throw .usage("--month is YYYY-MM, such as 2026-11")
             }
-            let title = "\(monthNames[month - 1]) \(year)"
+            let title = "\(CivilDate(year: year, month: month, day: 1)!.monthName) \(year)"
             output += String(repeating: " ", count: max(0, (21 - title.count) / 2)) + title + "\n"
             output += grid.weekdays.map { header($0) + " " }.joined() + "\n"
             for week in grid.weeks {
@@ -86,17 +86,12 @@ enum CalCommand {
         return 0
     }
 
-    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
-
     static func weekday(_ text: String) throws(CommandFailure) -> Weekday {
-        let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-        guard let index = names.firstIndex(where: { $0.hasPrefix(text.lowercased()) && text.count >= 2 }) else {
-            throw .usage("--first-weekday is a day name such as monday or sunday")
-        }
-        return Weekday(rawValue: index + 1)!
+        guard let day = Weekday(englishName: text) else { throw .usage("--first-weekday is a day name such as monday or sunday") }
+        return day
     }
 
-    static func header(_ weekday: Weekday) -> String { String(EventCommands.weekdayName(weekday).prefix(2)) }
+    static func header(_ weekday: Weekday) -> String { String(weekday.englishName.prefix(2)) }
 
     /// A day number, 2 wide, then its marker: `*` without colour; on a terminal the
     /// number in the first event colour (reverse video for today), bold when marked.
@@ -128,7 +123,7 @@ enum CalCommand {
         for occurrence in occurrences {
             let date = zone.localTime(at: occurrence.startInstant).date
             if date != day {
-                output += (day == nil ? "" : "\n") + "\(EventCommands.weekdayName(date.weekday)) \(date)\n"
+                output += (day == nil ? "" : "\n") + "\(date.weekday.englishName) \(date)\n"
                 day = date
             }
             output += "  " + EventCommands.when(occurrence, zone: zone, clockOnly: true)

@@ -92,7 +92,7 @@ enum EventCommands {
             if agenda {
                 let date = zone.localTime(at: max(occurrence.startInstant, range.start)).date
                 if date != day {
-                    output += (day == nil ? "" : "\n") + "\(weekdayName(date.weekday)) \(date)\n"
+                    output += (day == nil ? "" : "\n") + "\(date.weekday.englishName) \(date)\n"
                     day = date
                 }
                 output += "  " + when(occurrence, zone: zone, clockOnly: true)
@@ -106,18 +106,6 @@ enum EventCommands {
         if agenda && occurrences.isEmpty { output = "Nothing in the next 7 days.\n" }
         io.write(output)
         return 0
-    }
-
-    static func weekdayName(_ weekday: Weekday) -> String {
-        switch weekday {
-        case .monday: "Monday"
-        case .tuesday: "Tuesday"
-        case .wednesday: "Wednesday"
-        case .thursday: "Thursday"
-        case .friday: "Friday"
-        case .saturday: "Saturday"
-        case .sunday: "Sunday"
-        }
     }
 
     /// `2026-12-01 18:00–19:30`, or `2026-12-02 all day`; with `clockOnly`, without the date.
