@@ -1,3 +1,4 @@
+import Recurrence
 /// The calendar operations every interface (CalDAV, the JSON API, the web views,
 /// the CLI) uses, in the manner of EventKit's `EKEventStore` and Android's
 /// `CalendarContract`.
@@ -110,6 +111,35 @@ public protocol EventStore: Sendable {
 }
 
 extension EventStore {
+    /// The occurrence of an event whose RECURRENCE-ID reads `recurrenceID` (as
+    /// `OccurrenceTime.text` writes it, the part after `/` in an occurrence identifier),
+    /// or, with nil, the only occurrence of a one-off event. Floating and all-day times
+    /// are read in `timeZone`.
+    public func occurrence(ofEvent identifier: String, recurrenceID: String?, timeZone: String?) throws(StoreError) -> EventOccurrence {
+        let event = try event(withIdentifier: identifier)
+        guard let calendar = event.calendarIdentifier, let eventID = event.localIdentifier else { throw StoreError(.notFound, "no event \(identifier)") }
+        let center: Int
+        if let recurrenceID {
+            guard let time = OccurrenceTime(text: recurrenceID) else {
+                throw StoreError(.notFound, "no occurrence \(recurrenceID) of event \(identifier)", resource: identifier)
+            }
+            center = time.instant(in: .utc)
+        } else {
+            guard !event.isRecurring, let start = event.start else {
+                throw StoreError(.notFound, "name an occurrence of the series \(identifier)", resource: identifier)
+            }
+            center = start.civil.secondsSinceEpoch
+        }
+        // A wall-clock id means different instants in different zones: look a day and a half either side.
+        let found = try events(
+            in: TimeRange(start: center - 129_600, end: center + 129_601), calendars: [calendar], matching: EventFilter(componentTypes: Set(ComponentType.allCases)),
+            timeZone: timeZone)
+        guard let match = found.first(where: { $0.eventIdentifier == eventID && $0.recurrenceID?.text == recurrenceID }) else {
+            throw StoreError(.notFound, "no occurrence \(recurrenceID ?? "") of event \(identifier)", resource: identifier)
+        }
+        return match
+    }
+
     /// Every change since `token`.
     public func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet {
         try changes(since: token, calendar: calendar, limit: nil)

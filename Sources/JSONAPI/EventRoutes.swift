@@ -174,27 +174,7 @@ extension APIContext {
     /// The occurrence of an event whose RECURRENCE-ID reads `recurrenceID` (nil: the
     /// only occurrence of a one-off event).
     func findOccurrence(event identifier: String, recurrenceID: String?, zoneName: String?) throws(APIProblem) -> EventOccurrence {
-        let event = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
-        guard let calendar = event.calendarIdentifier, let eventID = event.localIdentifier else { throw APIProblem(.notFound, "no event \(identifier)") }
-        let center: Int
-        if let recurrenceID {
-            let value: DateTimeValue
-            do {
-                value = try APIModel.time(recurrenceID, timeZone: nil, field: "recurrence id")
-            } catch {
-                throw APIProblem(.notFound, "no occurrence \(recurrenceID) of event \(identifier)")
-            }
-            center = value.civil.secondsSinceEpoch
-        } else {
-            guard !event.isRecurring, let start = event.start else { throw APIProblem(.notFound, "name an occurrence of the series \(identifier)") }
-            center = start.civil.secondsSinceEpoch
-        }
-        // Wall-clock ids mean different instants in different zones: look a day and a half either side.
-        let window = TimeRange(start: center - 129_600, end: center + 129_600 + 1)
-        let found = try attempt { () throws(StoreError) in try store.events(in: window, calendars: [calendar], matching: .all, timeZone: zoneName) }
-        let match = found.first { $0.eventIdentifier == eventID && $0.recurrenceID?.text == recurrenceID }
-        guard let match else { throw APIProblem(.notFound, "no occurrence \(recurrenceID ?? "") of event \(identifier)") }
-        return match
+        try attempt { () throws(StoreError) in try store.occurrence(ofEvent: identifier, recurrenceID: recurrenceID, timeZone: zoneName) }
     }
 
     /// DELETE /calendars/{id}/events?from&to[&title][&tz]: removes the occurrences in the

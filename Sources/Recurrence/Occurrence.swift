@@ -47,6 +47,32 @@ public enum OccurrenceTime: Sendable, Hashable, Comparable {
         case .date(let date): date.description
         }
     }
+
+    /// Reads what `text` writes; nil for anything else.
+    public init?(text: some StringProtocol) {
+        func number(_ from: Int, _ count: Int) -> Int? {
+            let start = text.index(text.startIndex, offsetBy: from)
+            return Int(text[start..<text.index(start, offsetBy: count)])
+        }
+        let length = text.count
+        guard length == 10 || length == 19 || length == 20, let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let date = CivilDate(year: year, month: month, day: day), text.dropFirst(4).first == "-", text.dropFirst(7).first == "-"
+        else { return nil }
+        if length == 10 {
+            self = .date(date)
+            return
+        }
+        guard text.dropFirst(10).first == "T", let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            let time = TimeOfDay(hour: hour, minute: minute, second: second)
+        else { return nil }
+        let local = CivilDateTime(date: date, time: time)
+        if length == 20 {
+            guard text.last == "Z" else { return nil }
+            self = .instant(local.secondsSinceEpoch)
+        } else {
+            self = .floating(local)
+        }
+    }
 }
 
 /// One instance of a calendar object: the component that describes it (the

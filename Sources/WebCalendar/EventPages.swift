@@ -10,38 +10,13 @@ import Recurrence
 extension WebContext {
     /// The event and, for `occurrence`, that instance of it.
     func loadEvent(_ store: any EventStore, id: String, occurrence: String?, zoneName: String) throws(WebFailure) -> (Event, EventOccurrence?) {
-        let event: Event
         do {
-            event = try store.event(withIdentifier: id)
+            guard let occurrence else { return (try store.event(withIdentifier: id), nil) }
+            let found = try store.occurrence(ofEvent: id, recurrenceID: occurrence, timeZone: zoneName)
+            return (found.event, found)
         } catch {
             throw WebFailure(error)
         }
-        guard let occurrence else { return (event, nil) }
-        guard let value = Self.occurrenceTime(occurrence), let calendarID = event.calendarIdentifier else {
-            throw WebFailure(404, "No occurrence \(occurrence) of this event.")
-        }
-        let center = value.instant(in: .utc)
-        let found: [EventOccurrence]
-        do {
-            found = try store.events(
-                in: TimeRange(start: center - 129_600, end: center + 129_601), calendars: [calendarID], matching: .all, timeZone: zoneName)
-        } catch {
-            throw WebFailure(error)
-        }
-        guard let match = found.first(where: { $0.eventIdentifier == event.localIdentifier && $0.recurrenceID?.text == occurrence }) else {
-            throw WebFailure(404, "No occurrence \(occurrence) of this event.")
-        }
-        return (match.event, match)
-    }
-
-    /// An occurrence id's RECURRENCE-ID text (`2026-12-01T17:00:00Z`, `2026-12-01`, or a wall clock).
-    static func occurrenceTime(_ text: String) -> OccurrenceTime? {
-        if let date = date(text) { return .date(date) }
-        guard text.count >= 19, let date = date(String(text.prefix(10))) else { return nil }
-        let clock = text.dropFirst(11).prefix(8).split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, let time = TimeOfDay(hour: clock[0], minute: clock[1], second: clock[2]) else { return nil }
-        let local = CivilDateTime(date: date, time: time)
-        return text.hasSuffix("Z") ? .instant(local.secondsSinceEpoch) : .floating(local)
     }
 
     /// `/calendar/event?id=ID[&occurrence=RECURRENCE-ID]`: the event, its "Add to Calendar"

@@ -105,15 +105,10 @@ enum AppCommands {
         let context = try StoreContext(options, io: io)
         if let zone = options["--tz"] { _ = try TimeInput.zone(named: zone, option: "--tz") }
         let event = try StoreContext.run { () throws(StoreError) in try context.store.event(withIdentifier: identifier) }
-        var occurrence: EventOccurrence?
-        if let wanted = options["--occurrence"] {
-            let all = try StoreContext.run { () throws(StoreError) in
-                try context.store.events(
-                    in: TimeRange(start: Int(Int32.min) * 60, end: Int(Int32.max - 1) * 60), calendars: event.calendarIdentifier.map { [$0] },
-                    matching: .all, timeZone: options["--tz"])
+        let occurrence = try options["--occurrence"].map { (wanted) throws(CommandFailure) in
+            try StoreContext.run { () throws(StoreError) in
+                try context.store.occurrence(ofEvent: identifier, recurrenceID: wanted, timeZone: options["--tz"])
             }
-            occurrence = all.first { $0.eventIdentifier == event.localIdentifier && $0.recurrenceID?.text == wanted }
-            guard occurrence != nil else { throw CommandFailure(status: 1, "event \(identifier) has no occurrence \(wanted)") }
         }
         let targets = try StoreContext.run { () throws(StoreError) in
             try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: options["--tz"], in: context.store)
