@@ -78,17 +78,15 @@ extension DAVContext {
         }
     }
 
-    /// One object's response: the asked properties, and calendar-data (expanded or
-    /// limited if asked) when `data` is given.
+    /// One object's response: the asked properties, and calendar-data (limited if
+    /// asked) when `data` is given. Expanded data goes through `respond(_:calendar:…)`.
     func respond(_ info: ResourceInfo, data: [UInt8]?, calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
         throws(StoreError)
     {
         let (found, missing) = objectProperties(request.properties, info)
         var calendarData: [UInt8]?
         if request.wantsCalendarData, let data {
-            if let range = request.expand {
-                calendarData = try expanded(data, in: range, calendar: calendar)
-            } else if let range = request.limitRecurrenceSet {
+            if let range = request.limitRecurrenceSet {
                 calendarData = try limited(data, to: range, calendar: calendar)
             } else {
                 calendarData = data
@@ -100,6 +98,8 @@ extension DAVContext {
     }
 
     /// Answers for `resources`, reading their bytes in one go when calendar-data is asked.
+    /// Expanded data comes from the store's own expansion of the range (series are read
+    /// once and cached there), each object's instances written on every core.
     func respond(_ resources: [ResourceInfo], calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
         throws(StoreError)
     {
@@ -107,19 +107,21 @@ extension DAVContext {
             for info in resources { try respond(info, data: nil, calendar: calendar, request: request, into: &multistatus) }
             return
         }
-        let stored = try store.resources(named: resources.map(\.name), calendar: calendar.id)
         guard let range = request.expand else {
-            for resource in stored { try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus) }
+            for resource in try store.resources(named: resources.map(\.name), calendar: calendar.id) {
+                try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus)
+            }
             return
         }
-        // Expanding is the costly part: do it on every core, then write the responses in order.
         let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
-        let expansions = Parallel.map(stored) { resource in Result { () throws(StoreError) in try Self.expanded(resource.data, in: range, zone: zone) } }
-        for (resource, expansion) in zip(stored, expansions) {
-            let (found, missing) = objectProperties(request.properties, resource.info)
+        let occurrences = try store.events(
+            in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: Set(ComponentType.allCases)), timeZone: nil)
+        let byEvent = Dictionary(grouping: occurrences, by: \.eventIdentifier)
+        let expansions = Parallel.map(resources) { info in Self.expanded(byEvent[info.localIdentifier] ?? [], zone: zone) }
+        for (info, data) in zip(resources, expansions) {
+            let (found, missing) = objectProperties(request.properties, info)
             multistatus.add(
-                href: DAVPath.object(user: user, calendar: calendar.name, name: resource.name).href, found: found, calendarData: try expansion.get(),
-                missing: missing)
+                href: DAVPath.object(user: user, calendar: calendar.name, name: info.name).href, found: found, calendarData: data, missing: missing)
         }
     }
 
@@ -136,8 +138,10 @@ extension DAVContext {
             names.append(name)
         }
         let stored = try store.resources(named: names, calendar: calendar.id)
-        for resource in stored {
-            try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus)
+        if request.expand != nil {
+            try respond(stored.map(\.info), calendar: calendar, request: request, into: &multistatus)
+        } else {
+            for resource in stored { try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus) }
         }
         let found = Set(stored.map(\.name))
         for name in names where !found.contains(name) {
@@ -205,11 +209,11 @@ extension DAVContext {
             return multistatus.response()
         }
         // Property, parameter and text filters read each remaining object.
-        for stored in try store.resources(named: selected.map(\.name), calendar: calendar.id) {
-            guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first, QueryFilter.matches(inner, in: root)
-            else { continue }
-            try respond(stored.info, data: stored.data, calendar: calendar, request: request, into: &multistatus)
+        let kept = try store.resources(named: selected.map(\.name), calendar: calendar.id).filter { stored in
+            guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { return false }
+            return QueryFilter.matches(inner, in: root)
         }
+        try respond(kept.map(\.info), calendar: calendar, request: request, into: &multistatus)
         return multistatus.response()
     }
 
@@ -348,33 +352,23 @@ extension DAVContext {
 
     /// An object's instances in `range` as RFC 4791 §9.6.5 asks: one component per
     /// instance with RECURRENCE-ID, times in UTC, no recurrence properties.
-    func expanded(_ data: [UInt8], in range: TimeRange, calendar: EventCalendar) throws(StoreError) -> [UInt8] {
-        try Self.expanded(data, in: range, zone: calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc)
-    }
-
-    static func expanded(_ data: [UInt8], in range: TimeRange, zone: ZoneRules) throws(StoreError) -> [UInt8] {
-        guard let root = try parseObject(data) else { return data }
-        let occurrences: [Occurrence]
-        do {
-            occurrences = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: root), viewerZone: zone)
-                .occurrences(in: root, from: range.start, to: range.end)
-        } catch {
-            throw StoreError(.invalidCalendarData, error.description)
-        }
+    /// An object's instances in the expanded range as RFC 4791 §9.6.5 asks: one
+    /// component per instance with RECURRENCE-ID, times in UTC, no recurrence properties.
+    static func expanded(_ occurrences: [EventOccurrence], zone: ZoneRules) -> [UInt8] {
         // Instances of the master share its component: strip it once.
         var strippedMaster: Component?
         var components: [Component] = []
         components.reserveCapacity(occurrences.count)
         for occurrence in occurrences {
+            let original = occurrence.component
             var component: Component
-            if !occurrence.isOverride, let strippedMaster {
+            if !occurrence.isDetached, let strippedMaster {
                 component = strippedMaster
             } else {
-                component = occurrence.component
+                component = original
                 component.properties.removeAll { Self.instanceTiming.contains($0.name) }
-                if !occurrence.isOverride { strippedMaster = component }
+                if !occurrence.isDetached { strippedMaster = component }
             }
-            let original = occurrence.component
             if component.name != "VTODO" || original.property("DTSTART") != nil {
                 component.properties.append(Property(name: "DTSTART", dateTime: DAVTime.value(occurrence.start, zone: zone)))
             }
@@ -385,8 +379,10 @@ extension DAVContext {
             if let id = occurrence.recurrenceID { component.properties.append(Property(name: "RECURRENCE-ID", dateTime: DAVTime.value(id, zone: zone))) }
             components.append(component)
         }
-        return Component(name: "VCALENDAR", properties: root.properties, components: components).serialized()
+        return Component(name: "VCALENDAR", properties: expandedHeader, components: components).serialized()
     }
+
+    static let expandedHeader = [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")]
 
     /// What an expanded instance drops: the recurrence and the series' own times.
     static let instanceTiming: Set<String> = ["RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "DTSTART", "DTEND", "DUE", "DURATION"]
