@@ -242,8 +242,17 @@ extension WebContext {
             guard let minutes = Int(text), (0...40_320).contains(minutes) else { return refuse("The alert is 0 to 40,320 minutes before.") }
             alarmMinutes = minutes
         }
-        let calendarID = fields["calendar"] ?? view.calendars.first?.id ?? ""
-        guard view.calendars.contains(where: { $0.id == calendarID }) else { return refuse("Choose a calendar.") }
+        var calendarID = fields["calendar"] ?? view.calendars.first?.id ?? ""
+        if view.calendars.isEmpty {
+            // A first event makes the user's first calendar.
+            do {
+                calendarID = try store.calendar(titled: "Calendar", createIfMissing: true)?.id ?? ""
+            } catch {
+                return refuse(error.message)
+            }
+        } else if !view.calendars.contains(where: { $0.id == calendarID }) {
+            return refuse("Choose a calendar.")
+        }
 
         // The event: a new one, or the stored one (or its occurrence) with these fields.
         var event: Event

@@ -179,4 +179,20 @@ import Testing
         let bad = send("POST", "/calendar/save", form: fields.map { $0.0 == "endTime" ? ("endTime", "17:00") : $0 } + [("confirm", "1")], cookie: cookie)
         #expect(bad.status == 400 && bad.text.contains("ends before it starts"))
     }
+
+    @Test func aFirstEventMakesTheFirstCalendar() throws {
+        try backend.createUser(named: "carl", displayName: nil, passwordHash: PasswordHash(password: "battery staple", iterations: 1_000).description)
+        let login = send("POST", "/login", form: [("user", "carl"), ("password", "battery staple")])
+        let cookie = String(try #require(login.headers["Set-Cookie"]).split(separator: ";")[0])
+        let page = send("GET", "/calendar/new?date=2026-12-01", cookie: cookie)
+        let csrf = try #require(page.text.firstRange(of: "name=\"csrf\" value=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } })
+        let saved = send(
+            "POST", "/calendar/save",
+            form: [("csrf", String(csrf)), ("title", "First"), ("startDate", "2026-12-01"), ("startTime", "09:00"), ("endDate", "2026-12-01"), ("endTime", "10:00"), ("tz", "UTC")],
+            cookie: cookie)
+        #expect(saved.status == 303)
+        let calendars = try backend.eventStore(for: "carl").calendars()
+        #expect(calendars.map(\.title) == ["Calendar"])
+        #expect(try backend.eventStore(for: "carl").resources(calendar: calendars[0].id).count == 1)
+    }
 }
