@@ -229,9 +229,11 @@ final class Server {
         process.arguments = [
             "python3", "-m", "radicale", "--server-hosts", "127.0.0.1:\(port)", "--storage-filesystem-folder", data, "--auth-type", "none",
             "--logging-level", "error",
-            // Radicale closes a connection after 30 s by default; a month with expand at
-            // 20,000 events takes longer, so give it what it needs.
-            "--server-timeout", "1800",
+            // Radicale closes a connection after 30 s by default, and refuses an expand that
+            // iterates more than 10,000 instances of one event (a daily series from years ago
+            // does, on the way to the month asked); at 20,000 events a month with expand needs
+            // both raised to be answered at all.
+            "--server-timeout", "1800", "--reporting-max-expand-occurrence", "10000000", "--server-max-vevent-rrule-occurrence", "10000000",
         ]
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil, waitUntilListening(port) else { return nil }
