@@ -93,8 +93,8 @@ public final class PreparedObject: Sendable {
         visit(from: from, to: to, viewerZone: viewerZone, limit: limit) { instance in
             result.append(
                 Occurrence(
-                    uid: uid, component: instance.component, start: instance.start, end: instance.end, recurrenceID: instance.recurrenceID,
-                    isOverride: instance.isOverride, tzid: instance.tzid, zone: instance.zone))
+                    uid: uid, component: component(instance.describer), start: instance.start, end: instance.end, recurrenceID: instance.recurrenceID,
+                    isOverride: instance.isOverride, tzid: tzid(instance.describer), zone: zone(instance.describer)))
         }
         return result
     }
@@ -108,21 +108,63 @@ public final class PreparedObject: Sendable {
             if case .date = instance.start { isAllDay = true }
             result.append(
                 BusyInterval(
-                    start: instance.start.instant(in: viewerZone), end: instance.end.instant(in: viewerZone), traits: instance.traits,
+                    start: instance.start.instant(in: viewerZone), end: instance.end.instant(in: viewerZone), traits: traits(instance.describer),
                     isAllDay: isAllDay, recurrenceID: instance.recurrenceID))
         }
     }
 
-    /// One instance as `visit` reports it.
+    /// Which component describes an instance, named without copying it.
+    enum Describer {
+        case single(Int)
+        case master
+        /// The override replacing the instance with this key.
+        case override(Int)
+        /// The THISANDFUTURE override at this index of `futureRanges`.
+        case future(Int)
+    }
+
+    /// One instance as `visit` reports it: plain values only, so reporting one retains nothing.
     struct Instance {
-        let component: Component
-        let traits: OccurrenceTraits
+        let describer: Describer
         let start: OccurrenceTime
         let end: OccurrenceTime
         let recurrenceID: OccurrenceTime?
         let isOverride: Bool
-        let tzid: String?
-        let zone: ZoneRules?
+    }
+
+    func component(_ describer: Describer) -> Component {
+        switch describer {
+        case .single(let index): singles[index].component
+        case .master: series!.master
+        case .override(let key): series!.overrides[key]!.component
+        case .future(let index): series!.futureRanges[index].override.component
+        }
+    }
+
+    func traits(_ describer: Describer) -> OccurrenceTraits {
+        switch describer {
+        case .single(let index): singles[index].traits
+        case .master: series!.masterTraits
+        case .override(let key): series!.overrides[key]!.traits
+        case .future(let index): series!.futureRanges[index].override.traits
+        }
+    }
+
+    func tzid(_ describer: Describer) -> String? {
+        switch describer {
+        case .single(let index): singles[index].tzid
+        case .master, .future: series!.tzid
+        case .override(let key): series!.overrides[key]!.tzid
+        }
+    }
+
+    func zone(_ describer: Describer) -> ZoneRules? {
+        switch describer {
+        case .single(let index): singles[index].zone
+        case .master, .future: series!.time.isInstant ? series!.time.zone : nil
+        case .override(let key):
+            series!.overrides[key]!.time.isInstant ? series!.overrides[key]!.time.zone : nil
+        }
     }
 
     /// Calls `emit` for each instance overlapping `from..<to`, in series order, at most `limit` times.
@@ -132,12 +174,11 @@ public final class PreparedObject: Sendable {
             OccurrenceTime.overlaps(start: start, end: end, from: from, to: to, in: viewerZone)
         }
         guard let series else {
-            for single in singles where overlaps(single.start, single.end) && emitted < limit {
+            for index in singles.indices where emitted < limit {
+                let (start, end, recurrenceID) = (singles[index].start, singles[index].end, singles[index].recurrenceID)
+                guard overlaps(start, end) else { continue }
                 emitted += 1
-                emit(
-                    Instance(
-                        component: single.component, traits: single.traits, start: single.start, end: single.end, recurrenceID: single.recurrenceID,
-                        isOverride: single.recurrenceID != nil, tzid: single.tzid, zone: single.zone))
+                emit(Instance(describer: .single(index), start: start, end: end, recurrenceID: recurrenceID, isOverride: recurrenceID != nil))
             }
             return
         }
@@ -150,15 +191,13 @@ public final class PreparedObject: Sendable {
         let repeats = !series.recurrence.rules.isEmpty || !series.recurrence.dates.isEmpty
 
         var seenOverrides = Set<Int>()
-        func emitOverride(_ item: Override, id: Int) {
+        func emitOverride(key: Int) {
+            guard let item = series.overrides[key] else { return }
             let start = item.time.occurrenceTime(item.startKey)
             let end = item.time.occurrenceTime(item.endKey)
             guard overlaps(start, end) else { return }
             emitted += 1
-            emit(
-                Instance(
-                    component: item.component, traits: item.traits, start: start, end: end, recurrenceID: time.occurrenceTime(id), isOverride: true,
-                    tzid: item.tzid, zone: item.time.isInstant ? item.time.zone : nil))
+            emit(Instance(describer: .override(key), start: start, end: end, recurrenceID: time.occurrenceTime(key), isOverride: true))
         }
         var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom) : nil
         var listIndex = 0
@@ -178,44 +217,43 @@ public final class PreparedObject: Sendable {
             listIndex += 1
             return instances[listIndex - 1]
         }
+        let hasOverrides = !series.overrides.isEmpty
+        let hasFutureRanges = !series.futureRanges.isEmpty
         var produced = 0
         while emitted < limit, let instance = nextInstance() {
             if let windowTo, instance.start >= windowTo { break }
             if let windowFrom, instance.start < windowFrom { continue }
             produced += 1
             if produced > series.recurrence.limits.maxInstances { break }
-            if let item = series.overrides[instance.start] {
+            if hasOverrides && series.overrides.index(forKey: instance.start) != nil {
                 seenOverrides.insert(instance.start)
-                emitOverride(item, id: instance.start)
+                emitOverride(key: instance.start)
                 continue
             }
             var startKey = instance.start
             var length = series.length
-            var component = series.master
-            var traits = series.masterTraits
-            var isOverride = false
+            var describer = Describer.master
             // The latest THISANDFUTURE override at or before this instance applies.
-            if let range = series.futureRanges.last(where: { $0.key <= instance.start }) {
-                startKey += range.override.shift
-                length = range.override.length
-                component = range.override.component
-                traits = range.override.traits
-                isOverride = true
+            if hasFutureRanges, let index = series.futureRanges.lastIndex(where: { $0.key <= instance.start }) {
+                startKey += series.futureRanges[index].override.shift
+                length = series.futureRanges[index].override.length
+                describer = .future(index)
             }
             let endKey = instance.explicitEnd ?? length.end(of: startKey, in: time)
             let start = time.occurrenceTime(startKey)
             let end = time.occurrenceTime(endKey)
             guard overlaps(start, end) else { continue }
             emitted += 1
+            var isOverride = false
+            if case .future = describer { isOverride = true }
             emit(
                 Instance(
-                    component: component, traits: traits, start: start, end: end, recurrenceID: repeats ? time.occurrenceTime(instance.start) : nil,
-                    isOverride: isOverride, tzid: series.tzid, zone: time.isInstant ? time.zone : nil))
+                    describer: describer, start: start, end: end, recurrenceID: repeats ? time.occurrenceTime(instance.start) : nil, isOverride: isOverride))
         }
         // Overrides whose original instance lies outside the expanded range (or is not an
         // instance at all) still show where they now are.
-        for (key, item) in series.overrides where !seenOverrides.contains(key) && emitted < limit {
-            emitOverride(item, id: key)
+        for key in series.overrides.keys where !seenOverrides.contains(key) && emitted < limit {
+            emitOverride(key: key)
         }
     }
 
