@@ -8,6 +8,8 @@ import Recurrence
 /// Outlook.com, Office 365 and Yahoo, and the single-event .ics. Each target says
 /// what of the entry it cannot carry.
 public struct AddToCalendarTargets: Sendable, Hashable {
+    /// What the targets were made from (times resolved: zones, durations, first instance).
+    public var entry: CalendarEntry
     public var bridge: BridgePayload
     public var bridgeLost: [Loss]
     public var android: AndroidInsertIntent
@@ -55,6 +57,7 @@ public struct AddToCalendarTargets: Sendable, Hashable {
     }
 
     public init(_ entry: CalendarEntry, timeZoneComponents: [Component] = []) {
+        self.entry = entry
         bridge = BridgePayload(entry)
         bridgeLost = Self.losses(entry, recurrence: true, alarms: .first, timeZone: true, url: true, availability: false)
         android = AndroidInsertIntent(entry)

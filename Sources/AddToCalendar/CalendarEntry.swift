@@ -36,6 +36,11 @@ public struct CalendarEntry: Sendable, Hashable {
 
     public var isAllDay: Bool { dates != nil }
 
+    /// The start as an occurrence time: the first date of an all-day entry, else the instant.
+    public var startTime: OccurrenceTime { dates.map { .date($0.first) } ?? .instant(start) }
+    /// The end likewise (the day after the last date of an all-day entry).
+    public var endTime: OccurrenceTime { dates.map { .date($0.afterLast) } ?? .instant(end) }
+
     public static func == (lhs: CalendarEntry, rhs: CalendarEntry) -> Bool {
         lhs.uid == rhs.uid && lhs.start == rhs.start && lhs.end == rhs.end && lhs.components == rhs.components
     }

@@ -35,18 +35,8 @@ extension WebContext {
             throw WebFailure(error)
         }
         let calendarTitle = view.calendars.first { $0.id == event.calendarIdentifier }?.title ?? ""
-        let when: String
-        if let occurrence {
-            when = Self.describe(occurrence.start, occurrence.end, view.zone)
-        } else if let start = event.start {
-            let startTime: OccurrenceTime = start.isDate ? .date(start.civil.date) : (start.form == .floating ? .floating(start.civil) : .instant(targets.bridge.startsAtInMillisecondsSinceEpoch.seconds))
-            let endTime: OccurrenceTime = start.isDate
-                ? .date(CivilDate(daysSinceEpoch: Int(targets.bridge.allDayEndsAtInMillisecondsSinceEpoch / 86_400_000)))
-                : .instant(targets.bridge.endsAtInMillisecondsSinceEpoch.seconds)
-            when = Self.describe(startTime, endTime, view.zone)
-        } else {
-            when = ""
-        }
+        // The entry's times: the occurrence's, or the series' first instance, zones and durations resolved.
+        let when = Self.describe(targets.entry.startTime, targets.entry.endTime, view.zone)
         let added = (try? store.addedMark(event: id)) ?? nil
         let addedURL = "/api/v1/events/" + PercentEncoding.encode(id) + "/added"
         let icsURL = "/events/" + PercentEncoding.encode(id) + ".ics"
@@ -120,17 +110,20 @@ extension WebContext {
             if case .relative(let offset, false)? = event.alarms.first?.trigger, offset.nominalDays == 0, offset.exactSeconds <= 0 {
                 fields["alarm"] = String(-offset.exactSeconds / 60)
             }
-            let start = occurrence?.start ?? event.start.map { $0.isDate ? OccurrenceTime.date($0.civil.date) : .instant($0.form == .utc ? $0.civil.secondsSinceEpoch : view.zone.instant(for: $0.civil)) }
-            let end = occurrence?.end ?? event.end.map { $0.isDate ? OccurrenceTime.date($0.civil.date) : .instant($0.form == .utc ? $0.civil.secondsSinceEpoch : view.zone.instant(for: $0.civil)) }
-            if case .date(let first)? = start {
+            // Times as the Add to Calendar entry resolves them (TZID, DURATION, the first instance).
+            let entry: CalendarEntry
+            do {
+                entry = try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: view.zoneName, in: store).entry
+            } catch {
+                throw WebFailure(error)
+            }
+            if let dates = entry.dates {
                 fields["allDay"] = "1"
-                fields["startDate"] = first.description
-                var last = first
-                if case .date(let after)? = end, after > first { last = after.adding(days: -1) }
-                fields["endDate"] = last.description
-            } else if let start {
-                let from = view.zone.localTime(at: start.instant(in: view.zone))
-                let to = view.zone.localTime(at: (end ?? start).instant(in: view.zone))
+                fields["startDate"] = dates.first.description
+                fields["endDate"] = dates.afterLast.adding(days: -1).description
+            } else {
+                let from = view.zone.localTime(at: entry.start)
+                let to = view.zone.localTime(at: entry.end)
                 fields["startDate"] = from.date.description
                 fields["startTime"] = Self.clock(from.time.hour * 60 + from.time.minute)
                 fields["endDate"] = to.date.description
@@ -329,9 +322,4 @@ extension WebContext {
         }
         return lines
     }
-}
-
-extension Int64 {
-    /// Milliseconds as seconds.
-    var seconds: Int { Int(self / 1000) }
 }

@@ -157,6 +157,10 @@ import Testing
         #expect(send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, headers: ["X-CSRF-Token": csrf], body: #"{"platform": "ios"}"#).status == 200)
         #expect(try backend.eventStore(for: "anna").addedMark(event: id)?.platform == "ios")
         #expect(send("GET", "/events/\(id).ics", cookie: cookie).text.contains("METHOD:PUBLISH"))
+        // The event is 18:00–19:00 in Berlin (UTC+1 in December); shown in the user's zone (UTC here).
+        #expect(page.text.contains("Tuesday 2026-12-01 17:00–18:00 (UTC)"))
+        let form = send("GET", "/calendar/edit?id=\(id)", cookie: cookie)
+        #expect(form.text.contains("name=\"startTime\" value=\"17:00\"") && form.text.contains("name=\"endTime\" value=\"18:00\""))
     }
 
     @Test func theFormWarnsAboutConflictsBeforeSaving() throws {
