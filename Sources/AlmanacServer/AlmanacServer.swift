@@ -77,7 +77,7 @@ public final class AlmanacServer: Sendable {
                 let safe = request.method == "GET" || request.method == "HEAD"
                 let token = request.headers["X-CSRF-Token"] ?? ""
                 if safe || Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) {
-                    response = api.respond(to: request, as: APIPrincipal(user: session.user, viaCookie: true))
+                    response = api.respond(to: request, as: APIPrincipal(user: session.user))
                 } else {
                     response = JSONAPIHandler.problem(status: 403, "a change from the web pages needs the page's X-CSRF-Token")
                 }

@@ -56,9 +56,8 @@ extension APIContext {
             throw APIProblem(.invalidField, "calendarId names the calendar the event goes to", fields: ["calendarId"])
         }
         guard body["start"] != nil || body["jcal"] != nil else { throw APIProblem(.invalidField, "an event needs a start", fields: ["start"]) }
+        // The store gives a new event without `uid` its UID.
         var event = Event(component: Component(name: ComponentType.event.rawValue))
-        event.component.setProperty(Property(name: "UID", value: Self.newUID()))
-        event.calendarIdentifier = calendarID
         try APIModel.apply(body, to: &event)
         event.calendarIdentifier = calendarID
         if parameters["rejectConflicts"] == "true" {
@@ -75,10 +74,6 @@ extension APIContext {
         var response = json(APIModel.json(saved), status: 201, etag: saved.etag)
         if let identifier = saved.localIdentifier { response.headers.set("Location", JSONAPIHandler.prefix + "/events/" + identifier) }
         return response
-    }
-
-    static func newUID() -> String {
-        Event(title: "", start: DateTimeValue(date: CivilDate(year: 2000, month: 1, day: 1)!)).externalIdentifier
     }
 
     /// GET, PUT (replace), PATCH (merge) and DELETE of one event (the whole series).

@@ -8,13 +8,10 @@ import ICalendar
 public struct APIPrincipal: Sendable {
     public var user: String
     public var token: APIToken?
-    /// Signed in with the web session cookie: state-changing requests need `X-CSRF-Token`.
-    public var viaCookie: Bool
 
-    public init(user: String, token: APIToken? = nil, viaCookie: Bool = false) {
+    public init(user: String, token: APIToken? = nil) {
         self.user = user
         self.token = token
-        self.viaCookie = viaCookie
     }
 
     var scope: APIToken.Scope { token?.scope ?? .readWrite }
