@@ -14,19 +14,28 @@ public enum RawHTTP {
         try exchange(port: port, bytes: Array(text.utf8))
     }
 
-    /// Sends raw bytes (a request with any body) and returns everything read back.
-    public static func exchange(port: UInt16, bytes: [UInt8]) throws -> String {
+    /// A TCP connection to 127.0.0.1:`port` (the caller closes the descriptor).
+    public static func connect(port: UInt16) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ConnectionRefused() }
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw ConnectionRefused() }
+        guard connected == 0 else {
+            close(descriptor)
+            throw ConnectionRefused()
+        }
+        return descriptor
+    }
+
+    /// Sends raw bytes (a request with any body) and returns everything read back.
+    public static func exchange(port: UInt16, bytes: [UInt8]) throws -> String {
+        let descriptor = try connect(port: port)
+        defer { close(descriptor) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         // The server may answer (413) and close before reading a large body: stop sending then.
