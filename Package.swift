@@ -20,8 +20,10 @@ let package = Package(
         .target(name: "Recurrence", dependencies: ["CivilTime", "ICalendar"]),
         // The system SQLite (Debian's libsqlite3-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Core: the EventKit-style event store and its embedded SQLite backend.
-        .target(name: "CalendarStore", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CSQLite"]),
+        // libpq, PostgreSQL's client library (Debian's libpq-dev).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Core: the EventKit-style event store on SQLite (embedded) or PostgreSQL (shared).
+        .target(name: "CalendarStore", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CSQLite", "CLibPQ"]),
         // libmicrohttpd (Debian's libmicrohttpd-dev).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Transport: HTTP/1.1 on libmicrohttpd as plain request and response values.

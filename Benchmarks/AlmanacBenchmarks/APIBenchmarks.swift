@@ -15,7 +15,7 @@ enum APIBenchmarks {
 
     /// A server over a benchmark store, and a read-write token for its user.
     static func server(_ directory: URL) -> (AlmanacServer, String, [EventCalendar]) {
-        let backend = try! SQLiteBackend(directory: directory.path)
+        let backend = try! DatabaseBackend(directory: directory.path)
         let (id, secret) = APITokenSecret.generate()
         try! backend.createAPIToken(
             APIToken(id: id, user: "bench", name: "benchmark", scope: .readWrite, created: Int(Date().timeIntervalSince1970)),

@@ -16,7 +16,7 @@ enum StoreBenchmarks {
     /// That store, imported unless a complete one is there already (user `bench`).
     static func ensure(calendars: Int, eventsPerCalendar: Int) -> URL {
         let directory = directory(calendars: calendars, eventsPerCalendar: eventsPerCalendar)
-        if let backend = try? SQLiteBackend(directory: directory.path), let store = try? backend.eventStore(for: "bench"),
+        if let backend = try? DatabaseBackend(directory: directory.path), let store = try? backend.eventStore(for: "bench"),
             (try? store.calendars().count) == calendars
         {
             return directory
@@ -34,7 +34,7 @@ enum StoreBenchmarks {
         try? FileManager.default.removeItem(at: directory)
         let store: any EventStore
         do {
-            let backend = try SQLiteBackend(directory: directory.path)
+            let backend = try DatabaseBackend(directory: directory.path)
             try backend.createUser(named: "bench")
             store = try backend.eventStore(for: "bench")
         } catch {
@@ -83,7 +83,7 @@ enum StoreBenchmarks {
     /// The query, lookup and sync figures on an imported store.
     static func measure(directory: URL, queries: Int, storedEvents: Int? = nil) {
         let clock = ContinuousClock()
-        let backend = try! SQLiteBackend(directory: directory.path)
+        let backend = try! DatabaseBackend(directory: directory.path)
         let store = try! backend.eventStore(for: "bench")
         let calendarIDs = try! store.calendars().map(\.id)
         let imported = storedEvents ?? (try! backend.statistics().objects)
@@ -140,7 +140,7 @@ enum StoreBenchmarks {
 
         // Size on disk (database and WAL) and peak memory.
         let size = ["", "-wal"].compactMap { suffix in
-            (try? FileManager.default.attributesOfItem(atPath: backend.path + suffix))?[.size] as? Int
+            (try? FileManager.default.attributesOfItem(atPath: backend.location + suffix))?[.size] as? Int
         }.reduce(0, +)
         Report.figure("store.database_size", Double(size) / 1_048_576, unit: "MiB", ["bytes_per_event": size / max(1, imported)])
         var usage = rusage()

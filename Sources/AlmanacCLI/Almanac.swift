@@ -17,16 +17,17 @@ public enum Almanac {
                                             list the instances in a window
 
         Server:
-          serve [--host A] [--port N] [--data DIR] …
+          serve [--host A] [--port N] [--data DIR | --database URL] …
                                             run the calendar server (see serve --help)
           user add NAME [--generate] | user passwd NAME [--generate]
           user list | user remove NAME      accounts that sign in to the server
                                             (the password comes from standard input,
                                             or a prompt on a terminal)
 
-        Store (the data directory: --data DIR, else $ALMANAC_DATA, else
-        $XDG_DATA_HOME/almanac, else ~/.local/share/almanac; --user NAME, else
-        $ALMANAC_USER, else the only user):
+        Store (--database URL, else $ALMANAC_DATABASE: postgres://user@host/db or
+        sqlite:PATH; else almanac.sqlite in the data directory: --data DIR, else
+        $ALMANAC_DATA, else $XDG_DATA_HOME/almanac, else ~/.local/share/almanac;
+        --user NAME, else $ALMANAC_USER, else the only user):
           calendar list|create TITLE|delete TITLE|show TITLE
                                             manage calendars (create: --color,
                                             --tz, --description)
@@ -52,7 +53,12 @@ public enum Almanac {
                                             the calendar's secret subscription URL
           alarms [--from WHEN] [--to WHEN] [--calendar T] [--json]
                                             alarms due (default: today)
-          db check | db backup FILE         integrity check; online backup
+          db check | db migrate             check the database; bring its schema
+                                            up to date
+          db backup FILE                    online copy of an SQLite database
+          db copy --from DB --to DB         copy everything to another database
+                                            (DB: sqlite:PATH or postgres://…);
+                                            the target must be empty
 
         App API (see the README and /api/v1/openapi.json):
           token create NAME --scope read|read-write|add-only | token list

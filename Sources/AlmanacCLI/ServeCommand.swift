@@ -10,19 +10,22 @@ import HTTPServer
     import Darwin
 #endif
 
-/// `almanac serve`: the calendar server on the local data directory, until
+/// `almanac serve`: the calendar server on the store's database, until
 /// SIGINT or SIGTERM (requests in progress finish first).
 enum ServeCommand {
     static let help = """
-        Usage: almanac serve [--host ADDRESS] [--port N] [--data DIR] [--threads N]
-                             [--max-body BYTES] [--timeout SECONDS] [--quiet]
-                             [--cors-origin ORIGIN]...
+        Usage: almanac serve [--host ADDRESS] [--port N] [--data DIR | --database URL]
+                             [--threads N] [--max-body BYTES] [--timeout SECONDS]
+                             [--quiet] [--cors-origin ORIGIN]...
 
           --host ADDRESS     an IPv4 or IPv6 address to listen on (default 127.0.0.1;
                              put TLS in front with a reverse proxy, see the README)
           --port N           the port (default 8080; 0 picks a free one)
           --data DIR         the data directory (default: $ALMANAC_DATA, else
                              $XDG_DATA_HOME/almanac, else ~/.local/share/almanac)
+                             holding the SQLite file almanac.sqlite
+          --database URL     a PostgreSQL database instead (postgres://user@host/db;
+                             default $ALMANAC_DATABASE): several servers may share it
           --threads N        worker threads (default: one per core)
           --max-body BYTES   the largest request body (default 16 MiB; larger gets 413)
           --timeout SECONDS  how long an idle connection stays open (default 60)
@@ -40,7 +43,7 @@ enum ServeCommand {
             return 0
         }
         let options = try Options(
-            arguments, valued: ["--host", "--port", "--data", "--threads", "--max-body", "--timeout", "--cors-origin"], flags: ["--quiet"],
+            arguments, valued: ["--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin"], flags: ["--quiet"],
             command: "serve")
         let origins = options.all("--cors-origin")
         for origin in origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
@@ -57,8 +60,7 @@ enum ServeCommand {
             host: options["--host"] ?? "127.0.0.1", port: UInt16(try number("--port", 8080, range: 0...65_535)),
             threads: try number("--threads", defaults.threads, range: 1...256), maxBodySize: try number("--max-body", defaults.maxBodySize, range: 1_024...(1 << 30)),
             connectionTimeout: try number("--timeout", 60, range: 1...3_600), accessLog: !options.has("--quiet"))
-        let directory = options["--data"] ?? SQLiteBackend.defaultDirectory(environment: io.environment)
-        let backend = try StoreContext.run { () throws(StoreError) in try SQLiteBackend(directory: directory) }
+        let backend = try StoreContext.openBackend(options, io: io)
 
         var name = io.environment["USER"] ?? "admin"
         if name.isEmpty || name == "root" { name = "admin" }
@@ -86,7 +88,7 @@ enum ServeCommand {
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let base = "http://\(host):\(server.port)"
-        io.write("Almanac is serving \(directory) on \(base)/\nCalDAV: \(base)/dav/ (add this URL in your calendar app)\n"
+        io.write("Almanac is serving \(backend.location) on \(base)/\nCalDAV: \(base)/dav/ (add this URL in your calendar app)\n"
             + "Feeds: \(base)/feeds/<token>.ics (see 'almanac feed create')\nAPI: \(base)/api/v1/ (described at \(base)/api/v1/openapi.json)\n")
         var received: Int32 = 0
         sigwait(&signals, &received)

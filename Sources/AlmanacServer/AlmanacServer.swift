@@ -18,14 +18,14 @@ import WebCalendar
 ///   for the configured origins; `/api/v1/openapi.json` needs no sign-in.
 /// - `/events/<id>.ics` — one event as a file to add (signed in).
 public final class AlmanacServer: Sendable {
-    public let backend: SQLiteBackend
+    public let backend: DatabaseBackend
     public let authenticator: Authenticator
     let router: Router
     let server: HTTPServer
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
-    public init(backend: SQLiteBackend, configuration: ServerConfiguration, allowedOrigins: [String] = []) {
+    public init(backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = []) {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
@@ -36,7 +36,7 @@ public final class AlmanacServer: Sendable {
     /// Answers a request in process, as the listening server would.
     public func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
 
-    static func router(backend: SQLiteBackend, authenticator: Authenticator, allowedOrigins: Set<String>) -> Router {
+    static func router(backend: DatabaseBackend, authenticator: Authenticator, allowedOrigins: Set<String>) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend)
         let dav: HTTPResponder = { request in
@@ -115,7 +115,7 @@ public final class AlmanacServer: Sendable {
 
     /// `GET /feeds/<token>.ics`: a calendar's read-only subscription, no sign-in. A wrong
     /// or revoked token is a plain 404 that says nothing about what exists.
-    static func feed(_ request: HTTPRequest, backend: SQLiteBackend) -> HTTPResponse {
+    static func feed(_ request: HTTPRequest, backend: DatabaseBackend) -> HTTPResponse {
         let notFound = HTTPResponse.text(404, "404 Not Found\n")
         let file = request.path.dropFirst("/feeds/".count)
         guard file.hasSuffix(".ics"), let token = PercentEncoding.decode(file.dropLast(4)), !token.contains("/"),
@@ -146,10 +146,14 @@ public final class AlmanacServer: Sendable {
 
     /// Makes sure someone can sign in: when the store has no users, creates `name`
     /// with a generated password and returns both (to print once).
-    public static func ensureFirstUser(in backend: SQLiteBackend, name: String) throws(StoreError) -> (user: String, password: String)? {
+    public static func ensureFirstUser(in backend: DatabaseBackend, name: String) throws(StoreError) -> (user: String, password: String)? {
         guard try backend.users().isEmpty else { return nil }
         let password = PasswordGenerator.generate()
-        try backend.createUser(named: name, displayName: nil, passwordHash: PasswordHash(password: password).description)
+        do {
+            try backend.createUser(named: name, displayName: nil, passwordHash: PasswordHash(password: password).description)
+        } catch where error.code == .alreadyExists {
+            return nil  // another process sharing the database created it first
+        }
         return (name, password)
     }
 }

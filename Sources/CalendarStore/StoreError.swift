@@ -30,7 +30,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidArgument
         /// A name or title already taken where it must be unique.
         case alreadyExists
-        /// SQLite or the file system failed; `sqliteCode` and `sql` say where.
+        /// The database or the file system failed, or PostgreSQL is unreachable (HTTP 503);
+        /// `sqliteCode` or `sqlState`, and `sql`, say where.
         case database
     }
 
@@ -44,12 +45,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var diagnostic: ICalendarError?
     /// For `database`: SQLite's extended result code.
     public var sqliteCode: Int32?
+    /// For `database` on PostgreSQL: the SQLSTATE (`40001` a serialization failure,
+    /// `08006` a lost connection).
+    public var sqlState: String?
     /// For `database`: the statement that failed.
     public var sql: String?
 
     public init(
         _ code: Code, _ message: String, resource: String? = nil, conflictingResource: String? = nil,
-        diagnostic: ICalendarError? = nil, sqliteCode: Int32? = nil, sql: String? = nil
+        diagnostic: ICalendarError? = nil, sqliteCode: Int32? = nil, sqlState: String? = nil, sql: String? = nil
     ) {
         self.code = code
         self.message = message
@@ -57,6 +61,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.conflictingResource = conflictingResource
         self.diagnostic = diagnostic
         self.sqliteCode = sqliteCode
+        self.sqlState = sqlState
         self.sql = sql
     }
 
@@ -69,6 +74,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         var text = message
         if let resource { text += " (resource \(resource))" }
         if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
+        if let sqlState { text += " (SQLSTATE \(sqlState))" }
         return text + " [\(code.rawValue)]"
     }
 }

@@ -15,7 +15,7 @@ import Testing
 
     init() throws {
         directory = try TemporaryDirectory()
-        let backend = try SQLiteBackend(directory: directory.path)
+        let backend = try DatabaseBackend(directory: directory.path)
         try backend.createUser(named: "anna")
         store = try backend.eventStore(for: "anna")
         calendar = try store.createCalendar(EventCalendar(title: "Classes", timeZone: "America/Los_Angeles"))

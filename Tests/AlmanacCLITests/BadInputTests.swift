@@ -25,7 +25,7 @@ import Testing
         try #require(Almanac.run(["user", "add", "bob"], io: io) == 0)
         try #require(
             Almanac.run(["add", "--user", "bob", "--calendar", "Private", "--title", "Secret", "--start", "2026-12-01 09:00", "--duration", "1h"], io: io) == 0)
-        bobCalendar = try SQLiteBackend(directory: directory.path).eventStore(for: "bob").calendars()[0].name
+        bobCalendar = try DatabaseBackend(directory: directory.path).eventStore(for: "bob").calendars()[0].name
         try #require(try server.send("MKCALENDAR", "/dav/calendars/anna/work/", "").status == 201)
         try #require(try server.send("PUT", "/dav/calendars/anna/work/lunch.ics", Self.event, headers: ["Content-Type": "text/calendar"]).status == 201)
     }
@@ -33,7 +33,7 @@ import Testing
     /// Every calendar of both users with its sync token, and every object with its ETag
     /// and bytes, read from the store the server writes.
     func snapshot() throws -> [String] {
-        let backend = try SQLiteBackend(directory: directory.path)
+        let backend = try DatabaseBackend(directory: directory.path)
         var lines: [String] = []
         for user in ["anna", "bob"] {
             let store = try backend.eventStore(for: user)

@@ -22,7 +22,7 @@ import Testing
     }
 
     func storedHash(_ user: String) throws -> PasswordHash {
-        let stored = try #require(try SQLiteBackend(directory: directory.path).user(named: user).passwordHash)
+        let stored = try #require(try DatabaseBackend(directory: directory.path).user(named: user).passwordHash)
         return try #require(PasswordHash(stored))
     }
 

@@ -159,7 +159,7 @@ import Testing
         let rotated = run(["feed", "rotate", "Classes", "--base-url", "https://cal.example.com"]).1.text
         #expect(!rotated.contains(String(lines[2])))
         #expect(run(["feed", "revoke", "Classes"]).0 == 0)
-        let backend = try SQLiteBackend(directory: directory.path)
+        let backend = try DatabaseBackend(directory: directory.path)
         #expect(try backend.eventStore(for: "tester").calendars().first?.feedToken == nil)
         #expect(run(["feed", "create", "Nope"]).0 == 1)
     }
@@ -171,7 +171,7 @@ import Testing
         #expect(checked.text.contains("ok — 1 users, 1 calendars, 1 objects, 0 tombstones"))
         let copy = directory.url.appendingPathComponent("copy.sqlite").path
         #expect(run(["db", "backup", copy]).0 == 0)
-        let restored = try SQLiteBackend(path: copy)
+        let restored = try DatabaseBackend(sqlitePath: copy)
         #expect(try restored.statistics().objects == 1)
         #expect(try restored.users().map(\.name) == ["tester"])
     }

@@ -12,14 +12,14 @@ import Testing
 /// The JSON API through the server's routes (authentication included), in process.
 @Suite struct APITests {
     let directory: TemporaryDirectory
-    let backend: SQLiteBackend
+    let backend: DatabaseBackend
     let server: AlmanacServer
     /// Bearer tokens by scope.
     var tokens: [APIToken.Scope: String] = [:]
 
     init() throws {
         directory = try TemporaryDirectory()
-        backend = try SQLiteBackend(directory: directory.path)
+        backend = try DatabaseBackend(directory: directory.path)
         try backend.createUser(named: "anna")
         try backend.createUser(named: "bob")
         for scope in APIToken.Scope.allCases {

@@ -9,7 +9,7 @@ import Testing
 @Suite struct FeedTests {
     @Test func feedsServeTheCalendarWithZonesAndNoFloatingTimes() throws {
         let directory = try TemporaryDirectory()
-        let backend = try SQLiteBackend(directory: directory.path)
+        let backend = try DatabaseBackend(directory: directory.path)
         try backend.createUser(named: "anna")
         let store = try backend.eventStore(for: "anna")
         let calendar = try store.createCalendar(EventCalendar(title: "Classes", timeZone: "Europe/Berlin"))
@@ -22,7 +22,7 @@ import Testing
 
         // No feed yet: any token is a bare 404.
         #expect(server.respond(to: HTTPRequest(method: "GET", path: "/feeds/nothing.ics")).status == 404)
-        let token = SQLiteBackend.newFeedToken()
+        let token = DatabaseBackend.newFeedToken()
         _ = try store.setFeedToken(token, calendar: calendar.id)
         let feed = server.respond(to: HTTPRequest(method: "GET", path: "/feeds/\(token).ics"))
         #expect(feed.status == 200)
@@ -46,7 +46,7 @@ import Testing
 
     @Test func davNeedsSignInAndRootDiscoveryWorks() throws {
         let directory = try TemporaryDirectory()
-        let backend = try SQLiteBackend(directory: directory.path)
+        let backend = try DatabaseBackend(directory: directory.path)
         try backend.createUser(named: "anna", displayName: nil, passwordHash: PasswordHash(password: "secret password", iterations: 1_000).description)
         let server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false))
         let anonymous = server.respond(to: HTTPRequest(method: "PROPFIND", path: "/", headers: ["Depth": "0"]))

@@ -12,13 +12,13 @@ import Testing
 /// CSRF, the views' structure, escaping, the bridge button, the event form.
 @Suite struct WebTests {
     let directory: TemporaryDirectory
-    let backend: SQLiteBackend
+    let backend: DatabaseBackend
     let server: AlmanacServer
     let calendarID: String
 
     init() throws {
         directory = try TemporaryDirectory()
-        backend = try SQLiteBackend(directory: directory.path)
+        backend = try DatabaseBackend(directory: directory.path)
         // Few iterations: this test signs in often and is not about hashing.
         try backend.createUser(named: "anna", displayName: nil, passwordHash: PasswordHash(password: "correct horse", iterations: 1_000).description)
         server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false))

@@ -68,3 +68,25 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 }
+
+/// The PostgreSQL cluster the tests may use: `ALMANAC_TEST_POSTGRES` (a URL), which
+/// `make test` sets after starting a throwaway cluster with `scripts/test-postgres`.
+public enum TestPostgres {
+    public static var url: String? {
+        ProcessInfo.processInfo.environment["ALMANAC_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A URL for a new, empty schema of the test database: each store test gets its own.
+    public static func freshURL() throws -> String {
+        guard let url else { throw CorpusError(description: "ALMANAC_TEST_POSTGRES is not set (make test starts a cluster)") }
+        let schema = "test_" + UUID().uuidString.lowercased().filter { $0 != "-" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", "CREATE SCHEMA \(schema)"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CorpusError(description: "psql could not create schema \(schema) in \(url)") }
+        return url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+    }
+}

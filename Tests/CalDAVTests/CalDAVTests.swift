@@ -8,12 +8,12 @@ import Testing
 /// CalDAV as request → response, over a real SQLite store in a temporary directory.
 @Suite struct CalDAVTests {
     let directory: TemporaryDirectory
-    let backend: SQLiteBackend
+    let backend: DatabaseBackend
     let handler: CalDAVHandler
 
     init() throws {
         directory = try TemporaryDirectory()
-        backend = try SQLiteBackend(directory: directory.path)
+        backend = try DatabaseBackend(directory: directory.path)
         try backend.createUser(named: "anna")
         try backend.createUser(named: "bob")
         handler = CalDAVHandler(backend: backend)

@@ -9,7 +9,7 @@ import Testing
         var etag = ""
         var calendarID = ""
         do {
-            let backend = try SQLiteBackend(directory: directory.path)
+            let backend = try DatabaseBackend(directory: directory.path)
             try backend.createUser(named: "alice")
             let store = try backend.eventStore(for: "alice")
             calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
@@ -18,11 +18,11 @@ import Testing
                 ifNoneMatch: false)
             let copy = directory.url.appendingPathComponent("backup.sqlite").path
             try backend.backup(to: copy)
-            let restored = try SQLiteBackend(path: copy)
+            let restored = try DatabaseBackend(sqlitePath: copy)
             #expect(try restored.integrityCheck() == ["ok"])
             #expect(try restored.eventStore(for: "alice").resource(named: "a.ics", calendar: calendarID).etag == etag)
         }
-        let reopened = try SQLiteBackend(directory: directory.path)
+        let reopened = try DatabaseBackend(directory: directory.path)
         #expect(try reopened.integrityCheck() == ["ok"])
         let store = try reopened.eventStore(for: "alice")
         #expect(try store.resource(named: "a.ics", calendar: calendarID).etag == etag)
@@ -41,9 +41,9 @@ import Testing
 
     @Test func aNewerSchemaIsRefused() throws {
         let directory = try TemporaryDirectory()
-        _ = try SQLiteBackend(directory: directory.path)
+        _ = try DatabaseBackend(directory: directory.path)
         try Self.sqlite3(directory.path + "/almanac.sqlite", "PRAGMA user_version = 99")
-        let error = try #require(throws: StoreError.self) { try SQLiteBackend(directory: directory.path) }
+        let error = try #require(throws: StoreError.self) { try DatabaseBackend(directory: directory.path) }
         #expect(error.code == .database)
         #expect(error.message.contains("newer"))
     }
@@ -55,7 +55,7 @@ import Testing
         let body = resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept", "TRANSP:TRANSPARENT"]))
         var calendarID = ""
         do {
-            let backend = try SQLiteBackend(directory: directory.path)
+            let backend = try DatabaseBackend(directory: directory.path)
             try backend.createUser(named: "alice")
             let store = try backend.eventStore(for: "alice")
             calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
@@ -69,7 +69,7 @@ import Testing
             DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
             ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size; PRAGMA user_version = 2;
             """)
-        let reopened = try SQLiteBackend(directory: directory.path)
+        let reopened = try DatabaseBackend(directory: directory.path)
         let listed = try reopened.eventStore(for: "alice").resources(calendar: calendarID)
         #expect(listed.map(\.size) == [body.count])
         #expect(try reopened.eventStore(for: "alice").events(in: firstDecemberWeek).map(\.isTransparent) == [true])
@@ -108,7 +108,7 @@ import Testing
                 acknowledged[String(parts[1])] = String(parts[2])
             }
 
-            let backend = try SQLiteBackend(directory: directory.path)
+            let backend = try DatabaseBackend(directory: directory.path)
             #expect(try backend.integrityCheck() == ["ok"])
             let store = try backend.eventStore(for: "crash")
             let calendar = try #require(try store.calendar(titled: "Crash", createIfMissing: false))

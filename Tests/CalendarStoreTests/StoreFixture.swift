@@ -5,15 +5,20 @@ import ICalendar
 import Testing
 
 /// The backends the conformance suite runs against. Every suite takes one as its
-/// argument, so a second backend joins by adding a case here.
+/// argument: SQLite always, and PostgreSQL when `ALMANAC_TEST_POSTGRES` names a test
+/// cluster (as `make test` does), each test in a schema of its own.
 enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite
+    case postgres
+
+    static var allCases: [Backend] { TestPostgres.url == nil ? [.sqlite] : [.sqlite, .postgres] }
 
     var description: String { rawValue }
 
     func open(in directory: TemporaryDirectory) throws -> any StoreBackend {
         switch self {
-        case .sqlite: try SQLiteBackend(directory: directory.path)
+        case .sqlite: try DatabaseBackend(directory: directory.path)
+        case .postgres: try DatabaseBackend(postgresURL: try TestPostgres.freshURL())
         }
     }
 }

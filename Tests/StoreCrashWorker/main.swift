@@ -25,7 +25,7 @@ func emit(_ line: String, to descriptor: Int32 = 1) {
 }
 
 do {
-    let backend = try SQLiteBackend(directory: arguments[1])
+    let backend = try DatabaseBackend(directory: arguments[1])
     if (try? backend.user(named: "crash")) == nil { try backend.createUser(named: "crash") }
     let store = try backend.eventStore(for: "crash")
     guard let calendar = try store.calendar(titled: "Crash", createIfMissing: true) else { exit(1) }

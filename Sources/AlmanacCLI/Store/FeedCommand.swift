@@ -20,7 +20,7 @@ enum FeedCommand {
         default:
             var token = calendar.feedToken
             if subcommand == "rotate" || token == nil {
-                let fresh = SQLiteBackend.newFeedToken()
+                let fresh = DatabaseBackend.newFeedToken()
                 _ = try StoreContext.run { () throws(StoreError) in try context.store.setFeedToken(fresh, calendar: calendar.id) }
                 token = fresh
             }

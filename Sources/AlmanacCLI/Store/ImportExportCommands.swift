@@ -3,6 +3,14 @@ import CivilTime
 import ICalendar
 import Recurrence
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `almanac import` and `almanac export`: whole calendars as .ics files.
 enum ImportExportCommands {
     /// Objects written per transaction; also how often the progress bar moves.
@@ -92,30 +100,52 @@ enum ImportExportCommands {
     }
 }
 
-/// `almanac db check|backup`.
+/// `almanac db check|migrate|backup|copy`.
 enum DatabaseCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        guard let subcommand = arguments.first else { throw .usage("'db' needs check or backup") }
-        let options = try Options(Array(arguments.dropFirst()), valued: ["--data"], command: "db \(subcommand)")
-        let directory = options["--data"] ?? SQLiteBackend.defaultDirectory(environment: io.environment)
-        let backend = try StoreContext.run { () throws(StoreError) in try SQLiteBackend(directory: directory) }
+        guard let subcommand = arguments.first else { throw .usage("'db' needs check, migrate, backup or copy") }
+        let options = try Options(
+            Array(arguments.dropFirst()), valued: StoreContext.databaseOptions.union(["--from", "--to"]), command: "db \(subcommand)")
         switch subcommand {
         case "check":
             guard options.operands.isEmpty else { throw .usage("'db check' takes no operands") }
+            let backend = try StoreContext.openBackend(options, io: io)
             let problems = try StoreContext.run { () throws(StoreError) in try backend.integrityCheck() }
             guard problems == ["ok"] else {
-                for problem in problems { io.writeError("\(backend.path): \(problem)") }
+                for problem in problems { io.writeError("\(backend.location): \(problem)") }
                 return 1
             }
             let counts = try StoreContext.run { () throws(StoreError) in try backend.statistics() }
             io.write(
-                "\(backend.path): ok — \(counts.users) users, \(counts.calendars) calendars, \(counts.objects) objects, \(counts.tombstones) tombstones\n")
+                "\(backend.location): ok — \(counts.users) users, \(counts.calendars) calendars, \(counts.objects) objects, \(counts.tombstones) tombstones\n")
+        case "migrate":
+            guard options.operands.isEmpty else { throw .usage("'db migrate' takes no operands") }
+            // Opening a database migrates it (under a lock, so running servers are safe).
+            let backend = try StoreContext.openBackend(options, io: io)
+            io.write("\(backend.location): the schema is up to date\n")
         case "backup":
             guard options.operands.count == 1 else { throw .usage("'db backup' takes one FILE") }
+            let backend = try StoreContext.openBackend(options, io: io)
             try StoreContext.run { () throws(StoreError) in try backend.backup(to: options.operands[0]) }
-            io.write("Backed up \(backend.path) to \(options.operands[0])\n")
+            io.write("Backed up \(backend.location) to \(options.operands[0])\n")
+        case "copy":
+            guard options.operands.isEmpty else { throw .usage("'db copy' takes no operands") }
+            let from = try options.required("--from", command: "db copy")
+            let to = try options.required("--to", command: "db copy")
+            for location in [from, to] where !(location.hasPrefix("sqlite:") || DatabaseBackend.isPostgresURL(location)) {
+                throw .usage("name each database as sqlite:PATH or postgres://user@host/db, not \(location)")
+            }
+            if from.hasPrefix("sqlite:"), access(String(from.dropFirst(7)), F_OK) != 0 {
+                throw CommandFailure(status: 1, "no SQLite database at \(from.dropFirst(7))")
+            }
+            let source = try StoreContext.run { () throws(StoreError) in try DatabaseBackend(location: from) }
+            let target = try StoreContext.run { () throws(StoreError) in try DatabaseBackend(location: to) }
+            guard source.location != target.location else { throw .usage("--from and --to name the same database") }
+            let report = try StoreContext.run { () throws(StoreError) in try source.copy(to: target) }
+            for (table, count) in report.rows { io.write("\(table): \(count) rows\n") }
+            io.write("Copied \(source.location) to \(target.location); \(report.verifiedObjects) objects verified (name and ETag)\n")
         default:
-            throw .usage("unknown subcommand 'db \(subcommand)' (check, backup)")
+            throw .usage("unknown subcommand 'db \(subcommand)' (check, migrate, backup, copy)")
         }
         return 0
     }

@@ -1,26 +1,28 @@
 import CalendarStore
 import CivilTime
 
-/// The store a command works on: the data directory (`--data`, else
-/// `$ALMANAC_DATA`, `$XDG_DATA_HOME/almanac`, `~/.local/share/almanac`) and the
-/// user it acts for (`--user`, else `$ALMANAC_USER`, else the only user, else
+/// The store a command works on: the database (`--database`, else
+/// `$ALMANAC_DATABASE`: a PostgreSQL URL or `sqlite:PATH`), else the SQLite file in
+/// the data directory (`--data`, else `$ALMANAC_DATA`, `$XDG_DATA_HOME/almanac`,
+/// `~/.local/share/almanac`), and the user it acts for (`--user`, else `$ALMANAC_USER`, else the only user, else
 /// `$USER`). The first command on an empty store creates that user.
 ///
 /// SQLite's WAL and busy timeout make this safe while a server runs on the same
 /// directory.
 struct StoreContext {
-    let backend: SQLiteBackend
+    let backend: DatabaseBackend
     let store: any EventStore
     let user: String
     let io: CommandIO
 
-    static let valued: Set<String> = ["--data", "--user"]
+    static let valued: Set<String> = ["--data", "--database", "--user"]
+    /// The options that choose the database.
+    static let databaseOptions: Set<String> = ["--data", "--database"]
 
     init(_ options: Options, io: CommandIO) throws(CommandFailure) {
         self.io = io
         let environment = io.environment
-        let directory = options["--data"] ?? SQLiteBackend.defaultDirectory(environment: environment)
-        let backend = try Self.run { () throws(StoreError) in try SQLiteBackend(directory: directory) }
+        let backend = try Self.openBackend(options, io: io)
         self.backend = backend
         let users = try Self.run { () throws(StoreError) in try backend.users().map(\.name) }
         var name = options["--user"] ?? environment["ALMANAC_USER"]
@@ -28,12 +30,22 @@ struct StoreContext {
         let user = name!
         if !users.contains(user) {
             guard users.isEmpty else {
-                throw CommandFailure(status: 1, "no user \(user) in \(directory) (users: \(users.joined(separator: ", "))); choose one with --user")
+                throw CommandFailure(status: 1, "no user \(user) in \(backend.location) (users: \(users.joined(separator: ", "))); choose one with --user")
             }
             try Self.run { () throws(StoreError) in try backend.createUser(named: user) }
         }
         self.user = user
         store = try Self.run { () throws(StoreError) in try backend.eventStore(for: user) }
+    }
+
+    /// The database `--database` or `$ALMANAC_DATABASE` names, else `almanac.sqlite` in
+    /// the data directory (created when missing).
+    static func openBackend(_ options: Options, io: CommandIO) throws(CommandFailure) -> DatabaseBackend {
+        if let location = options["--database"] ?? io.environment["ALMANAC_DATABASE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return try run { () throws(StoreError) in try DatabaseBackend(location: location) }
+        }
+        let directory = options["--data"] ?? DatabaseBackend.defaultDirectory(environment: io.environment)
+        return try run { () throws(StoreError) in try DatabaseBackend(directory: directory) }
     }
 
     /// Runs a store call, turning its error into a failure with exit status 1.

@@ -5,8 +5,7 @@ import CalendarStore
 enum UserCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         guard let subcommand = arguments.first else { throw .usage("'user' needs add, passwd, list or remove") }
-        let options = try Options(Array(arguments.dropFirst()), valued: ["--data"], flags: ["--generate"], command: "user \(subcommand)")
-        let directory = options["--data"] ?? SQLiteBackend.defaultDirectory(environment: io.environment)
+        let options = try Options(Array(arguments.dropFirst()), valued: StoreContext.databaseOptions, flags: ["--generate"], command: "user \(subcommand)")
         func name() throws(CommandFailure) -> String {
             guard options.operands.count == 1 else { throw .usage("'user \(subcommand)' takes one NAME") }
             return options.operands[0]
@@ -14,13 +13,13 @@ enum UserCommand {
         switch subcommand {
         case "list":
             guard options.operands.isEmpty else { throw .usage("'user list' takes no operands") }
-            let backend = try open(directory)
+            let backend = try StoreContext.openBackend(options, io: io)
             let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
             io.write(users.map { $0.name + ($0.passwordHash == nil ? "  (no password: cannot sign in)" : "") + "\n" }.joined())
         case "add":
             let user = try name()
             let (password, generated) = try readPassword(options, io: io)
-            let backend = try open(directory)
+            let backend = try StoreContext.openBackend(options, io: io)
             try StoreContext.run { () throws(StoreError) in
                 try backend.createUser(named: user, displayName: nil, passwordHash: PasswordHash(password: password).description)
             }
@@ -28,7 +27,7 @@ enum UserCommand {
             if generated { io.write("Password: \(password)\n(shown once; change it with 'almanac user passwd \(user)')\n") }
         case "passwd":
             let user = try name()
-            let backend = try open(directory)
+            let backend = try StoreContext.openBackend(options, io: io)
             _ = try StoreContext.run { () throws(StoreError) in try backend.user(named: user) }
             let (password, generated) = try readPassword(options, io: io)
             try StoreContext.run { () throws(StoreError) in try backend.setPasswordHash(PasswordHash(password: password).description, forUser: user) }
@@ -36,7 +35,7 @@ enum UserCommand {
             if generated { io.write("Password: \(password)\n(shown once)\n") }
         case "remove":
             let user = try name()
-            let backend = try open(directory)
+            let backend = try StoreContext.openBackend(options, io: io)
             try StoreContext.run { () throws(StoreError) in try backend.removeUser(named: user) }
             io.write("Removed user \(user) and their calendars\n")
         default:
@@ -45,9 +44,6 @@ enum UserCommand {
         return 0
     }
 
-    static func open(_ directory: String) throws(CommandFailure) -> SQLiteBackend {
-        try StoreContext.run { () throws(StoreError) in try SQLiteBackend(directory: directory) }
-    }
 
     /// `--generate` makes one; a terminal is prompted twice; otherwise the first line
     /// of standard input is the password.

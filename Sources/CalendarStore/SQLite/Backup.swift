@@ -2,7 +2,7 @@ import CSQLite
 
 /// SQLite's online backup API (`sqlite3_backup_*`).
 enum SQLiteBackup {
-    static func copy(from source: Connection, to target: Connection) throws(StoreError) {
+    static func copy(from source: SQLiteConnection, to target: SQLiteConnection) throws(StoreError) {
         guard let backup = sqlite3_backup_init(target.handle, "main", source.handle, "main") else {
             throw target.error(sqlite3_errcode(target.handle), sql: nil)
         }

@@ -1,16 +1,16 @@
 import CivilTime
 import ICalendar
 
-/// The `EventStore` of one user on the SQLite backend.
+/// The `EventStore` of one user on a `DatabaseBackend` (SQLite or PostgreSQL).
 ///
 /// Cheap to make and to copy; every call runs in its own transaction on the
 /// backend's connections.
-public struct SQLiteEventStore: EventStore {
-    let backend: SQLiteBackend
+public struct DatabaseEventStore: EventStore {
+    let backend: DatabaseBackend
     let userID: Int64
     public let user: String
 
-    var database: Database { backend.database }
+    var database: any StoreDatabase { backend.database }
 }
 
 /// A calendar as the store reads it, with its row and what this user may do.
@@ -21,7 +21,7 @@ struct CalendarRow {
     var writable: Bool
 }
 
-extension SQLiteEventStore {
+extension DatabaseEventStore {
     static let calendarColumns = """
         SELECT c.id, c.owner_id, c.identifier, c.name, u.name, c.title, c.color, c.description, c.time_zone,
                c.sort_order, c.components, c.kind, c.feed_url, c.refresh_interval, c.sequence, g.access, c.feed_token
@@ -116,14 +116,15 @@ extension SQLiteEventStore {
         {
             throw StoreError(.alreadyExists, "a calendar named \(name) exists", resource: name)
         }
-        try connection.run(
+        let rowID = try connection.firstRow(
             """
             INSERT INTO calendars (identifier, owner_id, name, title, color, description, time_zone, sort_order,
                 components, kind, feed_url, refresh_interval, created)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
             """,
-            [.text(identifier), .integer(userID), .text(name)] + settableColumns(calendar) + [.int(WallClock.now())])
-        try writeDeadProperties(calendar.deadProperties, rowID: connection.lastInsertedRowID, connection)
+            [.text(identifier), .integer(userID), .text(name)] + settableColumns(calendar) + [.int(WallClock.now())], { $0.int64(0) })
+        guard let rowID else { throw StoreError(.database, "the new calendar's row was not returned") }
+        try writeDeadProperties(calendar.deadProperties, rowID: rowID, connection)
         return try calendarRow(identifier, connection, write: false).calendar
     }
 
@@ -137,11 +138,11 @@ extension SQLiteEventStore {
         }
     }
 
-    func settableColumns(_ calendar: EventCalendar) -> [SQLiteValue] {
+    func settableColumns(_ calendar: EventCalendar) -> [SQLValue] {
         let components = ComponentType.allCases.filter(calendar.componentTypes.contains).map(\.rawValue).joined(separator: ",")
-        var kind: SQLiteValue = "local"
-        var url: SQLiteValue = nil
-        var interval: SQLiteValue = nil
+        var kind: SQLValue = "local"
+        var url: SQLValue = nil
+        var interval: SQLValue = nil
         if case .subscription(let feed, let refresh) = calendar.kind {
             kind = "subscription"
             url = .text(feed)
@@ -235,7 +236,10 @@ extension SQLiteEventStore {
             }
             if let access {
                 try connection.run(
-                    "INSERT OR REPLACE INTO grants (calendar_id, user_id, access) VALUES (?, ?, ?)",
+                    """
+                    INSERT INTO grants (calendar_id, user_id, access) VALUES (?, ?, ?)
+                    ON CONFLICT (calendar_id, user_id) DO UPDATE SET access = excluded.access
+                    """,
                     [.integer(row.rowID), .integer(granteeID), .text(access.rawValue)])
             } else {
                 try connection.run("DELETE FROM grants WHERE calendar_id = ? AND user_id = ?", [.integer(row.rowID), .integer(granteeID)])

@@ -1,30 +1,13 @@
 import CSQLite
 
-/// A value bound to a statement parameter or read from a column.
-enum SQLiteValue: Sendable, Hashable {
-    case null
-    case integer(Int64)
-    case text(String)
-    case blob([UInt8])
-}
-
-extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
-    init(stringLiteral value: String) { self = .text(value) }
-    init(integerLiteral value: Int) { self = .integer(Int64(value)) }
-    init(nilLiteral: ()) { self = .null }
-
-    static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
-    static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
-    static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
-}
-
 /// One open SQLite database handle with its prepared statements, cached by SQL text.
 ///
 /// A connection is used by one thread at a time: the store hands it out from a
 /// pool (readers) or under a lock (the writer), never to two owners at once.
-final class Connection {
+final class SQLiteConnection: SQLConnection {
+    var dialect: SQLDialect { .sqlite }
     let handle: OpaquePointer
-    private var statements: [String: Statement] = [:]
+    private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens (and for the writer, creates) the database file at `path`.
     init(path: String, readOnly: Bool) throws(StoreError) {
@@ -63,19 +46,19 @@ final class Connection {
     }
 
     /// The cached statement for `sql`, prepared on first use.
-    func statement(_ sql: String) throws(StoreError) -> Statement {
+    func statement(_ sql: String) throws(StoreError) -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
         var pointer: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard status == SQLITE_OK, let pointer else { throw error(status, sql: sql) }
-        let statement = Statement(handle: pointer, connection: self, sql: sql)
+        let statement = SQLiteStatement(handle: pointer, connection: self, sql: sql)
         statements[sql] = statement
         return statement
     }
 
     /// Runs a statement that returns no rows; returns the number of rows it changed.
     @discardableResult
-    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(StoreError) -> Int {
+    func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
@@ -84,30 +67,21 @@ final class Connection {
     }
 
     /// Calls `body` with each row of a query.
-    func forEachRow(_ sql: String, _ values: [SQLiteValue] = [], _ body: (Row) throws(StoreError) -> Void) throws(StoreError) {
+    func forEachRow(_ sql: String, _ values: [SQLValue], _ body: (Row) throws(StoreError) -> Void) throws(StoreError) {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
-        while try statement.step() { try body(Row(statement: statement.handle)) }
-    }
-
-    /// The rows of a query, each turned into a value by `transform`.
-    func rows<T>(_ sql: String, _ values: [SQLiteValue] = [], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> [T] {
-        var result: [T] = []
-        try forEachRow(sql, values) { (row) throws(StoreError) in result.append(try transform(row)) }
-        return result
+        while try statement.step() { try body(Row(source: .sqlite(statement.handle))) }
     }
 
     /// The first row of a query turned into a value, or nil when there is none.
-    func firstRow<T>(_ sql: String, _ values: [SQLiteValue] = [], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> T? {
+    func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> T? {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try transform(Row(statement: statement.handle))
+        return try transform(Row(source: .sqlite(statement.handle)))
     }
-
-    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws
     /// and rethrows its error. `BEGIN IMMEDIATE` takes the write lock up front, so two
@@ -133,15 +107,15 @@ final class Connection {
 }
 
 @available(*, unavailable)
-extension Connection: Sendable {}
+extension SQLiteConnection: Sendable {}
 
 /// A prepared statement, owned by its connection's cache.
-final class Statement {
+final class SQLiteStatement {
     let handle: OpaquePointer
-    unowned let connection: Connection
+    unowned let connection: SQLiteConnection
     let sql: String
 
-    init(handle: OpaquePointer, connection: Connection, sql: String) {
+    init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
         self.connection = connection
         self.sql = sql
@@ -149,7 +123,7 @@ final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    func bind(_ values: [SQLiteValue]) throws(StoreError) {
+    func bind(_ values: [SQLValue]) throws(StoreError) {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -185,28 +159,4 @@ final class Statement {
 }
 
 @available(*, unavailable)
-extension Statement: Sendable {}
-
-/// The current row of a statement; valid only inside the closure that receives it.
-struct Row {
-    let statement: OpaquePointer
-
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
-
-    func string(_ column: Int32) -> String {
-        guard let text = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-
-    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
-
-    func bytes(_ column: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
-    }
-}
+extension SQLiteStatement: Sendable {}

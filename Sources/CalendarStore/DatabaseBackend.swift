@@ -10,27 +10,53 @@ import Synchronization
     import Darwin
 #endif
 
-/// The embedded SQLite store: one database file holding users, calendars and
-/// calendar object resources, safe to share between threads and between
-/// processes (a server and the CLI on one data directory).
+/// The store on a SQL database: the embedded SQLite file (the default) or a
+/// PostgreSQL cluster that several server processes share. Both hold the same
+/// tables and answer through the same code; safe to share between threads and
+/// between processes.
 ///
-/// Durability: WAL with `synchronous=FULL`, so a write returns only once it
-/// survives a crash or power loss. Open one backend per file per process and
-/// hand out `eventStore(for:)` values to act for users.
-public final class SQLiteBackend: StoreBackend {
-    let database: Database
+/// Durability: a write returns only once its transaction is durable (SQLite's
+/// WAL with `synchronous=FULL`; a PostgreSQL commit). Open one backend per
+/// database per process and hand out `eventStore(for:)` values to act for users.
+public final class DatabaseBackend: StoreBackend {
+    let database: any StoreDatabase
     let cache: ObjectCache
 
-    /// Opens (creating when missing) the database file at `path` and migrates it.
-    public init(path: String, cacheCapacity: Int = 50_000) throws(StoreError) {
-        database = try Database(path: path)
+    /// Opens (creating when missing) the SQLite file at `path` and migrates it.
+    public init(sqlitePath path: String, cacheCapacity: Int = 50_000) throws(StoreError) {
+        database = try SQLiteDatabase(path: path)
         cache = ObjectCache(capacity: cacheCapacity)
+    }
+
+    /// Connects to PostgreSQL (a libpq URL such as `postgres://user@host:5432/db`) and
+    /// migrates its schema, under an advisory lock so processes starting together
+    /// migrate once.
+    public init(postgresURL url: String, cacheCapacity: Int = 50_000) throws(StoreError) {
+        database = try PostgresDatabase(url: url)
+        cache = ObjectCache(capacity: cacheCapacity)
+    }
+
+    /// Opens the database a location names: `postgres://…` or `postgresql://…` for
+    /// PostgreSQL, `sqlite:PATH` (or a plain path) for an SQLite file.
+    public convenience init(location: String) throws(StoreError) {
+        if Self.isPostgresURL(location) {
+            try self.init(postgresURL: location)
+        } else {
+            let path = location.hasPrefix("sqlite:") ? String(location.dropFirst(7)) : location
+            guard !path.isEmpty else { throw StoreError(.invalidArgument, "name a database: sqlite:PATH or postgres://user@host/db") }
+            try self.init(sqlitePath: path)
+        }
+    }
+
+    /// Whether a database location is a PostgreSQL URL.
+    public static func isPostgresURL(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
     }
 
     /// Opens `almanac.sqlite` in `directory`, creating the directory when missing.
     public convenience init(directory: String) throws(StoreError) {
         try Self.makeDirectory(directory)
-        try self.init(path: directory + "/almanac.sqlite")
+        try self.init(sqlitePath: directory + "/almanac.sqlite")
     }
 
     /// The data directory: `$ALMANAC_DATA`, else `$XDG_DATA_HOME/almanac`, else
@@ -51,8 +77,11 @@ public final class SQLiteBackend: StoreBackend {
         }
     }
 
-    /// The file's path.
-    public var path: String { database.path }
+    /// Where the database is: the SQLite file's path, or the PostgreSQL URL without its password.
+    public var location: String { database.location }
+
+    /// Whether this is the PostgreSQL backend.
+    public var isPostgres: Bool { database.dialect == .postgres }
 
     // MARK: Users
 
@@ -123,15 +152,15 @@ public final class SQLiteBackend: StoreBackend {
     }
 
     /// A store acting for `user` (who must exist).
-    public func eventStore(for user: String) throws(StoreError) -> any EventStore { try sqliteStore(for: user) }
+    public func eventStore(for user: String) throws(StoreError) -> any EventStore { try databaseStore(for: user) }
 
     /// The concrete SQLite store acting for `user`.
-    public func sqliteStore(for user: String) throws(StoreError) -> SQLiteEventStore {
+    public func databaseStore(for user: String) throws(StoreError) -> DatabaseEventStore {
         let id = try database.read { (connection) throws(StoreError) -> Int64? in
             try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(user)]) { $0.int64(0) }
         }
         guard let id else { throw StoreError(.notFound, "no user \(user)", resource: user) }
-        return SQLiteEventStore(backend: self, userID: id, user: user)
+        return DatabaseEventStore(backend: self, userID: id, user: user)
     }
 
     public func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)? {
@@ -145,12 +174,42 @@ public final class SQLiteBackend: StoreBackend {
 
     // MARK: Maintenance
 
-    /// SQLite's `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.
-    public func integrityCheck() throws(StoreError) -> [String] { try database.integrityCheck() }
+    /// The database's own check (SQLite's `PRAGMA integrity_check`, PostgreSQL's
+    /// schema version) and the store's: every object has its bytes and its range, and
+    /// no change sequence runs ahead of its calendar's. `["ok"]` when sound.
+    public func integrityCheck() throws(StoreError) -> [String] {
+        var problems = try database.engineCheck().filter { $0 != "ok" }
+        problems += try database.read { (connection) throws(StoreError) -> [String] in
+            let checks = [
+                ("objects without their bytes", "SELECT count(*) FROM objects o WHERE NOT EXISTS (SELECT 1 FROM object_data d WHERE d.id = o.id)"),
+                ("objects missing from the range index", "SELECT count(*) FROM objects o WHERE NOT EXISTS (SELECT 1 FROM object_ranges r WHERE r.id = o.id)"),
+                ("range index entries without an object", "SELECT count(*) FROM object_ranges r WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.id = r.id)"),
+                (
+                    "objects or tombstones with a change sequence ahead of their calendar's",
+                    """
+                    SELECT (SELECT count(*) FROM objects o JOIN calendars c ON c.id = o.calendar_id WHERE o.sequence > c.sequence)
+                         + (SELECT count(*) FROM tombstones t JOIN calendars c ON c.id = t.calendar_id WHERE t.sequence > c.sequence)
+                    """
+                ),
+            ]
+            var found: [String] = []
+            for (what, sql) in checks {
+                let count = try connection.firstRow(sql) { $0.int(0) } ?? 0
+                if count > 0 { found.append("\(count) \(what)") }
+            }
+            return found
+        }
+        return problems.isEmpty ? ["ok"] : problems
+    }
 
-    /// Writes a consistent copy of the database to `destination` with SQLite's online
-    /// backup API while the store stays in use.
-    public func backup(to destination: String) throws(StoreError) { try database.backup(to: destination) }
+    /// Writes a consistent copy of an SQLite database to `destination` with SQLite's
+    /// online backup API while the store stays in use.
+    public func backup(to destination: String) throws(StoreError) {
+        guard let sqlite = database as? SQLiteDatabase else {
+            throw StoreError(.invalidArgument, "backup copies an SQLite file; back PostgreSQL up with pg_dump or pg_basebackup")
+        }
+        try sqlite.backup(to: destination)
+    }
 
     /// Counts for `db check` and benchmarks.
     public func statistics() throws(StoreError) -> (users: Int, calendars: Int, objects: Int, tombstones: Int) {
@@ -163,12 +222,13 @@ public final class SQLiteBackend: StoreBackend {
     }
 }
 
-/// Prepared calendar objects by row and change sequence, so repeated queries do not
-/// parse the same bytes again. An entry is valid while its object's sequence is
-/// unchanged, which holds across processes: the sequence comes from the row read.
+/// Prepared calendar objects by row and ETag, so repeated queries do not parse the
+/// same bytes again. An entry is valid while its object's ETag (its change sequence
+/// and a hash of its bytes) is unchanged, which holds across processes — the ETag
+/// comes from the row read — and when a row id is used again after a deletion.
 final class ObjectCache: Sendable {
     private struct Entry {
-        var sequence: Int
+        var etag: String
         var object: CachedSeries
     }
 
@@ -177,21 +237,21 @@ final class ObjectCache: Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    func object(id: Int64, sequence: Int) -> CachedSeries? {
+    func object(id: Int64, etag: String) -> CachedSeries? {
         entries.withLock { entries in
-            guard let entry = entries[id], entry.sequence == sequence else { return nil }
+            guard let entry = entries[id], entry.etag == etag else { return nil }
             return entry.object
         }
     }
 
-    func store(_ object: CachedSeries, id: Int64, sequence: Int) {
+    func store(_ object: CachedSeries, id: Int64, etag: String) {
         guard capacity > 0 else { return }
         entries.withLock { entries in
             if entries.count >= capacity, entries[id] == nil {
                 // Evict an arbitrary eighth: cheap, and fair enough for a working set.
                 for key in entries.keys.prefix(max(1, capacity / 8)) { entries[key] = nil }
             }
-            entries[id] = Entry(sequence: sequence, object: object)
+            entries[id] = Entry(etag: etag, object: object)
         }
     }
 }

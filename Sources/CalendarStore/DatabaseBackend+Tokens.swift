@@ -1,6 +1,6 @@
 import CivilTime
 
-extension SQLiteBackend {
+extension DatabaseBackend {
     // MARK: API tokens
 
     public func createAPIToken(_ token: APIToken, secretHash: String) throws(StoreError) {
@@ -45,7 +45,7 @@ extension SQLiteBackend {
     public func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             _ = try connection.run(
-                "INSERT OR IGNORE INTO api_token_events (token_id, event_identifier) VALUES (?, ?)", [.text(tokenID), .text(identifier)])
+                "INSERT INTO api_token_events (token_id, event_identifier) VALUES (?, ?) ON CONFLICT DO NOTHING", [.text(tokenID), .text(identifier)])
         }
     }
 
@@ -56,7 +56,7 @@ extension SQLiteBackend {
     }
 }
 
-extension SQLiteBackend {
+extension DatabaseBackend {
     // MARK: Web sessions and view settings
 
     public func createSession(_ session: WebSession, secretHash: String) throws(StoreError) {
@@ -112,7 +112,7 @@ extension SQLiteBackend {
     }
 }
 
-extension SQLiteEventStore {
+extension DatabaseEventStore {
     // MARK: Added marks
 
     public func markAdded(_ mark: AddedMark) throws(StoreError) -> AddedMark {

@@ -2,7 +2,7 @@ import CivilTime
 import ICalendar
 import Recurrence
 
-extension SQLiteEventStore {
+extension DatabaseEventStore {
     /// Stamps a component written through the event API: DTSTAMP and LAST-MODIFIED now,
     /// CREATED when new.
     static func stamped(_ component: Component, isNew: Bool) -> Component {

@@ -4,7 +4,7 @@
 /// runs in the transaction that bumps the version, so a crash leaves either the
 /// old or the new schema. A file from a newer Almanac (a higher version than we
 /// know) is refused rather than guessed at.
-enum Schema {
+enum SQLiteSchema {
     static let migrations: [String] = [
         // 1: users, calendars, calendar object resources, tombstones and the interval index.
         """
@@ -152,7 +152,7 @@ enum Schema {
         """,
     ]
 
-    static func migrate(_ connection: Connection) throws(StoreError) {
+    static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
         while true {
             // Read the version under the write lock (BEGIN IMMEDIATE), so two processes
             // opening a new file at once apply each migration once.

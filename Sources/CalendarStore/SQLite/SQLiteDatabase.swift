@@ -3,7 +3,7 @@ import Synchronization
 /// A connection handed from the pool to one caller at a time; the pool, not the
 /// type system, guarantees that a connection has one owner.
 private struct PooledConnection: @unchecked Sendable {
-    let connection: Connection
+    let connection: SQLiteConnection
 }
 
 /// The SQLite file behind a store: one writer connection under a lock, and a
@@ -12,8 +12,10 @@ private struct PooledConnection: @unchecked Sendable {
 /// Settings every connection gets: WAL journal, `synchronous=FULL` (a commit
 /// returns only once durable), foreign keys, a 10 s busy timeout (so a CLI and a
 /// server can share the file). The schema is migrated on open.
-final class Database: Sendable {
+final class SQLiteDatabase: StoreDatabase {
     let path: String
+    var dialect: SQLDialect { .sqlite }
+    var location: String { path }
     private let writer: Mutex<PooledConnection>
     private let readers = Mutex<[PooledConnection]>([])
     private let maxIdleReaders: Int
@@ -21,7 +23,7 @@ final class Database: Sendable {
     init(path: String, maxIdleReaders: Int = 8) throws(StoreError) {
         self.path = path
         self.maxIdleReaders = maxIdleReaders
-        let connection = try Connection(path: path, readOnly: false)
+        let connection = try SQLiteConnection(path: path, readOnly: false)
         try connection.execute(
             """
             PRAGMA journal_mode = WAL;
@@ -29,7 +31,7 @@ final class Database: Sendable {
             PRAGMA foreign_keys = ON;
             PRAGMA cache_size = -32768;
             """)
-        try Schema.migrate(connection)
+        try SQLiteSchema.migrate(connection)
         writer = Mutex(PooledConnection(connection: connection))
     }
 
@@ -49,7 +51,7 @@ final class Database: Sendable {
 
     private func takeReader() throws(StoreError) -> PooledConnection {
         if let pooled = readers.withLock({ $0.popLast() }) { return pooled }
-        let connection = try Connection(path: path, readOnly: true)
+        let connection = try SQLiteConnection(path: path, readOnly: true)
         try connection.execute("PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456;")
         return PooledConnection(connection: connection)
     }
@@ -61,16 +63,16 @@ final class Database: Sendable {
     }
 
     /// `PRAGMA integrity_check`: "ok", or SQLite's list of problems.
-    func integrityCheck() throws(StoreError) -> [String] {
+    func engineCheck() throws(StoreError) -> [String] {
         try writer.withLock { (pooled) throws(StoreError) -> [String] in
-            try pooled.connection.rows("PRAGMA integrity_check") { $0.string(0) }
+            try pooled.connection.rows("PRAGMA integrity_check", []) { $0.string(0) }
         }
     }
 
     /// Copies the database to `destination` with SQLite's online backup API, a few
     /// pages at a time, so readers and writers go on meanwhile.
     func backup(to destination: String) throws(StoreError) {
-        let target = try Connection(path: destination, readOnly: false)
+        let target = try SQLiteConnection(path: destination, readOnly: false)
         try writer.withLock { (pooled) throws(StoreError) in
             try SQLiteBackup.copy(from: pooled.connection, to: target)
         }

@@ -25,7 +25,7 @@ struct ObjectRow {
     var modified: Int
 }
 
-extension SQLiteEventStore {
+extension DatabaseEventStore {
     static let objectColumns = """
         SELECT o.id, o.identifier, o.calendar_id, o.name, o.uid, o.component, d.data, o.etag, o.sequence, o.modified
         FROM objects o JOIN object_data d ON d.id = o.id
@@ -116,12 +116,12 @@ extension SQLiteEventStore {
         let existing = checked.existing
         let etag = Identifiers.etag(for: data, sequence: sequence)
         let now = WallClock.now()
-        var timing: [SQLiteValue] = [nil, nil, nil, nil]
+        var timing: [SQLValue] = [nil, nil, nil, nil]
         if let single = summary.single {
             let kind = SingleTiming(single.start)
             timing = [.int(kind.rawValue), .int(kind.key(single.start)), .int(kind.key(single.end)), .optional(single.tzid)]
         }
-        let values: [SQLiteValue] = [
+        let values: [SQLValue] = [
             .text(object.uid), .text(object.componentType.rawValue), .text(etag), .int(sequence), .optional(summary.title),
             .int(summary.firstStart), .optional(summary.lastEnd), .int(summary.isRecurring ? 1 : 0), .optional(summary.alarmReach),
         ] + timing + [
@@ -142,20 +142,24 @@ extension SQLiteEventStore {
                 """, values + [.integer(rowID)])
         } else {
             identifier = Identifiers.newUUID()
-            try connection.run(
+            let inserted = try connection.firstRow(
                 """
                 INSERT INTO objects (uid, component, etag, sequence, summary, first_start, last_end, recurring,
                     alarm_reach, time_kind, start_key, end_key, tzid, status, categories, modified, size, transparent, identifier, calendar_id,
                     name, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)])
-            rowID = connection.lastInsertedRowID
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)], { $0.int64(0) })
+            guard let inserted else { throw StoreError(.database, "the new object's row was not returned") }
+            rowID = inserted
         }
         try connection.run(
-            "INSERT OR REPLACE INTO object_data (id, data, skeleton) VALUES (?, ?, ?)",
+            """
+            INSERT INTO object_data (id, data, skeleton) VALUES (?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET data = excluded.data, skeleton = excluded.skeleton
+            """,
             [.integer(rowID), .blob(data), summary.skeleton.map { .blob($0) } ?? nil])
         try connection.run(
-            "INSERT OR REPLACE INTO object_ranges (id, calendar_min, calendar_max, start_min, end_max) VALUES (?, ?, ?, ?, ?)",
+            IntervalIndex.upsert(connection.dialect),
             [
                 .integer(rowID), .integer(calendar.rowID), .integer(calendar.rowID), .int(IntervalIndex.lowerMinute(summary.firstStart)),
                 .int(IntervalIndex.upperMinute(summary.lastEnd)),
@@ -172,7 +176,10 @@ extension SQLiteEventStore {
         try connection.run("DELETE FROM object_ranges WHERE id = ?", [.integer(object.rowID)])
         try connection.run("DELETE FROM objects WHERE id = ?", [.integer(object.rowID)])
         try connection.run(
-            "INSERT OR REPLACE INTO tombstones (calendar_id, name, sequence) VALUES (?, ?, ?)",
+            """
+            INSERT INTO tombstones (calendar_id, name, sequence) VALUES (?, ?, ?)
+            ON CONFLICT (calendar_id, name) DO UPDATE SET sequence = excluded.sequence
+            """,
             [.integer(calendar.rowID), .text(object.name), .int(sequence)])
     }
 
@@ -249,7 +256,7 @@ extension SQLiteEventStore {
                 if let single = candidate.single {
                     guard OccurrenceTime.overlaps(start: single.start, end: single.end, from: range.start, to: range.end, in: zone) else { continue }
                 } else {
-                    let series = try cachedSeries(id: candidate.rowID, sequence: candidate.sequence, connection)
+                    let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     guard !series.prepared.occurrences(from: range.start, to: range.end, viewerZone: zone, limit: 1).isEmpty else { continue }
                 }
                 result.append(
@@ -395,7 +402,7 @@ extension SQLiteEventStore {
             let row = try calendarRow(calendar, connection, write: true)
             try connection.run("DELETE FROM tombstones WHERE calendar_id = ? AND sequence <= ?", [.integer(row.rowID), .int(token.sequence)])
             try connection.run(
-                "UPDATE calendars SET tombstone_horizon = max(tombstone_horizon, ?) WHERE id = ?", [.int(token.sequence), .integer(row.rowID)])
+                "UPDATE calendars SET tombstone_horizon = ?1 WHERE id = ?2 AND tombstone_horizon < ?1", [.int(token.sequence), .integer(row.rowID)])
         }
     }
 }
@@ -434,11 +441,40 @@ enum SingleTiming: Int {
     }
 }
 
-/// How object boxes are laid out in the R*Tree: minutes since the epoch in 32-bit
-/// integers (about ±4,000 years), rounded outward so a box always holds its object,
-/// with the largest value for a series without end.
+/// How object boxes are laid out in the range index: minutes since the epoch in
+/// 32-bit integers (about ±4,000 years), rounded outward so a box always holds its
+/// object, with the largest value for a series without end.
+///
+/// SQLite keeps boxes in an R*Tree (calendar on one axis, minutes on the other).
+/// PostgreSQL keeps one `int8range` per object under a GiST index, with the calendar
+/// in the high 32 bits and the minute (offset to be non-negative) in the low 32, so one
+/// range overlap finds the candidates of one calendar.
 enum IntervalIndex {
     static let openEnd = Int(Int32.max)
+
+    /// Stores an object's box; binds (row id, calendar row id, calendar row id, lower minute, upper minute).
+    static func upsert(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            "INSERT OR REPLACE INTO object_ranges (id, calendar_min, calendar_max, start_min, end_max) VALUES (?, ?, ?, ?, ?)"
+        case .postgres:
+            """
+            INSERT INTO object_ranges (id, calendar_id, span)
+            VALUES (?1, ?2, int8range(?2 * 4294967296 + ?4 + 2147483648, ?3 * 4294967296 + ?5 + 2147483648, '[]'))
+            ON CONFLICT (id) DO UPDATE SET calendar_id = excluded.calendar_id, span = excluded.span
+            """
+        }
+    }
+
+    /// The condition on `object_ranges r` for boxes that overlap; binds (calendar row id, lower minute, upper minute) as ?1–?3.
+    static func overlap(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            "r.calendar_min <= ?1 AND r.calendar_max >= ?1 AND r.start_min <= ?3 AND r.end_max >= ?2"
+        case .postgres:
+            "r.span && int8range(?1 * 4294967296 + ?2 + 2147483648, ?1 * 4294967296 + ?3 + 2147483648, '[]')"
+        }
+    }
 
     static func lowerMinute(_ seconds: Int) -> Int {
         if seconds == Int.min { return Int(Int32.min) }

@@ -2,7 +2,7 @@ import CivilTime
 import ICalendar
 import Recurrence
 
-extension SQLiteEventStore {
+extension DatabaseEventStore {
     // MARK: Reading
 
     /// The calendars a query covers: the visible ones with these identifiers, or all visible.
@@ -24,9 +24,9 @@ extension SQLiteEventStore {
         return zone
     }
 
-    /// An object read for expansion, from the cache when its sequence is unchanged.
-    func cachedSeries(id: Int64, sequence: Int, _ connection: Connection) throws(StoreError) -> CachedSeries {
-        if let cached = backend.cache.object(id: id, sequence: sequence) { return cached }
+    /// An object read for expansion, from the cache when its ETag is unchanged.
+    func cachedSeries(id: Int64, etag: String, _ connection: Connection) throws(StoreError) -> CachedSeries {
+        if let cached = backend.cache.object(id: id, etag: etag) { return cached }
         guard let (data, skeleton) = try connection.firstRow(
             "SELECT data, skeleton FROM object_data WHERE id = ?", [.integer(id)], { ($0.bytes(0), $0.isNull(1) ? nil : $0.bytes(1)) })
         else {
@@ -40,7 +40,7 @@ extension SQLiteEventStore {
             throw .invalidData(error)
         }
         let series = CachedSeries(prepared: prepared, stored: StoredObject(data: data), fromSkeleton: skeleton != nil)
-        backend.cache.store(series, id: id, sequence: sequence)
+        backend.cache.store(series, id: id, etag: etag)
         return series
     }
 
@@ -48,7 +48,7 @@ extension SQLiteEventStore {
     func occurrences(of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules, _ connection: Connection)
         throws(StoreError) -> [EventOccurrence]
     {
-        let series = try cachedSeries(id: candidate.rowID, sequence: candidate.sequence, connection)
+        let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
         return series.prepared.occurrences(from: from, to: to, viewerZone: zone).map { occurrence in
             EventOccurrence(
                 source: series.fromSkeleton ? .member(series.stored, skeleton: occurrence.component) : .parsed(occurrence.component),
@@ -94,8 +94,8 @@ extension SQLiteEventStore {
             SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
                    o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent
             FROM object_ranges r JOIN objects o ON o.id = r.id
-            WHERE r.calendar_min <= ?1 AND r.calendar_max >= ?1 AND r.start_min <= ?3 AND r.end_max >= ?2
-            """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
+            WHERE
+            """ + " " + IntervalIndex.overlap(connection.dialect) + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
         return try connection.rows(
             sql, [.integer(calendar.rowID), .int(IntervalIndex.lowerMinute(from)), .int(IntervalIndex.upperMinute(to))]
         ) { row in
@@ -166,7 +166,7 @@ extension SQLiteEventStore {
                                 calendarIdentifier: calendarID, recurrenceID: nil, isTentative: single.status == .tentative, isAllDay: isAllDay))
                         continue
                     }
-                    let series = try cachedSeries(id: candidate.rowID, sequence: candidate.sequence, connection)
+                    let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     intervals.removeAll(keepingCapacity: true)
                     series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, into: &intervals)
                     for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {

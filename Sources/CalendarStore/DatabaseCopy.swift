@@ -1,0 +1,120 @@
+/// Copies a whole store between databases (SQLite to PostgreSQL, or back), row for
+/// row: identifiers, ETags, change sequences, tombstones, tokens and sessions stay
+/// as they were, so clients syncing with the old server go on with the new one
+/// without noticing.
+extension DatabaseBackend {
+    /// What a copy moved, table by table, and how it was verified.
+    public struct CopyReport: Sendable, Equatable {
+        /// Rows copied per table, in copy order.
+        public var rows: [(table: String, count: Int)]
+        /// Objects whose (calendar, name, ETag) were compared between the two databases.
+        public var verifiedObjects: Int
+
+        public static func == (lhs: CopyReport, rhs: CopyReport) -> Bool {
+            lhs.verifiedObjects == rhs.verifiedObjects && lhs.rows.map(\.table) == rhs.rows.map(\.table)
+                && lhs.rows.map(\.count) == rhs.rows.map(\.count)
+        }
+    }
+
+    /// The tables in an order that satisfies their foreign keys, with the columns both
+    /// databases have. `object_ranges` is rebuilt from `objects` in the target's form.
+    static let copiedTables: [(name: String, columns: [String])] = [
+        ("users", ["id", "name", "display_name", "password_hash", "created", "first_weekday", "time_zone"]),
+        (
+            "calendars",
+            [
+                "id", "identifier", "owner_id", "name", "title", "color", "description", "time_zone", "sort_order", "components", "kind",
+                "feed_url", "refresh_interval", "sequence", "tombstone_horizon", "created", "feed_token",
+            ]
+        ),
+        ("calendar_properties", ["calendar_id", "name", "value"]),
+        ("grants", ["calendar_id", "user_id", "access"]),
+        (
+            "objects",
+            [
+                "id", "identifier", "calendar_id", "name", "uid", "component", "etag", "sequence", "summary", "first_start", "last_end",
+                "recurring", "alarm_reach", "time_kind", "start_key", "end_key", "tzid", "status", "categories", "created", "modified", "size",
+                "transparent",
+            ]
+        ),
+        ("object_data", ["id", "data", "skeleton"]),
+        ("tombstones", ["calendar_id", "name", "sequence"]),
+        ("api_tokens", ["id", "user_id", "secret_hash", "name", "scope", "created"]),
+        ("api_token_events", ["token_id", "event_identifier"]),
+        ("added_marks", ["user_id", "event_identifier", "platform", "native_identifier", "added"]),
+        ("sessions", ["secret_hash", "user_id", "csrf", "created", "expires"]),
+    ]
+
+    /// Copies everything in this store into `target`, which must hold no users, in one
+    /// transaction on the target (so a failed copy leaves it empty) from one snapshot
+    /// of this store (so writes during the copy are either wholly in it or not at all).
+    /// Then compares row counts and every object's calendar, name and ETag.
+    public func copy(to target: DatabaseBackend) throws(StoreError) -> CopyReport {
+        guard try target.users().isEmpty else {
+            throw StoreError(.alreadyExists, "the target database \(target.location) already holds users; copy into an empty one")
+        }
+        let sourceDatabase = database
+        let targetDatabase = target.database
+        var report = try sourceDatabase.read { (source) throws(StoreError) -> CopyReport in
+            try targetDatabase.write { (destination) throws(StoreError) -> CopyReport in
+                var rows: [(table: String, count: Int)] = []
+                for (table, columns) in Self.copiedTables {
+                    let insert =
+                        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+                    var count = 0
+                    try source.forEachRow("SELECT \(columns.joined(separator: ", ")) FROM \(table)", []) { (row) throws(StoreError) in
+                        try destination.run(insert, (0..<Int32(columns.count)).map { row.value($0) })
+                        count += 1
+                    }
+                    rows.append((table, count))
+                }
+                var ranges = 0
+                try source.forEachRow("SELECT id, calendar_id, first_start, last_end FROM objects", []) { (row) throws(StoreError) in
+                    try destination.run(
+                        IntervalIndex.upsert(destination.dialect),
+                        [
+                            .integer(row.int64(0)), .integer(row.int64(1)), .integer(row.int64(1)), .int(IntervalIndex.lowerMinute(row.int(2))),
+                            .int(IntervalIndex.upperMinute(row.optionalInt(3))),
+                        ])
+                    ranges += 1
+                }
+                rows.append(("object_ranges", ranges))
+                if destination.dialect == .postgres {
+                    // Rows came with their ids: new rows must be numbered after them.
+                    for table in ["users", "calendars", "objects"] {
+                        try destination.run("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)")
+                    }
+                }
+                return CopyReport(rows: rows, verifiedObjects: 0)
+            }
+        }
+        report.verifiedObjects = try verifyCopy(report, in: target)
+        return report
+    }
+
+    /// Compares the target's row counts with the copy's, and every object's calendar,
+    /// name and ETag with this store's; returns how many objects matched.
+    private func verifyCopy(_ report: CopyReport, in target: DatabaseBackend) throws(StoreError) -> Int {
+        for (table, expected) in report.rows {
+            let found = try target.database.read { (connection) throws(StoreError) -> Int in
+                try connection.firstRow("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0
+            }
+            guard found == expected else {
+                throw StoreError(.database, "the copy of \(table) has \(found) rows in \(target.location), not \(expected)")
+            }
+        }
+        let listing = "SELECT c.identifier, o.name, o.etag FROM objects o JOIN calendars c ON c.id = o.calendar_id ORDER BY c.identifier, o.name"
+        func objects(_ backend: DatabaseBackend) throws(StoreError) -> [String] {
+            try backend.database.read { (connection) throws(StoreError) -> [String] in
+                try connection.rows(listing) { "\($0.string(0))/\($0.string(1)) \($0.string(2))" }
+            }
+        }
+        let mine = try objects(self)
+        let theirs = try objects(target)
+        guard mine == theirs else {
+            let missing = Set(mine).subtracting(theirs).sorted().prefix(3)
+            throw StoreError(.database, "the copied objects differ from the originals (for example \(missing.joined(separator: ", ")))")
+        }
+        return mine.count
+    }
+}
