@@ -5,7 +5,7 @@ RULES ?= 20000
 LOAD_SECONDS ?= 60
 API_EXAMPLES ?= 25
 
-.PHONY: run test deps build bench fuzz difftest clean
+.PHONY: run test test-steps deps build bench fuzz difftest clean
 
 ## install what is missing (Debian and Python packages); idempotent
 deps:
@@ -19,10 +19,15 @@ build: deps
 run: build
 	.build/release/almanac serve --host 127.0.0.1 --port 8080
 
-## everything CI runs: warnings are errors, every test, the recurrence differential test, a real CalDAV client, a short fuzz run
+## everything CI runs: warnings are errors, every test (the store suite on SQLite and on a
+## throwaway PostgreSQL cluster), the recurrence differential test, real clients, a short fuzz run
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	scripts/with-test-postgres $(MAKE) --no-print-directory test-steps
+
+test-steps:
 	$(SWIFT) test --skip-build
+	python3 Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
 	python3 Tests/Differential/check_rfc_examples.py
 	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac

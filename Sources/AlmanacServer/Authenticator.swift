@@ -30,6 +30,9 @@ public final class Authenticator: Sendable {
         case .success(let user): return .success(user)
         case .failure(let failure):
             var headers = Self.challenge
+            if failure.isUnavailable {
+                return .failure(HTTPResponseError(.text(503, "503 Service Unavailable: \(failure.message)\n", headers: ["Retry-After": "1"])))
+            }
             if let wait = failure.retryAfter {
                 headers.set("Retry-After", String(wait))
                 return .failure(HTTPResponseError(.text(429, "429 Too Many Requests: \(failure.message)\n", headers: headers)))
@@ -43,7 +46,16 @@ public final class Authenticator: Sendable {
     public func verify(_ credentials: BasicCredentials, address: String) -> Result<String, WebSignInFailure> {
         let wait = throttle.delay(user: credentials.user, address: address)
         if wait > 0 { return .failure(WebSignInFailure(message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up)))) }
-        guard let user = try? backend.user(named: credentials.user), let stored = user.passwordHash, let hash = PasswordHash(stored) else {
+        let found: User?
+        do {
+            found = try backend.user(named: credentials.user)
+        } catch where error.code == .database {
+            // Not a wrong password: the database did not answer (PostgreSQL restarting).
+            return .failure(WebSignInFailure(message: "the store is unavailable; try again shortly", isUnavailable: true))
+        } catch {
+            found = nil
+        }
+        guard let user = found, let stored = user.passwordHash, let hash = PasswordHash(stored) else {
             throttle.recordFailure(user: credentials.user, address: address)
             return .failure(WebSignInFailure(message: "wrong user name or password"))
         }
@@ -69,7 +81,17 @@ public final class Authenticator: Sendable {
                         JSONAPIHandler.problem(
                             status: 429, "too many failed sign-ins; try again later", headers: ["Retry-After": String(Int(wait.rounded(.up)))])))
             }
-            guard APITokenSecret.isWellFormed(token), let found = try? backend.apiToken(secretHash: APITokenSecret.hash(token)) else {
+            var found: APIToken?
+            if APITokenSecret.isWellFormed(token) {
+                do {
+                    found = try backend.apiToken(secretHash: APITokenSecret.hash(token))
+                } catch {
+                    return .failure(
+                        HTTPResponseError(
+                            JSONAPIHandler.problem(status: 503, "the store is unavailable; try again shortly", headers: ["Retry-After": "1"])))
+                }
+            }
+            guard let found else {
                 throttle.recordFailure(user: "", address: address)
                 return .failure(HTTPResponseError(JSONAPIHandler.problem(status: 401, "the API token is unknown or revoked", headers: Self.challenge)))
             }

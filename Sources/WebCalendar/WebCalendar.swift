@@ -73,12 +73,19 @@ public struct WebCalendar: Sendable {
 /// Why a sign-in failed (shown to the visitor), and for how long to wait when throttled.
 public struct WebSignInFailure: Error, Sendable {
     public var message: String
+    /// Set while throttled: seconds to wait (429).
     public var retryAfter: Int?
+    /// The store could not be asked (503): nothing is known about the password.
+    public var isUnavailable: Bool
 
-    public init(message: String, retryAfter: Int? = nil) {
+    public init(message: String, retryAfter: Int? = nil, isUnavailable: Bool = false) {
         self.message = message
         self.retryAfter = retryAfter
+        self.isUnavailable = isUnavailable
     }
+
+    /// The HTTP status: 503 when the store is unavailable, 429 while throttled, else 401.
+    public var status: Int { isUnavailable ? 503 : retryAfter == nil ? 401 : 429 }
 }
 
 /// A request that cannot be answered as asked: its status and what to tell the visitor.

@@ -69,7 +69,7 @@ struct WebContext {
         switch calendar.verifyPassword(user, fields["password"] ?? "", request.remoteAddress) {
         case .failure(let failure):
             var response = signInPage(message: failure.message, user: user)
-            response.status = failure.retryAfter == nil ? 401 : 429
+            response.status = failure.status
             if let wait = failure.retryAfter { response.headers.set("Retry-After", String(wait)) }
             return response
         case .success(let name):

@@ -1,5 +1,6 @@
 """Starts `almanac serve` for the interop scripts: a free loopback port, its own
-data directory, and the first user's generated password read from its output."""
+data directory (or a shared PostgreSQL database), and the first user's generated
+password read from its output (or given, for a user that exists already)."""
 import os
 import re
 import signal
@@ -7,8 +8,9 @@ import subprocess
 
 
 class AlmanacServer:
-    def __init__(self, almanac, data, user):
-        self.process = subprocess.Popen([almanac, "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--quiet"],
+    def __init__(self, almanac, data, user, database=None, password=None):
+        store = ["--database", database] if database else ["--data", data]
+        self.process = subprocess.Popen([almanac, "serve", "--host", "127.0.0.1", "--port", "0", *store, "--quiet"],
                                         stdout=subprocess.PIPE, text=True, env={**os.environ, "USER": user})
         lines = ""
         while "CalDAV:" not in lines:
@@ -17,7 +19,7 @@ class AlmanacServer:
                 raise SystemExit("FAIL: the server stopped before printing its URL")
             lines += line
         self.user = user
-        self.password = re.search(r"with password (\S+)", lines).group(1)
+        self.password = password or re.search(r"with password (\S+)", lines).group(1)
         self.base = re.search(r"on (http://[^/\s]+)/", lines).group(1)
         self.port = int(self.base.rsplit(":", 1)[1])
 

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Two `almanac serve` processes on one PostgreSQL database.
+
+Needs the throwaway cluster `scripts/with-test-postgres` starts (make test does):
+ALMANAC_TEST_POSTGRES is its URL and ALMANAC_TEST_POSTGRES_STATE the file
+`scripts/test-postgres` keeps it in. In a new database of that cluster, with two
+servers A and B on loopback ports, checks that:
+
+- a write through one process is visible through the other at once;
+- sync tokens from either process are accepted by the other, and an incremental
+  sync that runs while both processes write misses no change;
+- two PUTs with the same If-Match, one through each process at the same moment,
+  give exactly one success and one 412, every time;
+- the python `caldav` client's scenario passes against each process;
+- when the database crashes during a load and comes back, no acknowledged write
+  is lost, requests meanwhile fail only with 503, and both servers serve again
+  without being restarted.
+
+    scripts/with-test-postgres python3 Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
+"""
+import argparse
+import base64
+import http.client
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+from almanac_server import AlmanacServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PASSWORD = "two-servers-secret"
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+    print("ok:", message)
+
+
+class Client:
+    """Plain HTTP/1.1 with Basic credentials: one connection per call, so a request
+    never rides on a connection the other side closed."""
+
+    def __init__(self, server, user):
+        self.server = server
+        self.auth = "Basic " + base64.b64encode(f"{user}:{PASSWORD}".encode()).decode()
+
+    def request(self, method, path, body=None, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=30)
+        try:
+            connection.request(method, path, body=body, headers={"Authorization": self.auth, **(headers or {})})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+
+def event(uid, summary, day=1):
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Almanac//Two servers//EN\r\nBEGIN:VEVENT\r\n"
+            f"UID:{uid}\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:202612{day:02d}T100000Z\r\nDURATION:PT1H\r\n"
+            f"SUMMARY:{summary}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n").encode()
+
+
+def sync(client, collection, token):
+    """One sync-collection REPORT: (status, token, {href: etag or None for a deletion})."""
+    body = ('<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:">'
+            f"<d:sync-token>{token or ''}</d:sync-token><d:sync-level>1</d:sync-level>"
+            "<d:prop><d:getetag/></d:prop></d:sync-collection>")
+    status, _, data = client.request("REPORT", collection, body, {"Content-Type": "application/xml", "Depth": "0"})
+    text = data.decode()
+    if status != 207:
+        return status, None, {}
+    changes = {}
+    for response in re.findall(r"<d:response>(.*?)</d:response>", text, re.S | re.I):
+        href = re.search(r"<d:href>(.*?)</d:href>", response, re.I).group(1)
+        etag = re.search(r"<d:getetag>(.*?)</d:getetag>", response, re.I)
+        changes[href] = etag.group(1).replace("&quot;", '"') if etag else None
+    new_token = re.search(r"<d:sync-token>(.*?)</d:sync-token>", text, re.I).group(1)
+    return status, new_token, changes
+
+
+def psql(url, sql):
+    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", sql], check=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--almanac", required=True)
+    arguments = parser.parse_args()
+    cluster = os.environ.get("ALMANAC_TEST_POSTGRES")
+    state = os.environ.get("ALMANAC_TEST_POSTGRES_STATE")
+    if not cluster or not state:
+        raise SystemExit("FAIL: run under scripts/with-test-postgres (ALMANAC_TEST_POSTGRES and ALMANAC_TEST_POSTGRES_STATE)")
+    name = "two_servers_" + uuid.uuid4().hex[:8]
+    psql(cluster, f"CREATE DATABASE {name}")
+    database = cluster.rsplit("/", 1)[0] + "/" + name
+    for user in ["alice", "interop"]:
+        subprocess.run([arguments.almanac, "user", "add", user, "--database", database], input=PASSWORD + "\n", text=True,
+                       check=True, stdout=subprocess.DEVNULL)
+    a = AlmanacServer(arguments.almanac, None, "alice", database=database, password=PASSWORD)
+    b = AlmanacServer(arguments.almanac, None, "alice", database=database, password=PASSWORD)
+    try:
+        run(a, b, state)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import caldav_client
+        for label, server in [("A", a), ("B", b)]:
+            caldav_client.run(server.base, PASSWORD)
+            print(f"ok: the caldav client's scenario passes against process {label}")
+        crash_during_load(a, b, state)
+    finally:
+        codes = [a.stop(), b.stop()]
+    check(codes == [0, 0], f"both servers stopped cleanly ({codes})")
+    print("two servers on PostgreSQL: all checks passed")
+
+
+def run(a, b, state):
+    alice_a, alice_b = Client(a, "alice"), Client(b, "alice")
+    collection = "/dav/calendars/alice/shared/"
+    status, _, _ = alice_a.request("MKCALENDAR", collection)
+    check(status == 201, f"calendar created through A ({status})")
+
+    # A write through one process is visible through the other at once.
+    status, headers, _ = alice_a.request("PUT", collection + "one.ics", event("one@two", "One"), {"Content-Type": "text/calendar"})
+    check(status == 201, "PUT through A")
+    status, headers_b, body = alice_b.request("GET", collection + "one.ics")
+    check(status == 200 and headers_b["ETag"] == headers["ETag"] and body == event("one@two", "One"),
+          "B serves the bytes and ETag A stored")
+
+    # Sync tokens from either process work on the other.
+    status, token_a, changes = sync(alice_a, collection, None)
+    check(status == 207 and list(changes) == [collection + "one.ics"], "initial sync through A")
+    alice_b.request("PUT", collection + "two.ics", event("two@two", "Two"), {"Content-Type": "text/calendar"})
+    status, token_b, changes = sync(alice_b, collection, token_a)
+    check(status == 207 and list(changes) == [collection + "two.ics"], "B accepts A's token and lists B's write")
+    status, _, changes = sync(alice_a, collection, token_b)
+    check(status == 207 and changes == {}, "A accepts B's token: nothing new")
+
+    # Racing If-Match writers, one per process: exactly one wins each round.
+    rounds = 25
+    outcomes = []
+    for round_number in range(rounds):
+        status, headers, _ = alice_a.request("GET", collection + "one.ics")
+        etag = headers["ETag"]
+        barrier = threading.Barrier(2)
+        results = [None, None]
+
+        def write(index, client):
+            barrier.wait()
+            results[index] = client.request("PUT", collection + "one.ics", event("one@two", f"Round {round_number} by {index}"),
+                                            {"Content-Type": "text/calendar", "If-Match": etag})[0]
+
+        threads = [threading.Thread(target=write, args=(i, c)) for i, c in enumerate([alice_a, alice_b])]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        outcomes.append(tuple(sorted(results)))
+    check(all(outcome == (204, 412) for outcome in outcomes),
+          f"{rounds} rounds of racing If-Match PUTs through A and B: one 204 and one 412 each ({set(outcomes)})")
+
+    # An incremental sync running while both processes write misses nothing.
+    status, token, _ = sync(alice_a, collection, None)
+    written = {}
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def writer(client, prefix):
+        for index in range(40):
+            name = f"{prefix}-{index}.ics"
+            status, headers, _ = client.request("PUT", collection + name, event(f"{prefix}-{index}@two", name),
+                                                {"Content-Type": "text/calendar"})
+            if status == 201:
+                with lock:
+                    written[collection + name] = headers["ETag"]
+
+    seen = {}
+
+    def follower():
+        nonlocal token
+        clients = [alice_a, alice_b]
+        turn = 0
+        while True:
+            finished = done.is_set()
+            status, new_token, changes = sync(clients[turn % 2], collection, token)
+            turn += 1
+            if status == 207:
+                seen.update(changes)
+                token = new_token
+            if finished:
+                return
+
+    writers = [threading.Thread(target=writer, args=(alice_a, "a")), threading.Thread(target=writer, args=(alice_b, "b"))]
+    following = threading.Thread(target=follower)
+    following.start()
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join()
+    done.set()
+    following.join()
+    check(len(written) == 80, f"80 concurrent PUTs through A and B acknowledged ({len(written)})")
+    missed = [href for href, etag in written.items() if seen.get(href) != etag]
+    check(not missed, f"an incremental sync following both processes saw every write with its ETag (missed {missed[:3]})")
+
+
+def crash_during_load(a, b, state):
+    """Writers on both processes; the database crashes and restarts under them."""
+    clients = [Client(a, "alice"), Client(b, "alice")]
+    collection = "/dav/calendars/alice/load/"
+    status, _, _ = clients[0].request("MKCALENDAR", collection)
+    check(status == 201, "load calendar created")
+    acknowledged = {}
+    statuses = {}
+    lock = threading.Lock()
+    phase = {"crashed": False, "resumed_at": None}
+    successes_after = [0, 0]
+    stop = threading.Event()
+
+    def writer(thread_number):
+        index = thread_number % 2  # which server
+        client = clients[index]
+        number = 0
+        while not stop.is_set():
+            number += 1
+            name = f"w{thread_number}-{number}.ics"
+            try:
+                status, headers, _ = client.request("PUT", collection + name, event(f"w{thread_number}-{number}@load", name),
+                                                    {"Content-Type": "text/calendar"})
+            except OSError as error:
+                status, headers = f"connection error {error.__class__.__name__}", {}
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+                if status == 201:
+                    acknowledged[collection + name] = headers["ETag"]
+                    if phase["resumed_at"] is not None:
+                        successes_after[index] += 1
+            if status != 201:
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=writer, args=(thread_number,)) for thread_number in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(2)
+    before = len(acknowledged)
+    subprocess.run([os.path.join(ROOT, "scripts", "test-postgres"), "crash", state], check=True)
+    time.sleep(2)
+    subprocess.run([os.path.join(ROOT, "scripts", "test-postgres"), "resume", state], check=True)
+    with lock:
+        phase["resumed_at"] = time.monotonic()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and min(successes_after) < 20:
+        time.sleep(0.2)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    print(f"   statuses during the load: {statuses}")
+    check(before > 0, f"writes were acknowledged before the crash ({before})")
+    check(min(successes_after) >= 20, f"both servers write again after the database restarts, without a restart of their own {successes_after}")
+    check(set(statuses) <= {201, 503}, "while the database was down, requests failed only with 503")
+    check(statuses.get(503, 0) > 0, "the outage was seen (some 503s)")
+    check(a.process.poll() is None and b.process.poll() is None, "both server processes kept running")
+    lost = []
+    for href, etag in acknowledged.items():
+        status, headers, _ = clients[0].request("GET", href)
+        if status != 200 or headers.get("ETag") != etag:
+            lost.append((href, status))
+    check(not lost, f"all {len(acknowledged)} acknowledged writes are stored with their ETags (lost: {lost[:3]})")
+
+
+if __name__ == "__main__":
+    main()
