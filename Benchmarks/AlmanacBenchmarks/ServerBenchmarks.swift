@@ -14,7 +14,17 @@ import Foundation
 enum ServerBenchmarks {
     static let budget = 90.0
 
-    static func run(events: Int, putSample: Int, withPeer: Bool) {
+    static func run(events: Int, putSample: Int, withPeer: Bool, postgres: BenchPostgres? = nil) {
+        var postgresFigures: [String: Double] = [:]
+        var sqliteFigures: [String: Double] = [:]
+        defer {
+            // PostgreSQL beside SQLite: the same figure on each, as SQLite's value over PostgreSQL's.
+            for (name, value) in postgresFigures.sorted(by: { $0.key < $1.key }) {
+                guard let sqlite = sqliteFigures[name] else { continue }
+                let ratio = name.hasSuffix("_per_second") ? value / sqlite : sqlite / value
+                Report.figure("ratio.server.\(name).postgres-vs-sqlite", ratio, unit: "x", ["events": events, "above_1": "PostgreSQL faster"])
+            }
+        }
         let work = Corpus.workDirectory.appendingPathComponent("server-\(events)")
         try? FileManager.default.removeItem(at: work)
         try! FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
@@ -29,12 +39,26 @@ enum ServerBenchmarks {
             Report.note("building the release almanac")
             _ = runProgram("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "almanac", "--package-path", Corpus.packageRoot.path])
         }
+        if let postgres {
+            // The same figures with the store on PostgreSQL, then one process against two.
+            let database = postgres.freshDatabase("server_\(events)")
+            guard let onPostgres = Server.almanac(binary: almanac, data: "", database: database) else { fatalError("almanac on PostgreSQL did not start") }
+            let figures = measure(onPostgres, bodies: bodies, putSample: putSample, label: "almanac-postgres") { client, rest in
+                for (name, body) in rest {
+                    let status = client.send("PUT", onPostgres.collection + name, body: body, headers: ["Content-Type": "text/calendar"]).status
+                    precondition(status == 201 || status == 204, "almanac on PostgreSQL: PUT \(name) answered \(status)")
+                }
+            }
+            postgresFigures = figures
+            ScaleOutBenchmark.run(almanac: almanac, first: onPostgres, database: database, bodies: bodies)
+            onPostgres.stop()
+        }
         guard let ours = Server.almanac(binary: almanac, data: work.appendingPathComponent("almanac").path) else { fatalError("almanac did not start") }
         defer { ours.stop() }
         let radicaleData = work.appendingPathComponent("radicale")
         guard withPeer, let radicale = Server.radicale(data: radicaleData.path) else {
             if withPeer { Report.note("Radicale did not start (pip install radicale); measuring Almanac alone") }
-            _ = measure(ours, bodies: bodies, putSample: putSample, label: "almanac") { client, rest in
+            sqliteFigures = measure(ours, bodies: bodies, putSample: putSample, label: "almanac") { client, rest in
                 for (name, body) in rest { _ = client.send("PUT", ours.collection + name, body: body, headers: ["Content-Type": "text/calendar"]) }
             }
             return
@@ -46,6 +70,7 @@ enum ServerBenchmarks {
                 precondition(status == 201 || status == 204, "almanac: PUT \(name) answered \(status)")
             }
         }
+        sqliteFigures = a
         let r = measure(radicale, bodies: bodies, putSample: putSample, label: "radicale") { _, rest in
             // Radicale keeps one file per item in the collection's folder and lists it on each request.
             let folder = radicaleData.appendingPathComponent("collection-root/bench/bench")
@@ -201,11 +226,13 @@ final class Server {
         return false
     }
 
-    static func almanac(binary: String, data: String) -> Server? {
+    /// `almanac serve` on a data directory or (`database`) a PostgreSQL URL. A second
+    /// server on a shared database finds user bench made: pass the first's `authorization`.
+    static func almanac(binary: String, data: String, database: String? = nil, authorization known: String? = nil) -> Server? {
         let port = freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", String(port), "--data", data, "--quiet"]
+        process.arguments = ["serve", "--port", String(port)] + (database.map { ["--database", $0] } ?? ["--data", data]) + ["--quiet"]
         process.environment = ["USER": "bench", "PATH": "/usr/bin:/bin"]
         let output = Pipe()
         process.standardOutput = output
@@ -216,7 +243,9 @@ final class Server {
             if chunk.isEmpty { return nil }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        guard let range = text.range(of: "with password "), waitUntilListening(port) else { return nil }
+        guard waitUntilListening(port) else { return nil }
+        if let known { return Server(process: process, port: port, authorization: known, collection: "/dav/calendars/bench/bench/") }
+        guard let range = text.range(of: "with password ") else { return nil }
         let password = text[range.upperBound...].prefix { !$0.isWhitespace }
         let authorization = "Basic " + Data("bench:\(password)".utf8).base64EncodedString()
         return Server(process: process, port: port, authorization: authorization, collection: "/dav/calendars/bench/bench/")

@@ -1,8 +1,9 @@
 import CalendarStore
 import Foundation
 
-/// The event store on SQLite at scale: bulk import, one-week queries, find by UID,
-/// incremental sync, database size and peak memory.
+/// The event store at scale, on SQLite or PostgreSQL (each figure names its
+/// `backend`): bulk import, one-week queries, find by UID, incremental sync,
+/// database size and peak memory.
 ///
 /// Data: `calendars` calendars of `eventsPerCalendar` generated events each (seeds
 /// 1…N of gen_ics.py, about 15% recurring, some with overrides), imported into a
@@ -25,16 +26,35 @@ enum StoreBenchmarks {
         return directory
     }
 
-    static func run(calendars: Int, eventsPerCalendar: Int, queries: Int, reuse: Bool) {
+    /// Where a run keeps its store: a data directory, or a PostgreSQL cluster and database.
+    enum Location {
+        case sqlite(URL)
+        case postgres(BenchPostgres, String)
+
+        func open() throws(StoreError) -> DatabaseBackend {
+            switch self {
+            case .sqlite(let directory): try DatabaseBackend(directory: directory.path)
+            case .postgres(_, let database): try DatabaseBackend(postgresURL: database)
+            }
+        }
+
+        var name: String {
+            if case .postgres = self { return "postgres" }
+            return "sqlite"
+        }
+    }
+
+    static func run(calendars: Int, eventsPerCalendar: Int, queries: Int, reuse: Bool, postgres: (BenchPostgres, String)? = nil) {
         let directory = directory(calendars: calendars, eventsPerCalendar: eventsPerCalendar)
-        if reuse, FileManager.default.fileExists(atPath: directory.appendingPathComponent("almanac.sqlite").path) {
-            return measure(directory: directory, queries: queries)
+        let location = postgres.map { Location.postgres($0.0, $0.1) } ?? .sqlite(directory)
+        if reuse, postgres == nil, FileManager.default.fileExists(atPath: directory.appendingPathComponent("almanac.sqlite").path) {
+            return measure(location, queries: queries)
         }
         let files = generateFiles(calendars: calendars, events: eventsPerCalendar)
-        try? FileManager.default.removeItem(at: directory)
+        if postgres == nil { try? FileManager.default.removeItem(at: directory) }
         let store: any EventStore
         do {
-            let backend = try DatabaseBackend(directory: directory.path)
+            let backend = try location.open()
             try backend.createUser(named: "bench")
             store = try backend.eventStore(for: "bench")
         } catch {
@@ -74,16 +94,16 @@ enum StoreBenchmarks {
             "store.import", Double(imported) / importSeconds, unit: "events/s",
             [
                 "events": imported, "rejected": rejected, "recurring": recurring, "calendars": calendars, "goal": 20_000,
-                "split_share": (seconds(splitTime) / importSeconds * 1000).rounded() / 1000,
+                "split_share": (seconds(splitTime) / importSeconds * 1000).rounded() / 1000, "backend": location.name,
             ])
 
-        measure(directory: directory, queries: queries, storedEvents: imported)
+        measure(location, queries: queries, storedEvents: imported)
     }
 
     /// The query, lookup and sync figures on an imported store.
-    static func measure(directory: URL, queries: Int, storedEvents: Int? = nil) {
+    static func measure(_ location: Location, queries: Int, storedEvents: Int? = nil) {
         let clock = ContinuousClock()
-        let backend = try! DatabaseBackend(directory: directory.path)
+        let backend = try! location.open()
         let store = try! backend.eventStore(for: "bench")
         let calendarIDs = try! store.calendars().map(\.id)
         let imported = storedEvents ?? (try! backend.statistics().objects)
@@ -117,6 +137,7 @@ enum StoreBenchmarks {
             fields["queries"] = queries
             fields["occurrences_per_query"] = Double(returned) / Double(queries)
             fields["stored_events"] = imported
+            fields["backend"] = location.name
             Report.figure(label, p50, unit: "ms (p50)", fields)
         }
         measureQueries("store.week_query.random_calendar", calendarsToUse: calendarIDs, ["goal_p50": 2, "goal_p99": 10])
@@ -126,7 +147,7 @@ enum StoreBenchmarks {
         let lookups = min(2_000, uids.count)
         let lookupStart = clock.now
         for uid in uids.shuffled().prefix(lookups) { _ = try! store.event(withIdentifier: uid) }
-        Report.figure("store.find_by_uid", seconds(clock.now - lookupStart) * 1e6 / Double(max(1, lookups)), unit: "µs")
+        Report.figure("store.find_by_uid", seconds(clock.now - lookupStart) * 1e6 / Double(max(1, lookups)), unit: "µs", ["backend": location.name])
 
         // changes(since:) after 100 writes to one calendar.
         let calendar = calendarIDs[calendarIDs.count / 2]
@@ -136,16 +157,23 @@ enum StoreBenchmarks {
             _ = try! store.putResource(Array(text.utf8), name: "sync-\(index).ics", calendar: calendar, ifMatch: nil, ifNoneMatch: false)
         }
         let syncTime = medianSeconds(iterations: 20) { try! store.changes(since: token, calendar: calendar) }
-        Report.figure("store.changes_since_after_100_writes", syncTime * 1000, unit: "ms")
+        Report.figure("store.changes_since_after_100_writes", syncTime * 1000, unit: "ms", ["backend": location.name])
 
-        // Size on disk (database and WAL) and peak memory.
-        let size = ["", "-wal"].compactMap { suffix in
-            (try? FileManager.default.attributesOfItem(atPath: backend.location + suffix))?[.size] as? Int
-        }.reduce(0, +)
-        Report.figure("store.database_size", Double(size) / 1_048_576, unit: "MiB", ["bytes_per_event": size / max(1, imported)])
+        // Size on disk (database and WAL, or PostgreSQL's files) and peak memory.
+        let size: Int
+        switch location {
+        case .sqlite:
+            size = ["", "-wal"].compactMap { suffix in
+                (try? FileManager.default.attributesOfItem(atPath: backend.location + suffix))?[.size] as? Int
+            }.reduce(0, +)
+        case .postgres(let cluster, let database):
+            size = cluster.size(of: database)
+        }
+        Report.figure(
+            "store.database_size", Double(size) / 1_048_576, unit: "MiB", ["bytes_per_event": size / max(1, imported), "backend": location.name])
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        Report.figure("store.peak_rss", Double(usage.ru_maxrss) / 1024, unit: "MiB")
+        Report.figure("store.peak_rss", Double(usage.ru_maxrss) / 1024, unit: "MiB", ["backend": location.name])
     }
 
 

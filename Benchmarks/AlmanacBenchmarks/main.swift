@@ -7,7 +7,8 @@ import Foundation
 // Suites: icalendar, recurrence, store, server (default: icalendar and recurrence;
 // store is large: --calendars N of --calendar-events M events, default 100 x 10,000;
 // server runs almanac serve and Radicale on --events events, one .ics per UID, timing
-// PUTs over the first --put-sample; --without-peer skips Radicale; api times the JSON
+// PUTs over the first --put-sample; --without-peer skips Radicale; --postgres also runs
+// store and server on a throwaway PostgreSQL cluster, and one server process against two; api times the JSON
 // API's availability over 10 x 10,000 events and occurrences among 100 x 10,000). Peers (libical) run in the same process
 // invocation on the same generated file, and a ratio line follows each pair.
 
@@ -19,6 +20,7 @@ var queries = 1_000
 var reuse = false
 var putSample = 2_000
 var withPeer = true
+var withPostgres = false
 var suites: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -30,9 +32,10 @@ while let argument = arguments.popFirst() {
     case "--reuse-store": reuse = true
     case "--put-sample": putSample = max(1, Int(arguments.popFirst() ?? "") ?? putSample)
     case "--without-peer": withPeer = false
+    case "--postgres": withPostgres = true
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "-h", "--help":
-        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [icalendar] [recurrence] [store] [server] [api]")
+        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [icalendar] [recurrence] [store] [server] [api]")
         exit(0)
     default: suites.append(argument)
     }
@@ -40,8 +43,16 @@ while let argument = arguments.popFirst() {
 let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
-if suites.contains("server") { ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer) }
+let postgres = withPostgres && (suites.contains("server") || suites.contains("store")) ? BenchPostgres() : nil
+if suites.contains("server") { ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer, postgres: postgres) }
 if suites.contains("api") { APIBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
-if suites.contains("store") { StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: reuse) }
+if suites.contains("store") {
+    StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: reuse)
+    if let postgres {
+        let database = postgres.freshDatabase("store_\(calendars)x\(calendarEvents)")
+        StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: false, postgres: (postgres, database))
+    }
+}
 if suites.contains("expand-only") { RecurrenceBenchmarks.run(events: events, iterations: iterations, withPeers: false) }
 if suites.contains("parse-only") { ICalendarBenchmarks.parseOnly(events: events, iterations: iterations) }
+postgres?.stop()

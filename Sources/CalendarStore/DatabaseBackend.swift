@@ -42,6 +42,9 @@ public final class DatabaseBackend: StoreBackend {
         if Self.isPostgresURL(location) {
             try self.init(postgresURL: location)
         } else {
+            if !location.hasPrefix("sqlite:"), location.hasPrefix("postgres") || location.contains("://") {
+                throw StoreError(.invalidArgument, "\(location) is not a database: use postgres://user@host/db or sqlite:PATH")
+            }
             let path = location.hasPrefix("sqlite:") ? String(location.dropFirst(7)) : location
             guard !path.isEmpty else { throw StoreError(.invalidArgument, "name a database: sqlite:PATH or postgres://user@host/db") }
             try self.init(sqlitePath: path)

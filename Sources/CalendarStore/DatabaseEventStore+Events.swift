@@ -229,11 +229,23 @@ extension DatabaseEventStore {
             object = try connection.firstRow(
                 Self.objectColumns + visible + " AND o.uid = ?2 ORDER BY o.id", [.integer(userID), .text(identifier)], objectRow)
         }
-        guard let object else { throw StoreError(.notFound, "no event \(identifier)", resource: identifier) }
+        guard var object else { throw StoreError(.notFound, "no event \(identifier)", resource: identifier) }
         let calendarID = try connection.firstRow("SELECT identifier FROM calendars WHERE id = ?", [.integer(object.calendarRowID)]) {
             $0.string(0)
         }
-        return (object, try calendarRow(calendarID ?? "", connection, write: write))
+        let row = try calendarRow(calendarID ?? "", connection, write: write)
+        if write && connection.dialect == .postgres {
+            // Read the object again now that its calendar is locked: another process may have
+            // changed it in between. One that moved away makes the write start over.
+            guard let current = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(object.rowID)], objectRow) else {
+                throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
+            }
+            guard current.calendarRowID == object.calendarRowID else {
+                throw StoreError(.database, "event \(identifier) moved to another calendar meanwhile", sqlState: "40001")
+            }
+            object = current
+        }
+        return (object, row)
     }
 
     func event(from object: ObjectRow, calendar: CalendarRow) throws(StoreError) -> Event {

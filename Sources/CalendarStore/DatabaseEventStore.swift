@@ -58,10 +58,12 @@ extension DatabaseEventStore {
         }
     }
 
-    /// The calendar with this identifier if this user may see it (and, for `write`, change it).
-    /// A calendar the user may not see is `notFound`, so its existence is not revealed.
+    /// The calendar with this identifier if this user may see it (and, for `write`, change it:
+    /// then its row stays locked until the transaction ends). A calendar the user may not
+    /// see is `notFound`, so its existence is not revealed.
     func calendarRow(_ identifier: String, _ connection: Connection, write: Bool) throws(StoreError) -> CalendarRow {
-        guard var row = try connection.firstRow(Self.calendarColumns + " AND c.identifier = ?2", [.integer(userID), .text(identifier)], calendarRow)
+        let sql = Self.calendarColumns + " AND c.identifier = ?2" + (write ? connection.dialect.lockCalendar : "")
+        guard var row = try connection.firstRow(sql, [.integer(userID), .text(identifier)], calendarRow)
         else { throw StoreError(.notFound, "no calendar \(identifier)", resource: identifier) }
         if write && !row.writable {
             throw StoreError(.forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only", resource: identifier)
@@ -212,6 +214,7 @@ extension DatabaseEventStore {
         try validate(template)
         // Look again under the write lock, so two callers racing create one calendar.
         return try database.write { (connection) throws(StoreError) -> EventCalendar in
+            if let lock = connection.dialect.lockUser { try connection.run(lock, [.integer(userID)]) }
             if let found = try find(connection) { return try calendarRow(found.id, connection, write: false).calendar }
             let identifier = Identifiers.newUUID()
             return try insertCalendar(template, identifier: identifier, name: identifier.lowercased(), connection)

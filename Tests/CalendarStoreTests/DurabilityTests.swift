@@ -1,6 +1,7 @@
 import AlmanacTestSupport
 import CalendarStore
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Durability") struct DurabilityTests {
@@ -176,5 +177,34 @@ import Testing
         }
         #expect(try store.resources(calendar: work.id).count == 200)
         #expect(try store.changes(since: nil, calendar: work.id).token.sequence == 200)
+    }
+
+    /// Callers racing to find-or-create a calendar by title (story 2's helper, run by
+    /// several devices or server processes at once) all get the one calendar made.
+    @Test(arguments: Backend.allCases) func racingFindOrCreateMakesOneCalendar(_ kind: Backend) throws {
+        for round in 0..<5 {
+            let fixture = try StoreFixture(kind)
+            let title = "Trainings \(round)"
+            // Sixteen threads of their own (not the two-thread task pool), released together.
+            let gate = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            let found = Mutex<[String?]>([])
+            for _ in 0..<16 {
+                done.enter()
+                let store = try fixture.store(for: "alice")
+                Thread {
+                    gate.wait()
+                    let identifier = try? store.calendar(titled: title, createIfMissing: true)?.id
+                    found.withLock { $0.append(identifier) }
+                    done.leave()
+                }.start()
+            }
+            for _ in 0..<16 { gate.signal() }
+            done.wait()
+            let identifiers = found.withLock { $0 }
+            #expect(!identifiers.contains(nil), "round \(round): every caller gets the calendar")
+            #expect(Set(identifiers).count == 1, "round \(round)")
+            #expect(try fixture.store.calendars().filter { $0.title == title }.count == 1, "round \(round)")
+        }
     }
 }

@@ -16,12 +16,14 @@ private struct PooledPostgres: @unchecked Sendable {
 /// A PostgreSQL database behind a store, shared by any number of processes: a pool
 /// of connections per process, each transaction on one of them.
 ///
-/// Writes run `SERIALIZABLE`. When PostgreSQL finds that a concurrent write (from
-/// this process or another) conflicts — two writers on one calendar's change
-/// sequence, two `If-Match` writes on one resource, two inserts of one UID — it
-/// fails one of them, and the write runs again from the start on the new state, so
-/// its checks (preconditions, UID conflicts) see the winner's result. Every change
-/// sequence is thus taken by one committed write, in commit order.
+/// Writes run `READ COMMITTED`, and a write to a calendar first locks the calendar's
+/// row (`FOR UPDATE`), so the writers of one calendar — in this process or another —
+/// take turns, and each statement after the lock sees what the writer before it
+/// committed: preconditions (`If-Match`, `If-None-Match`) and UID checks hold, and
+/// every change sequence is taken by one write, in commit order, so an incremental
+/// sync never skips one. Where a write still loses a race — a deadlock between two
+/// calendars' locks, a unique key another write took first — it runs again from
+/// the start and its checks see the winner's result.
 ///
 /// Reads run `REPEATABLE READ READ ONLY`: one snapshot for the whole operation.
 ///
@@ -60,7 +62,7 @@ final class PostgresDatabase: StoreDatabase {
         var attempt = 1
         while true {
             do {
-                return try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+                return try transaction("BEGIN", body)
             } catch {
                 guard attempt < Self.maxAttempts, Self.isConflict(error) else { throw error }
                 attempt += 1
@@ -75,7 +77,7 @@ final class PostgresDatabase: StoreDatabase {
     }
 
     /// Whether a write failed only because a concurrent one won: a serialization
-    /// failure, a deadlock, or a unique key taken by a write this one could not see.
+    /// failure, a deadlock, or a unique key taken by a write this one did not see.
     static func isConflict(_ error: StoreError) -> Bool {
         guard error.code == .database, let state = error.sqlState else { return false }
         return state == "40001" || state == "40P01" || state == "23505"

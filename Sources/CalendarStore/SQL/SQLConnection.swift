@@ -24,6 +24,25 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Exp
 enum SQLDialect: Sendable {
     case sqlite
     case postgres
+
+    /// Appended to a query of `calendars c` in a write: locks the calendar's row until
+    /// the transaction ends, so writers of one calendar (in any process) take turns and
+    /// each sees the one before. SQLite needs none: it has one writer at a time.
+    var lockCalendar: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " FOR UPDATE OF c"
+        }
+    }
+
+    /// A statement that locks a user's row (binds the row id), for writes that must not
+    /// race on what the user owns; nil on SQLite.
+    var lockUser: String? {
+        switch self {
+        case .sqlite: nil
+        case .postgres: "SELECT id FROM users WHERE id = ? FOR UPDATE"
+        }
+    }
 }
 
 /// One open database connection with its prepared statements, used by one thread at
