@@ -273,8 +273,20 @@ extension DatabaseEventStore {
             let row = try calendarRow(calendar, connection, write: false)
             var result: [StoredResource] = []
             result.reserveCapacity(names.count)
+            var found: [String: ObjectRow] = [:]
+            switch connection.dialect {
+            case .sqlite:
+                // In process, a cached statement per name costs what a batch would.
+                for name in Set(names) { found[name] = try object(named: name, in: row, connection) }
+            case .postgres:
+                // One round trip for the lot: the names as one text[] parameter.
+                try connection.forEachRow(
+                    Self.objectColumns + " WHERE o.calendar_id = ? AND o.name = ANY(CAST(? AS TEXT[]))",
+                    [.integer(row.rowID), .text(SQLArray.literal(Set(names)))]
+                ) { found[$0.string(3)] = objectRow($0) }
+            }
             for name in names {
-                guard let object = try object(named: name, in: row, connection) else { continue }
+                guard let object = found[name] else { continue }
                 result.append(
                     StoredResource(
                         name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid, data: object.data,

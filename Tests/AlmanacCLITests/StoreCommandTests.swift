@@ -175,4 +175,38 @@ import Testing
         #expect(try restored.statistics().objects == 1)
         #expect(try restored.users().map(\.name) == ["tester"])
     }
+
+    /// `db copy` moves everything into an empty database and says what it verified;
+    /// `--database` then works on the copy. Wrong locations, the same database twice,
+    /// a missing source and a target that holds users are refused, writing nothing.
+    @Test func databaseCopyAndDatabaseOption() throws {
+        run(["add", "--calendar", "A", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h"])
+        run(["add", "--calendar", "A", "--title", "Y", "--start", "2026-12-02 18:00", "--duration", "1h", "--rrule", "FREQ=DAILY;COUNT=3"])
+        let source = "sqlite:" + directory.path + "/almanac.sqlite"
+        var targets = ["sqlite:" + directory.path + "/copy.sqlite"]
+        if TestPostgres.url != nil { targets.append(try TestPostgres.freshURL()) }
+        for target in targets {
+            let (status, copied) = run(["db", "copy", "--from", source, "--to", target])
+            #expect(status == 0, "\(copied.errors.joined(separator: "\n"))")
+            #expect(copied.text.contains("objects: 2 rows"))
+            #expect(copied.text.contains("2 objects verified (name and ETag)"))
+            let (listed, list) = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--database", target, "--tz", "UTC"])
+            #expect(listed == 0)
+            #expect(list.text.split(separator: "\n").count == 4)
+            let (checked, check) = run(["db", "check", "--database", target])
+            #expect(checked == 0)
+            #expect(check.text.contains("ok — 1 users, 1 calendars, 2 objects"))
+            // Again into the same target: it holds users now.
+            let (again, refused) = run(["db", "copy", "--from", source, "--to", target])
+            #expect(again == 1)
+            #expect(refused.errors.joined().contains("already holds users"))
+        }
+        #expect(run(["db", "copy", "--from", source, "--to", "mysql://x/y"]).0 == 2)
+        #expect(run(["db", "copy", "--from", source, "--to", source]).0 == 2)
+        #expect(run(["db", "copy", "--from", source]).0 == 2)
+        let missing = "sqlite:" + directory.path + "/missing.sqlite"
+        #expect(run(["db", "copy", "--from", missing, "--to", "sqlite:" + directory.path + "/other.sqlite"]).0 == 1)
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/missing.sqlite"))
+        #expect(run(["list", "--database", "postgres:/typo"]).0 == 1)
+    }
 }

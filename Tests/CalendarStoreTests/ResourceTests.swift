@@ -62,6 +62,28 @@ import Testing
         #expect(try store.resources(calendar: work.id).map(\.name) == ["a.ics"])
     }
 
+    /// A batch read (CalDAV multiget) returns the named resources in the order asked,
+    /// whatever characters their names hold, and leaves out names with nothing stored.
+    @Test(arguments: Backend.allCases) func batchReadsKeepOrderAndOddNames(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let work = try fixture.calendar()
+        let names = ["q\"uote.ics", "back\\slash.ics", "a,b.ics", "{brace}.ics", "NULL.ics", "caf\u{e9} \u{1F4C5}.ics", "plain.ics"]
+        var etags: [String: String] = [:]
+        for (index, name) in names.enumerated() {
+            etags[name] = try store.putResource(
+                resource(vevent(uid: "odd-\(index)", ["DTSTART:20261201T090000Z", "SUMMARY:\(name)"])), name: name, calendar: work.id, ifMatch: nil,
+                ifNoneMatch: false)
+        }
+        let asked = names.reversed() + ["missing.ics"] + [names[0]]
+        let found = try store.resources(named: asked, calendar: work.id)
+        #expect(found.map(\.name) == names.reversed() + [names[0]])
+        for resource in found {
+            #expect(resource.etag == etags[resource.name])
+            #expect(String(decoding: resource.data, as: UTF8.self).contains("SUMMARY:\(resource.name)"))
+        }
+    }
+
     /// Each malformed or ambiguous object is refused with a clear code, and the store is unchanged.
     @Test(arguments: Backend.allCases) func invalidObjectsAreRefused(_ kind: Backend) throws {
         let fixture = try StoreFixture(kind)

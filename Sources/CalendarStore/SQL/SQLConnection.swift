@@ -64,6 +64,26 @@ protocol SQLConnection: AnyObject {
     func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> T?
 }
 
+/// PostgreSQL array literals, for passing many values as one parameter (`= ANY(CAST(? AS TEXT[]))`).
+enum SQLArray {
+    /// `{"a","b"}`: every element quoted, with `"` and `\` escaped, so any text is safe.
+    static func literal(_ elements: some Sequence<String>) -> String {
+        var text = "{"
+        var first = true
+        for element in elements {
+            if !first { text += "," }
+            first = false
+            text += "\""
+            for character in element.unicodeScalars {
+                if character == "\"" || character == "\\" { text += "\\" }
+                text.unicodeScalars.append(character)
+            }
+            text += "\""
+        }
+        return text + "}"
+    }
+}
+
 /// The connection type the store's statements run on.
 typealias Connection = any SQLConnection
 
