@@ -83,9 +83,6 @@ public final class DatabaseBackend: StoreBackend {
     /// Where the database is: the SQLite file's path, or the PostgreSQL URL without its password.
     public var location: String { database.location }
 
-    /// Whether this is the PostgreSQL backend.
-    public var isPostgres: Bool { database.dialect == .postgres }
-
     // MARK: Users
 
     /// Creates a user; names are unique.

@@ -86,7 +86,7 @@ extension DatabaseEventStore {
     }
 
     /// The objects of a calendar whose box overlaps `from..<to` (Unix seconds): a
-    /// superset of those with an occurrence there, read from the R*Tree.
+    /// superset of those with an occurrence there, read from the range index.
     func candidates(in calendar: CalendarRow, from: Int, to: Int, alarmsOnly: Bool = false, _ connection: Connection)
         throws(StoreError) -> [Candidate]
     {
@@ -94,8 +94,8 @@ extension DatabaseEventStore {
             SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
                    o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent
             FROM object_ranges r JOIN objects o ON o.id = r.id
-            WHERE
-            """ + " " + IntervalIndex.overlap(connection.dialect) + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
+            WHERE \(IntervalIndex.overlap(connection.dialect))
+            """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
         return try connection.rows(
             sql, [.integer(calendar.rowID), .int(IntervalIndex.lowerMinute(from)), .int(IntervalIndex.upperMinute(to))]
         ) { row in

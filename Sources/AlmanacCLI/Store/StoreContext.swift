@@ -41,6 +41,7 @@ struct StoreContext {
     /// The database `--database` or `$ALMANAC_DATABASE` names, else `almanac.sqlite` in
     /// the data directory (created when missing).
     static func openBackend(_ options: Options, io: CommandIO) throws(CommandFailure) -> DatabaseBackend {
+        if options["--database"] != nil, options["--data"] != nil { throw .usage("give --data DIR or --database URL, not both") }
         if let location = options["--database"] ?? io.environment["ALMANAC_DATABASE"].flatMap({ $0.isEmpty ? nil : $0 }) {
             return try run { () throws(StoreError) in try DatabaseBackend(location: location) }
         }

@@ -71,7 +71,8 @@ final class PostgresConnection: SQLConnection {
         var owned: [UnsafeMutableRawBufferPointer] = []
         pointers.reserveCapacity(values.count)
         defer { for buffer in owned { buffer.deallocate() } }
-        func append(_ bytes: some Collection<UInt8>, terminated: Bool, format: Int32) {
+        /// A copy of the value's bytes, NUL-terminated (text format needs it; binary ignores it).
+        func append(_ bytes: some Collection<UInt8>, format: Int32) {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + 1, alignment: 1)
             buffer.copyBytes(from: bytes)
             buffer[bytes.count] = 0
@@ -86,14 +87,14 @@ final class PostgresConnection: SQLConnection {
                 pointers.append(nil)
                 lengths.append(0)
                 formats.append(0)
-            case .integer(let number): append(String(number).utf8, terminated: true, format: 0)
+            case .integer(let number): append(String(number).utf8, format: 0)
             case .text(let text):
                 // Text parameters end at their first NUL, and PostgreSQL text holds none: refuse, never cut.
                 guard !text.utf8.contains(0) else {
                     throw StoreError(.invalidArgument, "text with a NUL character cannot be stored", sql: sql)
                 }
-                append(text.utf8, terminated: true, format: 0)
-            case .blob(let bytes): append(bytes, terminated: false, format: 1)
+                append(text.utf8, format: 0)
+            case .blob(let bytes): append(bytes, format: 1)
             }
         }
         let result = PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 1)
