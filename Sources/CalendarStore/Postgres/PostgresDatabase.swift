@@ -41,12 +41,23 @@ final class PostgresDatabase: StoreDatabase {
     static let maxAttempts = 50
 
     init(url: String, maxIdle: Int = 16) throws(StoreError) {
-        self.url = url
+        self.url = Self.withDefaults(url)
         self.location = Self.redacted(url)
         self.maxIdle = maxIdle
-        let connection = try PostgresConnection(url: url)
+        let connection = try PostgresConnection(url: self.url)
         try PostgresSchema.migrate(connection)
         idle.withLock { $0.append(PooledPostgres(connection: connection)) }
+    }
+
+    /// The URL with what the URL leaves unsaid: a 10-second connect timeout (libpq waits
+    /// forever by default, so a request would hang on an unreachable host) and the
+    /// application name operators see in `pg_stat_activity`.
+    static func withDefaults(_ url: String) -> String {
+        var url = url
+        for (key, value) in [("connect_timeout", "10"), ("application_name", "almanac")] where !url.contains(key + "=") {
+            url += (url.contains("?") ? "&" : "?") + key + "=" + value
+        }
+        return url
     }
 
     /// The URL without its password.
