@@ -385,8 +385,11 @@ extension DatabaseEventStore {
             let sql = """
                 SELECT sequence, name, etag, component, identifier, size, modified FROM objects WHERE calendar_id = ?1 AND sequence > ?2
                 """ + (token == nil ? "" : " UNION ALL SELECT sequence, name, NULL, NULL, NULL, NULL, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
-                + " ORDER BY 1" + (limit.map { " LIMIT \($0 + 1)" } ?? "")
-            var rows = try connection.rows(sql, [.integer(row.rowID), .int(since)]) { object -> (sequence: Int, name: String, info: ResourceInfo?) in
+                + " ORDER BY 1" + (limit == nil ? "" : " LIMIT ?3")
+            // The limit is a parameter, not part of the text: one prepared statement serves every
+            // limit a client asks for. One row past it (saturating: a client may ask for Int.max).
+            let values: [SQLValue] = [.integer(row.rowID), .int(since)] + (limit.map { [.int($0 == Int.max ? $0 : $0 + 1)] } ?? [])
+            var rows = try connection.rows(sql, values) { object -> (sequence: Int, name: String, info: ResourceInfo?) in
                 guard !object.isNull(2) else { return (object.int(0), object.string(1), nil) }
                 return (
                     object.int(0), object.string(1),

@@ -91,6 +91,10 @@ import Testing
         // The last page's token is the calendar's current one.
         #expect(token == (try store.changes(since: nil, calendar: work.id)).token)
         #expect(start.token != token)
+        // The largest limit a client can write lists everything, uncut.
+        let all = try store.changes(since: nil, calendar: work.id, limit: Int.max)
+        #expect(!all.isTruncated)
+        #expect(Set(all.changed.map(\.name)) == Set(truth.keys))
     }
 }
 
