@@ -897,6 +897,114 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "parameters": {
+      "CalendarID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "Calendar id",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "Calendars": {
+        "name": "calendars",
+        "in": "query",
+        "required": false,
+        "description": "Comma-separated calendar ids (default: all)",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "EventID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "Event id",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "EventIDInPath": {
+        "name": "eventId",
+        "in": "path",
+        "required": true,
+        "description": "Event id",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "From": {
+        "name": "from",
+        "in": "query",
+        "required": true,
+        "description": "Start: a date (in tz) or a date-time",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "IfMatch": {
+        "name": "If-Match",
+        "in": "header",
+        "required": false,
+        "description": "The ETag the change is based on (412 when stale)",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "RecurrenceID": {
+        "name": "recurrenceId",
+        "in": "path",
+        "required": true,
+        "description": "RECURRENCE-ID",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "Span": {
+        "name": "span",
+        "in": "query",
+        "required": false,
+        "description": "this or future",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "this",
+            "future"
+          ]
+        }
+      },
+      "TimeZone": {
+        "name": "tz",
+        "in": "query",
+        "required": false,
+        "description": "IANA time zone for dates and floating times",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "To": {
+        "name": "to",
+        "in": "query",
+        "required": true,
+        "description": "End, exclusive",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
+    "responses": {
+      "Problem": {
+        "description": "An error (RFC 9457)",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      }
     }
   },
   "paths": {
@@ -917,14 +1025,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -956,14 +1057,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1024,14 +1118,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1115,14 +1202,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1132,13 +1212,7 @@ enum OpenAPIDocument {
         "operationId": "getCalendar",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Calendar id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/CalendarID"
           }
         ],
         "responses": {
@@ -1153,14 +1227,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1168,22 +1235,10 @@ enum OpenAPIDocument {
         "operationId": "updateCalendar",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Calendar id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/CalendarID"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           }
         ],
         "requestBody": {
@@ -1208,14 +1263,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1223,22 +1271,10 @@ enum OpenAPIDocument {
         "operationId": "deleteCalendar",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Calendar id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/CalendarID"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           }
         ],
         "responses": {
@@ -1246,14 +1282,7 @@ enum OpenAPIDocument {
             "description": "Done"
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1264,40 +1293,16 @@ enum OpenAPIDocument {
         "summary": "Expanded instances in a range",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Calendar id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/CalendarID"
           },
           {
-            "name": "from",
-            "in": "query",
-            "required": true,
-            "description": "Start: a date (in tz) or a date-time",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/From"
           },
           {
-            "name": "to",
-            "in": "query",
-            "required": true,
-            "description": "End, exclusive",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/To"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA time zone for dates and floating times",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           },
           {
             "name": "title",
@@ -1332,14 +1337,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1350,40 +1348,16 @@ enum OpenAPIDocument {
         "summary": "Removes the occurrences in a range (with a title) and returns them",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Calendar id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/CalendarID"
           },
           {
-            "name": "from",
-            "in": "query",
-            "required": true,
-            "description": "Start: a date (in tz) or a date-time",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/From"
           },
           {
-            "name": "to",
-            "in": "query",
-            "required": true,
-            "description": "End, exclusive",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/To"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA time zone for dates and floating times",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           },
           {
             "name": "title",
@@ -1418,14 +1392,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1542,14 +1509,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1559,13 +1519,7 @@ enum OpenAPIDocument {
         "operationId": "getEvent",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           }
         ],
         "responses": {
@@ -1580,14 +1534,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1595,22 +1542,10 @@ enum OpenAPIDocument {
         "operationId": "replaceEvent",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           }
         ],
         "requestBody": {
@@ -1635,14 +1570,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1650,22 +1578,10 @@ enum OpenAPIDocument {
         "operationId": "updateEvent",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           }
         ],
         "requestBody": {
@@ -1690,14 +1606,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1705,22 +1614,10 @@ enum OpenAPIDocument {
         "operationId": "deleteEvent",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           }
         ],
         "responses": {
@@ -1728,14 +1625,7 @@ enum OpenAPIDocument {
             "description": "Done"
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1746,13 +1636,7 @@ enum OpenAPIDocument {
         "summary": "Bridge payload, Android intent, web links and .ics",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           },
           {
             "name": "occurrence",
@@ -1785,14 +1669,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1802,13 +1679,7 @@ enum OpenAPIDocument {
         "operationId": "getAdded",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           }
         ],
         "responses": {
@@ -1823,14 +1694,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1839,13 +1703,7 @@ enum OpenAPIDocument {
         "summary": "Idempotent",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           }
         ],
         "requestBody": {
@@ -1891,14 +1749,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1906,13 +1757,7 @@ enum OpenAPIDocument {
         "operationId": "unmarkAdded",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           }
         ],
         "responses": {
@@ -1920,14 +1765,7 @@ enum OpenAPIDocument {
             "description": "Done"
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -1946,13 +1784,7 @@ enum OpenAPIDocument {
             }
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           }
         ],
         "responses": {
@@ -1967,14 +1799,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -1982,44 +1807,16 @@ enum OpenAPIDocument {
         "operationId": "updateSingleOccurrence",
         "parameters": [
           {
-            "name": "eventId",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventIDInPath"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           },
           {
-            "name": "span",
-            "in": "query",
-            "required": false,
-            "description": "this or future",
-            "schema": {
-              "type": "string",
-              "enum": [
-                "this",
-                "future"
-              ]
-            }
+            "$ref": "#/components/parameters/Span"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           }
         ],
         "requestBody": {
@@ -2044,14 +1841,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -2059,44 +1849,16 @@ enum OpenAPIDocument {
         "operationId": "deleteSingleOccurrence",
         "parameters": [
           {
-            "name": "eventId",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventIDInPath"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           },
           {
-            "name": "span",
-            "in": "query",
-            "required": false,
-            "description": "this or future",
-            "schema": {
-              "type": "string",
-              "enum": [
-                "this",
-                "future"
-              ]
-            }
+            "$ref": "#/components/parameters/Span"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           }
         ],
         "responses": {
@@ -2104,14 +1866,7 @@ enum OpenAPIDocument {
             "description": "Done"
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -2121,13 +1876,7 @@ enum OpenAPIDocument {
         "operationId": "getOccurrence",
         "parameters": [
           {
-            "name": "eventId",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventIDInPath"
           },
           {
             "name": "recurrenceId",
@@ -2139,13 +1888,7 @@ enum OpenAPIDocument {
             }
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           }
         ],
         "responses": {
@@ -2160,14 +1903,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -2175,53 +1911,19 @@ enum OpenAPIDocument {
         "operationId": "updateOccurrence",
         "parameters": [
           {
-            "name": "eventId",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventIDInPath"
           },
           {
-            "name": "recurrenceId",
-            "in": "path",
-            "required": true,
-            "description": "RECURRENCE-ID",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/RecurrenceID"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           },
           {
-            "name": "span",
-            "in": "query",
-            "required": false,
-            "description": "this or future",
-            "schema": {
-              "type": "string",
-              "enum": [
-                "this",
-                "future"
-              ]
-            }
+            "$ref": "#/components/parameters/Span"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           }
         ],
         "requestBody": {
@@ -2246,14 +1948,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       },
@@ -2261,53 +1956,19 @@ enum OpenAPIDocument {
         "operationId": "deleteOccurrence",
         "parameters": [
           {
-            "name": "eventId",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventIDInPath"
           },
           {
-            "name": "recurrenceId",
-            "in": "path",
-            "required": true,
-            "description": "RECURRENCE-ID",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/RecurrenceID"
           },
           {
-            "name": "If-Match",
-            "in": "header",
-            "required": false,
-            "description": "The ETag the change is based on (412 when stale)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/IfMatch"
           },
           {
-            "name": "span",
-            "in": "query",
-            "required": false,
-            "description": "this or future",
-            "schema": {
-              "type": "string",
-              "enum": [
-                "this",
-                "future"
-              ]
-            }
+            "$ref": "#/components/parameters/Span"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           }
         ],
         "responses": {
@@ -2315,14 +1976,7 @@ enum OpenAPIDocument {
             "description": "Done"
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -2332,40 +1986,16 @@ enum OpenAPIDocument {
         "operationId": "dueAlarms",
         "parameters": [
           {
-            "name": "from",
-            "in": "query",
-            "required": true,
-            "description": "Start: a date (in tz) or a date-time",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/From"
           },
           {
-            "name": "to",
-            "in": "query",
-            "required": true,
-            "description": "End, exclusive",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/To"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA time zone for dates and floating times",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           },
           {
-            "name": "calendars",
-            "in": "query",
-            "required": false,
-            "description": "Comma-separated calendar ids (default: all)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/Calendars"
           }
         ],
         "responses": {
@@ -2391,14 +2021,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -2409,13 +2032,7 @@ enum OpenAPIDocument {
         "summary": "Per-day counts, colours, titles and conflicts of a month grid or a week",
         "parameters": [
           {
-            "name": "calendars",
-            "in": "query",
-            "required": false,
-            "description": "Comma-separated calendar ids (default: all)",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/Calendars"
           },
           {
             "name": "month",
@@ -2505,14 +2122,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -2523,31 +2133,13 @@ enum OpenAPIDocument {
         "summary": "Free slots",
         "parameters": [
           {
-            "name": "from",
-            "in": "query",
-            "required": true,
-            "description": "Start: a date (in tz) or a date-time",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/From"
           },
           {
-            "name": "to",
-            "in": "query",
-            "required": true,
-            "description": "End, exclusive",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/To"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA time zone for dates and floating times",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/TimeZone"
           },
           {
             "name": "calendars",
@@ -2741,14 +2333,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -2822,14 +2407,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -2912,14 +2490,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
@@ -2930,13 +2501,7 @@ enum OpenAPIDocument {
         "summary": "One event as an iCalendar file (METHOD:PUBLISH)",
         "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Event id",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/EventID"
           }
         ],
         "responses": {
@@ -2951,14 +2516,7 @@ enum OpenAPIDocument {
             }
           },
           "default": {
-            "description": "An error (RFC 9457)",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Problem"
           }
         }
       }
