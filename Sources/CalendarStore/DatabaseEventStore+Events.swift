@@ -241,32 +241,25 @@ extension DatabaseEventStore {
 
     /// The stored object an event identifier (local, else UID) names, in a calendar the user sees.
     func locate(_ identifier: String, write: Bool, _ connection: Connection) throws(StoreError) -> (ObjectRow, CalendarRow) {
-        // Only objects in calendars this user owns or was granted.
+        // Which object, and its calendar: only in calendars this user owns or was granted.
         let visible = """
-             JOIN calendars c ON c.id = o.calendar_id LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
+            SELECT o.id, o.calendar_id, c.identifier FROM objects o
+            JOIN calendars c ON c.id = o.calendar_id LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
             WHERE (c.owner_id = ?1 OR g.access IS NOT NULL)
             """
-        var object = try connection.firstRow(
-            Self.objectColumns + visible + " AND o.identifier = ?2", [.integer(userID), .text(identifier)], objectRow)
-        if object == nil {
-            object = try connection.firstRow(
-                Self.objectColumns + visible + " AND o.uid = ?2 ORDER BY o.id", [.integer(userID), .text(identifier)], objectRow)
+        let key = { (row: Row) in (rowID: row.int64(0), calendarRowID: row.int64(1), calendar: row.string(2)) }
+        var found = try connection.firstRow(visible + " AND o.identifier = ?2", [.integer(userID), .text(identifier)], key)
+        if found == nil { found = try connection.firstRow(visible + " AND o.uid = ?2 ORDER BY o.id", [.integer(userID), .text(identifier)], key) }
+        guard let found else { throw StoreError(.notFound, "no event \(identifier)", resource: identifier) }
+        // The calendar first (for a write, that locks it on PostgreSQL), then the object as it
+        // is now: a writer in another process may have changed it in between.
+        let row = try calendarRow(found.calendar, connection, write: write)
+        guard let object = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(found.rowID)], objectRow) else {
+            throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
         }
-        guard var object else { throw StoreError(.notFound, "no event \(identifier)", resource: identifier) }
-        let calendarID = try connection.firstRow("SELECT identifier FROM calendars WHERE id = ?", [.integer(object.calendarRowID)]) {
-            $0.string(0)
-        }
-        let row = try calendarRow(calendarID ?? "", connection, write: write)
-        if write && connection.dialect == .postgres {
-            // Read the object again now that its calendar is locked: another process may have
-            // changed it in between. One that moved away makes the write start over.
-            guard let current = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(object.rowID)], objectRow) else {
-                throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
-            }
-            guard current.calendarRowID == object.calendarRowID else {
-                throw StoreError(.database, "event \(identifier) moved to another calendar meanwhile", sqlState: "40001")
-            }
-            object = current
+        guard object.calendarRowID == found.calendarRowID else {
+            // Moved to another calendar meanwhile: the write starts over (a serialization failure).
+            throw StoreError(.database, "event \(identifier) moved to another calendar meanwhile", sqlState: "40001")
         }
         return (object, row)
     }
