@@ -5,15 +5,15 @@
 extension DatabaseBackend {
     /// What a copy moved, table by table, and how it was verified.
     public struct CopyReport: Sendable, Equatable {
+        public struct TableCount: Sendable, Equatable {
+            public var table: String
+            public var count: Int
+        }
+
         /// Rows copied per table, in copy order.
-        public var rows: [(table: String, count: Int)]
+        public var rows: [TableCount]
         /// Objects whose (calendar, name, ETag) were compared between the two databases.
         public var verifiedObjects: Int
-
-        public static func == (lhs: CopyReport, rhs: CopyReport) -> Bool {
-            lhs.verifiedObjects == rhs.verifiedObjects && lhs.rows.map(\.table) == rhs.rows.map(\.table)
-                && lhs.rows.map(\.count) == rhs.rows.map(\.count)
-        }
     }
 
     /// The tables in an order that satisfies their foreign keys, with the columns both
@@ -57,7 +57,7 @@ extension DatabaseBackend {
         let targetDatabase = target.database
         var report = try sourceDatabase.read { (source) throws(StoreError) -> CopyReport in
             try targetDatabase.write { (destination) throws(StoreError) -> CopyReport in
-                var rows: [(table: String, count: Int)] = []
+                var rows: [CopyReport.TableCount] = []
                 for (table, columns) in Self.copiedTables {
                     let insert =
                         "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
@@ -66,7 +66,7 @@ extension DatabaseBackend {
                         try destination.run(insert, (0..<Int32(columns.count)).map { row.value($0) })
                         count += 1
                     }
-                    rows.append((table, count))
+                    rows.append(CopyReport.TableCount(table: table, count: count))
                 }
                 var ranges = 0
                 try source.forEachRow("SELECT id, calendar_id, first_start, last_end FROM objects", []) { (row) throws(StoreError) in
@@ -78,7 +78,7 @@ extension DatabaseBackend {
                         ])
                     ranges += 1
                 }
-                rows.append(("object_ranges", ranges))
+                rows.append(CopyReport.TableCount(table: "object_ranges", count: ranges))
                 if destination.dialect == .postgres {
                     // Rows came with their ids: new rows must be numbered after them.
                     for table in ["users", "calendars", "objects"] {
@@ -95,12 +95,12 @@ extension DatabaseBackend {
     /// Compares the target's row counts with the copy's, and every object's calendar,
     /// name and ETag with this store's; returns how many objects matched.
     private func verifyCopy(_ report: CopyReport, in target: DatabaseBackend) throws(StoreError) -> Int {
-        for (table, expected) in report.rows {
+        for copied in report.rows {
             let found = try target.database.read { (connection) throws(StoreError) -> Int in
-                try connection.firstRow("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0
+                try connection.firstRow("SELECT count(*) FROM \(copied.table)") { $0.int(0) } ?? 0
             }
-            guard found == expected else {
-                throw StoreError(.database, "the copy of \(table) has \(found) rows in \(target.location), not \(expected)")
+            guard found == copied.count else {
+                throw StoreError(.database, "the copy of \(copied.table) has \(found) rows in \(target.location), not \(copied.count)")
             }
         }
         let listing = "SELECT c.identifier, o.name, o.etag FROM objects o JOIN calendars c ON c.id = o.calendar_id ORDER BY c.identifier, o.name"

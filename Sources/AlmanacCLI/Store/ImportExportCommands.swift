@@ -142,7 +142,7 @@ enum DatabaseCommand {
             let target = try StoreContext.run { () throws(StoreError) in try DatabaseBackend(location: to) }
             guard source.location != target.location else { throw .usage("--from and --to name the same database") }
             let report = try StoreContext.run { () throws(StoreError) in try source.copy(to: target) }
-            for (table, count) in report.rows { io.write("\(table): \(count) rows\n") }
+            for copied in report.rows { io.write("\(copied.table): \(copied.count) rows\n") }
             io.write("Copied \(source.location) to \(target.location); \(report.verifiedObjects) objects verified (name and ETag)\n")
         default:
             throw .usage("unknown subcommand 'db \(subcommand)' (check, migrate, backup, copy)")
