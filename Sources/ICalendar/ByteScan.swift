@@ -38,46 +38,87 @@ enum ByteScan {
 
     /// One pass over a value: the first control character other than HTAB
     /// (RFC 5545 §3.1 keeps them out of values) and the first byte of the first
-    /// ill-formed UTF-8 sequence. Runs of ASCII without controls go eight bytes
-    /// at a time.
+    /// ill-formed UTF-8 sequence.
+    ///
+    /// Runs of printable ASCII go eight bytes at a time, and a well-formed
+    /// multibyte character is checked in one four-byte load; a value with a
+    /// problem (rare) is scanned again byte by byte to find both positions.
     static func scanValue(_ bytes: UnsafeBufferPointer<UInt8>) -> (control: Int?, invalidUTF8: Int?) {
         guard let base = bytes.baseAddress else { return (nil, nil) }
         let raw = UnsafeRawPointer(base)
         let count = bytes.count
-        var control: Int?
-        var invalid: Int?
         var index = 0
         while index < count {
             if index + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if word & highs == 0 && !hasBelow(word, 0x20) && !has(word, 0x7F) {
+                // A byte below 0x20 borrows, 0x7F carries into its high bit, and
+                // 0x80 and up have it already: the lowest such byte always shows.
+                if (word &- ones &* 0x20 | word &+ ones | word) & highs == 0 {
                     index += 8
                     continue
                 }
             }
-            // A block of about eight bytes one at a time before the next word test, so mixed
+            // About eight bytes one at a time before the next word test, so mixed
             // text (ASCII between multibyte characters) is not tested word by word at every byte.
             let stop = min(index + 8, count)
             while index < stop {
                 let lead = base[index]
                 if lead < 0x80 {
-                    if control == nil && ((lead < 0x20 && lead != 0x09) || lead == 0x7F) {
-                        control = index
-                        if invalid != nil { return (control, invalid) }
-                    }
+                    if (lead < 0x20 && lead != 0x09) || lead == 0x7F { return scanSlowly(bytes) }
                     index += 1
-                    continue
-                }
-                let length = sequenceLength(base, index, count, lead)
-                if length == 0 {
-                    if invalid == nil {
-                        invalid = index
-                        if control != nil { return (control, invalid) }
-                    }
-                    index += 1
+                } else if index + 4 <= count {
+                    let length = sequenceLength(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
+                    if length == 0 { return scanSlowly(bytes) }
+                    index += length
                 } else {
+                    let length = sequenceLength(base, index, count, lead)
+                    if length == 0 { return scanSlowly(bytes) }
                     index += length
                 }
+            }
+        }
+        return (nil, nil)
+    }
+
+    /// The length of the well-formed UTF-8 sequence at the start of `word`
+    /// (four bytes, the first in the low byte) whose lead byte is 0x80 or above, or 0.
+    @inline(__always)
+    private static func sequenceLength(_ word: UInt32) -> Int {
+        // C2…DF, then a continuation byte.
+        if word & 0xC0E0 == 0x80C0 { return word & 0x1E != 0 ? 2 : 0 }
+        // E0…EF and two continuation bytes; not E0 with 80…9F (overlong) nor ED with A0…BF (a UTF-16 surrogate).
+        if word & 0xC0_C0F0 == 0x80_80E0 {
+            let bits = word & 0x200F
+            return bits != 0 && bits != 0x200D ? 3 : 0
+        }
+        // F0…F4 and three continuation bytes, for planes 1 to 16.
+        if word & 0xC0C0_C0F8 == 0x8080_80F0 {
+            let plane = (word & 0x07) << 2 | (word >> 12) & 0x03
+            return plane >= 1 && plane <= 16 ? 4 : 0
+        }
+        return 0
+    }
+
+    /// ``scanValue(_:)`` one byte at a time, going on past the first problem to find the other kind too.
+    private static func scanSlowly(_ bytes: UnsafeBufferPointer<UInt8>) -> (control: Int?, invalidUTF8: Int?) {
+        let base = bytes.baseAddress!
+        let count = bytes.count
+        var control: Int?
+        var invalid: Int?
+        var index = 0
+        while index < count && (control == nil || invalid == nil) {
+            let lead = base[index]
+            if lead < 0x80 {
+                if control == nil && ((lead < 0x20 && lead != 0x09) || lead == 0x7F) { control = index }
+                index += 1
+                continue
+            }
+            let length = sequenceLength(base, index, count, lead)
+            if length == 0 {
+                if invalid == nil { invalid = index }
+                index += 1
+            } else {
+                index += length
             }
         }
         return (control, invalid)
@@ -105,4 +146,37 @@ enum ByteScan {
             return 0
         }
     }
+}
+
+/// What each byte is to the content-line scanner, so a scan tests one table
+/// entry per byte instead of a chain of comparisons.
+enum ByteClass {
+    /// `A`–`Z`, `a`–`z`, `0`–`9` and `-`: the bytes of names.
+    static let name: UInt8 = 1
+    /// `,`, `;` and `:`: where an unquoted parameter value ends.
+    static let parameterEnd: UInt8 = 2
+    /// `"`.
+    static let quote: UInt8 = 4
+    /// Control characters other than HTAB, and DEL: never allowed in parameter values.
+    static let control: UInt8 = 8
+
+    /// The class bits of every byte value, built once and never freed: read-only
+    /// once built, so sharing it between threads is safe. A raw pointer
+    /// because reading it then needs no bounds check.
+    nonisolated(unsafe) static let table: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        for byte in 0..<256 {
+            var bits: UInt8 = 0
+            switch UInt8(byte) {
+            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D: bits |= name
+            case 0x2C, 0x3B, 0x3A: bits |= parameterEnd
+            case 0x22: bits |= quote
+            case 0x09: break
+            case 0x00...0x1F, 0x7F: bits |= control
+            default: break
+            }
+            table[byte] = bits
+        }
+        return UnsafePointer(table)
+    }()
 }

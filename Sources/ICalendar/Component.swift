@@ -24,9 +24,13 @@ public struct Parameter: Sendable, Hashable {
     }
 
     init(uncheckedName name: String, value: String) {
+        self.init(uncheckedName: name, first: value, rest: [])
+    }
+
+    init(uncheckedName name: String, first: String, rest: [String]) {
         self.name = name
-        first = value
-        rest = []
+        self.first = first
+        self.rest = rest
     }
 
     /// The values, with quotes removed and RFC 6868 caret escapes decoded.

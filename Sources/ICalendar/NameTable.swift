@@ -5,61 +5,76 @@
 struct NameTable: Sendable {
     /// The canonical (upper-case) names, in index order.
     let names: [String]
-    private let bucketStarts: [Int32]
-    /// Per bucket slot: the name's index and its length.
-    private let slots: [(index: Int32, count: Int32)]
-    /// Per slot: the name's first 16 bytes as two little-endian words, zero-padded.
-    private let words: [(UInt64, UInt64)]
+    /// An open-addressing hash table of the names, keyed by their first 16
+    /// bytes and length; a power of two in size and at most a quarter full, so
+    /// a lookup nearly always reads one slot.
+    private let slots: [Slot]
+    private let mask: Int
     /// Names longer than 16 bytes are compared in full against this.
     private let pool: [UInt8]
-    private let poolStarts: [Int32]
 
-    private static func bucket(count: Int, first: UInt8) -> Int {
-        (count & 31) << 5 | Int(first & 31)
+    private struct Slot {
+        /// The name's first 16 bytes as two little-endian words, zero-padded.
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        /// The name's length; 0 marks an empty slot.
+        var count: Int32 = 0
+        var index: Int32 = 0
+        var poolStart: Int32 = 0
+    }
+
+    @inline(__always)
+    private static func hash(_ low: UInt64, _ high: UInt64, _ count: Int) -> Int {
+        let mixed = (low ^ high &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: count)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: mixed >> 32)
     }
 
     init(_ names: [String]) {
         self.names = names
-        var buckets = [[Int]](repeating: [], count: 1024)
-        for (index, name) in names.enumerated() {
-            buckets[Self.bucket(count: name.utf8.count, first: name.utf8.first!)].append(index)
-        }
-        var starts: [Int32] = []
-        var slots: [(index: Int32, count: Int32)] = []
-        var words: [(UInt64, UInt64)] = []
+        var size = 16
+        while size < names.count * 4 { size *= 2 }
+        var slots = [Slot](repeating: Slot(), count: size)
         var pool: [UInt8] = []
-        var poolStarts: [Int32] = []
-        for bucket in buckets {
-            starts.append(Int32(slots.count))
-            for index in bucket {
-                let bytes = Array(names[index].utf8)
-                slots.append((Int32(index), Int32(bytes.count)))
-                words.append(Self.words(bytes.withUnsafeBufferPointer { $0 }))
-                poolStarts.append(Int32(pool.count))
-                pool.append(contentsOf: bytes)
-            }
+        for (index, name) in names.enumerated() {
+            let bytes = Array(name.utf8)
+            precondition(!bytes.isEmpty && bytes.count <= Int(Int32.max), "a name table's names are non-empty")
+            let (low, high) = bytes.withUnsafeBufferPointer { Self.words($0) }
+            var slot = Self.hash(low, high, bytes.count) & (size - 1)
+            while slots[slot].count != 0 { slot = (slot + 1) & (size - 1) }
+            slots[slot] = Slot(
+                low: low, high: high, count: Int32(bytes.count), index: Int32(index), poolStart: Int32(pool.count))
+            pool.append(contentsOf: bytes)
         }
-        starts.append(Int32(slots.count))
-        bucketStarts = starts
         self.slots = slots
-        self.words = words
+        self.mask = size - 1
         self.pool = pool
-        self.poolStarts = poolStarts
     }
 
-    /// The first 16 bytes of `bytes` as two little-endian words, zero-padded, upper-cased.
+    /// The first 16 bytes of `bytes` as two little-endian words, zero-padded,
+    /// upper-cased. With `readable` (at least 16) bytes readable from the start,
+    /// the words are loaded whole and masked rather than copied byte by byte.
     @inline(__always)
-    static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+    static func words(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int = 0) -> (UInt64, UInt64) {
+        let count = min(bytes.count, 16)
         var low: UInt64 = 0
         var high: UInt64 = 0
-        let count = min(bytes.count, 16)
-        withUnsafeMutableBytes(of: &low) { target in
-            target.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<min(count, 8)]))
-        }
-        if count > 8 {
-            withUnsafeMutableBytes(of: &high) { target in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[8..<count]))
+        if readable >= 16, let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            if count < 8 { low &= (1 << UInt64(count * 8)) &- 1 }
+            if count < 16 { high &= count <= 8 ? 0 : (1 << UInt64((count - 8) * 8)) &- 1 }
+        } else {
+            withUnsafeMutableBytes(of: &low) { target in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<min(count, 8)]))
             }
+            if count > 8 {
+                withUnsafeMutableBytes(of: &high) { target in
+                    target.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[8..<count]))
+                }
+            }
+            low = UInt64(littleEndian: low)
+            high = UInt64(littleEndian: high)
         }
         return (upper(low), upper(high))
     }
@@ -75,27 +90,36 @@ struct NameTable: Sendable {
     }
 
     /// The index of the name spelled by `bytes`, compared without regard to ASCII case.
+    /// `readable`: how many bytes may be read from the start of `bytes` (the
+    /// rest of the line a name is in), so the lookup can load whole words.
     @inline(__always)
-    func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let first = bytes.first else { return nil }
-        let bucket = Self.bucket(count: bytes.count, first: first)
-        let end = Int(bucketStarts[bucket + 1])
-        var slot = Int(bucketStarts[bucket])
-        guard slot < end else { return nil }
-        let key = Self.words(bytes)
-        while slot < end {
-            let (index, count) = slots[slot]
-            if Int(count) == bytes.count, words[slot] == key {
-                if count <= 16 { return Int(index) }
-                let start = Int(poolStarts[slot])
-                let rest = pool[(start + 16)..<(start + Int(count))]
-                if zip(rest, bytes[16...]).allSatisfy({ $0 == ($1 >= 0x61 && $1 <= 0x7A ? $1 - 0x20 : $1) }) {
-                    return Int(index)
+    func index(of bytes: UnsafeBufferPointer<UInt8>, readable: Int = 0) -> Int? {
+        let count = bytes.count
+        guard count > 0 else { return nil }
+        let (low, high) = Self.words(bytes, readable: readable)
+        var slot = Self.hash(low, high, count) & mask
+        return slots.withUnsafeBufferPointer { slots in
+            while true {
+                let entry = slots[slot]
+                if entry.count == 0 { return nil }
+                if Int(entry.count) == count && entry.low == low && entry.high == high
+                    && (count <= 16 || restMatches(bytes, at: Int(entry.poolStart)))
+                {
+                    return Int(entry.index)
                 }
+                slot = (slot + 1) & mask
             }
-            slot += 1
         }
-        return nil
+    }
+
+    /// Whether the bytes of `bytes` after the first 16 spell the pooled name at `start`, ignoring case.
+    private func restMatches(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        for offset in 16..<bytes.count {
+            let byte = bytes[offset]
+            let upper: UInt8 = byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte
+            if pool[start + offset] != upper { return false }
+        }
+        return true
     }
 
     /// The index of a name given as a string.

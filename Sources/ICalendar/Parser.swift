@@ -100,17 +100,28 @@ struct ContentParser {
     let strict: Bool
     var position = 0
     var lineNumber = 1
-    var roots: [Component] = []
+    /// The innermost open component; with nothing open, the document, whose
+    /// components are the top-level ones. Kept out of ``stack`` so the hot path
+    /// (adding a property) reaches it directly.
+    var current = Frame(component: Component(uncheckedName: ""), beginLine: 0, once: 0)
+    /// The frames enclosing ``current``, outermost (the document) first: as
+    /// many as there are open components.
     var stack: [Frame] = []
+    /// The top-level components read so far.
+    var roots: [Component] { stack.first?.component.components ?? current.component.components }
     var diagnostics: [ICalendarError] = []
     var componentCount = 0
     var propertyCount = 0
     var warnedLineEnding = false
-    var nextCarriageReturn = -1
-    var nextLineFeed = -1
     /// Bad line endings seen in the current logical line, reported after its content.
     var pendingLineEndings: [(line: Int, message: String)] = []
     var lastLineWasProperty = false
+    /// Whether a CR ends a line without an LF somewhere in the input (see ``physicalLineEnd(from:)``).
+    let hasBareCarriageReturn: Bool
+    var nextCarriageReturn = -1
+    /// The physical line the current logical line starts on.
+    var logicalLineNumber = 1
+    /// The pieces of the current logical line when it is folded; empty when it is not.
     var segments: [Segment] = []
     var scratch: [UInt8] = []
     var arena: ByteArena
@@ -121,12 +132,28 @@ struct ContentParser {
     let propertyKinds = PropertyKind.all
     let componentNames = ComponentRules.names
     let componentRules = ComponentRules.all
+    let parameterNames = ParameterName.names
+    let valueParameter = ParameterName.valueIndex
+    /// DURATION, DTEND and DUE, which exclude each other (globals cost a lazy-init check per read).
+    let endBits = PropertyKind.durationBit | PropertyKind.dtendBit | PropertyKind.dueBit
+    let classes = ByteClass.table
 
     init(input: Bytes, options: ParseOptions) {
         self.input = input
         self.arena = ByteArena(inputSize: input.count)
         self.options = options
         self.strict = options.mode == .strict
+        var carriageReturn = memchr(input.baseAddress ?? UnsafePointer(bitPattern: 1)!, 0x0D, input.count)
+        var bare = false
+        while let found = carriageReturn?.assumingMemoryBound(to: UInt8.self) {
+            let next = UnsafePointer(found) + 1 - input.baseAddress!
+            if next < input.count && input[next] != 0x0A {
+                bare = true
+                break
+            }
+            carriageReturn = next < input.count ? memchr(input.baseAddress! + next, 0x0D, input.count - next) : nil
+        }
+        self.hasBareCarriageReturn = bare
     }
 
     // MARK: Diagnostics
@@ -149,7 +176,7 @@ struct ContentParser {
         diagnostics.append(
             ICalendarError(
                 code, message, severity: severity, line: line, column: column,
-                component: component ?? stack.last?.component.name, property: property))
+                component: component ?? (stack.isEmpty ? nil : current.component.name), property: property))
         if code == .limitExceeded { throw Stop() }
         if diagnostics.count >= options.limits.maxDiagnostics {
             diagnostics.append(
@@ -176,7 +203,7 @@ struct ContentParser {
 
     /// The physical line and column of a byte offset in the current logical line.
     func location(_ offset: Int) -> (line: Int, column: Int) {
-        var segment = segments[0]
+        guard var segment = segments.first else { return (logicalLineNumber, offset + 1) }
         for candidate in segments.dropFirst() where candidate.logicalStart <= offset { segment = candidate }
         return (segment.line, offset - segment.logicalStart + segment.columnShift + 1)
     }
@@ -195,21 +222,25 @@ struct ContentParser {
         }
     }
 
-    /// The end of the physical line starting at `start` and the length of its terminator.
+    /// The end of the physical line starting at `start` and where the next one starts.
     mutating func physicalLineEnd(from start: Int) throws(Stop) -> (end: Int, next: Int) {
-        // The next CR and LF are remembered, so each is searched for once over the input
-        // (memchr), even in a file that has only one of them.
-        if nextCarriageReturn < start { nextCarriageReturn = find(0x0D, from: start) }
-        if nextLineFeed < start { nextLineFeed = find(0x0A, from: start) }
-        let carriageReturn = nextCarriageReturn
-        let lineFeed = nextLineFeed
-        if carriageReturn < lineFeed {
-            if carriageReturn + 1 == lineFeed { return (carriageReturn, lineFeed + 1) }
-            // A bare CR ends the line (old Mac files).
-            try noteBadLineEnding("a line ends in a bare CR; iCalendar lines end in CRLF")
-            return (carriageReturn, carriageReturn + 1)
+        // Without a bare CR in the input, a line ends at the next LF; only old Mac
+        // files pay for the second search. The next CR is remembered, so each byte
+        // is searched once (memchr), even in a file with only one of the two.
+        let lineFeed = find(0x0A, from: start)
+        if hasBareCarriageReturn {
+            if nextCarriageReturn < start { nextCarriageReturn = find(0x0D, from: start) }
+            if nextCarriageReturn < lineFeed - 1 {
+                try noteBadLineEnding("a line ends in a bare CR; iCalendar lines end in CRLF")
+                return (nextCarriageReturn, nextCarriageReturn + 1)
+            }
         }
-        guard lineFeed < input.count else { return (input.count, input.count) }  // the last line may lack its CRLF
+        guard lineFeed < input.count else {
+            // The last line may lack its CRLF, or end in a CR alone.
+            let end = input.count > start && input[input.count - 1] == 0x0D ? input.count - 1 : input.count
+            return (end, input.count)
+        }
+        if lineFeed > start && input[lineFeed - 1] == 0x0D { return (lineFeed - 1, lineFeed + 1) }
         try noteBadLineEnding("a line ends in a bare LF; iCalendar lines end in CRLF")
         return (lineFeed, lineFeed + 1)
     }
@@ -249,19 +280,15 @@ struct ContentParser {
             try report(.emptyLine, "empty line (skipped)", line: firstLine, column: nil)
             return try reportLineEndings()
         }
-        let first = Segment(logicalStart: 0, line: firstLine, columnShift: 0)
-        if segments.count == 1 {
-            segments[0] = first
-        } else {
-            segments.removeAll(keepingCapacity: true)
-            segments.append(first)
-        }
+        logicalLineNumber = firstLine
+        if !segments.isEmpty { segments.removeAll(keepingCapacity: true) }
         var length = end - start
         var folded = false
         // Continuation lines start with a space or a tab (RFC 5545 §3.1).
         while position < input.count, input[position] == 0x20 || input[position] == 0x09 {
             if !folded {
                 folded = true
+                segments.append(Segment(logicalStart: 0, line: firstLine, columnShift: 0))
                 scratch.removeAll(keepingCapacity: true)
                 scratch.append(contentsOf: Bytes(rebasing: input[start..<end]))
             }
@@ -332,7 +359,6 @@ struct ContentParser {
 
     // MARK: Content lines
 
-    @inline(__always)
     static func isNameByte(_ byte: UInt8) -> Bool {
         (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
     }
@@ -346,7 +372,7 @@ struct ContentParser {
         let wasProperty = lastLineWasProperty
         lastLineWasProperty = false
         var index = 0
-        while index < line.count, Self.isNameByte(line[index]) { index += 1 }
+        while index < line.count, classes[Int(line[index])] & ByteClass.name != 0 { index += 1 }
         // A line with no ':' at all is missingColon, whatever else is wrong with it;
         // it is looked for only once the line has failed, not on every line.
         func hasColon() -> Bool { memchr(line.baseAddress!, 0x3A, line.count) != nil }
@@ -359,7 +385,7 @@ struct ContentParser {
                 line: l, column: c)
         }
         let nameBytes = Bytes(rebasing: line[0..<index])
-        let known = propertyNames.index(of: nameBytes)
+        let known = propertyNames.index(of: nameBytes, readable: line.count)
         let name = known.map { propertyNames.names[$0] } ?? Self.upperName(nameBytes)
         var parameters: [Parameter] = []
         var valueType: ValueType?
@@ -367,7 +393,7 @@ struct ContentParser {
         while line[index] == 0x3B {
             index += 1
             let nameStart = index
-            while index < line.count, Self.isNameByte(line[index]) { index += 1 }
+            while index < line.count, classes[Int(line[index])] & ByteClass.name != 0 { index += 1 }
             guard index > nameStart else {
                 if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                 let (l, c) = location(index)
@@ -385,14 +411,25 @@ struct ContentParser {
                 return try report(
                     .invalidParameter, "parameter without '=': expected NAME=VALUE", line: l, column: c, property: name)
             }
-            let parameterName = Self.upperName(Bytes(rebasing: line[nameStart..<index]))
+            let parameterNameBytes = Bytes(rebasing: line[nameStart..<index])
+            let knownParameter = parameterNames.index(of: parameterNameBytes, readable: line.count - nameStart)
+            let parameterName = knownParameter.map { parameterNames.names[$0] } ?? Self.upperName(parameterNameBytes)
             index += 1
-            var values: [String] = []
+            // Nearly every parameter has one value: the rest get an array only when there are any.
+            var first: String?
+            var rest: [String] = []
             while true {
+                let value: String
                 if index < line.count, line[index] == 0x22 {
                     let contentStart = index + 1
                     var close = contentStart
-                    while close < line.count, line[close] != 0x22 { close += 1 }
+                    while close < line.count, classes[Int(line[close])] & (ByteClass.quote | ByteClass.control) == 0 {
+                        close += 1
+                    }
+                    let control = close < line.count && line[close] != 0x22 ? close : nil
+                    if control != nil {
+                        while close < line.count, line[close] != 0x22 { close += 1 }
+                    }
                     guard close < line.count else {
                         if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                         let (l, c) = location(index)
@@ -400,14 +437,13 @@ struct ContentParser {
                             .unterminatedQuote, "quoted parameter value without its closing '\"'", line: l, column: c,
                             property: name)
                     }
-                    let content = Bytes(rebasing: line[contentStart..<close])
-                    if let bad = ByteScan.scanValue(content).control {
-                        let (l, c) = location(contentStart + bad)
+                    if let control {
+                        let (l, c) = location(control)
                         return try report(
                             .invalidParameter, "control character in a parameter value", line: l, column: c,
                             property: name)
                     }
-                    values.append(try parameterString(content, at: contentStart))
+                    value = try parameterString(Bytes(rebasing: line[contentStart..<close]), at: contentStart)
                     index = close + 1
                     guard index < line.count, line[index] == 0x2C || line[index] == 0x3B || line[index] == 0x3A else {
                         let (l, c) = location(index)
@@ -417,17 +453,15 @@ struct ContentParser {
                     }
                 } else {
                     let valueStart = index
-                    while index < line.count, line[index] != 0x2C, line[index] != 0x3B, line[index] != 0x3A {
-                        let byte = line[index]
-                        if byte == 0x22 || (byte < 0x20 && byte != 0x09) || byte == 0x7F {
-                            let (l, c) = location(index)
-                            return try report(
-                                .invalidParameter,
-                                byte == 0x22
-                                    ? "'\"' inside an unquoted parameter value" : "control character in a parameter value",
-                                line: l, column: c, property: name)
-                        }
-                        index += 1
+                    let stops = ByteClass.parameterEnd | ByteClass.quote | ByteClass.control
+                    while index < line.count, classes[Int(line[index])] & stops == 0 { index += 1 }
+                    if index < line.count, classes[Int(line[index])] & ByteClass.parameterEnd == 0 {
+                        let (l, c) = location(index)
+                        return try report(
+                            .invalidParameter,
+                            line[index] == 0x22
+                                ? "'\"' inside an unquoted parameter value" : "control character in a parameter value",
+                            line: l, column: c, property: name)
                     }
                     guard index < line.count else {
                         if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
@@ -436,19 +470,22 @@ struct ContentParser {
                             .invalidParameter, "parameter value runs to the end of the line; expected ':' and a value",
                             line: l, column: c, property: name)
                     }
-                    values.append(try parameterString(Bytes(rebasing: line[valueStart..<index]), at: valueStart))
+                    value = try parameterString(Bytes(rebasing: line[valueStart..<index]), at: valueStart)
                 }
+                if first == nil { first = value } else { rest.append(value) }
                 if line[index] == 0x2C {
                     index += 1
                     continue
                 }
                 break
             }
-            if parameterName == "VALUE" && !sawValueParameter {
+            if knownParameter == valueParameter && !sawValueParameter {
                 sawValueParameter = true
-                valueType = ValueType(parameterValue: values.first ?? "") ?? .unknown
+                valueType = ValueType(parameterValue: first ?? "") ?? .unknown
             }
-            parameters.append(Parameter(uncheckedName: parameterName, values: values))
+            // A second parameter says there are several (ATTENDEE has half a dozen): room for them at once.
+            if parameters.count == 1 { parameters.reserveCapacity(8) }
+            parameters.append(Parameter(uncheckedName: parameterName, first: first ?? "", rest: rest))
             if parameters.count > options.limits.maxParametersPerProperty {
                 try report(
                     .limitExceeded, "more than \(options.limits.maxParametersPerProperty) parameters on one property",
@@ -470,12 +507,10 @@ struct ContentParser {
 
     mutating func missingColon(_ line: Bytes, previousWasProperty: Bool) throws(Stop) {
         let (l, _) = location(0)
-        if !strict, previousWasProperty, let top = stack.indices.last, !stack[top].component.properties.isEmpty {
+        if !strict, previousWasProperty, !stack.isEmpty, let previous = current.component.properties.last {
             try report(
                 .missingColon, "line without ':' appended to the previous property (a fold without its leading space)",
                 line: l, column: nil)
-            let last = stack[top].component.properties.count - 1
-            let previous = stack[top].component.properties[last]
             var combined = Array((previous.value + (try makeString(line, at: 0))).utf8)
             // The joined value is checked again: the appended text may hold what its type forbids.
             let valueType = previous[parameter: "VALUE"].map { ValueType(parameterValue: $0) ?? .unknown }
@@ -486,7 +521,8 @@ struct ContentParser {
                     at: .place(line: l, column: 1))
             }
             if let repaired { combined = Array(repaired.utf8) }
-            stack[top].component.properties[last].value = String(decoding: combined, as: UTF8.self)
+            current.component.properties[current.component.properties.count - 1].value =
+                String(decoding: combined, as: UTF8.self)
             lastLineWasProperty = true
             return
         }
@@ -522,34 +558,40 @@ struct ContentParser {
         var component = Component(uncheckedName: name)
         // Siblings tend to be alike (VEVENT after VEVENT): reserve what the last one at this depth held.
         if stack.count < propertiesAtDepth.count { component.properties.reserveCapacity(propertiesAtDepth[stack.count]) }
-        stack.append(Frame(component: component, beginLine: line, once: rulesIndex.map { componentRules[$0].once } ?? 0))
+        var frame = Frame(component: component, beginLine: line, once: rulesIndex.map { componentRules[$0].once } ?? 0)
+        swap(&frame, &current)
+        stack.append(frame)
     }
 
     mutating func end(_ value: Bytes, at offset: Int) throws(Stop) {
         let (line, column) = location(offset)
         let name = componentNames.index(of: value).map { componentNames.names[$0] } ?? Self.upperName(value)
-        guard let match = stack.lastIndex(where: { $0.component.name == name }) else {
-            let expected = stack.last.map { "END:\($0.component.name)" } ?? "BEGIN"
-            return try report(
-                .mismatchedEnd, "END:\(name) with no open \(name); expected \(expected)", line: line, column: column)
-        }
-        if match != stack.count - 1 {
+        // How many components to close: the innermost open one named `name` and those inside it.
+        var closing = 1
+        if stack.isEmpty || current.component.name != name {
+            guard let match = stack.dropFirst().lastIndex(where: { $0.component.name == name }) else {
+                let expected = stack.isEmpty ? "BEGIN" : "END:\(current.component.name)"
+                return try report(
+                    .mismatchedEnd, "END:\(name) with no open \(name); expected \(expected)", line: line, column: column)
+            }
+            closing = stack.count - match + 1
             try report(
-                .mismatchedEnd, "END:\(name) while \(stack.last!.component.name) is still open", line: line,
+                .mismatchedEnd, "END:\(name) while \(current.component.name) is still open", line: line,
                 column: column)
         }
-        while stack.count > match { try close() }
+        for _ in 0..<closing { try close() }
     }
 
     /// Closes the innermost open component, checking its required properties.
     mutating func close() throws(Stop) {
-        let frame = stack.removeLast()
+        var frame = stack.removeLast()
+        swap(&frame, &current)
         if stack.count < propertiesAtDepth.count { propertiesAtDepth[stack.count] = frame.component.properties.count }
         if frame.once != 0, let index = componentNames.index(of: frame.component.name) {
             let rules = componentRules[index]
             var missing = rules.missing(from: frame.seen)
             if frame.component.name == "VEVENT", frame.seen & PropertyKind.dtstartBit == 0,
-                stack.last.map({ $0.seen & PropertyKind.methodBit == 0 }) ?? true
+                stack.isEmpty || current.seen & PropertyKind.methodBit == 0
             {
                 missing.append("DTSTART")
             }
@@ -564,18 +606,14 @@ struct ContentParser {
                     line: frame.beginLine, column: nil, component: frame.component.name)
             }
         }
-        if stack.isEmpty {
-            roots.append(frame.component)
-        } else {
-            stack[stack.count - 1].component.components.append(frame.component)
-        }
+        current.component.components.append(frame.component)
     }
 
     mutating func addProperty(
         _ name: consuming String, _ kind: PropertyKind?, _ parameters: consuming [Parameter], _ valueType: ValueType?,
         _ value: Bytes, at offset: Int
     ) throws(Stop) {
-        guard let top = stack.indices.last else {
+        guard !stack.isEmpty else {
             let (line, _) = location(0)
             return try report(
                 .propertyOutsideComponent,
@@ -590,20 +628,18 @@ struct ContentParser {
         }
         let (control, invalidUTF8) = ByteScan.scanValue(value)
         let repaired = try checkValue(name, kind, valueType, value, control: control, at: .offset(offset))
-        if let kind { try checkOccurrence(name, kind, in: top, at: offset) }
-        let storage: ValueStorage
-        if let repaired {
-            storage = .string(repaired)
-        } else if let bad = invalidUTF8 {
-            try reportInvalidUTF8(value[bad], at: offset + bad, property: name)
-            storage = .string(String(decoding: value, as: UTF8.self))
-        } else {
-            storage = .span(arena.store(value))
-        }
-        // Built here and moved into the component: no copy of its name, parameters or storage.
-        let property = Property(uncheckedName: name, parameters: parameters, storage: storage)
-        stack[top].component.properties.append(consume property)
+        if let kind { try checkOccurrence(name, kind, at: offset) }
         lastLineWasProperty = true
+        // Built in place and moved into the component: no copy of its name, parameters or storage.
+        if repaired == nil && invalidUTF8 == nil {
+            return current.component.properties.append(
+                Property(uncheckedName: name, parameters: parameters, storage: .span(arena.store(value))))
+        }
+        if let bad = invalidUTF8, repaired == nil {
+            try reportInvalidUTF8(value[bad], at: offset + bad, property: name)
+        }
+        let text = repaired ?? String(decoding: value, as: UTF8.self)
+        current.component.properties.append(Property(uncheckedName: name, parameters: parameters, value: text))
     }
 
     /// Checks a value against its property's type and reports what is wrong at
@@ -631,19 +667,19 @@ struct ContentParser {
     }
 
     /// Reports a second occurrence of a once-only property and DTEND/DUE with DURATION.
-    mutating func checkOccurrence(_ name: String, _ kind: PropertyKind, in top: Int, at offset: Int) throws(Stop) {
-        guard kind.bit != 0, stack[top].once != 0 else { return }
-        let seen = stack[top].seen
-        stack[top].seen |= kind.bit
-        if stack[top].once & kind.bit != 0, seen & kind.bit != 0 {
-            let componentName = stack[top].component.name
+    mutating func checkOccurrence(_ name: String, _ kind: PropertyKind, at offset: Int) throws(Stop) {
+        guard kind.bit != 0, current.once != 0 else { return }
+        let seen = current.seen
+        current.seen |= kind.bit
+        if current.once & kind.bit != 0, seen & kind.bit != 0 {
+            let componentName = current.component.name
             try report(
                 .duplicateProperty, "\(name) may appear only once in \(componentName)", line: location(0).line,
                 column: nil, property: name)
         }
+        guard kind.bit & endBits != 0 else { return }
         let duration = PropertyKind.durationBit
-        guard kind.bit == duration || kind.bit == PropertyKind.dtendBit || kind.bit == PropertyKind.dueBit else { return }
-        let componentName = stack[top].component.name
+        let componentName = current.component.name
         let endName = componentName == "VEVENT" ? "DTEND" : componentName == "VTODO" ? "DUE" : nil
         if let endName {
             let end = endName == "DTEND" ? PropertyKind.dtendBit : PropertyKind.dueBit
@@ -656,7 +692,8 @@ struct ContentParser {
     }
 
     mutating func finish() throws(Stop) {
-        if let innermost = stack.last {
+        if !stack.isEmpty {
+            let innermost = current
             try report(
                 .unclosedComponent,
                 "BEGIN:\(innermost.component.name) is never closed; expected END:\(innermost.component.name)",

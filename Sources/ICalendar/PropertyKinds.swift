@@ -268,3 +268,15 @@ extension ValueType {
     /// This type's bit in ``PropertyKind/allowedMask``.
     var bit: UInt32 { 1 << UInt32(ValueType.allCases.firstIndex(of: self)!) }
 }
+
+/// The parameter names of RFC 5545, RFC 6638 and RFC 7986, so the parser
+/// names a known parameter with a shared string instead of making one.
+enum ParameterName {
+    static let names = NameTable([
+        "ALTREP", "CN", "CUTYPE", "DELEGATED-FROM", "DELEGATED-TO", "DIR", "DISPLAY", "EMAIL", "ENCODING", "FBTYPE",
+        "FEATURE", "FMTTYPE", "LABEL", "LANGUAGE", "MEMBER", "PARTSTAT", "RANGE", "RELATED", "RELTYPE", "ROLE", "RSVP",
+        "SCHEDULE-AGENT", "SCHEDULE-FORCE-SEND", "SCHEDULE-STATUS", "SENT-BY", "TZID", "VALUE",
+    ])
+    /// The index of `VALUE`, which the parser acts on.
+    static let valueIndex = names.index(of: "VALUE")!
+}
