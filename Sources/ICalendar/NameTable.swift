@@ -51,8 +51,9 @@ struct NameTable: Sendable {
     }
 
     /// The first 16 bytes of `bytes` as two little-endian words, zero-padded,
-    /// upper-cased. With `readable` (at least 16) bytes readable from the start,
-    /// the words are loaded whole and masked rather than copied byte by byte.
+    /// with bit 5 of every byte set: for name bytes (letters, digits, `-`) that
+    /// folds case and changes nothing else. With `readable` (at least 16)
+    /// bytes readable from the start, the words are loaded whole and masked.
     @inline(__always)
     static func words(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int = 0) -> (UInt64, UInt64) {
         let count = min(bytes.count, 16)
@@ -62,36 +63,23 @@ struct NameTable: Sendable {
             let raw = UnsafeRawPointer(base)
             low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
             high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            if count < 8 { low &= (1 << UInt64(count * 8)) &- 1 }
-            if count < 16 { high &= count <= 8 ? 0 : (1 << UInt64((count - 8) * 8)) &- 1 }
         } else {
-            withUnsafeMutableBytes(of: &low) { target in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<min(count, 8)]))
+            for offset in 0..<count {
+                let byte = UInt64(bytes[offset]) << UInt64(offset % 8 * 8)
+                if offset < 8 { low |= byte } else { high |= byte }
             }
-            if count > 8 {
-                withUnsafeMutableBytes(of: &high) { target in
-                    target.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[8..<count]))
-                }
-            }
-            low = UInt64(littleEndian: low)
-            high = UInt64(littleEndian: high)
         }
-        return (upper(low), upper(high))
+        let lowMask: UInt64 = count >= 8 ? ~0 : (1 << UInt64(count * 8)) &- 1
+        let highMask: UInt64 = count >= 16 ? ~0 : count <= 8 ? 0 : (1 << UInt64((count - 8) * 8)) &- 1
+        return ((low | caseBits) & lowMask, (high | caseBits) & highMask)
     }
 
-    /// ASCII lower-case letters to upper case, eight bytes at once.
-    @inline(__always)
-    static func upper(_ word: UInt64) -> UInt64 {
-        let sevenBits = word & 0x7F7F_7F7F_7F7F_7F7F
-        let atLeastA = sevenBits &+ 0x1F1F_1F1F_1F1F_1F1F  // high bit set where byte >= 0x61
-        let aboveZ = sevenBits &+ 0x0505_0505_0505_0505  // high bit set where byte >= 0x7B
-        let lower = atLeastA & ~aboveZ & ~word & 0x8080_8080_8080_8080
-        return word &- (lower >> 2)
-    }
+    private static let caseBits: UInt64 = 0x2020_2020_2020_2020
 
     /// The index of the name spelled by `bytes`, compared without regard to ASCII case.
-    /// `readable`: how many bytes may be read from the start of `bytes` (the
-    /// rest of the line a name is in), so the lookup can load whole words.
+    /// `bytes` must be name bytes (letters, digits and `-`, as the parser has
+    /// checked); `readable`: how many bytes may be read from the start of
+    /// `bytes` (the rest of the line a name is in), so whole words can be loaded.
     @inline(__always)
     func index(of bytes: UnsafeBufferPointer<UInt8>, readable: Int = 0) -> Int? {
         let count = bytes.count
@@ -114,16 +102,14 @@ struct NameTable: Sendable {
 
     /// Whether the bytes of `bytes` after the first 16 spell the pooled name at `start`, ignoring case.
     private func restMatches(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
-        for offset in 16..<bytes.count {
-            let byte = bytes[offset]
-            let upper: UInt8 = byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte
-            if pool[start + offset] != upper { return false }
-        }
+        for offset in 16..<bytes.count where pool[start + offset] | 0x20 != bytes[offset] | 0x20 { return false }
         return true
     }
 
-    /// The index of a name given as a string.
+    /// The index of a name given as a string, of any characters.
     func index(of name: String) -> Int? {
-        name.withUTF8Bytes { index(of: $0) }
+        name.withUTF8Bytes { bytes in
+            bytes.allSatisfy { ByteClass.table[Int($0)] & ByteClass.name != 0 } ? index(of: bytes) : nil
+        }
     }
 }

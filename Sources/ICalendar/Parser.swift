@@ -79,6 +79,8 @@ struct ContentParser {
     struct Frame {
         var component: Component
         var beginLine: Int
+        /// The component's index in ``ComponentRules/names``, if it has rules.
+        var rules: Int?
         /// Properties that may occur once here (from ``ComponentRules``), 0 when the component has no rules.
         var once: UInt64
         /// Which ruled properties have been seen.
@@ -103,7 +105,7 @@ struct ContentParser {
     /// The innermost open component; with nothing open, the document, whose
     /// components are the top-level ones. Kept out of ``stack`` so the hot path
     /// (adding a property) reaches it directly.
-    var current = Frame(component: Component(uncheckedName: ""), beginLine: 0, once: 0)
+    var current = Frame(component: Component(uncheckedName: ""), beginLine: 0, rules: nil, once: 0)
     /// The frames enclosing ``current``, outermost (the document) first: as
     /// many as there are open components.
     var stack: [Frame] = []
@@ -124,6 +126,10 @@ struct ContentParser {
     /// The pieces of the current logical line when it is folded; empty when it is not.
     var segments: [Segment] = []
     var scratch: [UInt8] = []
+    /// How many bytes past the current line's end may still be read (the rest
+    /// of the input, or the padding after an unfolded line), so a name lookup
+    /// near the end of a short line can load whole words.
+    var readableAfterLine = 0
     var arena: ByteArena
     var recentParameters = RecentStrings()
     /// How many properties the last component closed at each depth had.
@@ -133,6 +139,7 @@ struct ContentParser {
     let componentNames = ComponentRules.names
     let componentRules = ComponentRules.all
     let parameterNames = ParameterName.names
+    let structureNames = NameTable(["BEGIN", "END"])
     let valueParameter = ParameterName.valueIndex
     /// DURATION, DTEND and DUE, which exclude each other (globals cost a lazy-init check per read).
     let endBits = PropertyKind.durationBit | PropertyKind.dtendBit | PropertyKind.dueBit
@@ -307,9 +314,15 @@ struct ContentParser {
                 "content line longer than \(options.limits.maxContentLineLength) bytes", line: firstLine, column: nil)
         }
         if folded {
+            let count = scratch.count
+            scratch.append(contentsOf: repeatElement(0, count: 16))
+            readableAfterLine = 16
             let line = scratch
-            try line.withUnsafeBufferPointer { (bytes) throws(Stop) in try parseContentLine(bytes) }
+            try line.withUnsafeBufferPointer { (bytes) throws(Stop) in
+                try parseContentLine(Bytes(rebasing: bytes[0..<count]))
+            }
         } else {
+            readableAfterLine = input.count - end
             try parseContentLine(Bytes(rebasing: input[start..<end]))
         }
         if !pendingLineEndings.isEmpty { try reportLineEndings() }
@@ -385,8 +398,11 @@ struct ContentParser {
                 line: l, column: c)
         }
         let nameBytes = Bytes(rebasing: line[0..<index])
-        let known = propertyNames.index(of: nameBytes, readable: line.count)
-        let name = known.map { propertyNames.names[$0] } ?? Self.upperName(nameBytes)
+        let known = propertyNames.index(of: nameBytes, readable: line.count + readableAfterLine)
+        // BEGIN or END (index 0 or 1), which are not properties.
+        let structure = known == nil ? structureNames.index(of: nameBytes, readable: line.count + readableAfterLine) : nil
+        let name =
+            known.map { propertyNames.names[$0] } ?? structure.map { structureNames.names[$0] } ?? Self.upperName(nameBytes)
         var parameters: [Parameter] = []
         var valueType: ValueType?
         var sawValueParameter = false
@@ -412,7 +428,7 @@ struct ContentParser {
                     .invalidParameter, "parameter without '=': expected NAME=VALUE", line: l, column: c, property: name)
             }
             let parameterNameBytes = Bytes(rebasing: line[nameStart..<index])
-            let knownParameter = parameterNames.index(of: parameterNameBytes, readable: line.count - nameStart)
+            let knownParameter = parameterNames.index(of: parameterNameBytes, readable: line.count - nameStart + readableAfterLine)
             let parameterName = knownParameter.map { parameterNames.names[$0] } ?? Self.upperName(parameterNameBytes)
             index += 1
             // Nearly every parameter has one value: the rest get an array only when there are any.
@@ -496,9 +512,9 @@ struct ContentParser {
         let value = Bytes(rebasing: line[valueStart...])
         if let known {
             try addProperty(name, propertyKinds[known], parameters, valueType, value, at: valueStart)
-        } else if name == "BEGIN" {
+        } else if structure == 0 {
             try begin(value, at: valueStart)
-        } else if name == "END" {
+        } else if structure == 1 {
             try end(value, at: valueStart)
         } else {
             try addProperty(name, nil, parameters, valueType, value, at: valueStart)
@@ -538,7 +554,7 @@ struct ContentParser {
         guard !value.isEmpty, value.allSatisfy(Self.isNameByte) else {
             return try report(.invalidName, "BEGIN needs a component name", line: line, column: column)
         }
-        let rulesIndex = componentNames.index(of: value)
+        let rulesIndex = componentNames.index(of: value, readable: value.count + readableAfterLine)
         let name = rulesIndex.map { componentNames.names[$0] } ?? Self.upperName(value)
         if stack.count >= options.limits.maxNestingDepth {
             try report(
@@ -558,14 +574,17 @@ struct ContentParser {
         var component = Component(uncheckedName: name)
         // Siblings tend to be alike (VEVENT after VEVENT): reserve what the last one at this depth held.
         if stack.count < propertiesAtDepth.count { component.properties.reserveCapacity(propertiesAtDepth[stack.count]) }
-        var frame = Frame(component: component, beginLine: line, once: rulesIndex.map { componentRules[$0].once } ?? 0)
+        var frame = Frame(
+            component: component, beginLine: line, rules: rulesIndex, once: rulesIndex.map { componentRules[$0].once } ?? 0)
         swap(&frame, &current)
         stack.append(frame)
     }
 
     mutating func end(_ value: Bytes, at offset: Int) throws(Stop) {
         let (line, column) = location(offset)
-        let name = componentNames.index(of: value).map { componentNames.names[$0] } ?? Self.upperName(value)
+        let isName = value.allSatisfy { classes[Int($0)] & ByteClass.name != 0 }
+        let known = isName ? componentNames.index(of: value, readable: value.count + readableAfterLine) : nil
+        let name = known.map { componentNames.names[$0] } ?? Self.upperName(value)
         // How many components to close: the innermost open one named `name` and those inside it.
         var closing = 1
         if stack.isEmpty || current.component.name != name {
@@ -587,7 +606,7 @@ struct ContentParser {
         var frame = stack.removeLast()
         swap(&frame, &current)
         if stack.count < propertiesAtDepth.count { propertiesAtDepth[stack.count] = frame.component.properties.count }
-        if frame.once != 0, let index = componentNames.index(of: frame.component.name) {
+        if frame.once != 0, let index = frame.rules {
             let rules = componentRules[index]
             var missing = rules.missing(from: frame.seen)
             if frame.component.name == "VEVENT", frame.seen & PropertyKind.dtstartBit == 0,
