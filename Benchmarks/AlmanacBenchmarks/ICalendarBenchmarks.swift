@@ -68,12 +68,20 @@ enum ICalendarBenchmarks {
         }
     }
 
-    /// Our parse alone, round after round, to see this machine's noise without a peer in between.
-    static func parseOnly(events: Int, iterations: Int) {
+    /// Our parse or serialize alone, round after round, to profile one side and to
+    /// see this machine's noise without a peer in between.
+    static func alone(serializing: Bool, events: Int, iterations: Int) {
         let bytes = [UInt8](try! Data(contentsOf: Corpus.file(events: events)))
+        let document = try! ICalendarParser.parse(bytes)
         var times: [Double] = []
-        for _ in 0..<iterations { times.append(medianSeconds(iterations: 1) { try! ICalendarParser.parse(bytes) }) }
-        Report.note("parse ms per round: " + times.map { String(Int($0 * 1000)) }.joined(separator: " "))
-        Report.figure("icalendar.parse", Double(bytes.count) / 1_000_000 / median(times), unit: "MB/s", ["events": events])
+        for _ in 0..<iterations {
+            times.append(
+                serializing
+                    ? medianSeconds(iterations: 1) { document.serialized() }
+                    : medianSeconds(iterations: 1) { try! ICalendarParser.parse(bytes) })
+        }
+        let name = serializing ? "serialize" : "parse"
+        Report.note("\(name) ms per round: " + times.map { String(Int($0 * 1000)) }.joined(separator: " "))
+        Report.figure("icalendar.\(name)", Double(bytes.count) / 1_000_000 / median(times), unit: "MB/s", ["events": events])
     }
 }

@@ -54,5 +54,8 @@ if suites.contains("store") {
     }
 }
 if suites.contains("expand-only") { RecurrenceBenchmarks.run(events: events, iterations: iterations, withPeers: false) }
-if suites.contains("parse-only") { ICalendarBenchmarks.parseOnly(events: events, iterations: iterations) }
+if suites.contains("parse-only") { ICalendarBenchmarks.alone(serializing: false, events: events, iterations: iterations) }
+if suites.contains("serialize-only") {
+    ICalendarBenchmarks.alone(serializing: true, events: events, iterations: iterations)
+}
 postgres?.stop()

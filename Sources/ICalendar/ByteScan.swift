@@ -159,6 +159,8 @@ enum ByteClass {
     static let quote: UInt8 = 4
     /// Control characters other than HTAB, and DEL: never allowed in parameter values.
     static let control: UInt8 = 8
+    /// CR, LF, `"` and `^`: written caret-escaped in parameter values (RFC 6868).
+    static let caret: UInt8 = 16
 
     /// The class bits of every byte value, built once and never freed: read-only
     /// once built, so sharing it between threads is safe. A raw pointer
@@ -170,8 +172,10 @@ enum ByteClass {
             switch UInt8(byte) {
             case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D: bits |= name
             case 0x2C, 0x3B, 0x3A: bits |= parameterEnd
-            case 0x22: bits |= quote
+            case 0x22: bits |= quote | caret
+            case 0x5E: bits |= caret
             case 0x09: break
+            case 0x0A, 0x0D: bits |= control | caret
             case 0x00...0x1F, 0x7F: bits |= control
             default: break
             }

@@ -69,40 +69,43 @@ struct ByteArena {
 ///
 /// A flat struct rather than an enum: reading a borrowed field needs no
 /// retain, while binding an enum payload copies it (a retain per property
-/// on every read and every write-out).
-struct ValueStorage: Sendable {
+/// on every read and every write-out). The span's first byte is kept as a
+/// raw pointer beside the chunk that owns it, so reading the bytes never
+/// touches (and so never retains) the chunk. Sendable for the reason
+/// ``ByteChunk`` is: the bytes it points to are never written again.
+struct ValueStorage: @unchecked Sendable {
+    /// Keeps the span's bytes alive; nil for a string set in code.
     private let chunk: ByteChunk?
-    private let start: Int32
+    private let base: UnsafePointer<UInt8>?
+    /// The span's length in bytes.
     private let count: Int32
     private let text: String
 
     static func span(_ span: ByteSpan) -> ValueStorage {
-        ValueStorage(chunk: span.chunk, start: span.start, count: span.count, text: "")
+        ValueStorage(chunk: span.chunk, base: span.chunk.base + Int(span.start), count: span.count, text: "")
     }
 
     static func string(_ text: String) -> ValueStorage {
-        ValueStorage(chunk: nil, start: 0, count: 0, text: text)
+        ValueStorage(chunk: nil, base: nil, count: 0, text: text)
     }
 
-    private init(chunk: ByteChunk?, start: Int32, count: Int32, text: String) {
+    private init(chunk: ByteChunk?, base: UnsafePointer<UInt8>?, count: Int32, text: String) {
         self.chunk = chunk
-        self.start = start
+        self.base = base
         self.count = count
         self.text = text
     }
 
     @inline(__always)
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        if chunk != nil {
-            return try body(UnsafeBufferPointer(start: chunk.unsafelyUnwrapped.base + Int(start), count: Int(count)))
-        }
+        if let base { return try body(UnsafeBufferPointer(start: base, count: Int(count))) }
         return try text.withUTF8Bytes(body)
     }
 
     var string: String {
-        chunk == nil ? text : withBytes { String(decoding: $0, as: UTF8.self) }
+        base == nil ? text : withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The value's length in UTF-8 bytes.
-    var byteCount: Int { chunk == nil ? text.utf8.count : Int(count) }
+    var byteCount: Int { base == nil ? text.utf8.count : Int(count) }
 }

@@ -4,8 +4,8 @@ public struct Parameter: Sendable, Hashable {
     /// The name, upper-cased (parameter names are case-insensitive).
     public var name: String
     // Nearly every parameter has one value; keeping it apart saves an array per parameter.
-    private var first: String
-    private var rest: [String]
+    private(set) var first: String
+    private(set) var rest: [String]
 
     /// Creates a parameter; `name` is upper-cased.
     public init(name: String, values: [String]) {
@@ -50,12 +50,6 @@ public struct Parameter: Sendable, Hashable {
         var length = first.utf8.count + 3
         for value in rest { length += value.utf8.count + 3 }
         return length
-    }
-
-    /// Calls `body` with each value, without building an array.
-    func forEachValue(_ body: (String) -> Void) {
-        body(first)
-        rest.forEach(body)
     }
 }
 

@@ -150,17 +150,7 @@ struct ContentParser {
         self.arena = ByteArena(inputSize: input.count)
         self.options = options
         self.strict = options.mode == .strict
-        var carriageReturn = memchr(input.baseAddress ?? UnsafePointer(bitPattern: 1)!, 0x0D, input.count)
-        var bare = false
-        while let found = carriageReturn?.assumingMemoryBound(to: UInt8.self) {
-            let next = UnsafePointer(found) + 1 - input.baseAddress!
-            if next < input.count && input[next] != 0x0A {
-                bare = true
-                break
-            }
-            carriageReturn = next < input.count ? memchr(input.baseAddress! + next, 0x0D, input.count - next) : nil
-        }
-        self.hasBareCarriageReturn = bare
+        self.hasBareCarriageReturn = Self.hasBareCarriageReturn(input)
     }
 
     // MARK: Diagnostics
@@ -253,11 +243,23 @@ struct ContentParser {
     }
 
     /// The offset of the next `byte` at or after `start`, or the input's length.
-    func find(_ byte: UInt8, from start: Int) -> Int {
+    func find(_ byte: UInt8, from start: Int) -> Int { Self.find(byte, in: input, from: start) }
+
+    static func find(_ byte: UInt8, in input: Bytes, from start: Int) -> Int {
         guard start < input.count, let found = memchr(input.baseAddress! + start, Int32(byte), input.count - start) else {
             return input.count
         }
         return UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - input.baseAddress!
+    }
+
+    /// Whether a CR in `input` is followed by anything but LF (a CR as the last byte ends the input as CRLF would).
+    static func hasBareCarriageReturn(_ input: Bytes) -> Bool {
+        var carriageReturn = find(0x0D, in: input, from: 0)
+        while carriageReturn + 1 < input.count {
+            if input[carriageReturn + 1] != 0x0A { return true }
+            carriageReturn = find(0x0D, in: input, from: carriageReturn + 2)
+        }
+        return false
     }
 
     mutating func noteBadLineEnding(_ message: String) throws(Stop) {

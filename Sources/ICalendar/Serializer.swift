@@ -15,14 +15,27 @@ public struct ICalendarSerializer {
         buffer = OutputBuffer(capacity: max(capacity, 256))
     }
 
-    /// Takes the output, leaving the serializer empty.
-    mutating func takeBytes() -> [UInt8] {
-        let result = [UInt8](unsafeUninitializedCapacity: buffer.count) { target, count in
-            if buffer.count > 0 { target.baseAddress!.update(from: buffer.storage, count: buffer.count) }
-            count = buffer.count
+    /// A serializer writing into `target` until it is full, and into a buffer of its own after that.
+    private init(writingInto target: UnsafeMutableBufferPointer<UInt8>) {
+        buffer = OutputBuffer(writingInto: target)
+    }
+
+    /// Serializes with `write` straight into the returned array's storage when
+    /// `estimate` bytes are enough (as ``estimatedSize(of:)`` sees to), so the
+    /// output is never copied; otherwise into a growing buffer, copied once.
+    static func serialize(estimate: Int, _ write: (inout ICalendarSerializer) -> Void) -> [UInt8] {
+        var overflow: [UInt8]?
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(estimate, 256)) { target, count in
+            var serializer = ICalendarSerializer(writingInto: target)
+            write(&serializer)
+            if serializer.buffer.isExternal {
+                count = serializer.buffer.count
+            } else {
+                overflow = serializer.bytes
+                count = 0
+            }
         }
-        buffer.count = 0
-        return result
+        return overflow ?? bytes
     }
 
     /// Appends a component and everything inside it.
@@ -48,22 +61,30 @@ public struct ICalendarSerializer {
     private mutating func write(at property: UnsafePointer<Property>) {
         lineLength = 0
         append(property.pointee.name)
-        property.pointee.parameters.withUnsafeBufferPointer { parameters in
-            for index in parameters.indices {
-                appendByte(UInt8(ascii: ";"))
-                append(parameters[index].name)
-                appendByte(UInt8(ascii: "="))
-                var first = true
-                parameters[index].forEachValue { value in
-                    if !first { appendByte(UInt8(ascii: ",")) }
-                    first = false
-                    appendParameterValue(value)
-                }
-            }
-        }
+        // Most properties have none; looking first spares a retain of the empty array.
+        if !property.pointee.parameters.isEmpty { writeParameters(of: property) }
         appendByte(UInt8(ascii: ":"))
         property.pointee.storage.withBytes { appendFolded($0) }
         buffer.append(0x0D, 0x0A)
+    }
+
+    private mutating func writeParameters(of property: UnsafePointer<Property>) {
+        property.pointee.parameters.withUnsafeBufferPointer { parameters in
+            guard let base = parameters.baseAddress else { return }
+            for index in parameters.indices {
+                let parameter = base + index
+                appendByte(UInt8(ascii: ";"))
+                append(parameter.pointee.name)
+                appendByte(UInt8(ascii: "="))
+                appendParameterValue(parameter.pointee.first)
+                if !parameter.pointee.rest.isEmpty {
+                    for value in parameter.pointee.rest {
+                        appendByte(UInt8(ascii: ","))
+                        appendParameterValue(value)
+                    }
+                }
+            }
+        }
     }
 
     private mutating func writeLine(name: String, value: String) {
@@ -75,15 +96,12 @@ public struct ICalendarSerializer {
     }
 
     private mutating func appendParameterValue(_ value: String) {
-        var needsQuotes = false
-        var needsCaret = false
-        for byte in value.utf8 {
-            switch byte {
-            case 0x2C, 0x3A, 0x3B: needsQuotes = true
-            case 0x0A, 0x0D, 0x22, 0x5E: needsCaret = true
-            default: break
-            }
+        // The class bits of every byte, or'ed: `,` `;` `:` need quotes; CR, LF, `"` and `^` need carets.
+        let classes = value.withUTF8Bytes { bytes in
+            bytes.reduce(0 as UInt8) { $0 | ByteClass.table[Int($1)] }
         }
+        let needsQuotes = classes & ByteClass.parameterEnd != 0
+        let needsCaret = classes & ByteClass.caret != 0
         if needsQuotes { appendByte(0x22) }
         if needsCaret {
             var escaped: [UInt8] = []
@@ -143,14 +161,22 @@ public struct ICalendarSerializer {
     /// A close upper estimate of the serialized size of `component`, to reserve once.
     static func estimatedSize(of component: Component) -> Int {
         var size = 2 * (component.name.utf8.count + 8)
-        // Fields read through the array, with no closures, so no property is copied.
-        for index in component.properties.indices {
-            var length = component.properties[index].name.utf8.count + component.properties[index].storage.byteCount + 3
-            for parameter in component.properties[index].parameters.indices {
-                length += component.properties[index].parameters[parameter].name.utf8.count + 4
-                    + component.properties[index].parameters[parameter].writtenLength
+        // Fields read through a pointer, so no property is copied (or retained).
+        component.properties.withUnsafeBufferPointer { properties in
+            guard let base = properties.baseAddress else { return }
+            for index in properties.indices {
+                let property = base + index
+                var length = property.pointee.name.utf8.count + property.pointee.storage.byteCount + 3
+                if !property.pointee.parameters.isEmpty {
+                    property.pointee.parameters.withUnsafeBufferPointer { parameters in
+                        for index in parameters.indices {
+                            let parameter = parameters.baseAddress! + index
+                            length += parameter.pointee.name.utf8.count + 4 + parameter.pointee.writtenLength
+                        }
+                    }
+                }
+                size += length + length / 74 * 3
             }
-            size += length + length / 74 * 3
         }
         for index in component.components.indices { size += estimatedSize(of: component.components[index]) }
         return size
@@ -158,11 +184,17 @@ public struct ICalendarSerializer {
 }
 
 /// A growable byte buffer with one capacity check per append, for the serializer's hot path.
+///
+/// It starts either in storage of its own or in memory it is lent (an
+/// array's, being initialized); it moves to storage of its own when that is full.
 struct OutputBuffer {
     private(set) var storage: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     var count = 0
-    private let owner: Owner
+    /// Owns ``storage``; nil while writing into lent memory.
+    private var owner: Owner?
+
+    var isExternal: Bool { owner == nil }
 
     /// Frees the storage when the last copy of the buffer goes away.
     final class Owner {
@@ -177,6 +209,12 @@ struct OutputBuffer {
         owner = Owner(storage)
     }
 
+    init(writingInto target: UnsafeMutableBufferPointer<UInt8>) {
+        storage = target.baseAddress!
+        capacity = target.count
+        owner = nil
+    }
+
     @inline(__always)
     mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(count + extra) }
@@ -186,9 +224,13 @@ struct OutputBuffer {
         let newCapacity = max(needed, capacity * 2)
         let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newStorage.update(from: storage, count: count)
-        storage.deallocate()
+        if let owner {
+            storage.deallocate()
+            owner.pointer = newStorage
+        } else {
+            owner = Owner(newStorage)
+        }
         storage = newStorage
-        owner.pointer = newStorage
         capacity = newCapacity
     }
 
@@ -218,9 +260,7 @@ struct OutputBuffer {
 extension Component {
     /// This component as iCalendar bytes.
     public func serialized() -> [UInt8] {
-        var serializer = ICalendarSerializer(reservingCapacity: ICalendarSerializer.estimatedSize(of: self))
-        serializer.write(self)
-        return serializer.takeBytes()
+        ICalendarSerializer.serialize(estimate: ICalendarSerializer.estimatedSize(of: self)) { $0.write(self) }
     }
 
     /// This component as iCalendar text.
@@ -230,9 +270,9 @@ extension Component {
 extension ICalendarDocument {
     /// Every top-level component as iCalendar bytes, one after the other.
     public func serialized() -> [UInt8] {
-        var serializer = ICalendarSerializer(
-            reservingCapacity: components.reduce(0) { $0 + ICalendarSerializer.estimatedSize(of: $1) })
-        for component in components { serializer.write(component) }
-        return serializer.takeBytes()
+        let estimate = components.reduce(0) { $0 + ICalendarSerializer.estimatedSize(of: $1) }
+        return ICalendarSerializer.serialize(estimate: estimate) { serializer in
+            for component in components { serializer.write(component) }
+        }
     }
 }
