@@ -53,7 +53,7 @@ enum ByteScan {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 // A byte below 0x20 borrows, 0x7F carries into its high bit, and
                 // 0x80 and up have it already: the lowest such byte always shows.
-                if (word &- ones &* 0x20 | word &+ ones | word) & highs == 0 {
+                if ((word &- ones &* 0x20) | (word &+ ones) | word) & highs == 0 {
                     index += 8
                     continue
                 }
@@ -67,7 +67,8 @@ enum ByteScan {
                     if (lead < 0x20 && lead != 0x09) || lead == 0x7F { return scanSlowly(bytes) }
                     index += 1
                 } else if index + 4 <= count {
-                    let length = sequenceLength(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
+                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)
+                    let length = sequenceLength(UInt32(littleEndian: word))
                     if length == 0 { return scanSlowly(bytes) }
                     index += length
                 } else {

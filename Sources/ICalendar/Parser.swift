@@ -139,7 +139,7 @@ struct ContentParser {
     let componentNames = ComponentRules.names
     let componentRules = ComponentRules.all
     let parameterNames = ParameterName.names
-    let structureNames = NameTable(["BEGIN", "END"])
+    let structureNames = StructureName.names
     let valueParameter = ParameterName.valueIndex
     /// DURATION, DTEND and DUE, which exclude each other (globals cost a lazy-init check per read).
     let endBits = PropertyKind.durationBit | PropertyKind.dtendBit | PropertyKind.dueBit
@@ -374,9 +374,7 @@ struct ContentParser {
 
     // MARK: Content lines
 
-    static func isNameByte(_ byte: UInt8) -> Bool {
-        (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
-    }
+    static func isNameByte(_ byte: UInt8) -> Bool { ByteClass.table[Int(byte)] & ByteClass.name != 0 }
 
     static func upperName(_ bytes: Bytes) -> String {
         if !bytes.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) { return String(decoding: bytes, as: UTF8.self) }
@@ -400,11 +398,13 @@ struct ContentParser {
                 line: l, column: c)
         }
         let nameBytes = Bytes(rebasing: line[0..<index])
-        let known = propertyNames.index(of: nameBytes, readable: line.count + readableAfterLine)
-        // BEGIN or END (index 0 or 1), which are not properties.
-        let structure = known == nil ? structureNames.index(of: nameBytes, readable: line.count + readableAfterLine) : nil
+        let readable = line.count + readableAfterLine
+        let known = propertyNames.index(of: nameBytes, readable: readable)
+        // BEGIN or END, which are not properties.
+        let structure = known == nil ? structureNames.index(of: nameBytes, readable: readable) : nil
         let name =
-            known.map { propertyNames.names[$0] } ?? structure.map { structureNames.names[$0] } ?? Self.upperName(nameBytes)
+            known.map { propertyNames.names[$0] } ?? structure.map { structureNames.names[$0] }
+            ?? Self.upperName(nameBytes)
         var parameters: [Parameter] = []
         var valueType: ValueType?
         var sawValueParameter = false
@@ -430,7 +430,7 @@ struct ContentParser {
                     .invalidParameter, "parameter without '=': expected NAME=VALUE", line: l, column: c, property: name)
             }
             let parameterNameBytes = Bytes(rebasing: line[nameStart..<index])
-            let knownParameter = parameterNames.index(of: parameterNameBytes, readable: line.count - nameStart + readableAfterLine)
+            let knownParameter = parameterNames.index(of: parameterNameBytes, readable: readable - nameStart)
             let parameterName = knownParameter.map { parameterNames.names[$0] } ?? Self.upperName(parameterNameBytes)
             index += 1
             // Nearly every parameter has one value: the rest get an array only when there are any.
@@ -514,9 +514,9 @@ struct ContentParser {
         let value = Bytes(rebasing: line[valueStart...])
         if let known {
             try addProperty(name, propertyKinds[known], parameters, valueType, value, at: valueStart)
-        } else if structure == 0 {
+        } else if structure == StructureName.begin {
             try begin(value, at: valueStart)
-        } else if structure == 1 {
+        } else if structure == StructureName.end {
             try end(value, at: valueStart)
         } else {
             try addProperty(name, nil, parameters, valueType, value, at: valueStart)
@@ -576,8 +576,8 @@ struct ContentParser {
         var component = Component(uncheckedName: name)
         // Siblings tend to be alike (VEVENT after VEVENT): reserve what the last one at this depth held.
         if stack.count < propertiesAtDepth.count { component.properties.reserveCapacity(propertiesAtDepth[stack.count]) }
-        var frame = Frame(
-            component: component, beginLine: line, rules: rulesIndex, once: rulesIndex.map { componentRules[$0].once } ?? 0)
+        let once = rulesIndex.map { componentRules[$0].once } ?? 0
+        var frame = Frame(component: component, beginLine: line, rules: rulesIndex, once: once)
         swap(&frame, &current)
         stack.append(frame)
     }

@@ -280,3 +280,10 @@ enum ParameterName {
     /// The index of `VALUE`, which the parser acts on.
     static let valueIndex = names.index(of: "VALUE")!
 }
+
+/// `BEGIN` and `END`: content lines that open and close components rather than name properties.
+enum StructureName {
+    static let names = NameTable(["BEGIN", "END"])
+    static let begin = 0
+    static let end = 1
+}
