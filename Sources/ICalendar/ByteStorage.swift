@@ -33,10 +33,6 @@ struct ByteSpan: Sendable {
     let chunk: ByteChunk
     let start: Int32
     let count: Int32
-
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(start: chunk.base + Int(start), count: Int(count)))
-    }
 }
 
 /// Hands out spans, starting a new chunk when the current one is full.
