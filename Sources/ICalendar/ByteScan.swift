@@ -66,13 +66,8 @@ enum ByteScan {
                 if lead < 0x80 {
                     if (lead < 0x20 && lead != 0x09) || lead == 0x7F { return scanSlowly(bytes) }
                     index += 1
-                } else if index + 4 <= count {
-                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)
-                    let length = sequenceLength(UInt32(littleEndian: word))
-                    if length == 0 { return scanSlowly(bytes) }
-                    index += length
                 } else {
-                    let length = sequenceLength(base, index, count, lead)
+                    let length = sequenceLength(bytes, at: index)
                     if length == 0 { return scanSlowly(bytes) }
                     index += length
                 }
@@ -114,7 +109,7 @@ enum ByteScan {
                 index += 1
                 continue
             }
-            let length = sequenceLength(base, index, count, lead)
+            let length = sequenceLength(bytes, at: index)
             if length == 0 {
                 if invalid == nil { invalid = index }
                 index += 1
@@ -125,27 +120,18 @@ enum ByteScan {
         return (control, invalid)
     }
 
-    /// The length of the well-formed UTF-8 sequence starting with `lead` at `index`, or 0.
+    /// The length of the well-formed UTF-8 sequence at `index` (whose lead byte
+    /// is 0x80 or above), or 0. Four bytes are loaded at once; near the end
+    /// they are zero-padded, and a zero byte is no continuation byte.
     @inline(__always)
-    private static func sequenceLength(_ base: UnsafePointer<UInt8>, _ index: Int, _ count: Int, _ lead: UInt8) -> Int {
-        @inline(__always) func inRange(_ offset: Int, _ low: UInt8, _ high: UInt8) -> Bool {
-            index + offset < count && base[index + offset] >= low && base[index + offset] <= high
+    private static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        if index + 4 <= bytes.count {
+            let word = UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: index, as: UInt32.self)
+            return sequenceLength(UInt32(littleEndian: word))
         }
-        switch lead {
-        case 0xC2...0xDF:
-            return inRange(1, 0x80, 0xBF) ? 2 : 0
-        case 0xE0...0xEF:
-            // E0 needs A0…BF (no overlong forms); ED needs 80…9F (no UTF-16 surrogates).
-            let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
-            let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
-            return inRange(1, low, high) && inRange(2, 0x80, 0xBF) ? 3 : 0
-        case 0xF0...0xF4:
-            let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
-            let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
-            return inRange(1, low, high) && inRange(2, 0x80, 0xBF) && inRange(3, 0x80, 0xBF) ? 4 : 0
-        default:
-            return 0
-        }
+        var word: UInt32 = 0
+        for offset in 0..<(bytes.count - index) { word |= UInt32(bytes[index + offset]) << UInt32(offset * 8) }
+        return sequenceLength(word)
     }
 }
 
@@ -162,6 +148,10 @@ enum ByteClass {
     static let control: UInt8 = 8
     /// CR, LF, `"` and `^`: written caret-escaped in parameter values (RFC 6868).
     static let caret: UInt8 = 16
+
+    /// Whether `byte` may be part of a property, parameter or component name.
+    @inline(__always)
+    static func isName(_ byte: UInt8) -> Bool { table[Int(byte)] & name != 0 }
 
     /// The class bits of every byte value, built once and never freed: read-only
     /// once built, so sharing it between threads is safe. A raw pointer

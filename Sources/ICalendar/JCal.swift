@@ -197,7 +197,7 @@ public enum JCal {
     }
 
     static func isName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(ContentParser.isNameByte)
+        !name.isEmpty && name.utf8.allSatisfy(ByteClass.isName)
     }
 
     /// Reads one jCal property.

@@ -109,7 +109,7 @@ struct NameTable: Sendable {
     /// The index of a name given as a string, of any characters.
     func index(of name: String) -> Int? {
         name.withUTF8Bytes { bytes in
-            bytes.allSatisfy { ByteClass.table[Int($0)] & ByteClass.name != 0 } ? index(of: bytes) : nil
+            bytes.allSatisfy(ByteClass.isName) ? index(of: bytes) : nil
         }
     }
 }

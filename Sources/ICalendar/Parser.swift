@@ -374,8 +374,6 @@ struct ContentParser {
 
     // MARK: Content lines
 
-    static func isNameByte(_ byte: UInt8) -> Bool { ByteClass.table[Int(byte)] & ByteClass.name != 0 }
-
     static func upperName(_ bytes: Bytes) -> String {
         if !bytes.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) { return String(decoding: bytes, as: UTF8.self) }
         return String(decoding: bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
@@ -553,7 +551,7 @@ struct ContentParser {
 
     mutating func begin(_ value: Bytes, at offset: Int) throws(Stop) {
         let (line, column) = location(offset)
-        guard !value.isEmpty, value.allSatisfy(Self.isNameByte) else {
+        guard !value.isEmpty, value.allSatisfy(ByteClass.isName) else {
             return try report(.invalidName, "BEGIN needs a component name", line: line, column: column)
         }
         let rulesIndex = componentNames.index(of: value, readable: value.count + readableAfterLine)
@@ -584,7 +582,7 @@ struct ContentParser {
 
     mutating func end(_ value: Bytes, at offset: Int) throws(Stop) {
         let (line, column) = location(offset)
-        let isName = value.allSatisfy { classes[Int($0)] & ByteClass.name != 0 }
+        let isName = value.allSatisfy(ByteClass.isName)
         let known = isName ? componentNames.index(of: value, readable: value.count + readableAfterLine) : nil
         let name = known.map { componentNames.names[$0] } ?? Self.upperName(value)
         // How many components to close: the innermost open one named `name` and those inside it.

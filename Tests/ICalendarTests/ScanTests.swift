@@ -3,8 +3,9 @@ import ICalendar
 import Testing
 
 /// The parser's byte-level scans checked against independent oracles: UTF-8
-/// validity against the standard library's decoder, names against case
-/// folding done with `String`.
+/// validity and control characters against the standard library's decoder
+/// and a plain search, and names written in mixed case against their canonical
+/// spelling.
 @Suite struct ScanTests {
     /// Pieces a value is built from: ASCII, well-formed characters of every
     /// length, and the ill-formed sequences validators get wrong.
