@@ -50,7 +50,7 @@ enum RecurrenceBenchmarks {
         for _ in 0..<iterations {
             ours.append(medianSeconds(iterations: 1) {
                 var total = 0
-                for item in series { total += item.set.instances(from: windowStart, to: windowEnd).count }
+                for item in series { total += item.set.instances(from: windowStart, to: windowEnd).instances.count }
                 instances = total
                 return total
             })
@@ -130,7 +130,7 @@ enum RecurrenceBenchmarks {
             }
             let ours = medianSeconds(iterations: 1) {
                 var total = 0
-                for (item, _, _) in subset { total += item.set.instances(from: windowStart, to: windowEnd).count }
+                for (item, _, _) in subset { total += item.set.instances(from: windowStart, to: windowEnd).instances.count }
                 oursCount = total
                 return total
             }
@@ -152,7 +152,7 @@ enum RecurrenceBenchmarks {
         var count = 0
         let repetitions = 10_000
         let seconds = medianSeconds(iterations: 5) {
-            for _ in 0..<repetitions { count = set.instances(from: from, to: to).count }
+            for _ in 0..<repetitions { count = set.instances(from: from, to: to).instances.count }
             return count
         }
         Report.figure("recurrence.one-week-of-30-year-old-daily-rule", seconds / Double(repetitions) * 1e6, unit: "µs",

@@ -130,7 +130,7 @@ struct SeriesEditing {
                 single.removeProperties(named: "RRULE")
                 single.properties.append(Property(recurrenceRule: rule))
                 let expansion = CalendarObjectExpansion(resolver: resolver)
-                let before = (try? expansion.recurrenceSet(of: single))??.instances(to: key).count ?? 0
+                let before = (try? expansion.recurrenceSet(of: single))??.instances(to: key).instances.count ?? 0
                 later.count = max(1, count - before)
             }
             rule.count = nil

@@ -186,7 +186,7 @@ public struct CalendarObjectExpansion {
             var listed: [RecurrenceInstance] = []
             var iterator = recurrence.makeIterator()
             while listed.count <= PreparedObject.listedInstanceLimit, let instance = iterator.next() { listed.append(instance) }
-            if listed.count <= PreparedObject.listedInstanceLimit { instances = listed }
+            if listed.count <= PreparedObject.listedInstanceLimit, !iterator.isTruncated { instances = listed }
         }
         let series = PreparedObject.Series(
             master: master, time: anchor.time, tzid: anchor.tzid, recurrence: recurrence, length: masterLength, overrides: byKey,

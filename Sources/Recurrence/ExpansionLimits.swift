@@ -1,15 +1,26 @@
 /// Bounds on an expansion, so that no rule can make a caller spin or run out of memory.
+///
+/// Every candidate an expansion examines counts against ``maxSteps``: each period
+/// of a rule's frequency it visits, each day it tests against the BY* filters, and
+/// each candidate time it builds, whether the candidate is then emitted, excluded
+/// by EXDATE or EXRULE, rejected by BYSETPOS, or falls before DTSTART. An
+/// expansion that reaches a bound stops and says so (``RecurrenceSet/Iterator/isTruncated``);
+/// it never returns a shortened answer as if it were whole.
 public struct ExpansionLimits: Sendable, Hashable {
     /// Instances produced by one expansion before it stops.
     public var maxInstances: Int
-    /// Years of calendar walked without producing an instance before a rule is
-    /// declared dead. The Gregorian calendar repeats every 400 years, so a
-    /// rule that produced nothing in 400 years never will.
-    public var maxIdleYears: Int
+    /// Candidates examined by one expansion before it stops.
+    public var maxSteps: Int
+    /// Periods of a rule's frequency (years, months, …, seconds) visited in a row
+    /// without an instance before the rule is declared dead. The Gregorian calendar
+    /// repeats every 400 years, so a rule is also dead after 400 idle years of
+    /// periods when that is fewer; the default, 146,097, is 400 years of days.
+    public var maxIdlePeriods: Int
 
-    public init(maxInstances: Int = 100_000, maxIdleYears: Int = 400) {
-        self.maxInstances = maxInstances
-        self.maxIdleYears = maxIdleYears
+    public init(maxInstances: Int = 100_000, maxSteps: Int = 2_000_000, maxIdlePeriods: Int = 146_097) {
+        self.maxInstances = max(1, maxInstances)
+        self.maxSteps = max(1, maxSteps)
+        self.maxIdlePeriods = max(1, maxIdlePeriods)
     }
 
     public static let `default` = ExpansionLimits()

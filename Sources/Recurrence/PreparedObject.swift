@@ -89,20 +89,30 @@ public final class PreparedObject: Sendable {
     /// floating and all-day times read in `viewerZone`, in series order; at most `limit`
     /// of them (the first ones found; `limit: 1` asks whether there is any).
     public func occurrences(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int = .max) -> [Occurrence] {
+        expand(from: from, to: to, viewerZone: viewerZone, limit: limit).occurrences
+    }
+
+    /// The occurrences overlapping `from..<to`, as ``occurrences(from:to:viewerZone:limit:)``,
+    /// and whether they are all of them: `isComplete` is false when a bound of
+    /// ``ExpansionLimits`` (instances or steps) stopped the expansion before the window's end.
+    /// Reaching `limit` is the caller's own cut and leaves `isComplete` true.
+    public func expand(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int = .max) -> (occurrences: [Occurrence], isComplete: Bool) {
         var result: [Occurrence] = []
-        visit(from: from, to: to, viewerZone: viewerZone, limit: limit) { instance in
+        let isComplete = visit(from: from, to: to, viewerZone: viewerZone, limit: limit) { instance in
             result.append(
                 Occurrence(
                     uid: uid, component: component(instance.describer), start: instance.start, end: instance.end, recurrenceID: instance.recurrenceID,
                     isOverride: instance.isOverride, tzid: tzid(instance.describer), zone: zone(instance.describer)))
         }
-        return result
+        return (result, isComplete)
     }
 
     /// The busy time in `from..<to`: each instance's start and end instants (floating and
     /// all-day times read in `viewerZone`) and what its component says of it, without
     /// building occurrences (a free-slot search reads thousands of them).
-    public func busyIntervals(from: Int, to: Int, viewerZone: ZoneRules, into result: inout [BusyInterval]) {
+    /// Returns false when a bound of ``ExpansionLimits`` stopped the expansion early.
+    @discardableResult
+    public func busyIntervals(from: Int, to: Int, viewerZone: ZoneRules, into result: inout [BusyInterval]) -> Bool {
         visit(from: from, to: to, viewerZone: viewerZone, limit: .max) { instance in
             var isAllDay = false
             if case .date = instance.start { isAllDay = true }
@@ -167,8 +177,10 @@ public final class PreparedObject: Sendable {
         }
     }
 
-    /// Calls `emit` for each instance overlapping `from..<to`, in series order, at most `limit` times.
-    func visit(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int, _ emit: (Instance) -> Void) {
+    /// Calls `emit` for each instance overlapping `from..<to`, in series order, at most `limit`
+    /// times. Returns false when a bound of ``ExpansionLimits`` ended the walk early.
+    @discardableResult
+    func visit(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int, _ emit: (Instance) -> Void) -> Bool {
         var emitted = 0
         func overlaps(_ start: OccurrenceTime, _ end: OccurrenceTime) -> Bool {
             OccurrenceTime.overlaps(start: start, end: end, from: from, to: to, in: viewerZone)
@@ -180,7 +192,7 @@ public final class PreparedObject: Sendable {
                 emitted += 1
                 emit(Instance(describer: .single(index), start: start, end: end, recurrenceID: recurrenceID, isOverride: recurrenceID != nil))
             }
-            return
+            return true
         }
         let time = series.time
         func windowKey(_ instant: Int) -> Int {
@@ -199,7 +211,7 @@ public final class PreparedObject: Sendable {
             emitted += 1
             emit(Instance(describer: .override(key), start: start, end: end, recurrenceID: time.occurrenceTime(key), isOverride: true))
         }
-        var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom) : nil
+        var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom, before: windowTo) : nil
         var listIndex = 0
         if let instances = series.instances, let windowFrom {
             // The first listed instance at or after the window's start.
@@ -220,11 +232,15 @@ public final class PreparedObject: Sendable {
         let hasOverrides = !series.overrides.isEmpty
         let hasFutureRanges = !series.futureRanges.isEmpty
         var produced = 0
+        var isComplete = true
         while emitted < limit, let instance = nextInstance() {
             if let windowTo, instance.start >= windowTo { break }
             if let windowFrom, instance.start < windowFrom { continue }
             produced += 1
-            if produced > series.recurrence.limits.maxInstances { break }
+            if produced > series.recurrence.limits.maxInstances {
+                isComplete = false
+                break
+            }
             if hasOverrides && series.overrides.index(forKey: instance.start) != nil {
                 seenOverrides.insert(instance.start)
                 emitOverride(key: instance.start)
@@ -255,6 +271,7 @@ public final class PreparedObject: Sendable {
         for key in series.overrides.keys where !seenOverrides.contains(key) && emitted < limit {
             emitOverride(key: key)
         }
+        return isComplete && !(iterator?.isTruncated ?? false)
     }
 
     /// The overrides that impact `from..<to` (RFC 4791 §9.6.6, limit-recurrence-set):

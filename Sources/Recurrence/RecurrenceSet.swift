@@ -58,7 +58,8 @@ public struct RecurrenceInstance: Sendable, Hashable {
 ///
 /// COUNT counts before EXDATE removes (an excluded instance still uses up
 /// COUNT), because each rule counts its own instances and exclusions apply to
-/// the merged set (RFC 5545 §3.8.5.3).
+/// the merged set (RFC 5545 §3.8.5.3). DTSTART is always an instance of the
+/// set's rules, but an EXRULE removes it only when the EXRULE itself matches it.
 ///
 /// How exclusions of another type than DTSTART match, as clients expect:
 /// - an EXDATE in another zone, or in UTC, compares as an instant;
@@ -103,7 +104,9 @@ public struct RecurrenceSet: Sendable {
                 RuleIterator(rule: RecurrenceRule(frequency: .yearly, count: 1), start: start, isDate: isDate, zone: time.untilZone, limits: limits))
         }
         sourceTemplates = sources
-        exclusionTemplates = exceptionRules.map { RuleIterator(rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits) }
+        exclusionTemplates = exceptionRules.map {
+            RuleIterator(rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits, startIsInstance: false)
+        }
     }
 
     private let sourceTemplates: [RuleIterator]
@@ -113,21 +116,21 @@ public struct RecurrenceSet: Sendable {
 
     /// The instances whose start key is in `from..<to`, in order. Rules are
     /// skipped ahead to `from` arithmetically where COUNT allows, so a window
-    /// far from DTSTART costs about what the window holds.
-    public func instances(from: Int? = nil, to: Int? = nil) -> [RecurrenceInstance] {
+    /// far from DTSTART costs about what the window holds. `isComplete` is false
+    /// when a bound of ``ExpansionLimits`` stopped the expansion early.
+    public func instances(from: Int? = nil, to: Int? = nil) -> (instances: [RecurrenceInstance], isComplete: Bool) {
         var result: [RecurrenceInstance] = []
-        var iterator = makeIterator(skippingTo: from)
+        var iterator = makeIterator(skippingTo: from, before: to)
         while let instance = iterator.next() {
-            if let to, instance.start >= to { break }
             if let from, instance.start < from { continue }
             result.append(instance)
-            if result.count >= limits.maxInstances { break }
         }
-        return result
+        return (result, !iterator.isTruncated)
     }
 
-    /// A lazy iterator over every instance, in order.
-    public func makeIterator(skippingTo from: Int? = nil) -> Iterator {
+    /// A lazy iterator over every instance (with `to`: every instance whose start key
+    /// is before it), in order.
+    public func makeIterator(skippingTo from: Int? = nil, before to: Int? = nil) -> Iterator {
         var sources = sourceTemplates
         var exclusions = exclusionTemplates
         if let from {
@@ -136,10 +139,13 @@ public struct RecurrenceSet: Sendable {
             for index in exclusions.indices { exclusions[index].skip(toward: local) }
         }
         let firstDate = from.map { key in dates.firstIndex { $0.start >= key } ?? dates.count } ?? 0
-        return Iterator(set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate)
+        return Iterator(set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate, end: to)
     }
 
     /// Merges the sources lazily: the smallest next key wins; equal keys are produced once.
+    ///
+    /// Every candidate counts against ``ExpansionLimits/maxSteps``, excluded and
+    /// duplicate ones too, so a rule whose every instance is excluded still ends.
     public struct Iterator: IteratorProtocol {
         let set: RecurrenceSet
         var sources: [RuleIterator]
@@ -147,42 +153,73 @@ public struct RecurrenceSet: Sendable {
         var exclusions: [RuleIterator]
         var exclusionHeads: [Int?]
         var dateIndex: Int
+        let end: Int?
         var last: Int?
         var produced = 0
+        /// Candidates this iterator examined itself (the rules count their own steps).
+        var examined = 0
+        /// Whether a bound of ``ExpansionLimits`` ended the iteration while instances remained.
+        public private(set) var isTruncated = false
 
-        init(set: RecurrenceSet, sources: [RuleIterator], exclusions: [RuleIterator], dateIndex: Int) {
+        init(set: RecurrenceSet, sources: [RuleIterator], exclusions: [RuleIterator], dateIndex: Int, end: Int?) {
             self.set = set
             self.sources = sources
             self.exclusions = exclusions
             self.dateIndex = dateIndex
+            self.end = end
             heads = Array(repeating: nil, count: sources.count)
             exclusionHeads = Array(repeating: nil, count: exclusions.count)
             for index in sources.indices { heads[index] = self.sources[index].next().map(set.time.key) }
             for index in exclusions.indices { exclusionHeads[index] = self.exclusions[index].next().map(set.time.key) }
         }
 
+        /// Steps used so far by this iterator and every rule it merges.
+        var steps: Int {
+            var total = examined
+            for source in sources { total += source.steps }
+            for exclusion in exclusions { total += exclusion.steps }
+            return total
+        }
+
         public mutating func next() -> RecurrenceInstance? {
-            while produced < set.limits.maxInstances {
+            while !isTruncated {
+                if sources.contains(where: \.isExhausted) || exclusions.contains(where: \.isExhausted) || steps > set.limits.maxSteps {
+                    isTruncated = true
+                    return nil
+                }
                 var best: Int?
                 var bestSource: Int?
                 for index in heads.indices {
-                    if let key = heads[index], best == nil || key < best! {
+                    if let key = heads[index], best.map({ key < $0 }) ?? true {
                         best = key
                         bestSource = index
                     }
                 }
-                var candidate: RecurrenceInstance
-                if dateIndex < set.dates.count, best == nil || set.dates[dateIndex].start <= best! {
+                // An RDATE goes first when it is not after the earliest rule instance.
+                var fromDates = false
+                if dateIndex < set.dates.count { fromDates = best.map { set.dates[dateIndex].start <= $0 } ?? true }
+                let candidate: RecurrenceInstance
+                if fromDates {
                     candidate = set.dates[dateIndex]
-                    dateIndex += 1
-                } else if let best, let bestSource {
+                } else if let best {
                     candidate = RecurrenceInstance(start: best, explicitEnd: nil)
-                    heads[bestSource] = sources[bestSource].next().map(set.time.key)
                 } else {
                     return nil
                 }
+                if let end, candidate.start >= end { return nil }
+                if fromDates {
+                    dateIndex += 1
+                } else if let bestSource {
+                    heads[bestSource] = sources[bestSource].next().map(set.time.key)
+                }
+                examined += 1
                 if let last, candidate.start <= last { continue }  // a duplicate (several rules, RDATE on a rule instance)
                 if isExcluded(candidate.start) { continue }
+                if produced >= set.limits.maxInstances {
+                    // Another instance exists: the cap, not the rule, ends this expansion.
+                    isTruncated = true
+                    return nil
+                }
                 last = candidate.start
                 produced += 1
                 return candidate
@@ -194,6 +231,10 @@ public struct RecurrenceSet: Sendable {
             if set.excludedKeys.contains(key) { return true }
             if !set.excludedDates.isEmpty, set.excludedDates.contains(set.time.local(key).date) { return true }
             for index in exclusions.indices {
+                if let head = exclusionHeads[index], head < key {
+                    // Far behind (an EXRULE finer than the rule): skip its periods arithmetically.
+                    exclusions[index].skip(toward: set.time.local(key))
+                }
                 while let head = exclusionHeads[index], head < key {
                     exclusionHeads[index] = exclusions[index].next().map(set.time.key)
                 }

@@ -66,7 +66,10 @@ struct UntilBound {
 /// Dates that do not exist (February 30) are never candidates, so they are
 /// skipped, never moved. DTSTART is always the first instance and counts
 /// toward COUNT, even when the rule would not produce it (RFC 5545 §3.8.5.3).
-/// A rule that produces nothing for ``ExpansionLimits/maxIdleYears`` ends.
+/// A rule that produces nothing for ``ExpansionLimits/maxIdlePeriods`` periods
+/// (or 400 years of them, when fewer) ends. Every period visited, day tested and
+/// candidate built counts as a step; past ``ExpansionLimits/maxSteps`` the
+/// iterator ends and reports ``isExhausted``.
 struct RuleIterator: IteratorProtocol {
     let frequency: RecurrenceRule.Frequency
     let interval: Int
@@ -92,6 +95,7 @@ struct RuleIterator: IteratorProtocol {
     let seconds: [Int]
     let setPositions: [Int]
     let idlePeriodLimit: Int
+    let maxSteps: Int
     // The rule's own BYHOUR/BYMINUTE/BYSECOND, which limit the sub-daily frequencies.
     let limitHours: [Int]
     let limitMinutes: [Int]
@@ -103,14 +107,22 @@ struct RuleIterator: IteratorProtocol {
     private var pendingIndex = 0
     private var produced = 0
     private var startEmitted = false
+    /// The candidates a period must be after: DTSTART once it was emitted, else just before it.
+    private let earliest: CivilDateTime
     private var finished = false
     private var idlePeriods = 0
     private let isDead: Bool
+    /// Periods visited, days tested and candidates built so far.
+    private(set) var steps = 0
+    /// Whether the iterator stopped because it used up its steps, not because the rule ended.
+    private(set) var isExhausted = false
 
     /// - Parameters:
     ///   - start: DTSTART's wall clock (midnight for a DATE series).
     ///   - zone: the series' zone, for comparing a UTC UNTIL as an instant.
-    init(rule: RecurrenceRule, start: CivilDateTime, isDate: Bool, zone: ZoneRules?, limits: ExpansionLimits) {
+    ///   - startIsInstance: whether DTSTART is the first instance whatever the rule says
+    ///     (an RRULE, RFC 5545 §3.8.5.3); an EXRULE excludes DTSTART only when it matches.
+    init(rule: RecurrenceRule, start: CivilDateTime, isDate: Bool, zone: ZoneRules?, limits: ExpansionLimits, startIsInstance: Bool = true) {
         frequency = rule.frequency
         interval = max(1, rule.interval)
         self.start = start
@@ -178,9 +190,14 @@ struct RuleIterator: IteratorProtocol {
         case .minutely: periodsPerYear = 366 * 24 * 60
         case .secondly: periodsPerYear = 366 * 24 * 3600
         }
-        idlePeriodLimit = max(1, limits.maxIdleYears * periodsPerYear / max(1, rule.interval)) + 1
+        // The Gregorian cycle: a rule idle for 400 years of its periods never fires again.
+        let cycle = 400 * periodsPerYear / interval + 1
+        idlePeriodLimit = min(limits.maxIdlePeriods, cycle)
+        maxSteps = limits.maxSteps
         // DTSTART is still the first instance of a rule that can never fire; nothing follows it.
         isDead = Self.neverFires(months: months, monthDays: monthDays, rule: rule)
+        startEmitted = !startIsInstance
+        earliest = startIsInstance ? start : start.adding(seconds: -1)
         periodIndex = 0  // every stored property must be set before index(of:) can be called
         periodIndex = index(of: start)
     }
@@ -254,7 +271,7 @@ struct RuleIterator: IteratorProtocol {
             while pendingIndex < pending.count {
                 let candidate = pending[pendingIndex]
                 pendingIndex += 1
-                if candidate <= start { continue }
+                if candidate <= earliest { continue }
                 if until.isExceeded(by: candidate) {
                     finished = true
                     return nil
@@ -268,6 +285,13 @@ struct RuleIterator: IteratorProtocol {
                 return nil
             }
             fillPeriod()
+            if steps > maxSteps {
+                // A period cut short would give wrong BYSETPOS picks: drop it whole.
+                pending.removeAll()
+                finished = true
+                isExhausted = true
+                return nil
+            }
             periodIndex += interval
             idlePeriods += 1
         }
@@ -277,6 +301,7 @@ struct RuleIterator: IteratorProtocol {
     private mutating func fillPeriod() {
         pending.removeAll(keepingCapacity: true)
         pendingIndex = 0
+        steps += 1
         switch frequency {
         case .yearly:
             let year = periodIndex
@@ -311,6 +336,7 @@ struct RuleIterator: IteratorProtocol {
             addMonthDays(from: first, count: count)
             return
         }
+        steps += count
         if !hasDayFilter {
             var days = first.daysSinceEpoch
             for _ in 0..<count {
@@ -353,6 +379,7 @@ struct RuleIterator: IteratorProtocol {
         var year = first.year
         var month = first.month
         while year < last.year || (year == last.year && month <= last.month) {
+            steps += 1
             if monthMask == 0 || monthMask & (UInt16(1) << UInt16(month)) != 0 {
                 let length = CivilDate.daysInMonth(year: year, month: month)
                 var days: [Int] = []
@@ -370,10 +397,14 @@ struct RuleIterator: IteratorProtocol {
         }
     }
 
+    /// Stops building candidates (leaving `steps` past the budget) when the budget runs out,
+    /// so one period of BYHOUR × BYMINUTE × BYSECOND cannot fill memory.
     private mutating func addTimes(on date: CivilDate) {
         for hour in hours {
             for minute in minutes {
                 for second in seconds {
+                    steps += 1
+                    guard steps <= maxSteps else { return }
                     if let time = TimeOfDay(hour: hour, minute: minute, second: second) {
                         pending.append(CivilDateTime(date: date, time: time))
                     }
@@ -414,6 +445,7 @@ struct RuleIterator: IteratorProtocol {
         }
         for minute in candidateMinutes {
             for second in candidateSeconds {
+                steps += 1
                 if let value = TimeOfDay(hour: time.hour, minute: minute, second: second) {
                     pending.append(CivilDateTime(date: periodStart.date, time: value))
                 }
