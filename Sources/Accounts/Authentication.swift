@@ -33,23 +33,31 @@ public struct BasicCredentials: Sendable, Hashable {
     public var authorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
 }
 
-/// Slows down password guessing: once `freeFailures` logins for one user from one
-/// address have failed, further attempts are refused for a delay that starts at a
-/// second and doubles with each failure (up to `maximumDelay` seconds). A success
-/// clears the record.
+/// Slows down guessing: once `freeFailures` sign-ins for one user from one address
+/// have failed, further attempts are refused for a delay that starts at a second and
+/// doubles with each failure (up to `maximumDelay` seconds). A success clears the record.
+///
+/// An attempt is counted when it begins, before the password is hashed, so parallel
+/// guesses get no extra tries; a success takes it back. The table holds at most
+/// `capacity` records and, when full, forgets the least recently used tenth: a flood
+/// of made-up names pushes out only records nobody is using, never a lockout that is
+/// still being hit.
 public final class LoginThrottle: Sendable {
-    private struct Record {
+    struct Record {
         var failures: Int
         var blockedUntil: Double
+        var lastSeen: Double
     }
 
     private let records = Mutex<[String: Record]>([:])
     public let freeFailures: Int
     public let maximumDelay: Double
+    public let capacity: Int
 
-    public init(freeFailures: Int = 5, maximumDelay: Double = 300) {
-        self.freeFailures = freeFailures
+    public init(freeFailures: Int = 5, maximumDelay: Double = 300, capacity: Int = 100_000) {
+        self.freeFailures = max(1, freeFailures)
         self.maximumDelay = maximumDelay
+        self.capacity = max(10, capacity)
     }
 
     static func key(_ user: String, _ address: String) -> String { user.lowercased() + "\u{0}" + address }
@@ -62,28 +70,88 @@ public final class LoginThrottle: Sendable {
         }
     }
 
-    public func recordFailure(user: String, address: String, now: Double = LoginThrottle.now()) {
+    /// Begins an attempt: the seconds to wait when `user` is throttled from `address`
+    /// (the attempt is not made), else nil, and the attempt already counts as a failure
+    /// until ``recordSuccess(user:address:)`` takes it back.
+    public func beginAttempt(user: String, address: String, now: Double = LoginThrottle.now()) -> Double? {
+        update(user: user, address: address, now: now, countingWhileBlocked: false)
+    }
+
+    private func update(user: String, address: String, now: Double, countingWhileBlocked: Bool) -> Double? {
         records.withLock { records in
-            var record = records[Self.key(user, address)] ?? Record(failures: 0, blockedUntil: 0)
-            record.failures += 1
-            if record.failures >= freeFailures {
-                let exponent = min(record.failures - freeFailures, 20)
-                record.blockedUntil = now + min(maximumDelay, Double(1 << exponent))
+            let key = Self.key(user, address)
+            var record = records[key] ?? Record(failures: 0, blockedUntil: 0, lastSeen: now)
+            record.lastSeen = now
+            let wait = record.blockedUntil > now ? record.blockedUntil - now : nil
+            if wait == nil || countingWhileBlocked {
+                record.failures += 1
+                if record.failures >= freeFailures {
+                    let exponent = min(record.failures - freeFailures, 20)
+                    record.blockedUntil = now + min(maximumDelay, Double(1 << exponent))
+                }
             }
-            records[Self.key(user, address)] = record
-            // Keep memory bounded under a flood of distinct names.
-            if records.count > 100_000 { records.removeAll() }
+            records[key] = record
+            if records.count > capacity { Self.evict(&records, keeping: capacity - capacity / 10) }
+            return wait
         }
+    }
+
+    /// Takes back an attempt that was neither a success nor a failure (the store did not
+    /// answer, or no hashing turn came): it does not count against the user.
+    public func cancelAttempt(user: String, address: String) {
+        records.withLock { records in
+            let key = Self.key(user, address)
+            guard var record = records[key] else { return }
+            record.failures -= 1
+            if record.failures <= 0 { records.removeValue(forKey: key) } else { records[key] = record }
+        }
+    }
+
+    /// Counts a failure outside an attempt (``beginAttempt(user:address:now:)`` already counts its own).
+    public func recordFailure(user: String, address: String, now: Double = LoginThrottle.now()) {
+        _ = update(user: user, address: address, now: now, countingWhileBlocked: true)
     }
 
     public func recordSuccess(user: String, address: String) {
         _ = records.withLock { $0.removeValue(forKey: Self.key(user, address)) }
     }
 
+    /// The number of records held (for tests and monitoring).
+    public var count: Int { records.withLock { $0.count } }
+
+    /// Keeps the `count` most recently used records.
+    static func evict(_ records: inout [String: Record], keeping count: Int) {
+        let cutoff = records.values.map(\.lastSeen).sorted(by: >)[min(count, records.count) - 1]
+        records = records.filter { $0.value.lastSeen >= cutoff }
+        // Ties at the cutoff could keep more than asked: drop the surplus (each is as old as the rest).
+        while records.count > count, let key = records.first(where: { $0.value.lastSeen == cutoff })?.key { records.removeValue(forKey: key) }
+    }
+
     public static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// Bounds how many password hashes run at once, so that sign-in attempts (which need
+/// no account) cannot take every core: PBKDF2 at 600,000 iterations costs about a
+/// quarter of a second of CPU. An attempt waits up to `patience` seconds for a turn
+/// and is then refused (the caller answers 503 with `Retry-After`).
+public final class HashingGate: Sendable {
+    private let slots: DispatchSemaphore
+    public let patience: Double
+
+    public init(concurrent: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), patience: Double = 5) {
+        slots = DispatchSemaphore(value: max(1, concurrent))
+        self.patience = patience
+    }
+
+    /// Runs `work` in a turn; nil when no turn came within the patience.
+    public func run<T>(_ work: () -> T) -> T? {
+        guard slots.wait(timeout: .now() + patience) == .success else { return nil }
+        defer { slots.signal() }
+        return work()
     }
 }
 
@@ -112,7 +180,10 @@ public final class VerifiedPasswords: Sendable {
     public func insert(_ credentials: BasicCredentials, hash: String, now: Double = LoginThrottle.now()) {
         let value = digest(credentials, hash: hash)
         entries.withLock { entries in
-            if entries.count > 10_000 { entries.removeAll() }
+            // Bounded: expired entries go first, and only when that is not enough, everything
+            // (a cache: what is dropped is verified again, at the cost of one hash).
+            if entries.count >= 10_000 { entries = entries.filter { $0.value.until > now } }
+            if entries.count >= 10_000 { entries.removeAll() }
             entries[credentials.user] = (value, now + lifetime)
         }
     }

@@ -4,6 +4,10 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     /// OWASP's 2023 recommendation for PBKDF2-HMAC-SHA256.
     public static let defaultIterations = 600_000
 
+    /// The most iterations a stored hash may ask for (a hash is read from the store, and
+    /// verifying one must not take minutes).
+    public static let maxIterations = 10_000_000
+
     public var iterations: Int
     public var salt: [UInt8]
     public var hash: [UInt8]
@@ -19,13 +23,21 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         let parts = text.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "pbkdf2-sha256", parts[2].hasPrefix("i="),
-            let iterations = Int(parts[2].dropFirst(2)), iterations > 0, let salt = Crypto.unhex(parts[3]),
+            let iterations = Int(parts[2].dropFirst(2)), (1...PasswordHash.maxIterations).contains(iterations), let salt = Crypto.unhex(parts[3]),
             let hash = Crypto.unhex(parts[4]), !salt.isEmpty, hash.count == 32
         else { return nil }
         self.iterations = iterations
         self.salt = salt
         self.hash = hash
     }
+
+    /// Spends the time a verification at the default iterations takes, for a user who
+    /// does not exist, so that the answer's timing does not tell which names do.
+    public static func verifyNothing(_ password: String) {
+        _ = decoy.verify(password)
+    }
+
+    private static let decoy = PasswordHash(password: PasswordGenerator.generate())
 
     /// Whether `password` is the one hashed (compared in constant time).
     public func verify(_ password: String) -> Bool {

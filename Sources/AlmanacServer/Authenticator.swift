@@ -12,11 +12,16 @@ public final class Authenticator: Sendable {
     let backend: any StoreBackend
     let throttle: LoginThrottle
     let verified: VerifiedPasswords
+    let gate: HashingGate
 
-    public init(backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(), verified: VerifiedPasswords = VerifiedPasswords()) {
+    public init(
+        backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(), verified: VerifiedPasswords = VerifiedPasswords(),
+        gate: HashingGate = HashingGate()
+    ) {
         self.backend = backend
         self.throttle = throttle
         self.verified = verified
+        self.gate = gate
     }
 
     static let challenge: HTTPHeaders = ["WWW-Authenticate": "Basic realm=\"Almanac\", charset=\"UTF-8\""]
@@ -43,44 +48,56 @@ public final class Authenticator: Sendable {
 
     /// Checks a user name and password (throttled per user and address): the user's
     /// name, or why not and, while throttled, how many seconds to wait.
+    ///
+    /// The attempt counts before the password is hashed (parallel guesses get no extra
+    /// tries), an unknown user costs the same hash as a known one, and hashes run at
+    /// most one per core at a time (503 when no turn comes).
     public func verify(_ credentials: BasicCredentials, address: String) -> Result<String, WebSignInFailure> {
-        let wait = throttle.delay(user: credentials.user, address: address)
-        if wait > 0 { return .failure(WebSignInFailure(message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up)))) }
+        if let wait = throttle.beginAttempt(user: credentials.user, address: address) {
+            return .failure(WebSignInFailure(message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up))))
+        }
         let found: User?
         do {
             found = try backend.user(named: credentials.user)
         } catch where error.code == .database {
             // Not a wrong password: the database did not answer (PostgreSQL restarting).
+            throttle.cancelAttempt(user: credentials.user, address: address)
             return .failure(WebSignInFailure(message: "the store is unavailable; try again shortly", isUnavailable: true))
         } catch {
             found = nil
         }
-        guard let user = found, let stored = user.passwordHash, let hash = PasswordHash(stored) else {
-            throttle.recordFailure(user: credentials.user, address: address)
-            return .failure(WebSignInFailure(message: "wrong user name or password"))
-        }
-        if verified.contains(credentials, hash: stored) || hash.verify(credentials.password) {
-            verified.insert(credentials, hash: stored)
+        let stored = found?.passwordHash
+        let hash = stored.flatMap(PasswordHash.init)
+        if let stored, verified.contains(credentials, hash: stored) {
             throttle.recordSuccess(user: credentials.user, address: address)
-            return .success(user.name)
+            return .success(found?.name ?? credentials.user)
         }
-        throttle.recordFailure(user: credentials.user, address: address)
-        return .failure(WebSignInFailure(message: "wrong user name or password"))
+        let matches = gate.run { () -> Bool in
+            guard let hash else {
+                PasswordHash.verifyNothing(credentials.password)
+                return false
+            }
+            return hash.verify(credentials.password)
+        }
+        guard let matches else {
+            throttle.cancelAttempt(user: credentials.user, address: address)
+            return .failure(WebSignInFailure(message: "the server is busy checking passwords; try again shortly", isUnavailable: true))
+        }
+        guard matches, let user = found, let stored else { return .failure(WebSignInFailure(message: "wrong user name or password")) }
+        verified.insert(credentials, hash: stored)
+        throttle.recordSuccess(user: credentials.user, address: address)
+        return .success(user.name)
     }
 
     /// Who an API request comes from: a personal token (`Authorization: Bearer …`) or
     /// a user and password (Basic). Failures are problem documents.
+    ///
+    /// A token is looked up before the throttle is asked: a valid token always works
+    /// (and clears its address's failures), and only unknown tokens are throttled.
     public func authenticateAPI(_ request: HTTPRequest) -> Result<APIPrincipal, HTTPResponseError> {
         if let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") {
             let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
             let address = "token " + request.remoteAddress
-            let wait = throttle.delay(user: "", address: address)
-            if wait > 0 {
-                return .failure(
-                    HTTPResponseError(
-                        JSONAPIHandler.problem(
-                            status: 429, "too many failed sign-ins; try again later", headers: ["Retry-After": String(Int(wait.rounded(.up)))])))
-            }
             var found: APIToken?
             if APITokenSecret.isWellFormed(token) {
                 do {
@@ -91,11 +108,17 @@ public final class Authenticator: Sendable {
                             JSONAPIHandler.problem(status: 503, "the store is unavailable; try again shortly", headers: ["Retry-After": "1"])))
                 }
             }
-            guard let found else {
-                throttle.recordFailure(user: "", address: address)
-                return .failure(HTTPResponseError(JSONAPIHandler.problem(status: 401, "the API token is unknown or revoked", headers: Self.challenge)))
+            if let found {
+                throttle.recordSuccess(user: "", address: address)
+                return .success(APIPrincipal(user: found.user, token: found))
             }
-            return .success(APIPrincipal(user: found.user, token: found))
+            if let wait = throttle.beginAttempt(user: "", address: address) {
+                return .failure(
+                    HTTPResponseError(
+                        JSONAPIHandler.problem(
+                            status: 429, "too many failed sign-ins; try again later", headers: ["Retry-After": String(Int(wait.rounded(.up)))])))
+            }
+            return .failure(HTTPResponseError(JSONAPIHandler.problem(status: 401, "the API token is unknown or revoked", headers: Self.challenge)))
         }
         switch authenticate(request) {
         case .success(let user): return .success(APIPrincipal(user: user))

@@ -187,8 +187,11 @@ public struct Conflict: Sendable, Hashable {
 public enum AvailabilitySearch {
     /// The slots in `from..<to` (slot starts) that satisfy every rule and keep clear of
     /// every busy block (buffers included), in start order.
-    public static func freeSlots(busy: [BusyBlock], rules: AvailabilityRules, from: Int, to: Int, now: Int) -> [FreeSlot] {
-        guard rules.slotLength > 0, rules.slotStep > 0, from < to else { return [] }
+    ///
+    /// At most `limit` slots, the earliest: ask for one more than you show to learn
+    /// whether there were more.
+    public static func freeSlots(busy: [BusyBlock], rules: AvailabilityRules, from: Int, to: Int, now: Int, limit: Int = .max) -> [FreeSlot] {
+        guard rules.slotLength > 0, rules.slotStep > 0, from < to, limit > 0 else { return [] }
         let blocks = counted(busy, rules: rules)
         // Busy intervals grown by the stacked buffers, merged: a slot [s, e) is clear when
         // [s - before, e + after) misses every block grown by its own buffers.
@@ -216,7 +219,9 @@ public enum AvailabilitySearch {
         var slots: [FreeSlot] = []
         var date = rules.zone.localTime(at: from).date.adding(days: -1)
         let lastDate = rules.zone.localTime(at: to).date
-        while date <= lastDate {
+        // Days come in order, and a day's slots start within it: once a day ends with
+        // `limit` slots, no later day can hold an earlier one.
+        while date <= lastDate, slots.count < limit {
             defer { date = date.adding(days: 1) }
             if let limit = rules.dailyLimit, perDay[date, default: 0] >= limit { continue }
             if let limit = rules.weeklyLimit, perWeek[date.startOfWeek(firstWeekday: rules.firstWeekday), default: 0] >= limit { continue }
@@ -240,7 +245,8 @@ public enum AvailabilitySearch {
                 }
             }
         }
-        return slots.sorted { $0.start < $1.start }
+        slots.sort { $0.start < $1.start }
+        return Array(slots.prefix(limit))
     }
 
     /// Each proposed occurrence's collisions: overlapping busy blocks, and blocks closer

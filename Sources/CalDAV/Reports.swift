@@ -199,8 +199,7 @@ extension DAVContext {
             selected = try store.resources(calendar: calendar.id).filter { type == nil || $0.componentType == type }
         }
         if let alarmRange {
-            let firing = try store.alarms(firingIn: alarmRange, calendars: [calendar.id], timeZone: calendar.timeZone)
-            let identifiers = Set(firing.map(\.occurrence.eventIdentifier))
+            let identifiers = try store.events(withAlarmsFiringIn: alarmRange, calendar: calendar.id)
             selected = selected.filter { identifiers.contains($0.localIdentifier) }
         }
         var multistatus = Multistatus()

@@ -161,6 +161,10 @@ struct CalendarObject {
     /// hours on each side holds the time wherever it is read.
     static let floatingSlack = 16 * 3600
 
+    /// The farthest an alarm is looked for from its occurrence: 20,000 years, past any
+    /// instant a calendar can name, and small enough to widen a range without overflow.
+    static let maxAlarmReach = 20_000 * 366 * 86_400
+
     func summary(limits: ExpansionLimits = .default) throws(StoreError) -> Summary {
         let resolver = ZoneResolver(calendar: calendar)
         let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: .utc, limits: limits)
@@ -215,6 +219,8 @@ struct CalendarObject {
         }
         for member in members {
             for alarm in member.components(named: "VALARM").map(Alarm.init(component:)) {
+                // Durations are at most CalendarDuration.maxSeconds, but REPEAT (up to 2^31)
+                // times one can pass Int's range: a reach that large means "any time".
                 var distance: Int
                 switch alarm.trigger {
                 case .relative(let offset, let relatedToEnd)?:
@@ -225,9 +231,9 @@ struct CalendarObject {
                     continue
                 }
                 if let interval = alarm.repeatInterval {
-                    distance += abs(interval.secondsAssumingUniformDays) * max(0, alarm.repeatCount)
+                    distance = distance.addingSaturated(abs(interval.secondsAssumingUniformDays).multipliedSaturated(by: max(0, alarm.repeatCount)))
                 }
-                reach = max(reach ?? 0, distance)
+                reach = max(reach ?? 0, min(distance, Self.maxAlarmReach))
             }
         }
         let main = master ?? members.first

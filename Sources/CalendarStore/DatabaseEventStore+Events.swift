@@ -297,41 +297,88 @@ extension DatabaseEventStore {
 
     // MARK: Alarms
 
-    public func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [AlarmFiring] {
-        try database.read { (connection) throws(StoreError) -> [AlarmFiring] in
-            var result: [AlarmFiring] = []
+    public func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int) throws(StoreError) -> [AlarmFiring] {
+        let limit = max(0, limit)
+        var result: [AlarmFiring] = []
+        func trim() {
+            result.sort { $0.fireTime != $1.fireTime ? $0.fireTime < $1.fireTime : $0.occurrence.identifier < $1.occurrence.identifier }
+            if result.count > limit { result.removeLast(result.count - limit) }
+        }
+        try visitAlarms(firingIn: range, calendars: calendars, timeZone: timeZone) { alarm, occurrence, schedule in
+            // Each alarm's firings ascend, so its first `limit` are all the answer can need.
+            for repetition in schedule.repetitions.prefix(limit) {
+                result.append(AlarmFiring(fireTime: schedule.time(of: repetition), alarm: alarm, occurrence: occurrence, repetition: repetition))
+            }
+            if result.count > 2 * limit + 1_000 { trim() }
+        }
+        trim()
+        return result
+    }
+
+    public func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String> {
+        var result = Set<String>()
+        try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil) { _, occurrence, _ in result.insert(occurrence.eventIdentifier) }
+        return result
+    }
+
+    /// Calls `body` for each alarm of each occurrence that fires at least once in `range`,
+    /// with the repetitions that fall in it (computed, never walked: REPEAT may be 2^31).
+    private func visitAlarms(
+        firingIn range: TimeRange, calendars: [String]?, timeZone: String?,
+        _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
+    ) throws(StoreError) {
+        try database.read { (connection) throws(StoreError) in
             for calendar in try visibleCalendars(calendars, connection) {
                 let zone = try viewerZone(timeZone, calendar: calendar)
                 let reach = try connection.firstRow(
                     "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)], { $0.optionalInt(0) }) ?? nil
                 guard let reach else { continue }
-                for candidate in try candidates(in: calendar, from: range.start - reach, to: range.end + reach, alarmsOnly: true, connection) {
-                    let found = try occurrences(
-                        of: candidate, calendar: calendar, from: range.start - reach, to: range.end + reach, zone: zone, connection)
+                let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
+                for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
+                    let found = try occurrences(of: candidate, calendar: calendar, from: from, to: to, zone: zone, connection)
                     var absoluteSeen = Set<Int>()
                     for occurrence in found {
                         for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {
                             guard let first = AlarmSchedule.fireTime(of: alarm, for: occurrence) else { continue }
                             if case .absolute = alarm.trigger, !absoluteSeen.insert(first).inserted { continue }
-                            let step = alarm.repeatInterval.map { max(1, abs($0.secondsAssumingUniformDays)) }
-                            let repeats = step == nil ? 0 : max(0, alarm.repeatCount)
-                            for repetition in 0...repeats {
-                                let time = first + repetition * (step ?? 0)
-                                if time >= range.start && time < range.end {
-                                    result.append(AlarmFiring(fireTime: time, alarm: alarm, occurrence: occurrence, repetition: repetition))
-                                }
-                            }
+                            let schedule = AlarmSchedule.Firings(alarm: alarm, first: first, in: range)
+                            guard !schedule.repetitions.isEmpty else { continue }
+                            body(alarm, occurrence, schedule)
                         }
                     }
                 }
             }
-            return result.sorted { $0.fireTime != $1.fireTime ? $0.fireTime < $1.fireTime : $0.occurrence.identifier < $1.occurrence.identifier }
         }
     }
 }
 
 /// When alarms fire.
 enum AlarmSchedule {
+    /// The firings of one alarm for one occurrence that fall in a range: the first at
+    /// `first`, then every `step` seconds for REPEAT more (RFC 5545 §3.8.6.2), found by
+    /// division so that a REPEAT of 2^31 costs what the range holds.
+    struct Firings {
+        let first: Int
+        let step: Int
+        /// The repetitions (0 is the first firing) that fire inside the range.
+        let repetitions: Range<Int>
+
+        init(alarm: Alarm, first: Int, in range: TimeRange) {
+            self.first = first
+            // DURATION is at most CalendarDuration.maxSeconds, so its seconds cannot overflow.
+            let step = alarm.repeatInterval.map { max(1, abs($0.secondsAssumingUniformDays)) }
+            let repeats = step == nil ? 0 : max(0, alarm.repeatCount)
+            self.step = step ?? 1
+            let (start, end) = (range.start, range.end)
+            // The first repetition at or after the range's start, and the last before its end.
+            let low = first >= start ? 0 : (start - first - 1) / self.step + 1
+            let high = first >= end ? -1 : min(repeats, (end - 1 - first) / self.step)
+            repetitions = low <= high ? low..<(high + 1) : 0..<0
+        }
+
+        func time(of repetition: Int) -> Int { first + repetition * step }
+    }
+
     /// The first firing of `alarm` for `occurrence`, Unix seconds; nil without a readable trigger.
     ///
     /// A relative trigger's nominal days count on the wall clock of the occurrence's

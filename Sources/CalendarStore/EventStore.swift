@@ -64,8 +64,13 @@ public protocol EventStore: Sendable {
     /// (TRANSP) nor cancelled, in no particular order. Cheaper than `events(in:)`, for
     /// free-slot searches over many events.
     func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime]
-    /// Every alarm that fires in `range`, with its occurrence, in firing order.
-    func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [AlarmFiring]
+    /// The first `limit` alarm firings in `range`, with their occurrences, in firing order
+    /// (repeats of one alarm are separate firings). Ask for one more than you will show
+    /// to learn whether the answer was cut.
+    func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int) throws(StoreError) -> [AlarmFiring]
+    /// The identifiers of the events in a calendar with an alarm that fires in `range`
+    /// (RFC 4791 §9.9, a VALARM time range).
+    func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String>
 
     // MARK: Resources (CalDAV)
 
@@ -172,7 +177,7 @@ extension EventStore {
         try removeEvents(in: range, calendar: calendar, title: title, timeZone: nil)
     }
 
-    public func alarms(firingIn range: TimeRange, calendars: [String]? = nil) throws(StoreError) -> [AlarmFiring] {
-        try alarms(firingIn: range, calendars: calendars, timeZone: nil)
+    public func alarms(firingIn range: TimeRange, calendars: [String]? = nil, limit: Int = 10_000) throws(StoreError) -> [AlarmFiring] {
+        try alarms(firingIn: range, calendars: calendars, timeZone: nil, limit: limit)
     }
 }

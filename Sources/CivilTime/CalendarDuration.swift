@@ -32,6 +32,12 @@ public struct CalendarDuration: Sendable, Hashable {
         self.seconds = seconds
     }
 
+    /// The longest duration a value may hold, either way: 10,000 Gregorian years
+    /// (3,652,425 days). Longer ones are refused where they are read, so that a
+    /// duration added to any time, or multiplied by a 32-bit count with overflow
+    /// checks, stays within the integers' range.
+    public static let maxSeconds = 3_652_425 * 86_400
+
     /// The zero duration, `PT0S`.
     public static let zero = CalendarDuration(seconds: 0)
 

@@ -235,7 +235,7 @@ enum ValueValidation {
             return nil
         case .duration:
             return ValueSyntax.duration(value) == nil
-                ? (0, "expected a DURATION such as PT15M, -PT1H, P1D or P1W") : nil
+                ? (0, "expected a DURATION such as PT15M, -PT1H, P1D or P1W, of at most 10,000 years") : nil
         case .period:
             return ValueSyntax.period(value, tzid: nil) == nil
                 ? (0, "expected a PERIOD as start/end or start/duration") : nil

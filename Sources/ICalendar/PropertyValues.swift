@@ -111,7 +111,7 @@ extension Property {
     /// The value as a DURATION (§3.3.6).
     public func durationValue() throws(ICalendarError) -> CalendarDuration {
         guard let result = withValueBytes({ ValueSyntax.duration($0) }) else {
-            throw invalid("a DURATION such as PT15M or P1D")
+            throw invalid("a DURATION such as PT15M or P1D, of at most 10,000 years")
         }
         return result
     }

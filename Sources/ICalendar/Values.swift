@@ -263,6 +263,8 @@ enum ValueSyntax {
         }
         // "PT" with nothing after it, or "P" alone, is not a duration.
         guard sawUnit, !(inTime && lastRank < 3) else { return nil }
+        // Each field is below 10^9, so this sum cannot overflow.
+        guard abs(result.secondsAssumingUniformDays) <= CalendarDuration.maxSeconds else { return nil }
         return result
     }
 

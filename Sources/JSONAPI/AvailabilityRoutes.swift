@@ -35,8 +35,8 @@ extension APIContext {
             default: throw APIProblem(.invalidQuery, "\(name) is busy or free", fields: [name])
             }
         }
-        guard let length = try seconds("duration", default: defaultLength), length > 0 else {
-            throw APIProblem(.invalidQuery, "duration is the slot length: minutes (60) or PT1H", fields: ["duration"])
+        guard let length = try seconds("duration", default: defaultLength), length >= Self.minimumSlotSeconds else {
+            throw APIProblem(.invalidQuery, "duration is the slot length, at least a minute: minutes (60) or PT1H", fields: ["duration"])
         }
         var hours = AvailabilityRules.allDay(zone: zone, slotLength: length).workingHours
         if let text = parameters["workingHours"] {
@@ -86,7 +86,7 @@ extension APIContext {
             window = window.map { (max($0.start, range.0), min($0.end, range.1)) } ?? range
         }
         let step = try seconds("step")
-        if let step, step == 0 { throw APIProblem(.invalidQuery, "step is positive", fields: ["step"]) }
+        if let step, step < Self.minimumSlotSeconds { throw APIProblem(.invalidQuery, "step is at least a minute", fields: ["step"]) }
         return AvailabilityRules(
             zone: zone, workingHours: hours, slotLength: length, slotStep: step, dateOverrides: overrides,
             bufferBefore: try seconds("bufferBefore") ?? 0, bufferAfter: try seconds("bufferAfter") ?? 0, minimumNotice: notice, window: window,
@@ -97,10 +97,17 @@ extension APIContext {
 
     /// `30` (minutes) or an ISO 8601 duration without days (`PT1H30M`), in seconds.
     static func durationSeconds(_ text: String) -> Int? {
-        if let minutes = Int(text) { return minutes * 60 }
+        if let minutes = Int(text) {
+            // Any answer longer than the DURATION bound is refused by the caller anyway.
+            guard (0...CalendarDuration.maxSeconds / 60).contains(minutes) else { return nil }
+            return minutes * 60
+        }
         guard let duration = try? Property(name: "DURATION", value: text).durationValue(), !duration.isNegative else { return nil }
         return duration.secondsAssumingUniformDays
     }
+
+    /// The shortest slot length and step a search takes: a minute.
+    static let minimumSlotSeconds = 60
 
     static let ruleParameters: Set<String> = [
         "duration", "step", "workingHours", "dateHours", "daysOff", "bookingWindow", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit", "weeklyLimit",
@@ -119,15 +126,12 @@ extension APIContext {
         // Blocks just outside the range still push slots away through the buffers.
         let margin = rules.bufferBefore + rules.bufferAfter + 86_400
         let busy = try busyBlocks(calendars: calendars, in: TimeRange(start: range.start - margin, end: range.end + margin), zoneName: zoneName)
-        let slots = AvailabilitySearch.freeSlots(busy: busy, rules: rules, from: range.start, to: range.end, now: configuration.now())
-        return json(
-            .object([
-                ("timeZone", .string(zoneName ?? "UTC")),
-                ("slots", .array(slots.map { .object([("start", .string(Self.utc($0.start))), ("end", .string(Self.utc($0.end)))]) })),
-            ]))
+        let slots = AvailabilitySearch.freeSlots(
+            busy: busy, rules: rules, from: range.start, to: range.end, now: configuration.now(), limit: configuration.maxItems + 1)
+        return listing("slots", slots, extra: [("timeZone", .string(zoneName ?? "UTC"))], time: \.start) {
+            .object([("start", .string(Self.utc($0.start))), ("end", .string(Self.utc($0.end)))])
+        }
     }
-
-    static func utc(_ seconds: Int) -> String { CivilDateTime(secondsSinceEpoch: seconds).description + "Z" }
 
     /// POST /conflicts: a proposed event (the event fields; a recurring one too) and
     /// optionally `calendars`, `bufferBefore`, `bufferAfter`, `tentative`, `allDay` →

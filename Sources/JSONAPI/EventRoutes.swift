@@ -130,7 +130,7 @@ extension APIContext {
         let found = try attempt { () throws(StoreError) in
             try store.events(in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC")
         }
-        return json(.object([("occurrences", .array(found.map(APIModel.json)))]))
+        return listing("occurrences", found, time: \.startInstant, APIModel.json)
     }
 
     /// PATCH and DELETE of one occurrence, `/occurrences/{event}/{recurrence-id}`, with
@@ -195,21 +195,15 @@ extension APIContext {
         let (zone, zoneName) = try zone(parameters)
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
         let calendars = parameters["calendars"].map { $0.split(separator: ",").map(String.init) }
-        let firings = try attempt { () throws(StoreError) in try store.alarms(firingIn: range, calendars: calendars, timeZone: zoneName) }
-        return json(
+        let firings = try attempt { () throws(StoreError) in
+            try store.alarms(firingIn: range, calendars: calendars, timeZone: zoneName, limit: configuration.maxItems + 1)
+        }
+        return listing("alarms", firings, time: \.fireTime) { firing in
             .object([
-                (
-                    "alarms",
-                    .array(
-                        firings.map { firing in
-                            .object([
-                                ("fireTime", .string(CivilDateTime(secondsSinceEpoch: firing.fireTime).description + "Z")),
-                                ("repetition", .integer(firing.repetition)), ("alarm", APIModel.json(firing.alarm)),
-                                ("occurrence", APIModel.json(firing.occurrence)),
-                            ])
-                        })
-                )
-            ]))
+                ("fireTime", .string(Self.utc(firing.fireTime))), ("repetition", .integer(firing.repetition)),
+                ("alarm", APIModel.json(firing.alarm)), ("occurrence", APIModel.json(firing.occurrence)),
+            ])
+        }
     }
 
     /// GET /events/{id}.ics: the single-event file (see AddToCalendar).

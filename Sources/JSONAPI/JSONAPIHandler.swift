@@ -21,11 +21,16 @@ public struct APIPrincipal: Sendable {
 public struct APIConfiguration: Sendable {
     /// The longest range a query may ask for, in days.
     public var maxRangeDays: Int
+    /// The most items (occurrences, alarm firings, free slots) one answer lists. A longer
+    /// answer is cut there and says so: `"truncated": true` and `"continueFrom"`, the
+    /// time of the first item left out (ask again from there for the rest).
+    public var maxItems: Int
     /// The current time (Unix seconds), for minimum notice in availability.
     public var now: @Sendable () -> Int
 
-    public init(maxRangeDays: Int = 366, now: @escaping @Sendable () -> Int) {
+    public init(maxRangeDays: Int = 366, maxItems: Int = 10_000, now: @escaping @Sendable () -> Int) {
         self.maxRangeDays = maxRangeDays
+        self.maxItems = max(1, maxItems)
         self.now = now
     }
 }
@@ -209,6 +214,22 @@ struct APIContext {
     }
 
     // MARK: Responses
+
+    /// A listing under `key`, cut at the configured maximum: the first `maxItems` of
+    /// `items` (in order), with `truncated` and `continueFrom` (the first left out's
+    /// `time`) when there were more. `extra` members come first.
+    func listing<Item>(
+        _ key: String, _ items: [Item], extra: [(key: String, value: JSONValue)] = [], time: (Item) -> Int, _ render: (Item) -> JSONValue
+    ) -> HTTPResponse {
+        var members = extra
+        members.append((key, .array(items.prefix(configuration.maxItems).map(render))))
+        let truncated = items.count > configuration.maxItems
+        members.append(("truncated", .bool(truncated)))
+        if truncated { members.append(("continueFrom", .string(Self.utc(time(items[configuration.maxItems]))))) }
+        return json(.object(members))
+    }
+
+    static func utc(_ seconds: Int) -> String { CivilDateTime(secondsSinceEpoch: seconds).description + "Z" }
 
     func json(_ value: JSONValue, status: Int = 200, etag: String? = nil) -> HTTPResponse {
         var response = HTTPResponse(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: Array(value.jsonText.utf8))

@@ -1322,7 +1322,8 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "object",
                   "required": [
-                    "occurrences"
+                    "occurrences",
+                    "truncated"
                   ],
                   "properties": {
                     "occurrences": {
@@ -1330,6 +1331,14 @@ enum OpenAPIDocument {
                       "items": {
                         "$ref": "#/components/schemas/Occurrence"
                       }
+                    },
+                    "truncated": {
+                      "type": "boolean",
+                      "description": "True when the answer lists only the first 10,000 items; continueFrom says where the rest begin"
+                    },
+                    "continueFrom": {
+                      "type": "string",
+                      "description": "With truncated: the time (UTC) of the first item left out; ask again from there for the rest"
                     }
                   }
                 }
@@ -2006,7 +2015,8 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "object",
                   "required": [
-                    "alarms"
+                    "alarms",
+                    "truncated"
                   ],
                   "properties": {
                     "alarms": {
@@ -2014,6 +2024,14 @@ enum OpenAPIDocument {
                       "items": {
                         "$ref": "#/components/schemas/AlarmFiring"
                       }
+                    },
+                    "truncated": {
+                      "type": "boolean",
+                      "description": "True when the answer lists only the first 10,000 items; continueFrom says where the rest begin"
+                    },
+                    "continueFrom": {
+                      "type": "string",
+                      "description": "With truncated: the time (UTC) of the first item left out; ask again from there for the rest"
                     }
                   }
                 }
@@ -2154,7 +2172,7 @@ enum OpenAPIDocument {
             "name": "duration",
             "in": "query",
             "required": true,
-            "description": "Slot length: minutes (60) or PT1H",
+            "description": "Slot length, at least a minute: minutes (60) or PT1H",
             "schema": {
               "type": "string"
             }
@@ -2163,7 +2181,7 @@ enum OpenAPIDocument {
             "name": "step",
             "in": "query",
             "required": false,
-            "description": "Slot step (default: the length)",
+            "description": "Slot step, at least a minute (default: the length)",
             "schema": {
               "type": "string"
             }
@@ -2315,7 +2333,8 @@ enum OpenAPIDocument {
                   "type": "object",
                   "required": [
                     "timeZone",
-                    "slots"
+                    "slots",
+                    "truncated"
                   ],
                   "properties": {
                     "timeZone": {
@@ -2326,6 +2345,14 @@ enum OpenAPIDocument {
                       "items": {
                         "$ref": "#/components/schemas/Slot"
                       }
+                    },
+                    "truncated": {
+                      "type": "boolean",
+                      "description": "True when the answer lists only the first 10,000 items; continueFrom says where the rest begin"
+                    },
+                    "continueFrom": {
+                      "type": "string",
+                      "description": "With truncated: the time (UTC) of the first item left out; ask again from there for the rest"
                     }
                   }
                 }

@@ -74,3 +74,41 @@ import Testing
 
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
+
+/// The throttle protects users, not attackers (DESIGN.md, "Bad input").
+@Suite struct ThrottleTests {
+    @Test func anAttemptCountsBeforeItIsCheckedSoParallelGuessesGetNoExtraTries() {
+        // Ten attempts begin before any finishes: only the free ones are let through.
+        let throttle = LoginThrottle(freeFailures: 3, maximumDelay: 60)
+        let admitted = (0..<10).filter { _ in throttle.beginAttempt(user: "anna", address: "10.0.0.9", now: 100) == nil }
+        #expect(admitted.count == 3)
+        // A success takes its attempt back and clears the record; a cancelled attempt does not count.
+        throttle.recordSuccess(user: "anna", address: "10.0.0.9")
+        #expect(throttle.beginAttempt(user: "anna", address: "10.0.0.9", now: 100) == nil)
+        throttle.cancelAttempt(user: "anna", address: "10.0.0.9")
+        #expect(throttle.count == 0)
+    }
+
+    @Test func aFloodOfMadeUpNamesNeverClearsALockoutStillBeingHit() {
+        // The lockout of anna from one address is hit again and again while 30,000 made-up
+        // names pass through a table of 1,000: it is the most recently used, so it stays.
+        let throttle = LoginThrottle(freeFailures: 1, maximumDelay: 300, capacity: 1_000)
+        throttle.recordFailure(user: "anna", address: "10.0.0.1", now: 0)
+        for index in 0..<30_000 {
+            let now = Double(index) / 1_000
+            throttle.recordFailure(user: "made-up-\(index)", address: "10.0.0.1", now: now)
+            if index % 100 == 0 { _ = throttle.beginAttempt(user: "anna", address: "10.0.0.1", now: now) }
+        }
+        #expect(throttle.count <= 1_000)
+        #expect(throttle.delay(user: "anna", address: "10.0.0.1", now: 30) > 0)
+        // A lockout from one address does not reach another.
+        #expect(throttle.delay(user: "anna", address: "10.0.0.2", now: 30) == 0)
+    }
+
+    @Test func theHashingGateRefusesWhenNoTurnComes() {
+        let gate = HashingGate(concurrent: 1, patience: 0.05)
+        let inner = gate.run { gate.run { 1 } }
+        #expect(inner == .some(nil))
+        #expect(gate.run { 2 } == 2)
+    }
+}

@@ -223,8 +223,15 @@ enum EventCommands {
         let calendars = try options["--calendar"].map { (title) throws(CommandFailure) in [try context.calendar(titled: title).id] }
         let zone = try context.zone(options)
         let range = try context.range(options, zone: zone, days: 1)
-        let firings = try StoreContext.run { () throws(StoreError) in
-            try context.store.alarms(firingIn: range, calendars: calendars, timeZone: zone.identifier)
+        let limit = 10_000
+        var firings = try StoreContext.run { () throws(StoreError) in
+            try context.store.alarms(firingIn: range, calendars: calendars, timeZone: zone.identifier, limit: limit + 1)
+        }
+        if firings.count > limit {
+            io.writeError(
+                "almanac: more than \(limit) alarms fire in this range; listing the first \(limit) (the next fires at "
+                    + TimeInput.rfc3339(firings[limit].fireTime, zone: zone) + "; use --from for the rest)")
+            firings.removeLast(firings.count - limit)
         }
         if options.has("--json") {
             let values: [JSONValue] = firings.map { firing in

@@ -1,0 +1,99 @@
+import CalendarStore
+import HTTPServer
+import ICalendar
+import JSONAPI
+import Testing
+
+/// Inputs that once trapped or hung the server, through the API's routes: numbers past
+/// every bound are refused, and answers that would be huge are cut and say so.
+extension APITests {
+    static func object(_ alarmLines: [String], uid: String = "alarm-bomb") -> [UInt8] {
+        let lines = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20261101T000000Z",
+            "DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "SUMMARY:Alarm bomb", "BEGIN:VALARM", "ACTION:DISPLAY",
+            "DESCRIPTION:Ring", "TRIGGER:PT0S",
+        ] + alarmLines + ["END:VALARM", "END:VEVENT", "END:VCALENDAR"]
+        return Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
+    }
+
+    @Test func aDurationPastTenThousandYearsIsInvalidCalendarData() throws {
+        let id = try makeCalendar()
+        let store = try backend.eventStore(for: "anna")
+        let before = try snapshot()
+        #expect(throws: StoreError.self) {
+            _ = try store.putResource(Self.object(["DURATION:P999999999W", "REPEAT:2147483647"]), name: "bomb.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
+        }
+        #expect(try snapshot() == before)
+    }
+
+    @Test func repeatTimesDurationPastIntIsIndexedWithoutOverflow() throws {
+        // 9,999 weeks × 2^31 − 1 repeats is past Int's range: the reach saturates.
+        let id = try makeCalendar()
+        let store = try backend.eventStore(for: "anna")
+        _ = try store.putResource(Self.object(["DURATION:P9999W", "REPEAT:2147483647"]), name: "far.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
+        let answer = call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
+        #expect(answer.status == 200 && answer["alarms"]?.arrayValue?.count == 1 && answer["truncated"] == .bool(false))
+    }
+
+    @Test func alarmRepeatsAreComputedAndTheAnswerIsCutVisibly() throws {
+        // A repeat every second, 2^31 − 2 times: a month holds 2.6 million firings. The answer
+        // lists 10,000 and says where the rest continue.
+        let id = try makeCalendar()
+        let store = try backend.eventStore(for: "anna")
+        _ = try store.putResource(Self.object(["DURATION:PT1S", "REPEAT:2147483646"]), name: "forever.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
+        let answer = call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
+        #expect(answer.status == 200 && answer["alarms"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
+        #expect(answer["continueFrom"]?.stringValue == "2026-12-01T11:46:40Z")  // 09:00:00 + 10,000 s
+        // Asking from there goes on with repetition 10,000; a range after the last repeat is empty.
+        let next = call("GET", "/api/v1/alarms?from=2026-12-01T11:46:40Z&to=2026-12-01T11:46:42Z")
+        #expect(next["alarms"]?.arrayValue?.compactMap { $0["repetition"] } == [.integer(10_000), .integer(10_001)])
+        let afterLast = call("GET", "/api/v1/alarms?from=2094-12-20&to=2095-01-01")
+        #expect(afterLast.status == 200 && afterLast["alarms"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test(arguments: [
+        "duration=999999999999999999", "duration=-9223372036854775808", "duration=9223372036854775807", "duration=PT1S", "duration=0",
+        "duration=60&step=0", "duration=60&step=PT30S", "duration=60&bufferBefore=999999999999999999", "duration=60&notice=9223372036854775807",
+        "duration=60&bookingWindowDays=2147483648", "duration=60&dailyLimit=-1", "duration=P999999999W",
+    ])
+    func availabilityNumbersPastTheirBoundsAre400(_ parameters: String) throws {
+        _ = try makeCalendar()
+        let answer = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-08&" + parameters)
+        #expect(answer.status == 400, "\(parameters): \(answer.text)")
+    }
+
+    @Test func minuteSlotsForAMonthAreCutVisibly() throws {
+        _ = try makeCalendar()
+        // 30 days of one-minute slots around the clock: 43,200, more than one answer lists
+        // (far enough ahead that no slot is in the past).
+        let answer = call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-31&duration=1&step=1")
+        #expect(answer.status == 200 && answer["slots"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
+        #expect(answer["continueFrom"]?.stringValue == "2099-03-07T22:40:00Z")  // 10,000 minutes after 2099-03-01T00:00Z
+        let small = call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-02&duration=60")
+        #expect(small["slots"]?.arrayValue?.count == 24 && small["truncated"] == .bool(false))
+    }
+
+    @Test func aSecondlySeriesListsBoundedOccurrences() throws {
+        let id = try makeCalendar()
+        let created = call(
+            "POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "Tick", "start": "2026-12-01T00:00:00Z", "duration": "PT1S", "rrule": "FREQ=SECONDLY"}"#)
+        try #require(created.status == 201, "\(created.text)")
+        let answer = call("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-12-01&to=2026-12-02")
+        #expect(answer.status == 200 && answer["occurrences"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
+        #expect(answer["continueFrom"]?.stringValue == "2026-12-01T02:46:40Z")
+    }
+}
+
+extension APITests {
+    @Test func wrongTokensAreThrottledButNeverLockOutAValidOne() throws {
+        // Six wrong tokens from one address once gave every client behind it 429 for minutes.
+        func send(_ authorization: String) -> Int {
+            server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars", headers: ["Authorization": authorization], remoteAddress: "192.0.2.7")).status
+        }
+        let wrong = (0..<8).map { _ in send("Bearer alm_0000000000000000_wrongwrongwrongwrongwrongwrong") }
+        #expect(wrong.prefix(5).allSatisfy { $0 == 401 } && wrong.suffix(3).allSatisfy { $0 == 429 })
+        #expect(send("Bearer " + tokens[.read]!) == 200)
+        // The success cleared the address's record: the next wrong token is a plain 401 again.
+        #expect(send("Bearer alm_0000000000000000_wrongwrongwrongwrongwrongwrong") == 401)
+    }
+}
