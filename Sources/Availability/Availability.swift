@@ -55,6 +55,20 @@ public struct ClockRange: Sendable, Hashable, Codable {
         self.init(start: start, end: end)
     }
 
+    /// The spans sorted and with overlapping ones joined, so that a span
+    /// given twice (or a thousand times) yields its slots once.
+    public static func joined(_ spans: [ClockRange]) -> [ClockRange] {
+        var result: [ClockRange] = []
+        for span in spans.sorted(by: { ($0.start, $0.end) < ($1.start, $1.end) }) {
+            if let last = result.last, span.start < last.end {
+                result[result.count - 1].end = max(last.end, span.end)
+            } else {
+                result.append(span)
+            }
+        }
+        return result
+    }
+
     static func minutes(_ text: some StringProtocol) -> Int? {
         let parts = text.split(separator: ":")
         guard parts.count == 2, parts[0].count <= 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
@@ -225,10 +239,10 @@ public enum AvailabilitySearch {
             defer { date = date.adding(days: 1) }
             if let limit = rules.dailyLimit, perDay[date, default: 0] >= limit { continue }
             if let limit = rules.weeklyLimit, perWeek[date.startOfWeek(firstWeekday: rules.firstWeekday), default: 0] >= limit { continue }
-            for span in rules.dateOverrides[date] ?? rules.workingHours[date.weekday] ?? [] {
+            for span in ClockRange.joined(rules.dateOverrides[date] ?? rules.workingHours[date.weekday] ?? []) {
                 let spanEnd = instant(date, span.end, rules.zone)
                 var start = instant(date, span.start, rules.zone)
-                while start + rules.slotLength <= spanEnd {
+                while start + rules.slotLength <= spanEnd, slots.count < limit {
                     defer { start += rules.slotStep }
                     let end = start + rules.slotLength
                     guard start >= from, start < to, start >= earliest else { continue }

@@ -27,10 +27,10 @@ enum APIModel {
         guard text.count >= 19, let date = CivilDate(isoText: text.prefix(10)), text[text.index(text.startIndex, offsetBy: 10)] == "T" else {
             throw invalid
         }
-        let clock = text.dropFirst(11).prefix(8)
-        let parts = clock.split(separator: ":")
-        guard parts.count == 3, let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2]),
-            let time = TimeOfDay(hour: hour, minute: minute, second: min(second, 59))
+        // HH:MM:SS, two digits each (a leap second reads as :59).
+        let clock = Array(text.utf8.dropFirst(11).prefix(8))
+        guard clock.count == 8, clock[2] == UInt8(ascii: ":"), clock[5] == UInt8(ascii: ":"), let hour = twoDigits(clock, 0),
+            let minute = twoDigits(clock, 3), let second = twoDigits(clock, 6), let time = TimeOfDay(hour: hour, minute: minute, second: min(second, 59))
         else { throw invalid }
         let local = CivilDateTime(date: date, time: time)
         let rest = text.dropFirst(19)
@@ -42,12 +42,21 @@ enum APIModel {
             }
             return DateTimeValue(local, form: .zoned(tzid: timeZone))
         }
-        // An offset: +01:00 or -05:30.
-        let sign = rest.first == "-" ? -1 : 1
-        let offset = rest.dropFirst().split(separator: ":")
-        guard rest.first == "+" || rest.first == "-", offset.count == 2, let hours = Int(offset[0]), let minutes = Int(offset[1]), hours < 24, minutes < 60
+        // An offset (RFC 3339): +01:00 or -05:30, two digits each, under a day.
+        let offset = Array(rest.utf8)
+        guard offset.count == 6, offset[0] == UInt8(ascii: "+") || offset[0] == UInt8(ascii: "-"), offset[3] == UInt8(ascii: ":"),
+            let hours = twoDigits(offset, 1), let minutes = twoDigits(offset, 4), hours < 24, minutes < 60
         else { throw invalid }
-        return DateTimeValue(local.adding(seconds: -sign * (hours * 3600 + minutes * 60)), form: .utc)
+        let sign = offset[0] == UInt8(ascii: "-") ? -1 : 1
+        let utc = local.adding(seconds: -sign * (hours * 3600 + minutes * 60))
+        guard utc.date.isSupported else { throw invalid }
+        return DateTimeValue(utc, form: .utc)
+    }
+
+    /// Two ASCII digits at `index`.
+    static func twoDigits(_ bytes: [UInt8], _ index: Int) -> Int? {
+        guard index + 1 < bytes.count, (0x30...0x39).contains(bytes[index]), (0x30...0x39).contains(bytes[index + 1]) else { return nil }
+        return Int(bytes[index] - 0x30) * 10 + Int(bytes[index + 1] - 0x30)
     }
 
     /// An occurrence time for a reader in `zone`: dates stay dates; other times become UTC instants.
@@ -327,17 +336,6 @@ enum APIModel {
 
     static func wrongType(_ key: String, _ expected: String) -> APIProblem {
         APIProblem(.invalidField, "\(key) must be \(expected)", fields: [key])
-    }
-}
-
-extension CivilDate {
-    /// Reads `2026-12-01`.
-    init?(isoText text: some StringProtocol) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
-        else { return nil }
-        self.init(year: year, month: month, day: day)
     }
 }
 

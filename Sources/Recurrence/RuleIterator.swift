@@ -96,6 +96,9 @@ struct RuleIterator: IteratorProtocol {
     let setPositions: [Int]
     let idlePeriodLimit: Int
     let maxSteps: Int
+    /// The period holding 9999-12-31T23:59:59: iCalendar cannot name a later time, so a
+    /// rule ends there (a huge INTERVAL would otherwise walk past `Int`'s range).
+    private var lastPeriodIndex = Int.max
     // The rule's own BYHOUR/BYMINUTE/BYSECOND, which limit the sub-daily frequencies.
     let limitHours: [Int]
     let limitMinutes: [Int]
@@ -199,6 +202,7 @@ struct RuleIterator: IteratorProtocol {
         startEmitted = !startIsInstance
         earliest = startIsInstance ? start : start.adding(seconds: -1)
         periodIndex = 0  // every stored property must be set before index(of:) can be called
+        lastPeriodIndex = index(of: CivilDateTime(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59)!)
         periodIndex = index(of: start)
     }
 
@@ -280,7 +284,7 @@ struct RuleIterator: IteratorProtocol {
                 idlePeriods = 0
                 return candidate
             }
-            if idlePeriods > idlePeriodLimit {
+            if idlePeriods > idlePeriodLimit || periodIndex > lastPeriodIndex {
                 finished = true
                 return nil
             }

@@ -26,23 +26,24 @@ extension WebContext {
         }
         var title: String
         var grid: String
-        var previous: CivilDate
-        var next: CivilDate
+        // Nil at the edges of the supported years (0001–9999): no link leads past them.
+        var previous: CivilDate?
+        var next: CivilDate?
         switch view.view {
         case "week":
             let first = view.date.startOfWeek(firstWeekday: view.firstWeekday)
             let week = WeekGrid(from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)), today: today)
             title = "Week of \(first)"
             grid = weekGrid(week, view: view)
-            previous = view.date.adding(days: -7)
-            next = view.date.adding(days: 7)
+            previous = Self.supported(view.date.adding(days: -7))
+            next = Self.supported(view.date.adding(days: 7))
         case "day":
             let start = view.zone.instant(for: CivilDateTime(date: view.date, time: .midnight))
             let end = view.zone.instant(for: CivilDateTime(date: view.date.adding(days: 1), time: .midnight))
             title = "\(view.date.weekday.englishName) \(view.date)"
             grid = dayList(try events((start, end)).sorted { ($0.isAllDay ? 0 : 1, $0.start) < ($1.isAllDay ? 0 : 1, $1.start) }, view: view)
-            previous = view.date.adding(days: -1)
-            next = view.date.adding(days: 1)
+            previous = Self.supported(view.date.adding(days: -1))
+            next = Self.supported(view.date.adding(days: 1))
         default:
             guard let range = MonthGrid.range(year: view.date.year, month: view.date.month, firstWeekday: view.firstWeekday, zone: view.zone),
                 let month = MonthGrid(
@@ -51,15 +52,15 @@ extension WebContext {
             else { throw WebFailure(400, "No such month.") }
             title = "\(view.date.monthName) \(view.date.year)"
             grid = monthGrid(month, view: view)
-            previous = Self.addingMonths(view.date, -1)
-            next = Self.addingMonths(view.date, 1)
+            previous = view.date.addingMonths(-1)
+            next = view.date.addingMonths(1)
         }
         let body = """
             <header class="bar">
             <nav class="navigation" aria-label="Dates">
-            <a class="button" href="\(link(view, date: previous))" rel="prev" aria-label="Previous">‹</a>
+            \(navigationLink(view, to: previous, rel: "prev", label: "Previous", symbol: "‹"))
             <a class="button" href="\(link(view, date: today))">Today</a>
-            <a class="button" href="\(link(view, date: next))" rel="next" aria-label="Next">›</a>
+            \(navigationLink(view, to: next, rel: "next", label: "Next", symbol: "›"))
             <h1>\(HTML.escape(title))</h1>
             </nav>
             <nav class="scope" aria-label="View">
@@ -81,11 +82,12 @@ extension WebContext {
         return html(title, body)
     }
 
-    static func addingMonths(_ date: CivilDate, _ months: Int) -> CivilDate {
-        let index = date.year * 12 + date.month - 1 + months
-        let year = index / 12
-        let month = index % 12 + 1
-        return CivilDate(year: year, month: month, day: min(date.day, CivilDate.daysInMonth(year: year, month: month)))!
+    static func supported(_ date: CivilDate) -> CivilDate? { date.isSupported ? date : nil }
+
+    /// The previous or next button; without a date (past year 9999 or before year 1), a disabled one.
+    func navigationLink(_ view: ViewParameters, to date: CivilDate?, rel: String, label: String, symbol: String) -> String {
+        guard let date else { return "<span class=\"button\" aria-disabled=\"true\" aria-label=\"\(label)\">\(symbol)</span>" }
+        return "<a class=\"button\" href=\"\(link(view, date: date))\" rel=\"\(rel)\" aria-label=\"\(label)\">\(symbol)</a>"
     }
 
     /// A bookmarkable link to the calendar with these changes, keeping the page's overrides.

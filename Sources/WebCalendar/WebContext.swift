@@ -169,7 +169,7 @@ struct WebContext {
         }
         var date = zone.localTime(at: calendar.now()).date
         if let text = query["date"] {
-            guard let parsed = Self.date(text) else { throw WebFailure(400, "The date is YYYY-MM-DD, not \(text).") }
+            guard let parsed = Self.date(text) else { throw WebFailure(400, "The date is YYYY-MM-DD, in the years 0001 to 9999, not \(text).") }
             date = parsed
         }
         let view = query["view"] ?? "month"
@@ -186,11 +186,8 @@ struct WebContext {
     }
 
 
-    static func date(_ text: String) -> CivilDate? {
-        let parts = text.split(separator: "-")
-        guard text.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
-        return CivilDate(year: year, month: month, day: day)
-    }
+    /// `YYYY-MM-DD` in the supported years (0001–9999).
+    static func date(_ text: String) -> CivilDate? { CivilDate(isoText: text) }
 
     func saveSettings() throws(WebFailure) -> HTTPResponse {
         let fields = form()

@@ -141,3 +141,24 @@ import Testing
 func utcInstant(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0) -> Int {
     CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute)!.secondsSinceEpoch
 }
+
+/// Bounds that keep one search from answering millions of slots.
+@Suite struct AvailabilityBoundTests {
+    static let from = CivilDateTime(year: 2099, month: 3, day: 2)!.secondsSinceEpoch  // 2099-03-02T00:00:00Z, a Monday
+    static let to = CivilDateTime(year: 2099, month: 3, day: 3)!.secondsSinceEpoch  // 2099-03-03T00:00:00Z
+
+    @Test func aSpanGivenManyTimesYieldsItsSlotsOnce() throws {
+        let text = "Mon " + Array(repeating: "09:00-12:00", count: 2_600).joined(separator: " ") + " 11:00-13:00"
+        let hours = try #require(AvailabilityRules.workingHours(text))
+        let rules = AvailabilityRules(zone: .utc, workingHours: hours, slotLength: 3600)
+        let slots = AvailabilitySearch.freeSlots(busy: [], rules: rules, from: Self.from, to: Self.to, now: 0)
+        // 09:00-13:00 as one span: four hour-long slots, each once.
+        #expect(slots.map { ($0.start - Self.from) / 3600 } == [9, 10, 11, 12])
+    }
+
+    @Test func theLimitStopsTheSearchInsideADay() {
+        let rules = AvailabilityRules.allDay(zone: .utc, slotLength: 60)
+        let slots = AvailabilitySearch.freeSlots(busy: [], rules: rules, from: Self.from, to: Self.to, now: 0, limit: 101)
+        #expect(slots.count == 101 && slots.last?.start == Self.from + 100 * 60)
+    }
+}

@@ -1,0 +1,45 @@
+extension CivilDate {
+    /// The years a date typed by a person or sent by a program (the JSON API, the web
+    /// pages, the command line) may name: 0001 to 9999, the years a four-digit iCalendar
+    /// value holds. Keeping input inside them keeps every instant, duration and index
+    /// computed from it far inside `Int`'s range, whatever is added to it.
+    public static let supportedYears: ClosedRange<Int> = 1...9999
+
+    /// Reads `YYYY-MM-DD` (ISO 8601: exactly four, two and two ASCII digits) in
+    /// ``supportedYears``; nil for anything else (a sign, `2026-1-5`, February 30, year 0).
+    public init?(isoText text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            let year = Self.digits(bytes, 0..<4), let month = Self.digits(bytes, 5..<7), let day = Self.digits(bytes, 8..<10),
+            Self.supportedYears.contains(year)
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    /// The number the ASCII digits in `range` spell; nil when one is not a digit.
+    static func digits(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        guard range.upperBound <= bytes.count else { return nil }
+        var value = 0
+        for index in range {
+            guard bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
+            value = value * 10 + Int(bytes[index] - 0x30)
+        }
+        return value
+    }
+
+    /// Whether the date lies in ``supportedYears``.
+    public var isSupported: Bool { Self.supportedYears.contains(year) }
+
+    /// The first day of the month `months` after this date's month (before it when
+    /// negative), keeping the day where that month has it (else its last day); nil past
+    /// ``supportedYears``.
+    public func addingMonths(_ months: Int) -> CivilDate? {
+        let (index, overflow) = (year * 12 + month - 1).addingReportingOverflow(months)
+        guard !overflow else { return nil }
+        // Floor division: month index -1 is December of the year before, not month 0.
+        let newYear = index >= 0 ? index / 12 : (index - 11) / 12
+        let newMonth = index - newYear * 12 + 1
+        guard Self.supportedYears.contains(newYear) else { return nil }
+        return CivilDate(year: newYear, month: newMonth, day: Swift.min(day, CivilDate.daysInMonth(year: newYear, month: newMonth)))
+    }
+}
