@@ -114,8 +114,17 @@ extension DAVContext {
             return
         }
         let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
-        let occurrences = try store.events(
+        var occurrences = try store.events(
             in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: Set(ComponentType.allCases)), timeZone: nil)
+        // One answer expands at most maxExpandedInstances instances, the earliest; past that
+        // the collection's 507 says the answer is incomplete (as for sync-collection).
+        let wanted = Set(resources.map(\.localIdentifier))
+        occurrences.removeAll { !wanted.contains($0.eventIdentifier) }
+        let truncated = occurrences.count > Self.maxExpandedInstances
+        if truncated {
+            occurrences.sort { $0.startInstant < $1.startInstant }
+            occurrences.removeLast(occurrences.count - Self.maxExpandedInstances)
+        }
         let byEvent = Dictionary(grouping: occurrences, by: \.eventIdentifier)
         let expansions = Parallel.map(resources) { info in Self.expanded(byEvent[info.localIdentifier] ?? [], zone: zone) }
         for (info, data) in zip(resources, expansions) {
@@ -123,7 +132,18 @@ extension DAVContext {
             multistatus.add(
                 href: DAVPath.object(user: user, calendar: calendar.name, name: info.name).href, found: found, calendarData: data, missing: missing)
         }
+        if truncated {
+            multistatus.add(
+                href: DAVPath.calendar(user: user, name: calendar.name).href, status: 507,
+                error: PropertyName(DAVNamespace.dav, "number-of-matches-within-limits"))
+        }
     }
+
+    /// The most instances one `expand` answer writes (RFC 4791 §9.6.5).
+    static let maxExpandedInstances = 10_000
+
+    /// The most FREEBUSY periods one free-busy answer lists (RFC 4791 §7.10).
+    static let maxFreeBusyPeriods = 10_000
 
     func multiget(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError) -> HTTPResponse {
         var multistatus = Multistatus()
@@ -274,18 +294,44 @@ extension DAVContext {
                 Property(name: "DTSTART", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
                 Property(name: "DTEND", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)),
             ])
+        var busy: [(start: Int, end: Int, tentative: Bool)] = []
         for occurrence in occurrences where !occurrence.isCancelled && !occurrence.isTransparent {
             let from = max(start, occurrence.startInstant)
             let to = min(end, occurrence.endInstant)
             guard to > from else { continue }
-            let period = DAVTime.period(from, to)
-            let type = occurrence.status == .tentative ? "BUSY-TENTATIVE" : "BUSY"
-            freeBusy.properties.append(Property(name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: type)], value: period))
+            busy.append((from, to, occurrence.status == .tentative))
+        }
+        for period in Self.coalesced(busy, span: end - start) {
+            freeBusy.properties.append(
+                Property(
+                    name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
+                    value: DAVTime.period(period.start, period.end)))
         }
         let document = Component(
             name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")],
             components: [freeBusy])
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
+    }
+
+    /// Busy periods sorted, with overlapping or touching ones of the same type joined
+    /// (RFC 5545 §3.8.2.6 lets FREEBUSY periods be coalesced). Past
+    /// ``maxFreeBusyPeriods``, gaps shorter than the range over that count are filled
+    /// and tentative time counts as busy: an answer may show more busy time, never less.
+    static func coalesced(_ periods: [(start: Int, end: Int, tentative: Bool)], span: Int) -> [(start: Int, end: Int, tentative: Bool)] {
+        func join(_ periods: [(start: Int, end: Int, tentative: Bool)], gap: Int) -> [(start: Int, end: Int, tentative: Bool)] {
+            var result: [(start: Int, end: Int, tentative: Bool)] = []
+            for period in periods.sorted(by: { ($0.start, $0.tentative ? 1 : 0) < ($1.start, $1.tentative ? 1 : 0) }) {
+                if let last = result.last, last.tentative == period.tentative, period.start <= last.end + gap {
+                    result[result.count - 1].end = max(last.end, period.end)
+                } else {
+                    result.append(period)
+                }
+            }
+            return result
+        }
+        let joined = join(periods, gap: 0)
+        guard joined.count > maxFreeBusyPeriods else { return joined }
+        return join(joined.map { ($0.start, $0.end, false) }, gap: span / maxFreeBusyPeriods + 1)
     }
 
     /// sync-collection (RFC 6578): what changed since the token. With `DAV:limit`, at

@@ -43,3 +43,26 @@ extension CivilDate {
         return CivilDate(year: newYear, month: newMonth, day: Swift.min(day, CivilDate.daysInMonth(year: newYear, month: newMonth)))
     }
 }
+
+/// Readers for the other calendar units people type: a month and an ISO week.
+public enum CalendarUnitText {
+    /// Reads `YYYY-MM` (four and two ASCII digits) in ``CivilDate/supportedYears``.
+    public static func month(_ text: some StringProtocol) -> (year: Int, month: Int)? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 7, bytes[4] == UInt8(ascii: "-"), let year = CivilDate.digits(bytes, 0..<4),
+            let month = CivilDate.digits(bytes, 5..<7), CivilDate.supportedYears.contains(year), (1...12).contains(month)
+        else { return nil }
+        return (year, month)
+    }
+
+    /// Reads an ISO 8601 week, `YYYY-Www` (`2026-W53`), in ``CivilDate/supportedYears``;
+    /// nil for a week the year does not have.
+    public static func week(_ text: some StringProtocol) -> (year: Int, week: Int)? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 8, bytes[4] == UInt8(ascii: "-"), bytes[5] == UInt8(ascii: "W"), let year = CivilDate.digits(bytes, 0..<4),
+            let week = CivilDate.digits(bytes, 6..<8), CivilDate.supportedYears.contains(year),
+            (1...CivilDate.numberOfWeeks(inYear: year, weekStart: .monday)).contains(week)
+        else { return nil }
+        return (year, week)
+    }
+}

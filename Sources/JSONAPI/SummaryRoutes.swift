@@ -24,17 +24,13 @@ extension APIContext {
         var month: (year: Int, month: Int)?
         switch (parameters["month"], parameters["week"]) {
         case (let text?, nil):
-            let parts = text.split(separator: "-")
-            guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]), let number = Int(parts[1]),
-                let grid = MonthGrid.days(year: year, month: number, firstWeekday: firstWeekday)
-            else { throw APIProblem(.invalidQuery, "month is YYYY-MM, such as 2026-11", fields: ["month"]) }
+            guard let (year, number) = CalendarUnitText.month(text), let grid = MonthGrid.days(year: year, month: number, firstWeekday: firstWeekday)
+            else { throw APIProblem(.invalidQuery, "month is YYYY-MM, such as 2026-11 (years 0001 to 9999)", fields: ["month"]) }
             month = (year, number)
             days = grid
         case (nil, let text?):
-            let parts = text.split(separator: "-")
-            guard parts.count == 2, parts[0].count == 4, parts[1].hasPrefix("W"), let year = Int(parts[0]), let week = Int(parts[1].dropFirst()),
-                let monday = isoWeekMonday(year: year, week: week)
-            else { throw APIProblem(.invalidQuery, "week is an ISO week, YYYY-Www, such as 2026-W48", fields: ["week"]) }
+            guard let (year, week) = CalendarUnitText.week(text), let monday = isoWeekMonday(year: year, week: week)
+            else { throw APIProblem(.invalidQuery, "week is an ISO week, YYYY-Www, such as 2026-W48 (years 0001 to 9999)", fields: ["week"]) }
             let start = monday.startOfWeek(firstWeekday: firstWeekday)
             days = (0..<7).map { start.adding(days: $0) }
         default:

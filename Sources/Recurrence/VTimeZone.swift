@@ -7,13 +7,19 @@ public enum VTimeZone {
     /// The last year a VTIMEZONE's rules are expanded to.
     static let horizon = 2200
 
+    /// The most onsets one VTIMEZONE may have, over all its observances, rules and
+    /// RDATEs. A real zone changes a few times a year (about 600 onsets to 2200); past
+    /// this, a VTIMEZONE is refused rather than expanded into memory.
+    public static let maxOnsets = 10_000
+
     /// Zone rules from a VTIMEZONE's STANDARD and DAYLIGHT observances: every
     /// onset (DTSTART, the RRULE's instances, RDATEs) is a transition to
     /// TZOFFSETTO at the local time DTSTART names, in the offset before it
     /// (TZOFFSETFROM). A missing TZOFFSETFROM (a known producer bug) takes the
     /// offset in force before the onset.
     ///
-    /// - Throws: `ICalendarError` when an observance lacks DTSTART or TZOFFSETTO.
+    /// - Throws: `ICalendarError` when an observance lacks DTSTART or TZOFFSETTO, or
+    ///   when the rules have more than ``maxOnsets`` onsets before the horizon.
     public static func rules(from component: Component) throws(ICalendarError) -> ZoneRules {
         let tzid = component.property("TZID")?.textValue() ?? "VTIMEZONE"
         struct Onset {
@@ -24,6 +30,9 @@ public enum VTimeZone {
             var name: String
         }
         var onsets: [Onset] = []
+        func tooMany() -> ICalendarError {
+            ICalendarError(.limitExceeded, "\(tzid) changes offset more than \(maxOnsets) times before \(horizon)", component: "VTIMEZONE")
+        }
         for observance in component.components where observance.name == "STANDARD" || observance.name == "DAYLIGHT" {
             guard let start = try observance.property("DTSTART")?.dateTimeValue(),
                 let to = try observance.property("TZOFFSETTO")?.utcOffsetValue()
@@ -41,8 +50,12 @@ public enum VTimeZone {
                 if let until = rule.until, until.form == .utc, let from {
                     rule.until = DateTimeValue(until.civil.adding(seconds: from.seconds), form: .floating)
                 }
-                var iterator = RuleIterator(rule: rule, start: start.civil, isDate: false, zone: nil, limits: .default)
-                while let local = iterator.next(), local.date.year <= horizon { locals.append(local) }
+                // One budget for the whole VTIMEZONE: each rule may add only what the others left.
+                let room = maxOnsets - onsets.count - locals.count
+                var iterator = RuleIterator(
+                    rule: rule, start: start.civil, isDate: false, zone: nil, limits: ExpansionLimits(maxInstances: room + 1))
+                while locals.count <= room, let local = iterator.next(), local.date.year <= horizon { locals.append(local) }
+                guard locals.count <= room, !iterator.isExhausted else { throw tooMany() }
             }
             if rules.isEmpty { locals.append(start.civil) }
             for property in observance.properties(named: "RDATE") {
@@ -54,6 +67,7 @@ public enum VTimeZone {
                 }
             }
             for local in locals { onsets.append(Onset(local: local, from: from, to: to, isDaylight: isDaylight, name: name)) }
+            guard onsets.count <= maxOnsets else { throw tooMany() }
         }
         guard !onsets.isEmpty else {
             throw ICalendarError(.missingProperty, "\(tzid) has no STANDARD or DAYLIGHT observance", component: "VTIMEZONE")

@@ -90,4 +90,22 @@ import Testing
         let result = Self.collect(set)
         #expect(result.count == 1_000 && result.truncated == truncated)
     }
+
+    @Test func aVTimeZoneWithSecondlyRulesIsRefusedNotExpandedIntoMemory() throws {
+        // Twenty SECONDLY observance rules would be twenty million onsets.
+        let rules = Array(repeating: "RRULE:FREQ=SECONDLY", count: 20)
+        let text = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTIMEZONE", "TZID:Custom/Bomb", "BEGIN:DAYLIGHT",
+            "DTSTART:20260101T000000", "TZOFFSETFROM:+0000", "TZOFFSETTO:+0100"] + rules
+            + ["END:DAYLIGHT", "END:VTIMEZONE", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+        let zone = try ICalendarParser.parse(text).components[0].components[0]
+        #expect(throws: ICalendarError.self) { try VTimeZone.rules(from: zone) }
+        // A real zone's two yearly rules stay well inside the bound.
+        let real = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTIMEZONE", "TZID:Custom/Berlin",
+            "BEGIN:DAYLIGHT", "DTSTART:19810329T020000", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "END:DAYLIGHT",
+            "BEGIN:STANDARD", "DTSTART:19961027T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "END:STANDARD",
+            "END:VTIMEZONE", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+        let berlin = try VTimeZone.rules(from: try ICalendarParser.parse(real).components[0].components[0])
+        let july = CivilDateTime(year: 2100, month: 7, day: 1, hour: 12)!  // 2100-07-01T12:00 local
+        #expect(berlin.instant(for: july) == july.secondsSinceEpoch - 7200)
+    }
 }

@@ -35,10 +35,8 @@ enum CalCommand {
         var output = ""
         let occurrences: [EventOccurrence]
         if let text = options["--week"] {
-            let parts = text.split(separator: "-")
-            guard parts.count == 2, parts[1].hasPrefix("W"), let year = Int(parts[0]), let week = Int(parts[1].dropFirst()),
-                let monday = isoWeekMonday(year: year, week: week)
-            else { throw .usage("--week is an ISO week such as 2026-W48") }
+            guard let (year, week) = CalendarUnitText.week(text), let monday = isoWeekMonday(year: year, week: week)
+            else { throw .usage("--week is an ISO week such as 2026-W48 (years 0001 to 9999)") }
             let first = monday.startOfWeek(firstWeekday: firstWeekday)
             let range = WeekGrid.range(from: first, zone: zone)
             occurrences = try events(range)
@@ -50,12 +48,8 @@ enum CalCommand {
             var year = date.year
             var month = date.month
             if let text = options["--month"] {
-                let parts = text.split(separator: "-")
-                guard parts.count == 2, let y = Int(parts[0]), let m = Int(parts[1]), (1...12).contains(m) else {
-                    throw .usage("--month is YYYY-MM, such as 2026-11")
-                }
-                year = y
-                month = m
+                guard let parsed = CalendarUnitText.month(text) else { throw .usage("--month is YYYY-MM, such as 2026-11 (years 0001 to 9999)") }
+                (year, month) = parsed
             }
             guard let range = MonthGrid.range(year: year, month: month, firstWeekday: firstWeekday, zone: zone) else {
                 throw .usage("--month is YYYY-MM, such as 2026-11")

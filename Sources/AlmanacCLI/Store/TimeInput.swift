@@ -45,10 +45,9 @@ enum TimeInput {
             return value
         }
         let fail = CommandFailure.usage(
-            words ? "\(option) '\(text)' is not a date (YYYY-MM-DD) or a time (YYYY-MM-DD HH:MM)"
-                : "\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z]")
-        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), let year = number(0..<4),
-            let month = number(5..<7), let day = number(8..<10), let date = CivilDate(year: year, month: month, day: day)
+            words ? "\(option) '\(text)' is not a date (YYYY-MM-DD, years 0001 to 9999) or a time (YYYY-MM-DD HH:MM)"
+                : "\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z] (years 0001 to 9999)")
+        guard bytes.count >= 10, let date = CivilDate(isoText: text.prefix(10))
         else { throw fail }
         if bytes.count == 10 { return DateTimeValue(date: date) }
         var end = bytes.count
@@ -92,25 +91,28 @@ enum TimeInput {
         }
         var result = CalendarDuration(isNegative: negative)
         var digits = ""
-        var sawUnit = false
+        var seen = Set<Character>()
         for character in body.lowercased() {
-            if character.isNumber {
+            if character.isASCII, character.isNumber {
                 digits.append(character)
                 continue
             }
-            guard let value = Int(digits) else { throw fail }
+            // Each unit once, each below a billion (as RFC 5545 DURATION fields here).
+            guard let value = Int(digits), value < 1_000_000_000, seen.insert(character).inserted else { throw fail }
             switch character {
-            case "w": result.weeks += value
-            case "d": result.days += value
-            case "h": result.hours += value
-            case "m": result.minutes += value
-            case "s": result.seconds += value
+            case "w": result.weeks = value
+            case "d": result.days = value
+            case "h": result.hours = value
+            case "m": result.minutes = value
+            case "s": result.seconds = value
             default: throw fail
             }
             digits = ""
-            sawUnit = true
         }
-        guard sawUnit, digits.isEmpty else { throw fail }
+        guard !seen.isEmpty, digits.isEmpty else { throw fail }
+        guard abs(result.secondsAssumingUniformDays) <= CalendarDuration.maxSeconds else {
+            throw .usage("\(option) '\(text)' is longer than 10,000 years")
+        }
         return result
     }
 

@@ -1,0 +1,44 @@
+import CalDAV
+import Foundation
+import Testing
+
+/// Reports that would answer millions of instances are bounded and say so.
+extension CalDAVTests {
+    static func secondly(_ uid: String, every: String = "FREQ=SECONDLY") -> String {
+        [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20261101T000000Z",
+            "DTSTART:20261201T000000Z", "DURATION:PT1S", "RRULE:\(every)", "SUMMARY:Tick", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+    }
+
+    @Test func anExpandOfMillionsOfInstancesIsCutAndSaysSo() throws {
+        #expect(makeCalendar() == 201)
+        #expect(send("PUT", "/dav/calendars/anna/work/tick.ics", Self.secondly("tick@test")).status == 201)
+        let query = "<C:calendar-query \(Self.calDAV)><D:prop><C:calendar-data><C:expand start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:calendar-data></D:prop>"
+            + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>"
+        let answer = send("REPORT", "/dav/calendars/anna/work/", query, headers: ["Depth": "1"])
+        #expect(answer.status == 207)
+        #expect(answer.text.components(separatedBy: "BEGIN:VEVENT").count - 1 == 10_000)
+        #expect(answer.text.contains("<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"))
+    }
+
+    @Test func freeBusyCoalescesAndNeverShowsLessBusyTime() throws {
+        #expect(makeCalendar() == 201)
+        // Back to back: one period. Every other second for a day: 43,200 periods, coarsened.
+        #expect(send("PUT", "/dav/calendars/anna/work/tick.ics", Self.secondly("tick@test", every: "FREQ=SECONDLY;COUNT=3600")).status == 201)
+        let hour = send(
+            "REPORT", "/dav/calendars/anna/work/",
+            "<C:free-busy-query \(Self.calDAV)><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:free-busy-query>", headers: ["Depth": "1"])
+        #expect(hour.status == 200 && hour.text.contains("FREEBUSY;FBTYPE=BUSY:20261201T000000Z/20261201T010000Z"))
+        #expect(hour.text.components(separatedBy: "FREEBUSY;").count - 1 == 1)
+        #expect(send("DELETE", "/dav/calendars/anna/work/tick.ics", "").status == 204)
+        #expect(send("PUT", "/dav/calendars/anna/work/tock.ics", Self.secondly("tock@test", every: "FREQ=SECONDLY;INTERVAL=2")).status == 201)
+        let day = send(
+            "REPORT", "/dav/calendars/anna/work/",
+            "<C:free-busy-query \(Self.calDAV)><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:free-busy-query>", headers: ["Depth": "1"])
+        let periods = day.text.components(separatedBy: "FREEBUSY;").count - 1
+        #expect(day.status == 200 && periods >= 1 && periods <= 10_001)
+        // The first and last instants of busy time are still covered.
+        #expect(day.text.contains(":20261201T000000Z/"))
+    }
+}
