@@ -34,7 +34,7 @@ extension DatabaseEventStore {
     // MARK: Save
 
     @discardableResult
-    public func save(_ event: Event, span: Span) throws(StoreError) -> Event {
+    public func save(_ event: Event, span: Span, ifMatch: String?) throws(StoreError) -> Event {
         guard event.start != nil || event.component.name != ComponentType.event.rawValue else {
             throw StoreError(.invalidArgument, "an event needs a start")
         }
@@ -42,8 +42,12 @@ extension DatabaseEventStore {
             throw StoreError(.invalidArgument, "the event ends before it starts")
         }
         return try database.write { (connection) throws(StoreError) -> Event in
-            guard let identifier = event.localIdentifier else { return try create(event, connection) }
+            guard let identifier = event.localIdentifier else {
+                if ifMatch != nil { throw StoreError(.preconditionFailed, "a new event has no ETag to match (If-Match)") }
+                return try create(event, connection)
+            }
             let (object, row) = try locate(identifier, write: true, connection)
+            try StoreError.checkIfMatch(ifMatch, current: object.etag, resource: identifier)
             if let target = event.calendarIdentifier, target != row.calendar.id {
                 return try move(event, from: object, calendar: row, to: target, connection)
             }
@@ -150,12 +154,13 @@ extension DatabaseEventStore {
 
     // MARK: Remove
 
-    public func remove(_ event: Event, span: Span) throws(StoreError) {
+    public func remove(_ event: Event, span: Span, ifMatch: String?) throws(StoreError) {
         guard let identifier = event.localIdentifier else {
             throw StoreError(.notFound, "the event was never saved")
         }
         try database.write { (connection) throws(StoreError) in
             let (object, row) = try locate(identifier, write: true, connection)
+            try StoreError.checkIfMatch(ifMatch, current: object.etag, resource: identifier)
             var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
             var key: Int?
             if let occurrence = event.occurrenceID, editing.isRecurring {
@@ -180,32 +185,55 @@ extension DatabaseEventStore {
     public func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?)
         throws(StoreError) -> [EventOccurrence]
     {
-        let filter = EventFilter(title: title.map { .equals($0) }, componentTypes: Set(ComponentType.allCases))
-        return try database.write { (connection) throws(StoreError) -> [EventOccurrence] in
-            let row = try calendarRow(calendar, connection, write: true)
-            let zone = try viewerZone(timeZone, calendar: row)
-            var removed: [EventOccurrence] = []
-            for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
-                let inRange = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, connection)
-                let matching = inRange.filter { filter.matches($0.filterComponent) }
-                guard !matching.isEmpty else { continue }
-                removed += matching
-                guard let object = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(candidate.rowID)], objectRow) else {
-                    continue
-                }
-                // A whole object goes when every instance it has lies in the range and matches.
-                let wholeObjectInRange = candidate.lastEnd.map { candidate.firstStart >= range.start && $0 <= range.end } ?? false
-                if !candidate.recurring || (wholeObjectInRange && matching.count == inRange.count) {
-                    try deleteObject(object, calendar: row, connection)
-                    continue
-                }
-                var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
-                for occurrence in matching {
-                    if let id = occurrence.recurrenceID { editing.exclude(key: editing.key(of: id)) }
-                }
-                try write(editing.calendar, name: object.name, into: row, connection)
-            }
-            return Self.sortedByStart(removed)
+        try database.write { (connection) throws(StoreError) -> [EventOccurrence] in
+            try removeEvents(in: range, calendar: calendar, title: title, timeZone: timeZone, connection)
         }
+    }
+
+    public func replaceEvents(in range: TimeRange?, calendar: String, with events: [Event], timeZone: String?)
+        throws(StoreError) -> (removed: Int, added: [Event])
+    {
+        try database.write { (connection) throws(StoreError) -> (removed: Int, added: [Event]) in
+            let removed = try range.map { (range) throws(StoreError) in
+                try removeEvents(in: range, calendar: calendar, title: nil, timeZone: timeZone, connection).count
+            } ?? 0
+            var added: [Event] = []
+            for var event in events {
+                guard event.localIdentifier == nil else { throw StoreError(.invalidArgument, "replaceEvents adds new events only") }
+                event.calendarIdentifier = calendar
+                added.append(try create(event, connection))
+            }
+            return (removed, added)
+        }
+    }
+
+    func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?, _ connection: Connection)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        let filter = EventFilter(title: title.map { .equals($0) }, componentTypes: Set(ComponentType.allCases))
+        let row = try calendarRow(calendar, connection, write: true)
+        let zone = try viewerZone(timeZone, calendar: row)
+        var removed: [EventOccurrence] = []
+        for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
+            let inRange = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, connection)
+            let matching = inRange.filter { filter.matches($0.filterComponent) }
+            guard !matching.isEmpty else { continue }
+            removed += matching
+            guard let object = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(candidate.rowID)], objectRow) else {
+                continue
+            }
+            // A whole object goes when every instance it has lies in the range and matches.
+            let wholeObjectInRange = candidate.lastEnd.map { candidate.firstStart >= range.start && $0 <= range.end } ?? false
+            if !candidate.recurring || (wholeObjectInRange && matching.count == inRange.count) {
+                try deleteObject(object, calendar: row, connection)
+                continue
+            }
+            var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
+            for occurrence in matching {
+                if let id = occurrence.recurrenceID { editing.exclude(key: editing.key(of: id)) }
+            }
+            try write(editing.calendar, name: object.name, into: row, connection)
+        }
+        return Self.sortedByStart(removed)
     }
 }

@@ -172,13 +172,14 @@ extension DatabaseEventStore {
         return sequence
     }
 
-    public func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar {
+    public func updateCalendar(_ calendar: EventCalendar, ifMatch: String?) throws(StoreError) -> EventCalendar {
         try validate(calendar)
         return try database.write { (connection) throws(StoreError) -> EventCalendar in
             let row = try calendarRow(calendar.id, connection, write: true)
             guard row.ownerID == userID else {
                 throw StoreError(.forbidden, "only the owner changes a calendar's settings", resource: calendar.id)
             }
+            try StoreError.checkIfMatch(ifMatch, current: row.calendar.etag, resource: calendar.id)
             try connection.run(
                 """
                 UPDATE calendars SET title = ?, color = ?, description = ?, time_zone = ?, sort_order = ?, components = ?,
@@ -190,12 +191,13 @@ extension DatabaseEventStore {
         }
     }
 
-    public func deleteCalendar(withIdentifier identifier: String) throws(StoreError) {
+    public func deleteCalendar(withIdentifier identifier: String, ifMatch: String?) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let row = try calendarRow(identifier, connection, write: true)
             guard row.ownerID == userID else {
                 throw StoreError(.forbidden, "only the owner deletes a calendar", resource: identifier)
             }
+            try StoreError.checkIfMatch(ifMatch, current: row.calendar.etag, resource: identifier)
             try connection.run(
                 "DELETE FROM object_ranges WHERE id IN (SELECT id FROM objects WHERE calendar_id = ?)", [.integer(row.rowID)])
             try connection.run("DELETE FROM calendars WHERE id = ?", [.integer(row.rowID)])

@@ -25,10 +25,11 @@ public protocol EventStore: Sendable {
     func calendar(named name: String) throws(StoreError) -> EventCalendar
     /// Creates a calendar owned by the user; `name` is its URL segment (a new UUID when nil).
     func createCalendar(_ calendar: EventCalendar, name: String?) throws(StoreError) -> EventCalendar
-    /// Saves the caller-settable fields of a calendar.
-    func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar
-    /// Deletes a calendar and everything in it.
-    func deleteCalendar(withIdentifier identifier: String) throws(StoreError)
+    /// Saves the caller-settable fields of a calendar. With `ifMatch`, the calendar's
+    /// sync token (quoted, as its ETag) must still be that, checked inside the write.
+    func updateCalendar(_ calendar: EventCalendar, ifMatch: String?) throws(StoreError) -> EventCalendar
+    /// Deletes a calendar and everything in it; `ifMatch` as for ``updateCalendar(_:ifMatch:)``.
+    func deleteCalendar(withIdentifier identifier: String, ifMatch: String?) throws(StoreError)
     /// The user's calendar with this title (ignoring case), created when missing and
     /// `createIfMissing` is true; nil when missing and not created.
     func calendar(titled title: String, createIfMissing: Bool) throws(StoreError) -> EventCalendar?
@@ -48,18 +49,24 @@ public protocol EventStore: Sendable {
     func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
         throws(StoreError) -> [EventOccurrence]
     /// Saves an event: creates it when new, else changes it with `span` (see `Span`).
-    /// Returns the event as stored.
+    /// Returns the event as stored. With `ifMatch` (an ETag, a comma-separated list of
+    /// them, or `*`), the stored object must still have it when the write begins — checked
+    /// inside the write's transaction, so of racing writers with one ETag exactly one wins.
     @discardableResult
-    func save(_ event: Event, span: Span) throws(StoreError) -> Event
+    func save(_ event: Event, span: Span, ifMatch: String?) throws(StoreError) -> Event
     /// Removes an event with `span`: the whole event, one instance (EXDATE), or
-    /// this and later instances (UNTIL).
-    func remove(_ event: Event, span: Span) throws(StoreError)
+    /// this and later instances (UNTIL); `ifMatch` as for ``save(_:span:ifMatch:)``.
+    func remove(_ event: Event, span: Span, ifMatch: String?) throws(StoreError)
     /// Removes every occurrence of a calendar overlapping `range`, optionally only those
     /// titled `title` (ignoring case); a series loses only its instances in the range.
     /// Returns the occurrences removed.
     @discardableResult
     func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?)
         throws(StoreError) -> [EventOccurrence]
+    /// Removes the occurrences of a calendar in `range` (none when nil) and adds `events`
+    /// (new ones) to it, in one transaction: all of it happens, or none of it.
+    func replaceEvents(in range: TimeRange?, calendar: String, with events: [Event], timeZone: String?)
+        throws(StoreError) -> (removed: Int, added: [Event])
     /// The busy time of events in `range`: every instance that is neither transparent
     /// (TRANSP) nor cancelled, in no particular order. Cheaper than `events(in:)`, for
     /// free-slot searches over many events.
@@ -164,9 +171,18 @@ extension EventStore {
     }
 
     @discardableResult
-    public func save(_ event: Event) throws(StoreError) -> Event { try save(event, span: .thisEvent) }
+    public func save(_ event: Event) throws(StoreError) -> Event { try save(event, span: .thisEvent, ifMatch: nil) }
 
-    public func remove(_ event: Event) throws(StoreError) { try remove(event, span: .thisEvent) }
+    @discardableResult
+    public func save(_ event: Event, span: Span) throws(StoreError) -> Event { try save(event, span: span, ifMatch: nil) }
+
+    public func remove(_ event: Event, span: Span) throws(StoreError) { try remove(event, span: span, ifMatch: nil) }
+
+    public func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar { try updateCalendar(calendar, ifMatch: nil) }
+
+    public func deleteCalendar(withIdentifier identifier: String) throws(StoreError) { try deleteCalendar(withIdentifier: identifier, ifMatch: nil) }
+
+    public func remove(_ event: Event) throws(StoreError) { try remove(event, span: .thisEvent, ifMatch: nil) }
 
     public func createCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar {
         try createCalendar(calendar, name: nil)

@@ -78,3 +78,18 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         return text + " [\(code.rawValue)]"
     }
 }
+
+extension StoreError {
+    /// Throws `preconditionFailed` unless `ifMatch` (an HTTP `If-Match` value: `*`, or
+    /// one or more quoted ETags separated by commas) matches `current`. Nil matches anything.
+    static func checkIfMatch(_ ifMatch: String?, current: String, resource: String) throws(StoreError) {
+        func trimmed(_ text: Substring) -> Substring {
+            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            let start = text.drop(while: blank)
+            return start[..<(start.lastIndex { !blank($0) }.map(start.index(after:)) ?? start.startIndex)]
+        }
+        guard let ifMatch, trimmed(ifMatch[...]) != "*" else { return }
+        guard !ifMatch.split(separator: ",").contains(where: { trimmed($0) == current }) else { return }
+        throw StoreError(.preconditionFailed, "it has changed: its ETag is \(current), not \(ifMatch)", resource: resource)
+    }
+}

@@ -67,16 +67,22 @@ public struct Property: Sendable, Hashable {
     var storage: ValueStorage
 
     /// The value as iCalendar text (escaped where its type escapes).
+    ///
+    /// A raw value can never hold a line break: a CR or LF set here is stored as the
+    /// TEXT escape `\n`, so no caller can start a content line of its own (a URL ending
+    /// in `\r\nRRULE:…` stays one property). Callers that must refuse such values say
+    /// so first (``ValueCharacters``).
     public var value: String {
         get { storage.string }
-        set { storage = .string(newValue) }
+        set { storage = .string(ValueCharacters.withoutLineBreaks(newValue)) }
     }
 
-    /// Creates a property from its raw iCalendar value; `name` is upper-cased.
+    /// Creates a property from its raw iCalendar value; `name` is upper-cased. A line
+    /// break in `value` is stored as `\n` (see ``value``).
     public init(name: String, parameters: [Parameter] = [], value: String) {
         self.name = name.uppercased()
         self.parameters = parameters
-        self.storage = .string(value)
+        self.storage = .string(ValueCharacters.withoutLineBreaks(value))
     }
 
     init(uncheckedName name: String, parameters: [Parameter], value: String) {

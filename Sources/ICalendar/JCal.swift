@@ -256,6 +256,10 @@ public enum JCal {
         return Property(uncheckedName: name, parameters: parameters, value: texts.joined(separator: ","))
     }
 
+    static func controlMessage(_ scalar: Unicode.Scalar) -> String {
+        "a value holds the control character \(ValueCharacters.name(of: scalar))"
+    }
+
     static func number(_ value: JSONValue) -> Double? {
         switch value {
         case .integer(let integer): Double(integer)
@@ -268,9 +272,14 @@ public enum JCal {
         _ value: JSONValue, type: ValueType, fail: (String) -> ICalendarError
     ) throws(ICalendarError) -> String {
         switch (type, value) {
-        case (.text, .string(let text)): return TextEscaping.escape(text)
+        case (.text, .string(let text)):
+            // TEXT escapes line breaks; no other control character has a form in iCalendar.
+            if let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: true) { throw fail(controlMessage(scalar)) }
+            return TextEscaping.escape(text)
         case (.binary, .string(let text)), (.uri, .string(let text)), (.calAddress, .string(let text)),
             (.unknown, .string(let text)), (.duration, .string(let text)):
+            // Written as they are, so they may hold no control character at all (a line break would start a line).
+            if let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: false) { throw fail(controlMessage(scalar)) }
             return text
         case (.date, .string(let text)), (.dateTime, .string(let text)):
             guard let converted = dateTimeText(text, type: type) else { throw fail("\"\(text)\" is not a jCal \(type.rawValue.lowercased())") }

@@ -144,3 +144,44 @@ public enum TextEscaping {
         return String(decoding: output, as: UTF8.self)
     }
 }
+
+/// Which characters a value may carry into iCalendar bytes (RFC 5545 §3.1: a content
+/// line holds no control character but HTAB), for the writers that build values from
+/// what people and programs send.
+public enum ValueCharacters {
+    /// The first character of `text` that no value may hold: a control character
+    /// (U+0000–U+001F but HTAB, and U+007F). With `allowingLineBreaks`, CR and LF pass
+    /// too: TEXT escapes them as `\n`.
+    public static func forbidden(in text: String, allowingLineBreaks: Bool) -> Unicode.Scalar? {
+        text.unicodeScalars.first { scalar in
+            let value = scalar.value
+            guard value < 0x20 || value == 0x7F else { return false }
+            if value == 0x09 { return false }
+            return !(allowingLineBreaks && (value == 0x0A || value == 0x0D))
+        }
+    }
+
+    /// `U+000A`: how a message names a character.
+    public static func name(of scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// `text` with each line break (CRLF, CR or LF) written as the TEXT escape `\n`.
+    public static func withoutLineBreaks(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 8)
+        var previousWasCR = false
+        for byte in text.utf8 {
+            switch byte {
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0A where previousWasCR: break
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            default: bytes.append(byte)
+            }
+            previousWasCR = byte == 0x0D
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -79,7 +79,7 @@ enum APIModel {
         ])
     }
 
-    static func etag(_ calendar: EventCalendar) -> String { "\"" + calendar.syncToken.description + "\"" }
+    static func etag(_ calendar: EventCalendar) -> String { calendar.etag }
 
     static let calendarFields: Set<String> = ["title", "color", "description", "timeZone", "order", "componentTypes"]
 
@@ -194,7 +194,8 @@ enum APIModel {
         }
         for key in ["title", "notes", "location", "url"] {
             guard let value = body[key] else { continue }
-            let text = try optionalString(value, key)
+            // TEXT members escape line breaks; a URL is written as it is, so it may hold none.
+            let text = try optionalString(value, key).map { (text) throws(APIProblem) in try checked(text, key, allowingLineBreaks: key != "url") }
             switch key {
             case "title": event.title = text
             case "notes": event.notes = text
@@ -204,7 +205,7 @@ enum APIModel {
         }
         if let uid = body["uid"], event.localIdentifier == nil {
             guard case .string(let text) = uid, !text.isEmpty else { throw wrongType("uid", "a non-empty string") }
-            event.component.setProperty(Property(name: "UID", value: text))
+            event.component.setProperty(Property(name: "UID", value: try checked(text, "uid", allowingLineBreaks: false)))
         }
         // Times: start, then end or duration; timeZone applies to wall-clock times.
         let retime = body["start"] != nil || body["timeZone"] != nil
@@ -232,7 +233,7 @@ enum APIModel {
         }
         if let value = body["rrule"] {
             event.component.removeProperties(named: "RRULE")
-            if let text = try optionalString(value, "rrule") {
+            if let text = try optionalString(value, "rrule").map({ (text) throws(APIProblem) in try checked(text, "rrule", allowingLineBreaks: false) }) {
                 let rule = text.hasPrefix("RRULE:") ? String(text.dropFirst(6)) : text
                 guard (try? RecurrenceRule(parsing: rule, strict: true)) != nil else {
                     throw APIProblem(.invalidField, "rrule is not a valid RFC 5545 rule: \(rule)", fields: ["rrule"])
@@ -271,7 +272,7 @@ enum APIModel {
             var categories: [String] = []
             for item in items {
                 guard case .string(let text) = item else { throw wrongType("categories", "an array of strings") }
-                categories.append(text)
+                categories.append(try checked(text, "categories", allowingLineBreaks: false))
             }
             event.categories = categories
         }
@@ -332,6 +333,15 @@ enum APIModel {
         case .string(let text): text
         default: throw wrongType(key, "a string or null")
         }
+    }
+
+    /// `text`, or 400 naming `field` when it holds a character no iCalendar value may
+    /// carry (a control character; with `allowingLineBreaks`, CR and LF are allowed:
+    /// TEXT escapes them).
+    static func checked(_ text: String, _ field: String, allowingLineBreaks: Bool) throws(APIProblem) -> String {
+        guard let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: allowingLineBreaks) else { return text }
+        throw APIProblem(
+            .invalidField, "\(field) holds the control character \(ValueCharacters.name(of: scalar)), which iCalendar cannot store", fields: [field])
     }
 
     static func wrongType(_ key: String, _ expected: String) -> APIProblem {

@@ -244,15 +244,15 @@ extension APIContext {
         }
         let calendar = try attempt { () throws(StoreError) in try store.calendar(titled: title, createIfMissing: true) }
         guard let calendar else { throw APIProblem(.notFound, "no calendar \(title)") }
-        var removed = 0
-        if let replaced {
-            removed = try attempt { () throws(StoreError) in try store.removeEvents(in: replaced, calendar: calendar.id, title: nil, timeZone: "UTC") }.count
-        }
-        for block in blocks {
+        let events = blocks.map { block in
             var event = Event(title: "Busy", start: block.start, end: block.end, calendarIdentifier: calendar.id)
             event.availability = .busy
-            _ = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
+            return event
         }
-        return json(.object([("calendarId", .string(calendar.id)), ("imported", .integer(blocks.count)), ("removed", .integer(removed))]))
+        // The old blocks go and the new ones come in one transaction: a failure changes nothing.
+        let (removed, added) = try attempt { () throws(StoreError) in
+            try store.replaceEvents(in: replaced, calendar: calendar.id, with: events, timeZone: "UTC")
+        }
+        return json(.object([("calendarId", .string(calendar.id)), ("imported", .integer(added.count)), ("removed", .integer(removed))]))
     }
 }

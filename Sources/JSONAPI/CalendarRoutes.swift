@@ -37,15 +37,12 @@ extension APIContext {
             try requireWrite()
             let body = try body(allowing: APIModel.calendarFields)
             var calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
-            try checkIfMatch(APIModel.etag(calendar))
             try APIModel.apply(body, to: &calendar)
-            let updated = try attempt { () throws(StoreError) in try store.updateCalendar(calendar) }
+            let updated = try attempt { () throws(StoreError) in try store.updateCalendar(calendar, ifMatch: ifMatch) }
             return json(APIModel.json(updated), etag: APIModel.etag(updated))
         case "DELETE":
             try requireWrite()
-            let calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
-            try checkIfMatch(APIModel.etag(calendar))
-            try attempt { () throws(StoreError) in try store.deleteCalendar(withIdentifier: identifier) }
+            try attempt { () throws(StoreError) in try store.deleteCalendar(withIdentifier: identifier, ifMatch: ifMatch) }
             return HTTPResponse(status: 204)
         default: throw methodNotAllowed(["GET", "PATCH", "DELETE"])
         }
@@ -69,10 +66,6 @@ extension APIContext {
         return response
     }
 
-    /// `If-Match` against the current ETag, when the request has one.
-    func checkIfMatch(_ etag: String) throws(APIProblem) {
-        guard let ifMatch = request.headers["If-Match"]?.trimmingCharacters(in: .whitespaces), ifMatch != "*" else { return }
-        let tags = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        if !tags.contains(etag) { throw APIProblem(.preconditionFailed, "it has changed: its ETag is \(etag), not \(ifMatch)") }
-    }
+    /// The request's `If-Match`, which the store checks inside the write's transaction.
+    var ifMatch: String? { request.headers["If-Match"] }
 }

@@ -85,7 +85,6 @@ extension APIContext {
             return json(APIModel.json(stored), etag: stored.etag)
         case "PUT", "PATCH":
             try requireWrite()
-            try checkIfMatch(stored.etag ?? "")
             var body = try body(allowing: APIModel.eventFields)
             var event = stored
             if method == "PUT" {
@@ -100,12 +99,11 @@ extension APIContext {
                 event.calendarIdentifier = calendar
             }
             try APIModel.apply(body, to: &event)
-            let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
+            let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch) }
             return json(APIModel.json(saved), etag: saved.etag)
         case "DELETE":
             try requireWrite()
-            try checkIfMatch(stored.etag ?? "")
-            try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents) }
+            try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents, ifMatch: ifMatch) }
             return HTTPResponse(status: 204)
         default: throw methodNotAllowed(["GET", "PUT", "PATCH", "DELETE"])
         }
@@ -151,16 +149,14 @@ extension APIContext {
             return json(APIModel.json(occurrence), etag: occurrence.etag)
         case "PATCH":
             try requireWrite()
-            try checkIfMatch(occurrence.etag)
             let body = try body(allowing: APIModel.eventFields.subtracting(["calendarId", "uid", "rrule", "jcal"]))
             var event = occurrence.event
             try APIModel.apply(body, to: &event)
-            let saved = try attempt { () throws(StoreError) in try store.save(event, span: span) }
+            let saved = try attempt { () throws(StoreError) in try store.save(event, span: span, ifMatch: ifMatch) }
             return json(APIModel.json(saved), etag: saved.etag)
         case "DELETE":
             try requireWrite()
-            try checkIfMatch(occurrence.etag)
-            try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span) }
+            try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span, ifMatch: ifMatch) }
             return HTTPResponse(status: 204)
         default: throw methodNotAllowed(["GET", "PATCH", "DELETE"])
         }

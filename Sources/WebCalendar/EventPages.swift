@@ -198,6 +198,11 @@ extension WebContext {
             html("Event", eventForm(fields, view: view, conflicts: [], error: message), status: 400)
         }
         guard let title = fields["title"], !title.isEmpty else { return refuse("The event needs a title.") }
+        for (field, label) in [("title", "title"), ("location", "location"), ("notes", "notes")] {
+            if let scalar = fields[field].flatMap({ ValueCharacters.forbidden(in: $0, allowingLineBreaks: true) }) {
+                return refuse("The \(label) holds the control character \(ValueCharacters.name(of: scalar)), which a calendar cannot store.")
+            }
+        }
         guard let startDate = Self.date(fields["startDate"] ?? ""), let endDate = Self.date(fields["endDate"] ?? "") else {
             return refuse("Start and end dates are YYYY-MM-DD.")
         }

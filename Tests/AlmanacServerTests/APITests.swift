@@ -47,7 +47,28 @@ import Testing
         let response = server.respond(
             to: HTTPRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil, headers: all, body: Array((body ?? "").utf8)))
         let text = String(decoding: response.body, as: UTF8.self)
+        if method != "GET" { expectStoredObjectsParse(after: "\(method) \(target)") }
         return Answer(status: response.status, headers: response.headers, json: (try? JSONValue(parsing: response.body)) ?? .null, text: text)
+    }
+
+    /// After every write of the suite: each stored object still parses strictly, with one
+    /// UID, so nothing a request sent could add a line of its own.
+    func expectStoredObjectsParse(after request: String) {
+        do {
+            for user in ["anna", "bob"] {
+                let store = try backend.eventStore(for: user)
+                for calendar in try store.calendars() {
+                    for info in try store.resources(calendar: calendar.id) {
+                        let data = try store.resource(named: info.name, calendar: calendar.id).data
+                        let root = try ICalendarParser.parse(data).components[0]
+                        let uids = Set(root.components.filter { $0.name != "VTIMEZONE" }.compactMap { $0.property("UID")?.value })
+                        #expect(uids.count == 1, "after \(request): \(info.name) has UIDs \(uids)")
+                    }
+                }
+            }
+        } catch {
+            Issue.record("after \(request), a stored object does not parse: \(error)")
+        }
     }
 
     func makeCalendar(_ title: String = "Trainings", zone: String = "Europe/Berlin", color: String = "#FF0000") throws -> String {

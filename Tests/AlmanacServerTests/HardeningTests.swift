@@ -1,4 +1,6 @@
 import CalendarStore
+import Foundation
+import Synchronization
 import HTTPServer
 import ICalendar
 import JSONAPI
@@ -95,5 +97,54 @@ extension APITests {
         #expect(send("Bearer " + tokens[.read]!) == 200)
         // The success cleared the address's record: the next wrong token is a plain 401 again.
         #expect(send("Bearer alm_0000000000000000_wrongwrongwrongwrongwrongwrong") == 401)
+    }
+}
+
+extension APITests {
+    @Test func valuesCannotCarryALineOfTheirOwnIntoStoredICalendar() throws {
+        let id = try makeCalendar()
+        let before = try snapshot()
+        // A URL, a UID, an RRULE or a category with a line break is refused, naming the member.
+        for (field, value) in [("url", #""https://x\r\nRRULE:FREQ=DAILY""#), ("uid", #""a\r\nRRULE:FREQ=DAILY""#), ("categories", #"["a\nb"]"#),
+            ("rrule", #""FREQ=DAILY\r\nEXDATE:20261201""#), ("title", #""nul \u0000 here""#), ("notes", #""bell \u0007""#)]
+        {
+            let answer = call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "start": "2026-12-01T09:00:00Z", "\#(field)": \#(value)}"#)
+            #expect(answer.status == 400 && answer.text.contains(field) && answer.text.contains("control character"), "\(field): \(answer.text)")
+        }
+        // jCal values are checked as they are read.
+        let jcal = #"["vevent", [["uid", {}, "text", "j@x"], ["dtstart", {}, "date-time", "2026-12-01T09:00:00Z"], ["url", {}, "uri", "https://x\r\nRRULE:FREQ=DAILY"]], []]"#
+        #expect(call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "jcal": \#(jcal)}"#).status == 400)
+        #expect(try snapshot() == before)
+        // TEXT members keep their line breaks, escaped: the notes come back as sent.
+        let created = call(
+            "POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "Two\r\nlines", "notes": "a\nRRULE:FREQ=DAILY", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#)
+        #expect(created.status == 201 && created["notes"]?.stringValue == "a\nRRULE:FREQ=DAILY" && created["rrule"] == .null)
+    }
+}
+
+extension APITests {
+    @Test func ofTwentyRacingPatchesWithOneETagExactlyOneWins() throws {
+        let id = try makeCalendar()
+        let created = call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "Start", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#)
+        let event = try #require(created["id"]?.stringValue)
+        let etag = try #require(created.headers["ETag"])
+        let statuses = Mutex<[Int]>([])
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for writer in 0..<20 {
+            done.enter()
+            Thread {
+                gate.wait()
+                let headers: HTTPHeaders = ["Authorization": "Bearer " + tokens[.readWrite]!, "Content-Type": "application/json", "If-Match": etag]
+                let response = server.respond(
+                    to: HTTPRequest(method: "PATCH", path: "/api/v1/events/" + event, headers: headers, body: Array(#"{"title": "Writer \#(writer)"}"#.utf8)))
+                statuses.withLock { $0.append(response.status) }
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<20 { gate.signal() }
+        done.wait()
+        let all = statuses.withLock { $0 }.sorted()
+        #expect(all == [200] + Array(repeating: 412, count: 19))
     }
 }

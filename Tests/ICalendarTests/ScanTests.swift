@@ -105,3 +105,24 @@ import Testing
         #expect(ICalendarParser.check(aliased).errors.map(\.code).contains(.mismatchedEnd))
     }
 }
+
+/// Bytes written are bytes meant: a raw value set by any caller cannot start a content line.
+@Suite struct LineBreakTests {
+    @Test(arguments: ["https://x\r\nRRULE:FREQ=DAILY", "https://x\nRRULE:FREQ=DAILY", "https://x\rRRULE:FREQ=DAILY"])
+    func aRawValueWithALineBreakStaysOneProperty(_ value: String) throws {
+        var event = Component(name: "VEVENT", properties: [Property(name: "UID", value: "u"), Property(name: "DTSTAMP", value: "20261201T000000Z"), Property(name: "DTSTART", value: "20261201T090000Z"), Property(name: "URL", value: value)])
+        event.properties[3].value = value
+        let calendar = Component(name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//T//EN")], components: [event])
+        let parsed = try ICalendarParser.parse(calendar.serialized()).components[0].components[0]
+        #expect(parsed.properties.map(\.name) == ["UID", "DTSTAMP", "DTSTART", "URL"])
+        #expect(parsed.property("URL")?.value == "https://x\\nRRULE:FREQ=DAILY")
+    }
+
+    @Test func controlCharactersAreNamed() {
+        #expect(ValueCharacters.forbidden(in: "tab\tok", allowingLineBreaks: false) == nil)
+        #expect(ValueCharacters.forbidden(in: "line\nbreak", allowingLineBreaks: true) == nil)
+        #expect(ValueCharacters.forbidden(in: "line\nbreak", allowingLineBreaks: false) == "\n")
+        #expect(ValueCharacters.forbidden(in: "del\u{7F}", allowingLineBreaks: true) == "\u{7F}")
+        #expect(ValueCharacters.name(of: "\u{7}") == "U+0007")
+    }
+}

@@ -14,6 +14,12 @@ enum EventCommands {
             flags: ["--all-day"], command: "add")
         guard options.operands.isEmpty else { throw .usage("'add' takes no operands (did you mean --title?)") }
         let title = try options.required("--title", command: "add")
+        // TEXT escapes line breaks; a URL is written as it is and may hold no control character.
+        for option in ["--title", "--location", "--notes", "--url"] {
+            if let scalar = options[option].flatMap({ ValueCharacters.forbidden(in: $0, allowingLineBreaks: option != "--url") }) {
+                throw .usage("\(option) holds the control character \(ValueCharacters.name(of: scalar)), which iCalendar cannot store")
+            }
+        }
         let startText = try options.required("--start", command: "add")
         let calendarTitle = try options.required("--calendar", command: "add")
         if options["--end"] != nil && options["--duration"] != nil { throw .usage("give --end or --duration, not both") }

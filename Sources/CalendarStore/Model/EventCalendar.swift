@@ -41,6 +41,10 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
     public internal(set) var ctag: String
     /// The token that `changes(since:)` accepts to list what changed after now.
     public internal(set) var syncToken: SyncToken
+
+    /// The calendar's ETag for the JSON API: its sync token, quoted (it changes with
+    /// every change in the calendar).
+    public var etag: String { "\"" + syncToken.description + "\"" }
     /// The secret of the calendar's subscription feed (`/feeds/<token>.ics`), if it has one.
     public internal(set) var feedToken: String?
 
