@@ -125,7 +125,15 @@ enum DAVError {
         case .invalidArgument: return response(status: 400, error.message)
         case .alreadyExists:
             return response(status: 405, error.message, precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
-        case .database: return response(status: 503, "the store is unavailable: \(error.message)")
+        case .database:
+            error.logDetails()
+            var answer = response(status: 503, error.clientMessage)
+            answer.headers.set("Retry-After", "5")
+            return answer
+        case .insufficientStorage:
+            // RFC 4918 §9.7.1: 507 for a PUT the server has no room for.
+            error.logDetails()
+            return response(status: 507, error.message, precondition: PropertyName(DAVNamespace.dav, "quota-not-exceeded"))
         }
     }
 }

@@ -1,5 +1,13 @@
 import ICalendar
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Why a store operation failed: what kind of failure, a sentence for people,
 /// and the context that helps a caller map it (the resource, the SQL, the
 /// iCalendar diagnostic).
@@ -33,6 +41,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The database or the file system failed, or PostgreSQL is unreachable (HTTP 503);
         /// `sqliteCode` or `sqlState`, and `sql`, say where.
         case database
+        /// The write would pass the user's quota, or the disk is full (HTTP 507). Nothing
+        /// was written; reads go on working, and writes work again once there is room.
+        case insufficientStorage
     }
 
     public var code: Code
@@ -91,5 +102,27 @@ extension StoreError {
         guard let ifMatch, trimmed(ifMatch[...]) != "*" else { return }
         guard !ifMatch.split(separator: ",").contains(where: { trimmed($0) == current }) else { return }
         throw StoreError(.preconditionFailed, "it has changed: its ETag is \(current), not \(ifMatch)", resource: resource)
+    }
+}
+
+extension StoreError {
+    /// What a client is told: the message, except for a `database` failure, where it is
+    /// what to do rather than the database's own words (those are for the server's log,
+    /// see ``logDetails()``).
+    public var clientMessage: String {
+        guard code == .database else { return message }
+        return "the store could not complete the request and nothing was changed; try again shortly (if it goes on, the server's log says why)"
+    }
+
+    /// Writes a `database` failure's own words, and its statement, to standard error,
+    /// where the operator reads them; other errors are the client's and are not logged.
+    public func logDetails() {
+        guard code == .database || code == .insufficientStorage else { return }
+        var line = "almanac: store error: \(message)"
+        if let sqliteCode { line += " (SQLite \(sqliteCode))" }
+        if let sqlState { line += " (SQLSTATE \(sqlState))" }
+        if let sql { line += " in: \(sql.prefix(200))" }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 }

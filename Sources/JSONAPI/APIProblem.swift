@@ -24,6 +24,7 @@ struct APIProblem: Error {
         case invalidCalendarData = "invalid-calendar-data"
         case unsupportedComponent = "unsupported-component"
         case unavailable
+        case insufficientStorage = "insufficient-storage"
 
         var status: Int {
             switch self {
@@ -39,6 +40,7 @@ struct APIProblem: Error {
             case .conflict, .alreadyExists: 409
             case .invalidCalendarData, .unsupportedComponent: 422
             case .unavailable: 503
+            case .insufficientStorage: 507
             }
         }
 
@@ -62,6 +64,7 @@ struct APIProblem: Error {
             case .invalidCalendarData: "The calendar data is not valid"
             case .unsupportedComponent: "The calendar does not take this component"
             case .unavailable: "The store is unavailable"
+            case .insufficientStorage: "There is no room for this"
             }
         }
 
@@ -96,7 +99,12 @@ struct APIProblem: Error {
         case .invalidCalendarData: self.init(.invalidCalendarData, error.message)
         case .unsupportedComponent: self.init(.unsupportedComponent, error.message)
         case .invalidSyncToken, .invalidArgument: self.init(.invalidField, error.message)
-        case .database: self.init(.unavailable, error.message)
+        case .database:
+            error.logDetails()
+            self.init(.unavailable, error.clientMessage)
+        case .insufficientStorage:
+            error.logDetails()
+            self.init(.insufficientStorage, error.message)
         }
     }
 

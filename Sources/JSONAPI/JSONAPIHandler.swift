@@ -243,8 +243,11 @@ struct APIContext {
     /// unknown ones otherwise.
     func body(allowing allowed: Set<String>) throws(APIProblem) -> [String: JSONValue] {
         guard !request.body.isEmpty else { throw APIProblem(.invalidBody, "the request needs a JSON object body") }
-        if let type = request.headers["Content-Type"]?.lowercased(), !type.hasPrefix("application/json"), !type.hasPrefix("application/merge-patch+json") {
-            throw APIProblem(.unsupportedMediaType, "the body must be application/json, not \(type)")
+        // A JSON body says so: a form post from another site's page (text/plain, no
+        // preflight) is never read as one.
+        let type = request.headers["Content-Type"]?.lowercased() ?? ""
+        guard type.hasPrefix("application/json") || type.hasPrefix("application/merge-patch+json") else {
+            throw APIProblem(.unsupportedMediaType, type.isEmpty ? "the body needs Content-Type: application/json" : "the body must be application/json, not \(type)")
         }
         let value: JSONValue
         do {

@@ -63,7 +63,9 @@ public struct WebCalendar: Sendable {
         // Scripts only from this server, and inline only with this page's nonce.
         response.headers.set(
             "Content-Security-Policy",
-            "default-src 'self'; script-src 'self' 'nonce-\(nonce)'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'")
+            "default-src 'self'; script-src 'self' 'nonce-\(nonce)'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+        // No other site may frame the pages (clickjacking), for browsers without CSP 3 too.
+        response.headers.set("X-Frame-Options", "DENY")
         response.headers.set("X-Content-Type-Options", "nosniff")
         response.headers.set("Referrer-Policy", "same-origin")
         return response
@@ -102,7 +104,12 @@ struct WebFailure: Error {
         switch error.code {
         case .notFound: self.init(404, error.message)
         case .forbidden: self.init(403, error.message)
-        case .database: self.init(503, error.message)
+        case .database:
+            error.logDetails()
+            self.init(503, error.clientMessage)
+        case .insufficientStorage:
+            error.logDetails()
+            self.init(507, error.message)
         default: self.init(400, error.message)
         }
     }

@@ -64,6 +64,14 @@ struct WebContext {
     }
 
     func signIn() throws(WebFailure) -> HTTPResponse {
+        // Login CSRF: a browser names the page a form was sent from; only this server's own
+        // sign-in page may sign a visitor in (clients that send no Origin are not browsers).
+        if let origin = request.headers["Origin"] {
+            let host = request.headers["Host"] ?? ""
+            guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
+                throw WebFailure(403, "Sign in from this server's own page.")
+            }
+        }
         let fields = form()
         let user = fields["user"] ?? ""
         switch calendar.verifyPassword(user, fields["password"] ?? "", request.remoteAddress) {

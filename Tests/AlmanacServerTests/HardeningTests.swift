@@ -148,3 +148,28 @@ extension APITests {
         #expect(all == [200] + Array(repeating: 412, count: 19))
     }
 }
+
+extension APITests {
+    @Test(arguments: [nil, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])
+    func aJSONBodyWithoutItsContentTypeIs415(_ type: String?) throws {
+        let id = try makeCalendar()
+        var headers: HTTPHeaders = ["Authorization": "Bearer " + tokens[.readWrite]!]
+        if let type { headers.set("Content-Type", type) }
+        let body = #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z"}"#
+        let response = server.respond(to: HTTPRequest(method: "POST", path: "/api/v1/events", headers: headers, body: Array(body.utf8)))
+        #expect(response.status == 415)
+        #expect(try snapshot().count == 1)  // the calendar alone
+    }
+}
+
+extension WebTests {
+    @Test func signingInFromAnotherSitesPageIsRefused() throws {
+        let form = [("user", "anna"), ("password", "correct horse")]
+        let foreign = send("POST", "/login", form: form, headers: ["Origin": "https://evil.example", "Host": "calendar.example"])
+        #expect(foreign.status == 403 && foreign.headers["Set-Cookie"] == nil)
+        let own = send("POST", "/login", form: form, headers: ["Origin": "http://calendar.example", "Host": "calendar.example"])
+        #expect(own.status == 303)
+        let page = send("GET", "/")
+        #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true && page.headers["X-Frame-Options"] == "DENY")
+    }
+}

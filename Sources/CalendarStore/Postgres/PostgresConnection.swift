@@ -130,6 +130,8 @@ final class PostgresConnection: SQLConnection {
         }
         let state = result.flatMap { clibpq_sqlstate($0) }.map { String(cString: $0) }
         let message = result.flatMap { clibpq_message($0) }.map { String(cString: $0) } ?? Self.trimmed(String(cString: PQerrorMessage(handle)))
+        // Class 53: insufficient resources (53100 disk_full, 53200 out of memory, 53300 too many connections).
+        if state == "53100" { throw StoreError(.insufficientStorage, "the database server's disk is full; nothing was written", sqlState: state, sql: sql) }
         throw StoreError(.database, message, sqlState: state, sql: sql)
     }
 

@@ -1,5 +1,13 @@
 import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One open SQLite database handle with its prepared statements, cached by SQL text.
 ///
 /// A connection is used by one thread at a time: the store hands it out from a
@@ -31,7 +39,14 @@ final class SQLiteConnection: SQLConnection {
     }
 
     func error(_ status: Int32, sql: String?) -> StoreError {
-        StoreError(.database, String(cString: sqlite3_errmsg(handle)), sqliteCode: status, sql: sql)
+        // A full disk shows as SQLITE_FULL, or as an I/O error whose errno is ENOSPC.
+        let full = status & 0xFF == SQLITE_FULL || (status & 0xFF == SQLITE_IOERR && sqlite3_system_errno(handle) == ENOSPC)
+        if full {
+            return StoreError(
+                .insufficientStorage, "the disk holding the store is full; nothing was written (\(String(cString: sqlite3_errmsg(handle))))",
+                sqliteCode: status, sql: sql)
+        }
+        return StoreError(.database, String(cString: sqlite3_errmsg(handle)), sqliteCode: status, sql: sql)
     }
 
     /// Runs one or more statements without parameters (schema, pragmas).
@@ -39,9 +54,8 @@ final class SQLiteConnection: SQLConnection {
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &message)
         if status != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? "error \(status)"
             sqlite3_free(message)
-            throw StoreError(.database, text, sqliteCode: status, sql: sql)
+            throw error(status, sql: sql)
         }
     }
 
