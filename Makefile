@@ -31,6 +31,7 @@ test-steps:
 	python3 Tests/Differential/check_rfc_examples.py
 	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
+	python3 Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
 	python3 Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
 	python3 Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
 	python3 Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st

@@ -19,7 +19,7 @@ public enum Almanac {
         Server:
           serve [--host A] [--port N] [--data DIR | --database URL] …
                                             run the calendar server (see serve --help)
-          user add NAME [--generate] | user passwd NAME [--generate]
+          user add NAME [--generate] | user passwd NAME [--generate] [--revoke-tokens]
           user list | user remove NAME      accounts that sign in to the server
                                             (the password comes from standard input,
                                             or a prompt on a terminal)

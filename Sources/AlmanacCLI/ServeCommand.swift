@@ -16,6 +16,8 @@ enum ServeCommand {
     static let help = """
         Usage: almanac serve [--host ADDRESS] [--port N] [--data DIR | --database URL]
                              [--threads N] [--max-body BYTES] [--timeout SECONDS]
+                             [--max-connections N] [--max-connections-per-address N]
+                             [--trusted-proxy ADDRESS[,ADDRESS...]]
                              [--quiet] [--cors-origin ORIGIN]...
 
           --host ADDRESS     an IPv4 or IPv6 address to listen on (default 127.0.0.1;
@@ -29,6 +31,12 @@ enum ServeCommand {
           --threads N        worker threads (default: one per core)
           --max-body BYTES   the largest request body (default 16 MiB; larger gets 413)
           --timeout SECONDS  how long an idle connection stays open (default 60)
+          --max-connections N  connections served at once (default 1024)
+          --max-connections-per-address N  connections one client address may hold
+                             (default 128; 0 for no limit; default 0 with --trusted-proxy)
+          --trusted-proxy ADDRESS[,ADDRESS...]  reverse proxies whose X-Forwarded-For
+                             names the client (otherwise the header is ignored);
+                             repeatable; also $ALMANAC_TRUSTED_PROXIES
           --quiet            no access log (otherwise one line per request on stderr)
           --cors-origin ORIGIN  a web origin (https://app.example.com) whose pages may
                              call the JSON API from a browser; repeat for more (none
@@ -43,8 +51,11 @@ enum ServeCommand {
             return 0
         }
         let options = try Options(
-            arguments, valued: ["--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin"], flags: ["--quiet"],
-            command: "serve")
+            arguments,
+            valued: [
+                "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin", "--max-connections",
+                "--max-connections-per-address", "--trusted-proxy",
+            ], flags: ["--quiet"], command: "serve")
         let origins = options.all("--cors-origin")
         for origin in origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
             throw .usage("--cors-origin is a scheme and host such as https://app.example.com, not \(origin)")
@@ -55,11 +66,19 @@ enum ServeCommand {
             guard let value = Int(text), range.contains(value) else { throw .usage("\(name) must be a number in \(range)") }
             return value
         }
-        let defaults = ServerConfiguration()
+        // Proxies by address literal: the option (repeatable, comma-separated), else the environment.
+        let proxyText = options.all("--trusted-proxy").isEmpty ? (io.environment["ALMANAC_TRUSTED_PROXIES"].map { [$0] } ?? []) : options.all("--trusted-proxy")
+        let proxies = Set(proxyText.flatMap { $0.split(separator: ",") }.map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty })
+        for proxy in proxies where !ServeCommand.isAddressLiteral(proxy) {
+            throw .usage("--trusted-proxy takes IPv4 or IPv6 addresses (such as 127.0.0.1), not \(proxy)")
+        }
+        let defaults = ServerConfiguration(trustedProxies: proxies)
         let configuration = ServerConfiguration(
             host: options["--host"] ?? "127.0.0.1", port: UInt16(try number("--port", 8080, range: 0...65_535)),
             threads: try number("--threads", defaults.threads, range: 1...256), maxBodySize: try number("--max-body", defaults.maxBodySize, range: 1_024...(1 << 30)),
-            connectionTimeout: try number("--timeout", 60, range: 1...3_600), accessLog: !options.has("--quiet"))
+            connectionTimeout: try number("--timeout", 60, range: 1...3_600), connectionLimit: try number("--max-connections", defaults.connectionLimit, range: 1...65_536),
+            connectionsPerAddress: try number("--max-connections-per-address", defaults.connectionsPerAddress, range: 0...65_536), trustedProxies: proxies,
+            accessLog: !options.has("--quiet"))
         let backend = try StoreContext.openBackend(options, io: io)
 
         var name = io.environment["USER"] ?? "admin"
@@ -96,5 +115,12 @@ enum ServeCommand {
         server.stop(gracePeriod: 10)
         io.write("Stopped\n")
         return 0
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address literal.
+    static func isAddressLiteral(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 }

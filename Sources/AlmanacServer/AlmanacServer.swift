@@ -29,14 +29,47 @@ public final class AlmanacServer: Sendable {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
-        router = Self.router(backend: backend, authenticator: authenticator, allowedOrigins: Set(allowedOrigins))
-        server = HTTPServer(configuration: configuration, responder: router.responder)
+        let web = WebCalendar(
+            backend: backend,
+            verifyPassword: { user, password, address in authenticator.verify(BasicCredentials(user: user, password: password), address: address) },
+            now: Self.now)
+        router = Self.router(backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins))
+        server = HTTPServer(configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web), responder: router.responder)
+    }
+
+    static let now: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+
+    /// The largest body a request may send without being signed in: the sign-in form.
+    static let unauthenticatedBodyLimit = 16 << 10
+
+    /// Who may send a body, decided when the headers arrive and before any of it is read:
+    /// a signed-in principal (Basic, a token, or a web session), or a sign-in form of a
+    /// few kilobytes. Anyone else gets their 401 (or 413) at once, so no unauthenticated
+    /// upload is ever buffered.
+    static func admission(authenticator: Authenticator, web: WebCalendar) -> HTTPAdmission {
+        { request in
+            if request.path == "/login" {
+                let length = request.headers["Content-Length"].flatMap { Int($0) }
+                guard let length, length <= unauthenticatedBodyLimit else {
+                    return .text(413, "413 Content Too Large: a sign-in form is at most \(unauthenticatedBodyLimit) bytes\n")
+                }
+                return nil
+            }
+            let isAPI = request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/")
+            if request.headers["Authorization"] == nil, web.session(for: request) != nil { return nil }
+            if isAPI {
+                if case .failure(let error) = authenticator.authenticateAPI(request) { return error.response }
+                return nil
+            }
+            if case .failure(let error) = authenticator.authenticate(request) { return error.response }
+            return nil
+        }
     }
 
     /// Answers a request in process, as the listening server would.
     public func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
 
-    static func router(backend: DatabaseBackend, authenticator: Authenticator, allowedOrigins: Set<String>) -> Router {
+    static func router(backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend)
         let dav: HTTPResponder = { request in
@@ -47,11 +80,6 @@ public final class AlmanacServer: Sendable {
                 return caldav.respond(to: request, user: user)
             }
         }
-        let now: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
-        let web = WebCalendar(
-            backend: backend,
-            verifyPassword: { user, password, address in authenticator.verify(BasicCredentials(user: user, password: password), address: address) },
-            now: now)
         // The web calendar: `/` is the sign-in form (or the calendar, signed in).
         let pages: HTTPResponder = { request in web.respond(to: request) }
         router.add("/", methods: ["GET", "HEAD"], pages)

@@ -21,9 +21,11 @@ static inline size_t cmhd_keep_escaped(void *context, struct MHD_Connection *con
 
 /// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0 for any free
 /// one), with its own polling thread and a pool of `threads` workers, an idle timeout,
-/// a connection limit, and a callback when each request completes. NULL on failure.
+/// a connection limit overall and one per client address (0: none), and a callback when
+/// each request completes. NULL on failure.
 static inline struct MHD_Daemon *cmhd_start(
     const char *host, uint16_t port, unsigned int threads, unsigned int timeoutSeconds, unsigned int connectionLimit,
+    unsigned int perAddressLimit,
     MHD_AccessHandlerCallback handler, void *handlerContext, MHD_RequestCompletedCallback completed, void *completedContext)
 {
     struct sockaddr_in v4;
@@ -50,6 +52,7 @@ static inline struct MHD_Daemon *cmhd_start(
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
         MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
         MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
         MHD_OPTION_END);

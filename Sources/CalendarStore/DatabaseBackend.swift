@@ -131,11 +131,17 @@ public final class DatabaseBackend: StoreBackend {
     }
 
     /// Sets (or clears) a user's password hash.
-    public func setPasswordHash(_ hash: String?, forUser name: String) throws(StoreError) {
-        let changed = try database.write { (connection) throws(StoreError) -> Int in
-            try connection.run("UPDATE users SET password_hash = ? WHERE name = ?", [.optional(hash), .text(name)])
+    @discardableResult
+    public func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (sessions: Int, tokens: Int) {
+        try database.write { (connection) throws(StoreError) -> (sessions: Int, tokens: Int) in
+            guard let id = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(name)], { $0.int64(0) }) else {
+                throw StoreError(.notFound, "no user \(name)", resource: name)
+            }
+            try connection.run("UPDATE users SET password_hash = ? WHERE id = ?", [.optional(hash), .integer(id)])
+            let sessions = try connection.run("DELETE FROM sessions WHERE user_id = ?", [.integer(id)])
+            let tokens = revokingTokens ? try connection.run("DELETE FROM api_tokens WHERE user_id = ?", [.integer(id)]) : 0
+            return (sessions, tokens)
         }
-        if changed == 0 { throw StoreError(.notFound, "no user \(name)", resource: name) }
     }
 
     /// Removes a user with their calendars and everything in them.

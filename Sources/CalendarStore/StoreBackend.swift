@@ -6,7 +6,11 @@ public protocol StoreBackend: Sendable {
     func createUser(named name: String, displayName: String?, passwordHash: String?) throws(StoreError) -> User
     func users() throws(StoreError) -> [User]
     func user(named name: String) throws(StoreError) -> User
-    func setPasswordHash(_ hash: String?, forUser name: String) throws(StoreError)
+    /// Sets (or, with nil, removes) a user's password hash and, in the same transaction,
+    /// ends every web session of theirs (a changed password locks out whoever had the old
+    /// one) and, with `revokingTokens`, revokes their API tokens. Returns how many of each.
+    @discardableResult
+    func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (sessions: Int, tokens: Int)
     func removeUser(named name: String) throws(StoreError)
     /// The store acting for `user`; `notFound` when there is no such user.
     func eventStore(for user: String) throws(StoreError) -> any EventStore

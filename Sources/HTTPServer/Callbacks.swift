@@ -17,15 +17,28 @@ func handleAccess(
     guard let existing = requestContext.pointee else {
         // First call: headers only.
         let headers = collectHeaders(connection)
+        let socketAddress = clientAddress(connection)
         let state = RequestState(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-            query: collectQuery(connection), headers: headers, remoteAddress: clientAddress(connection))
+            query: collectQuery(connection), headers: headers,
+            remoteAddress: ClientAddress.resolve(socket: socketAddress, forwardedFor: headers.values("X-Forwarded-For"), trusted: server.configuration.trustedProxies))
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         server.inFlight.add(1, ordering: .relaxed)
-        if let length = headers["Content-Length"].flatMap({ Int($0) }), length > server.configuration.maxBodySize {
+        let length = headers["Content-Length"].flatMap { Int($0) }
+        if let length, length > server.configuration.maxBodySize {
             // Refuse before reading a byte of it.
             state.tooLarge = true
             return send(tooLarge(server), on: connection, state: state)
+        }
+        if let admission = server.admission, (length ?? 0) > 0 || headers["Transfer-Encoding"] != nil {
+            // A body is coming: whoever sends it must be let in before it is read (an
+            // unauthenticated upload gets its 401 now, not after 16 MiB are buffered).
+            let request = HTTPRequest(method: state.method, path: state.path, query: state.query, headers: headers, remoteAddress: state.remoteAddress)
+            if var refusal = admission(request) {
+                refusal.headers.set("Connection", "close")
+                state.tooLarge = true
+                return send(refusal, on: connection, state: state)
+            }
         }
         return MHD_Result.YES
     }

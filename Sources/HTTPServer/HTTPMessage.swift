@@ -114,6 +114,11 @@ public struct HTTPResponseError: Error, Sendable {
 /// `Sendable`; it may block (the store is synchronous).
 public typealias HTTPResponder = @Sendable (HTTPRequest) -> HTTPResponse
 
+/// Decides, when a request's headers have arrived and before a byte of its body is
+/// read, whether the body may be read: nil to go on, or the response to send instead
+/// (a 401 for an unauthenticated upload). The request it sees has an empty body.
+public typealias HTTPAdmission = @Sendable (HTTPRequest) -> HTTPResponse?
+
 /// RFC 3986 percent-encoding.
 public enum PercentEncoding {
     /// Decodes `%XX` escapes; nil for a malformed escape or bytes that are not UTF-8.
@@ -189,5 +194,19 @@ public enum HTTPStatus {
         case 507: "Insufficient Storage"
         default: "Status \(status)"
         }
+    }
+}
+
+/// Who a request comes from, when a reverse proxy may stand between.
+public enum ClientAddress {
+    /// The client's address: the socket's, unless the socket is a trusted proxy; then
+    /// the last `X-Forwarded-For` address that is not itself a trusted proxy (each proxy
+    /// appends the address it saw, so the rightmost untrusted one is the first that no
+    /// trusted party vouches for beyond). Anything before it may be made up by the client.
+    public static func resolve(socket: String, forwardedFor headers: [String], trusted: Set<String>) -> String {
+        guard trusted.contains(socket) else { return socket }
+        let hops = headers.flatMap { $0.split(separator: ",") }.map { String($0.filter { $0 != " " && $0 != "\t" }) }.filter { !$0.isEmpty }
+        for hop in hops.reversed() where !trusted.contains(hop) { return hop }
+        return hops.first ?? socket
     }
 }

@@ -23,12 +23,20 @@ public struct ServerConfiguration: Sendable {
     public var connectionTimeout: Int
     /// Connections served at once; more wait in the kernel's backlog.
     public var connectionLimit: Int
+    /// Connections one client address may hold at once (0: no limit of its own), so
+    /// that one address cannot take every connection. Behind a reverse proxy every
+    /// connection comes from the proxy: give 0 there (``trustedProxies`` does by default).
+    public var connectionsPerAddress: Int
+    /// Addresses of reverse proxies whose `X-Forwarded-For` names the client. From any
+    /// other address the header is ignored and the socket's address is the client's.
+    public var trustedProxies: Set<String>
     /// Whether to write one access-log line per request to standard error.
     public var accessLog: Bool
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int? = nil, maxBodySize: Int = 16 << 20,
-        connectionTimeout: Int = 60, connectionLimit: Int = 1_024, accessLog: Bool = true
+        connectionTimeout: Int = 60, connectionLimit: Int = 1_024, connectionsPerAddress: Int? = nil, trustedProxies: Set<String> = [],
+        accessLog: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -36,6 +44,8 @@ public struct ServerConfiguration: Sendable {
         self.maxBodySize = maxBodySize
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit
+        self.connectionsPerAddress = connectionsPerAddress ?? (trustedProxies.isEmpty ? 128 : 0)
+        self.trustedProxies = trustedProxies
         self.accessLog = accessLog
     }
 }
@@ -55,8 +65,10 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<UInt>(0)
     private let boundPort = Atomic<UInt16>(0)
 
-    public init(configuration: ServerConfiguration, responder: @escaping HTTPResponder) {
-        context = ServerContext(configuration: configuration, responder: responder)
+    /// - Parameter admission: asked when the headers of a request with a body arrive,
+    ///   before the body is read (see ``HTTPAdmission``).
+    public init(configuration: ServerConfiguration, admission: HTTPAdmission? = nil, responder: @escaping HTTPResponder) {
+        context = ServerContext(configuration: configuration, admission: admission, responder: responder)
     }
 
     /// The port the server listens on (after `start`).
@@ -68,7 +80,7 @@ public final class HTTPServer: Sendable {
         let unmanaged = Unmanaged.passUnretained(context).toOpaque()
         let started = cmhd_start(
             configuration.host, configuration.port, UInt32(configuration.threads), UInt32(configuration.connectionTimeout),
-            UInt32(configuration.connectionLimit), handleAccess, unmanaged, handleCompletion, unmanaged)
+            UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerAddress), handleAccess, unmanaged, handleCompletion, unmanaged)
         guard let started else {
             throw ServerError(description: "cannot listen on \(configuration.host) port \(configuration.port) (in use, or not an address of this machine)")
         }
@@ -106,11 +118,13 @@ public final class HTTPServer: Sendable {
 /// What the C callbacks reach through their context pointer; lives as long as the server.
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
+    let admission: HTTPAdmission?
     let responder: HTTPResponder
     let inFlight = Atomic<Int>(0)
 
-    init(configuration: ServerConfiguration, responder: @escaping HTTPResponder) {
+    init(configuration: ServerConfiguration, admission: HTTPAdmission?, responder: @escaping HTTPResponder) {
         self.configuration = configuration
+        self.admission = admission
         self.responder = responder
     }
 

@@ -1,5 +1,6 @@
 import AlmanacCLI
 import AlmanacTestSupport
+import CalendarStore
 import Testing
 
 /// Numbers and dates past their documented bounds are usage errors (exit 2), never traps.
@@ -30,5 +31,29 @@ extension StoreCommandTests {
     func theEdgesOfTheSupportedYearsWork(_ arguments: [String]) {
         let (status, io) = run(arguments)
         #expect(status == 0, "\(arguments): \(io.errors)")
+    }
+}
+
+extension ServerCommandTests {
+    @Test(arguments: [
+        ["serve", "--trusted-proxy", "proxy.example"], ["serve", "--trusted-proxy", "10.0.0.1,not-an-address"], ["serve", "--max-connections", "0"],
+        ["serve", "--max-connections-per-address", "-1"], ["serve", "--max-connections", "9223372036854775807"], ["serve", "--port", "65536"],
+    ])
+    func serveOptionsOutOfRangeAreUsageErrors(_ arguments: [String]) {
+        let (status, io) = run(arguments)
+        #expect(status == 2, "\(arguments): \(io.errors)")
+    }
+
+    @Test func changingAPasswordEndsWebSessionsAndCanRevokeTokens() throws {
+        #expect(run(["user", "add", "anna"], input: "first password\n").0 == 0)
+        let backend = try DatabaseBackend(directory: directory.path)
+        try backend.createSession(WebSession(user: "anna", csrfToken: "c", expires: Int.max / 2), secretHash: "s1")
+        try backend.createAPIToken(APIToken(id: "t1", user: "anna", name: "phone", scope: .read, created: 0), secretHash: "h1")
+        let (status, io) = run(["user", "passwd", "anna"], input: "second password\n")
+        #expect(status == 0 && io.text == "Changed the password of anna; ended 1 web session\n")
+        #expect(try backend.session(secretHash: "s1") == nil && (try backend.apiToken(secretHash: "h1")) != nil)
+        let (revoked, revokedIO) = run(["user", "passwd", "anna", "--revoke-tokens"], input: "third password\n")
+        #expect(revoked == 0 && revokedIO.text == "Changed the password of anna; ended 0 web sessions and revoked 1 API token\n")
+        #expect(try backend.apiToken(secretHash: "h1") == nil)
     }
 }

@@ -781,32 +781,49 @@ class Suite:
         self.run("flood.1000-headers-of-8KB", action)
 
     def idle_connections(self):
-        def open_many(count, first_bytes):
+        """Floods of idle or half-sent connections from one loopback address (the server
+        holds at most 128 per address) leave room for a client at another address."""
+        def open_many(count, source, first_bytes):
             sockets = []
             deadline = time.monotonic() + 20
             for _ in range(count):
                 if time.monotonic() > deadline:
                     break
                 try:
-                    connection = socket.create_connection((HOST, self.port), timeout=TIMEOUT)
+                    connection = socket.create_connection((HOST, self.port), timeout=TIMEOUT, source_address=(source, 0))
                 except OSError:
-                    break
+                    continue
                 if first_bytes:
                     with contextlib.suppress(OSError):
                         connection.sendall(first_bytes)
                 sockets.append(connection)
             return sockets
 
-        def with_open(count, first_bytes):
-            def action():
-                sockets = open_many(count, first_bytes)
+        def still_open(sockets):
+            """The connections the server kept: a closed one reads as end of file or a reset."""
+            time.sleep(0.5)
+            kept = 0
+            for connection in sockets:
+                connection.setblocking(False)
                 try:
-                    if len(sockets) < count:
-                        raise Failure(f"only {len(sockets)} of {count} connections could be opened")
+                    kept += 1 if connection.recv(1) else 0
+                except BlockingIOError:
+                    kept += 1
+                except OSError:
+                    pass
+            return kept
+
+        def with_open(count, source, first_bytes):
+            def action():
+                sockets = open_many(count, source, first_bytes)
+                try:
+                    kept = still_open(sockets)
+                    if kept > 128:
+                        raise Failure(f"{source} holds {kept} connections; the limit per address is 128")
                     try:
                         answer = self.send("OPTIONS", "/")
                     except NoAnswer as error:
-                        raise Failure(f"with {count} idle connections open, a new client got no answer: {error}")
+                        raise Failure(f"with {count} connections from {source}, a client at {HOST} got no answer: {error}")
                     self.expect(answer, 200)
                 finally:
                     for connection in sockets:
@@ -814,8 +831,8 @@ class Suite:
                             connection.close()
             return action
 
-        self.run("flood.300-idle-connections", with_open(300, b""))
-        self.run("flood.300-half-sent-requests", with_open(300, f"GET / HTTP/1.1\r\nHost: {HOST}\r\nX-Slow: ".encode()))
+        self.run("flood.1100-idle-connections-from-one-address", with_open(1100, "127.0.0.3", b""))
+        self.run("flood.300-half-sent-requests-from-one-address", with_open(300, "127.0.0.4", f"GET / HTTP/1.1\r\nHost: {HOST}\r\nX-Slow: ".encode()))
 
     def stop_while_busy(self):
         """The last case: SIGTERM while two slow requests run (a secondly rule expanded

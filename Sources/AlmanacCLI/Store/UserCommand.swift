@@ -5,7 +5,9 @@ import CalendarStore
 enum UserCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         guard let subcommand = arguments.first else { throw .usage("'user' needs add, passwd, list or remove") }
-        let options = try Options(Array(arguments.dropFirst()), valued: StoreContext.databaseOptions, flags: ["--generate"], command: "user \(subcommand)")
+        let options = try Options(
+            Array(arguments.dropFirst()), valued: StoreContext.databaseOptions, flags: subcommand == "passwd" ? ["--generate", "--revoke-tokens"] : ["--generate"],
+            command: "user \(subcommand)")
         func name() throws(CommandFailure) -> String {
             guard options.operands.count == 1 else { throw .usage("'user \(subcommand)' takes one NAME") }
             return options.operands[0]
@@ -30,8 +32,12 @@ enum UserCommand {
             let backend = try StoreContext.openBackend(options, io: io)
             _ = try StoreContext.run { () throws(StoreError) in try backend.user(named: user) }
             let (password, generated) = try readPassword(options, io: io)
-            try StoreContext.run { () throws(StoreError) in try backend.setPasswordHash(PasswordHash(password: password).description, forUser: user) }
-            io.write("Changed the password of \(user)\n")
+            let ended = try StoreContext.run { () throws(StoreError) in
+                try backend.setPasswordHash(PasswordHash(password: password).description, forUser: user, revokingTokens: options.has("--revoke-tokens"))
+            }
+            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            io.write("Changed the password of \(user); ended \(count(ended.sessions, "web session"))")
+            io.write(options.has("--revoke-tokens") ? " and revoked \(count(ended.tokens, "API token"))\n" : "\n")
             if generated { io.write("Password: \(password)\n(shown once)\n") }
         case "remove":
             let user = try name()
