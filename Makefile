@@ -1,6 +1,6 @@
 # Almanac: the two commands that matter are `make run` and `make test`.
 SWIFT ?= swift
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 RULES ?= 20000
 LOAD_SECONDS ?= 60
 API_EXAMPLES ?= 25
@@ -32,6 +32,7 @@ test-steps:
 	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
 	python3 Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
+	python3 Tests/Interop/disk_full.py --almanac .build/debug/almanac
 	python3 Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
 	python3 Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
 	python3 Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st
@@ -48,7 +49,7 @@ difftest: deps
 	python3 Tests/Differential/check_rfc_examples.py
 	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 
-## fuzz the parser for FUZZ_SECONDS
+## fuzz every byte parser (iCalendar, XML bodies, DAV paths, forms, the API, CLI times) for FUZZ_SECONDS each
 fuzz: deps
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 

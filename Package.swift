@@ -77,6 +77,14 @@ let package = Package(
             path: "FuzzTesting/Sources/FuzzICalendar"
         ),
 
+        // libFuzzer entry points for the outer layers' parsers: XML bodies, DAV paths,
+        // percent and form decoding, the JSON API's requests, the CLI's times.
+        .executableTarget(
+            name: "FuzzServer",
+            dependencies: ["CalDAV", "HTTPServer", "JSONAPI", "CalendarStore", "AlmanacCLI"],
+            path: "FuzzTesting/Sources/FuzzServer"
+        ),
+
         // Shared test helpers: seeded randomness, generated corpora, temporary directories.
         .target(name: "AlmanacTestSupport", path: "Tests/AlmanacTestSupport"),
         // A child process for the store's crash test: writes and reports what was acknowledged.

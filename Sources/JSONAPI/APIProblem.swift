@@ -118,6 +118,8 @@ struct APIProblem: Error {
             status: kind.status, headers: ["Content-Type": "application/problem+json", "Cache-Control": "no-store"],
             body: Array(JSONValue.object(members).jsonText.utf8))
         if !allow.isEmpty { response.headers.set("Allow", allow.joined(separator: ", ")) }
+        // The store comes back by itself (a PostgreSQL restart): say when to try again.
+        if kind == .unavailable, response.headers["Retry-After"] == nil { response.headers.set("Retry-After", "5") }
         return response
     }
 }

@@ -14,7 +14,11 @@ servers A and B on loopback ports, checks that:
 - the python `caldav` client's scenario passes against each process;
 - when the database crashes during a load and comes back, no acknowledged write
   is lost, requests meanwhile fail only with 503, and both servers serve again
-  without being restarted.
+  without being restarted;
+- when the database drops the servers' connections mid-request, requests fail only
+  with 503 and Retry-After, the servers reconnect, and nothing acknowledged is lost;
+- when one server is killed (SIGKILL) in the middle of writes, every write it
+  acknowledged is stored, as the other server shows.
 
     scripts/with-test-postgres python3 Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
 """
@@ -111,6 +115,8 @@ def main():
             caldav_client.run(server.base, PASSWORD)
             print(f"ok: the caldav client's scenario passes against process {label}")
         crash_during_load(a, b, state)
+        connections_dropped(a, b, database)
+        a = killed_mid_write(a, b, arguments.almanac, database)
     finally:
         codes = [a.stop(), b.stop()]
     check(codes == [0, 0], f"both servers stopped cleanly ({codes})")
@@ -269,6 +275,97 @@ def crash_during_load(a, b, state):
         if status != 200 or headers.get("ETag") != etag:
             lost.append((href, status))
     check(not lost, f"all {len(acknowledged)} acknowledged writes are stored with their ETags (lost: {lost[:3]})")
+
+
+def load(clients, collection, prefix, stop, threads=4):
+    """Writers PUT new events until `stop` is set; returns (acknowledged {href: etag},
+    statuses {status: count}, 503 answers without Retry-After, the threads)."""
+    acknowledged, statuses, missing_retry = {}, {}, []
+    lock = threading.Lock()
+
+    def writer(thread_number):
+        client = clients[thread_number % len(clients)]
+        number = 0
+        while not stop.is_set():
+            number += 1
+            name = f"{prefix}{thread_number}-{number}.ics"
+            try:
+                status, headers, _ = client.request("PUT", collection + name, event(f"{prefix}{thread_number}-{number}@load", name),
+                                                    {"Content-Type": "text/calendar"})
+            except OSError as error:
+                status, headers = f"connection error {error.__class__.__name__}", {}
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+                if status == 201:
+                    acknowledged[collection + name] = headers["ETag"]
+                elif status == 503 and "Retry-After" not in headers:
+                    missing_retry.append(name)
+            if status != 201:
+                time.sleep(0.05)
+
+    workers = [threading.Thread(target=writer, args=(number,)) for number in range(threads)]
+    for worker in workers:
+        worker.start()
+    return acknowledged, statuses, missing_retry, workers
+
+
+def all_stored(client, acknowledged):
+    lost = []
+    for href, etag in acknowledged.items():
+        status, headers, _ = client.request("GET", href)
+        if status != 200 or headers.get("ETag") != etag:
+            lost.append((href, status))
+    return lost
+
+
+def connections_dropped(a, b, database):
+    """The database ends the servers' sessions (pg_terminate_backend) again and again
+    under a load: only 503s with Retry-After, reconnection, nothing acknowledged lost."""
+    clients = [Client(a, "alice"), Client(b, "alice")]
+    collection = "/dav/calendars/alice/dropped/"
+    status, _, _ = clients[0].request("MKCALENDAR", collection)
+    check(status == 201, "calendar for the dropped-connections load created")
+    stop = threading.Event()
+    acknowledged, statuses, missing_retry, workers = load(clients, collection, "d", stop)
+    for _ in range(10):
+        time.sleep(0.3)
+        subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", database, "-c",
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'almanac' AND pid <> pg_backend_pid()"],
+                       check=True, stdout=subprocess.DEVNULL)
+    time.sleep(1)
+    before = len(acknowledged)
+    time.sleep(2)
+    stop.set()
+    for worker in workers:
+        worker.join()
+    print(f"   statuses while connections were dropped: {statuses}")
+    check(set(statuses) <= {201, 503}, "while connections were dropped, requests failed only with 503")
+    check(not missing_retry, f"every 503 carried Retry-After (missing on {missing_retry[:3]})")
+    check(len(acknowledged) > before, "the servers wrote again after the last drop, without a restart")
+    check(a.process.poll() is None and b.process.poll() is None, "both server processes kept running")
+    lost = all_stored(clients[1], acknowledged)
+    check(not lost, f"all {len(acknowledged)} acknowledged writes are stored (lost: {lost[:3]})")
+
+
+def killed_mid_write(a, b, almanac, database):
+    """SIGKILL of server A while writers go through it: what A acknowledged is stored.
+    Returns the server that replaces A."""
+    clients = [Client(a, "alice")]
+    collection = "/dav/calendars/alice/killed/"
+    status, _, _ = Client(b, "alice").request("MKCALENDAR", collection)
+    check(status == 201, "calendar for the SIGKILL load created")
+    stop = threading.Event()
+    acknowledged, statuses, _, workers = load(clients, collection, "k", stop, threads=6)
+    time.sleep(2)
+    a.process.kill()
+    a.process.wait(timeout=30)
+    stop.set()
+    for worker in workers:
+        worker.join()
+    check(len(acknowledged) > 0, f"writes were acknowledged before the kill ({len(acknowledged)})")
+    lost = all_stored(Client(b, "alice"), acknowledged)
+    check(not lost, f"all {len(acknowledged)} writes acknowledged by the killed server are stored (lost: {lost[:3]})")
+    return AlmanacServer(almanac, None, "alice", database=database, password=PASSWORD)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,186 @@
+import AlmanacCLI
+import CalDAV
+import CalendarStore
+import Foundation
+import HTTPServer
+import JSONAPI
+
+/// The byte parsers of the server's outer layers, one fuzz target each (chosen with
+/// `ALMANAC_FUZZ_TARGET`, as FuzzTesting/run-fuzzer does):
+/// - `xml`: WebDAV and CalDAV request bodies (XMLBody, on libxml2);
+/// - `path`: DAV request paths and hrefs;
+/// - `form`: percent-encoding and form/query decoding;
+/// - `api`: the JSON API's reading of bodies and query strings, through the real handler
+///   over a temporary SQLite store;
+/// - `time`: the command line's times, durations, months and weeks, through real commands.
+/// A trap or an answer outside what the interface promises (a 5xx from the API, an exit
+/// status other than 0, 1 or 2) is reported like a crash.
+enum FuzzTarget: String, CaseIterable {
+    case xml, path, form, api, time
+
+    static let selected: [FuzzTarget] = {
+        guard let name = ProcessInfo.processInfo.environment["ALMANAC_FUZZ_TARGET"] else { return allCases }
+        guard let target = FuzzTarget(rawValue: name) else { preconditionFailure("ALMANAC_FUZZ_TARGET is one of \(allCases.map(\.rawValue))") }
+        return [target]
+    }()
+}
+
+func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
+    for target in FuzzTarget.selected {
+        switch target {
+        case .xml: fuzzXML(Array(bytes))
+        case .path: fuzzPath(String(decoding: bytes, as: UTF8.self))
+        case .form: fuzzForm(String(decoding: bytes, as: UTF8.self))
+        case .api: APIFuzzing.shared.run(Array(bytes))
+        case .time: TimeFuzzing.shared.run(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+}
+
+func fuzzXML(_ bytes: [UInt8]) {
+    guard let root = try? XMLBody.parse(bytes) else { return }
+    // What parses can be walked and escaped back without trapping.
+    func walk(_ element: XMLElement, depth: Int) {
+        precondition(depth <= 64, "an XML body deeper than the limit parsed")
+        _ = XMLText.escape(element.text)
+        for child in element.children { walk(child, depth: depth + 1) }
+    }
+    walk(root, depth: 1)
+}
+
+func fuzzPath(_ text: String) {
+    for candidate in [text, "/dav/" + text, "/dav/calendars/anna/" + text, "/dav/calendars/anna/work/" + text] {
+        guard let path = DAVPath(requestPath: candidate) else { continue }
+        // A path that reads back must name the same resource from its own href.
+        let href: String? =
+            switch path {
+            case .object(let user, let calendar, let name): DAVPath.object(user: user, calendar: calendar, name: name).href
+            case .calendar(let user, let name): DAVPath.calendar(user: user, name: name).href
+            default: nil
+            }
+        if let href { precondition(DAVPath(requestPath: href) == path, "\(candidate) → \(href) does not read back") }
+    }
+}
+
+func fuzzForm(_ text: String) {
+    if let decoded = PercentEncoding.decode(text) {
+        precondition(PercentEncoding.decode(PercentEncoding.encode(decoded)) == decoded, "encode → decode changed \(decoded)")
+    }
+    let request = HTTPRequest(method: "POST", path: "/", query: text, body: Array(text.utf8))
+    _ = request.queryItems
+    _ = request.formItems
+}
+
+/// The JSON API over a store of its own; inputs are bodies and query strings.
+final class APIFuzzing: @unchecked Sendable {
+    static let shared = APIFuzzing()
+    let handler: JSONAPIHandler
+    let calendar: String
+    var count = 0
+
+    init() {
+        let directory = NSTemporaryDirectory() + "almanac-fuzz-api-\(getpid())"
+        do {
+            let backend = try DatabaseBackend(directory: directory)
+            try backend.createUser(named: "fuzz")
+            calendar = try backend.eventStore(for: "fuzz").createCalendar(EventCalendar(title: "Fuzz", timeZone: "Europe/Berlin")).id
+            handler = JSONAPIHandler(backend: backend, configuration: APIConfiguration(now: { 1_796_000_000 }))
+        } catch {
+            preconditionFailure("cannot set up the API fuzzer's store: \(error)")
+        }
+    }
+
+    func answer(_ method: String, _ path: String, query: String? = nil, body: [UInt8] = []) -> HTTPResponse {
+        let request = HTTPRequest(method: method, path: path, query: query, headers: ["Content-Type": "application/json"], body: body)
+        let response = handler.respond(to: request, as: APIPrincipal(user: "fuzz"))
+        precondition(response.status < 500, "\(method) \(path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        return response
+    }
+
+    func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = answer("POST", "/api/v1/conflicts", body: bytes)
+        _ = answer("GET", "/api/v1/availability", query: text)
+        _ = answer("GET", "/api/v1/calendars/\(calendar)/occurrences", query: text)
+        _ = answer("GET", "/api/v1/summary", query: text)
+        // Now and then a real write, removed again, so the store stays small.
+        count += 1
+        guard count % 16 == 0 else { return }
+        var body = bytes
+        if let brace = body.firstIndex(of: UInt8(ascii: "{")) { body.insert(contentsOf: Array("\"calendarId\":\"\(calendar)\",".utf8), at: brace + 1) }
+        let created = answer("POST", "/api/v1/events", body: body)
+        if created.status == 201, let location = created.headers["Location"] { _ = answer("DELETE", location) }
+    }
+}
+
+/// Real commands on a store of their own, fed the input's lines as their times.
+final class TimeFuzzing: CommandIO, @unchecked Sendable {
+    static let shared = TimeFuzzing()
+    let environment: [String: String]
+    let now = 1_796_000_000
+    let isTerminal = false
+    let isInputTerminal = false
+
+    init() {
+        environment = ["ALMANAC_DATA": NSTemporaryDirectory() + "almanac-fuzz-cli-\(getpid())", "USER": "fuzz", "TZ": "Europe/Berlin"]
+    }
+
+    func run(_ text: String) {
+        let parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func part(_ index: Int) -> String { index < parts.count ? parts[index] : "" }
+        for arguments in [
+            ["list", "--from", part(0), "--to", part(1)], ["free", "--from", part(0), "--to", part(1), "--duration", part(2), "--step", part(3)],
+            ["cal", "--month", part(0)], ["cal", "--week", part(1)], ["alarms", "--from", part(0), "--to", part(1), "--tz", part(2)],
+        ] {
+            let status = Almanac.run(arguments, io: self)
+            precondition([0, 1, 2].contains(status), "\(arguments) exited \(status)")
+        }
+    }
+
+    func read(path: String) throws(CommandFailure) -> [UInt8] { throw CommandFailure(status: 1, "no files here") }
+    func write(_ bytes: [UInt8]) {}
+    func writeError(_ line: String) {}
+    func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) { throw CommandFailure(status: 1, "no files here") }
+    func writeProgress(_ text: String) {}
+    func readSecret(prompt: String) -> String? { nil }
+}
+
+#if FUZZING
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        fuzzOne(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
+        return 0
+    }
+
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
+
+    /// SwiftPM links an executable target's entry point under this name; it hands
+    /// control to libFuzzer's driver.
+    @_cdecl("FuzzServer_main")
+    public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+        var count = argc
+        var arguments = argv
+        return runFuzzerDriver(&count, &arguments) { data, size in fuzzerTestOneInput(data, size) }
+    }
+#else
+    /// Without the fuzzer: replays the files named on the command line through the
+    /// selected targets (all of them unless ALMANAC_FUZZ_TARGET says which).
+    @main
+    struct Replay {
+        static func main() {
+            for path in CommandLine.arguments.dropFirst() {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    print("cannot open \(path)")
+                    exit(1)
+                }
+                Array(data).withUnsafeBufferPointer(fuzzOne)
+                print("\(path): ok")
+            }
+        }
+    }
+#endif
