@@ -18,6 +18,7 @@ enum ServeCommand {
                              [--threads N] [--max-body BYTES] [--timeout SECONDS]
                              [--max-connections N] [--max-connections-per-address N]
                              [--trusted-proxy ADDRESS[,ADDRESS...]]
+                             [--quota-objects N] [--quota-bytes BYTES]
                              [--quiet] [--cors-origin ORIGIN]...
 
           --host ADDRESS     an IPv4 or IPv6 address to listen on (default 127.0.0.1;
@@ -37,6 +38,9 @@ enum ServeCommand {
           --trusted-proxy ADDRESS[,ADDRESS...]  reverse proxies whose X-Forwarded-For
                              names the client (otherwise the header is ignored);
                              repeatable; also $ALMANAC_TRUSTED_PROXIES
+          --quota-objects N  events, to-dos and journals one user's calendars may hold
+                             (default 100000; 0 for no limit; more gets 507)
+          --quota-bytes BYTES  their bytes (default 1 GiB; 0 for no limit)
           --quiet            no access log (otherwise one line per request on stderr)
           --cors-origin ORIGIN  a web origin (https://app.example.com) whose pages may
                              call the JSON API from a browser; repeat for more (none
@@ -54,7 +58,7 @@ enum ServeCommand {
             arguments,
             valued: [
                 "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin", "--max-connections",
-                "--max-connections-per-address", "--trusted-proxy",
+                "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes",
             ], flags: ["--quiet"], command: "serve")
         let origins = options.all("--cors-origin")
         for origin in origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
@@ -79,7 +83,10 @@ enum ServeCommand {
             connectionTimeout: try number("--timeout", 60, range: 1...3_600), connectionLimit: try number("--max-connections", defaults.connectionLimit, range: 1...65_536),
             connectionsPerAddress: try number("--max-connections-per-address", defaults.connectionsPerAddress, range: 0...65_536), trustedProxies: proxies,
             accessLog: !options.has("--quiet"))
+        let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
+        let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
         let backend = try StoreContext.openBackend(options, io: io)
+        backend.quota = StoreQuota(maxObjects: quotaObjects == 0 ? nil : quotaObjects, maxBytes: quotaBytes == 0 ? nil : quotaBytes)
 
         var name = io.environment["USER"] ?? "admin"
         if name.isEmpty || name == "root" { name = "admin" }

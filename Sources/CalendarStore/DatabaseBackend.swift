@@ -21,19 +21,31 @@ import Synchronization
 public final class DatabaseBackend: StoreBackend {
     let database: any StoreDatabase
     let cache: ObjectCache
+    private let quotaState = Mutex(StoreQuota())
+
+    /// What each user's calendars may hold; no limit unless set (`almanac serve` sets
+    /// its defaults). Writes past it are refused with `insufficientStorage` (HTTP 507).
+    public var quota: StoreQuota {
+        get { quotaState.withLock { $0 } }
+        set { quotaState.withLock { $0 = newValue } }
+    }
+
+    /// The default bound of the cache of prepared objects: 256 MiB (see ``ObjectCache``).
+    public static let defaultCacheBytes = 256 << 20
 
     /// Opens (creating when missing) the SQLite file at `path` and migrates it.
-    public init(sqlitePath path: String, cacheCapacity: Int = 50_000) throws(StoreError) {
+    /// `cacheBytes` bounds the memory held by prepared objects (0: no cache).
+    public init(sqlitePath path: String, cacheBytes: Int = DatabaseBackend.defaultCacheBytes) throws(StoreError) {
         database = try SQLiteDatabase(path: path)
-        cache = ObjectCache(capacity: cacheCapacity)
+        cache = ObjectCache(capacityBytes: cacheBytes)
     }
 
     /// Connects to PostgreSQL (a libpq URL such as `postgres://user@host:5432/db`) and
     /// migrates its schema, under an advisory lock so processes starting together
     /// migrate once.
-    public init(postgresURL url: String, cacheCapacity: Int = 50_000) throws(StoreError) {
+    public init(postgresURL url: String, cacheBytes: Int = DatabaseBackend.defaultCacheBytes) throws(StoreError) {
         database = try PostgresDatabase(url: url)
-        cache = ObjectCache(capacity: cacheCapacity)
+        cache = ObjectCache(capacityBytes: cacheBytes)
     }
 
     /// Opens the database a location names: `postgres://…` or `postgresql://…` for
@@ -232,32 +244,52 @@ public final class DatabaseBackend: StoreBackend {
 /// same bytes again. An entry is valid while its object's ETag (its change sequence
 /// and a hash of its bytes) is unchanged, which holds across processes — the ETag
 /// comes from the row read — and when a row id is used again after a deletion.
+///
+/// Bounded in bytes, not entries: a few huge objects cannot hold more memory than
+/// many small ones. An entry counts four times its object's stored bytes plus a
+/// little (the bytes, the prepared series and the components parsed on demand are of
+/// that order together); one larger than an eighth of the bound is not kept at all.
 final class ObjectCache: Sendable {
     private struct Entry {
         var etag: String
         var object: CachedSeries
+        var cost: Int
     }
 
-    private let entries = Mutex<[Int64: Entry]>([:])
-    private let capacity: Int
+    private struct State {
+        var entries: [Int64: Entry] = [:]
+        var bytes = 0
+    }
 
-    init(capacity: Int) { self.capacity = capacity }
+    private let state = Mutex(State())
+    let capacityBytes: Int
+
+    init(capacityBytes: Int) { self.capacityBytes = max(0, capacityBytes) }
+
+    /// What the cache holds, in counted bytes.
+    var bytes: Int { state.withLock { $0.bytes } }
 
     func object(id: Int64, etag: String) -> CachedSeries? {
-        entries.withLock { entries in
-            guard let entry = entries[id], entry.etag == etag else { return nil }
+        state.withLock { state in
+            guard let entry = state.entries[id], entry.etag == etag else { return nil }
             return entry.object
         }
     }
 
     func store(_ object: CachedSeries, id: Int64, etag: String) {
-        guard capacity > 0 else { return }
-        entries.withLock { entries in
-            if entries.count >= capacity, entries[id] == nil {
-                // Evict an arbitrary eighth: cheap, and fair enough for a working set.
-                for key in entries.keys.prefix(max(1, capacity / 8)) { entries[key] = nil }
+        let cost = 4 * object.stored.byteCount + 512
+        guard cost <= capacityBytes / 8 else { return }
+        state.withLock { state in
+            if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.cost }
+            if state.bytes + cost > capacityBytes {
+                // Evict arbitrary entries down to seven eighths: cheap, and fair enough for a working set.
+                let target = capacityBytes - capacityBytes / 8 - cost
+                while state.bytes > target, let key = state.entries.keys.first {
+                    state.bytes -= state.entries.removeValue(forKey: key)?.cost ?? 0
+                }
             }
-            entries[id] = Entry(etag: etag, object: object)
+            state.entries[id] = Entry(etag: etag, object: object, cost: cost)
+            state.bytes += cost
         }
     }
 }

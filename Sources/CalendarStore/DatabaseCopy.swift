@@ -24,7 +24,7 @@ extension DatabaseBackend {
             "calendars",
             [
                 "id", "identifier", "owner_id", "name", "title", "color", "description", "time_zone", "sort_order", "components", "kind",
-                "feed_url", "refresh_interval", "sequence", "tombstone_horizon", "created", "feed_token",
+                "feed_url", "refresh_interval", "sequence", "tombstone_horizon", "created", "feed_token", "object_count", "object_bytes",
             ]
         ),
         ("calendar_properties", ["calendar_id", "name", "value"]),

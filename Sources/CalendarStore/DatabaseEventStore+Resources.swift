@@ -52,13 +52,31 @@ extension DatabaseEventStore {
         var existing: (rowID: Int64, identifier: String)?
     }
 
-    /// The row id, local identifier and ETag of the object at `name`, without its bytes.
+    /// The row id, local identifier, ETag and size of the object at `name`, without its bytes.
     func objectHeader(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError)
-        -> (rowID: Int64, identifier: String, etag: String)?
+        -> (rowID: Int64, identifier: String, etag: String, size: Int)?
     {
         try connection.firstRow(
-            "SELECT id, identifier, etag FROM objects WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)]
-        ) { row in (row.int64(0), row.string(1), row.string(2)) }
+            "SELECT id, identifier, etag, size FROM objects WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)]
+        ) { row in (row.int64(0), row.string(1), row.string(2), row.int(3)) }
+    }
+
+    /// Refuses (507) a write that would take the calendar owner's objects or bytes past
+    /// the backend's quota. Shrinking writes and replacements that add no object pass.
+    func checkQuota(calendar: CalendarRow, addedObjects: Int, addedBytes: Int, _ connection: Connection) throws(StoreError) {
+        let quota = backend.quota
+        guard quota.maxObjects != nil || quota.maxBytes != nil, addedObjects > 0 || addedBytes > 0 else { return }
+        // Cast: PostgreSQL sums bigints as numeric.
+        let (objects, bytes) = try connection.firstRow(
+            "SELECT CAST(coalesce(sum(object_count), 0) AS BIGINT), CAST(coalesce(sum(object_bytes), 0) AS BIGINT) FROM calendars WHERE owner_id = ?", [.integer(calendar.ownerID)]
+        ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
+        if let limit = quota.maxObjects, addedObjects > 0, objects + addedObjects > limit {
+            throw StoreError(.insufficientStorage, "the calendars of this account hold \(objects) objects, the most they may (\(limit)); remove some first")
+        }
+        if let limit = quota.maxBytes, addedBytes > 0, bytes + addedBytes > limit {
+            throw StoreError(
+                .insufficientStorage, "the calendars of this account hold \(bytes) bytes; this write would pass their quota of \(limit) bytes")
+        }
     }
 
     /// Checks a write against the calendar's rules and the preconditions, writing nothing:
@@ -88,6 +106,7 @@ extension DatabaseEventStore {
             throw StoreError(
                 .uidConflict, "UID \(object.uid) is already used by \(other) in this calendar", resource: name, conflictingResource: other)
         }
+        try checkQuota(calendar: calendar, addedObjects: existing == nil ? 1 : 0, addedBytes: data.count - (existing?.size ?? 0), connection)
         var summary = summary
         if summary == nil { summary = try object.summary() }
         return CheckedWrite(object: object, summary: summary!, data: data, name: name, existing: existing.map { ($0.rowID, $0.identifier) })
@@ -135,6 +154,9 @@ extension DatabaseEventStore {
             rowID = existing.rowID
             identifier = existing.identifier
             try connection.run(
+                "UPDATE calendars SET object_bytes = object_bytes + ? - (SELECT size FROM objects WHERE id = ?) WHERE id = ?",
+                [.int(data.count), .integer(rowID), .integer(calendar.rowID)])
+            try connection.run(
                 """
                 UPDATE objects SET uid = ?, component = ?, etag = ?, sequence = ?, summary = ?, first_start = ?,
                     last_end = ?, recurring = ?, alarm_reach = ?, time_kind = ?, start_key = ?, end_key = ?, tzid = ?, status = ?,
@@ -151,6 +173,8 @@ extension DatabaseEventStore {
                 """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)], { $0.int64(0) })
             guard let inserted else { throw StoreError(.database, "the new object's row was not returned") }
             rowID = inserted
+            try connection.run(
+                "UPDATE calendars SET object_count = object_count + 1, object_bytes = object_bytes + ? WHERE id = ?", [.int(data.count), .integer(calendar.rowID)])
         }
         try connection.run(
             """
@@ -173,6 +197,9 @@ extension DatabaseEventStore {
     /// Deletes an object and leaves a tombstone for sync.
     func deleteObject(_ object: ObjectRow, calendar: CalendarRow, _ connection: Connection) throws(StoreError) {
         let sequence = try bumpSequence(calendar.rowID, connection)
+        try connection.run(
+            "UPDATE calendars SET object_count = object_count - 1, object_bytes = object_bytes - (SELECT size FROM objects WHERE id = ?) WHERE id = ?",
+            [.integer(object.rowID), .integer(calendar.rowID)])
         try connection.run("DELETE FROM object_ranges WHERE id = ?", [.integer(object.rowID)])
         try connection.run("DELETE FROM objects WHERE id = ?", [.integer(object.rowID)])
         try connection.run(

@@ -173,3 +173,16 @@ extension WebTests {
         #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true && page.headers["X-Frame-Options"] == "DENY")
     }
 }
+
+extension APITests {
+    @Test func aWritePastTheQuotaIs507AndChangesNothing() throws {
+        let id = try makeCalendar()
+        backend.quota = StoreQuota(maxObjects: 1)
+        let body = #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z"}"#
+        #expect(call("POST", "/api/v1/events", body).status == 201)
+        let before = try snapshot()
+        let refused = call("POST", "/api/v1/events", body)
+        #expect(refused.status == 507 && refused["type"]?.stringValue == "urn:almanac:problem:insufficient-storage")
+        #expect(try snapshot() == before)
+    }
+}

@@ -1,5 +1,6 @@
 import AlmanacTestSupport
 import Foundation
+import Recurrence
 import Synchronization
 import Testing
 
@@ -72,5 +73,77 @@ extension ConcurrencyTests {
         #expect(winners.count == 1 && Self.failures(outcomes) == Array(repeating: .preconditionFailed, count: 19))
         #expect(try fixture.store.calendar(withIdentifier: work.id).title == winners.first)
         #expect(throws: StoreError.self) { try fixture.store.deleteCalendar(withIdentifier: work.id, ifMatch: work.etag) }
+    }
+}
+
+/// The cache of prepared objects is bounded in bytes: big objects cannot pin memory.
+@Suite struct ObjectCacheTests {
+    static func series(bytes: Int) throws -> CachedSeries {
+        let text = resource(vevent(uid: "big", ["DTSTART:20261201T090000Z", "DESCRIPTION:" + String(repeating: "x", count: bytes)]))
+        let object = try CalendarObject(parsing: text)
+        let prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(object.members, uid: object.uid)
+        return CachedSeries(prepared: prepared, stored: StoredObject(data: text), fromSkeleton: false)
+    }
+
+    @Test func entriesAreCountedInBytesAndEvictedToStayUnderTheBound() throws {
+        let cache = ObjectCache(capacityBytes: 1 << 20)
+        let entry = try Self.series(bytes: 20_000)  // about 80 KB counted
+        for id in 0..<100 { cache.store(entry, id: Int64(id), etag: "e\(id)") }
+        #expect(cache.bytes <= 1 << 20 && cache.bytes > 0)
+        #expect(cache.object(id: 99, etag: "e99") != nil)  // the latest stays
+        #expect(cache.object(id: 99, etag: "other") == nil)
+        // One object larger than an eighth of the bound is not kept at all.
+        cache.store(try Self.series(bytes: 40_000), id: 1_000, etag: "huge")
+        #expect(cache.object(id: 1_000, etag: "huge") == nil)
+    }
+}
+
+/// Per-user quotas: a write past them is refused with insufficientStorage (507) and
+/// changes nothing; replacing, shrinking and deleting keep working.
+@Suite struct QuotaTests {
+    @Test(arguments: Backend.allCases) func objectsPastTheQuotaAreRefused(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let work = try fixture.calendar()
+        let home = try fixture.calendar("Home")
+        (fixture.backend as! DatabaseBackend).quota = StoreQuota(maxObjects: 3)
+        for (index, calendar) in [work, home, work].enumerated() {
+            _ = try fixture.store.putResource(
+                resource(vevent(uid: "q\(index)", ["DTSTART:20261201T090000Z"])), name: "q\(index).ics", calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
+        }
+        // Counted over every calendar the user owns.
+        let refused = #expect(throws: StoreError.self) {
+            try fixture.store.putResource(
+                resource(vevent(uid: "q3", ["DTSTART:20261201T090000Z"])), name: "q3.ics", calendar: home.id, ifMatch: nil, ifNoneMatch: false)
+        }
+        #expect(refused?.code == .insufficientStorage)
+        #expect(throws: StoreError.self) { try fixture.store.save(Event(title: "x", start: zoned("UTC", 2026, 12, 3, 9), calendarIdentifier: work.id)) }
+        #expect(try fixture.store.resources(calendar: home.id).count == 1)
+        // Replacing an object adds none; after a deletion there is room again.
+        _ = try fixture.store.putResource(
+            resource(vevent(uid: "q0", ["DTSTART:20261202T090000Z"])), name: "q0.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        try fixture.store.deleteResource(named: "q1.ics", calendar: home.id, ifMatch: nil)
+        _ = try fixture.store.putResource(
+            resource(vevent(uid: "q3", ["DTSTART:20261201T090000Z"])), name: "q3.ics", calendar: home.id, ifMatch: nil, ifNoneMatch: false)
+        // Another user's calendars count apart.
+        let bob = try fixture.store(for: "bob")
+        let bobs = try bob.createCalendar(EventCalendar(title: "Bob"))
+        _ = try bob.save(Event(title: "b", start: zoned("UTC", 2026, 12, 3, 9), calendarIdentifier: bobs.id))
+    }
+
+    @Test(arguments: Backend.allCases) func bytesPastTheQuotaAreRefusedButShrinkingWorks(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let work = try fixture.calendar()
+        (fixture.backend as! DatabaseBackend).quota = StoreQuota(maxBytes: 4_000)
+        let small = resource(vevent(uid: "s", ["DTSTART:20261201T090000Z"]))
+        let big = resource(vevent(uid: "s", ["DTSTART:20261201T090000Z", "DESCRIPTION:" + String(repeating: "x", count: 5_000)]))
+        _ = try fixture.store.putResource(small, name: "s.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        let refused = #expect(throws: StoreError.self) { try fixture.store.putResource(big, name: "s.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false) }
+        #expect(refused?.code == .insufficientStorage)
+        #expect(try fixture.store.resource(named: "s.ics", calendar: work.id).data == small)
+        (fixture.backend as! DatabaseBackend).quota = StoreQuota()
+        _ = try fixture.store.putResource(big, name: "s.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        (fixture.backend as! DatabaseBackend).quota = StoreQuota(maxBytes: 4_000)
+        // Over the quota now (it was lowered), a write that shrinks still passes.
+        _ = try fixture.store.putResource(small, name: "s.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
     }
 }

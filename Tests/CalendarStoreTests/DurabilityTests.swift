@@ -50,7 +50,8 @@ import Testing
     }
 
     /// A file from before objects kept their size (schema 2) is brought up to date on
-    /// opening: each object's size and transparency are filled in from its bytes.
+    /// opening: each object's size and transparency are filled in from its bytes, and
+    /// each calendar's object count and bytes from its objects.
     @Test func anOlderSchemaIsMigrated() throws {
         let directory = try TemporaryDirectory()
         let body = resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept", "TRANSP:TRANSPARENT"]))
@@ -68,13 +69,21 @@ import Testing
             """
             DROP TABLE sessions; ALTER TABLE users DROP COLUMN first_weekday; ALTER TABLE users DROP COLUMN time_zone;
             DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
-            ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size; PRAGMA user_version = 2;
+            ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size;
+            ALTER TABLE calendars DROP COLUMN object_count; ALTER TABLE calendars DROP COLUMN object_bytes; PRAGMA user_version = 2;
             """)
         let reopened = try DatabaseBackend(directory: directory.path)
         let listed = try reopened.eventStore(for: "alice").resources(calendar: calendarID)
         #expect(listed.map(\.size) == [body.count])
         #expect(try reopened.eventStore(for: "alice").events(in: firstDecemberWeek).map(\.isTransparent) == [true])
         #expect(try reopened.integrityCheck() == ["ok"])
+        // Migration 7 counted the calendar's objects for the quota: one more fits exactly.
+        reopened.quota = StoreQuota(maxObjects: 2)
+        let store = try reopened.eventStore(for: "alice")
+        _ = try store.putResource(resource(vevent(uid: "b", ["DTSTART:20261201T090000Z"])), name: "b.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
+        #expect(throws: StoreError.self) {
+            try store.putResource(resource(vevent(uid: "c", ["DTSTART:20261201T090000Z"])), name: "c.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
+        }
     }
 
     /// A child process writes events and prints each acknowledgement; it is killed with

@@ -174,6 +174,9 @@ final class StoredObject: Sendable {
 
     init(data: [UInt8]) { self.data = data }
 
+    /// The size of the stored bytes.
+    var byteCount: Int { data.count }
+
     /// The object's `index`th VEVENT/VTODO/VJOURNAL.
     func member(_ index: Int) -> Component {
         let members = parsed.withLock { parsed in

@@ -134,6 +134,13 @@ enum PostgresSchema {
             expires BIGINT NOT NULL
         );
         CREATE INDEX sessions_expires ON sessions(expires);
+        """,
+        // 2: each calendar's object count and bytes, kept with every write, for per-user quotas.
+        """
+        ALTER TABLE calendars ADD COLUMN object_count bigint NOT NULL DEFAULT 0;
+        ALTER TABLE calendars ADD COLUMN object_bytes bigint NOT NULL DEFAULT 0;
+        UPDATE calendars SET object_count = (SELECT count(*) FROM objects o WHERE o.calendar_id = calendars.id),
+            object_bytes = (SELECT coalesce(sum(size), 0) FROM objects o WHERE o.calendar_id = calendars.id);
         """
     ]
 

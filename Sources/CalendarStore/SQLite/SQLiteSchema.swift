@@ -150,6 +150,13 @@ enum SQLiteSchema {
         ALTER TABLE users ADD COLUMN first_weekday INTEGER;
         ALTER TABLE users ADD COLUMN time_zone TEXT;
         """,
+        // 7: each calendar's object count and bytes, kept with every write, for per-user quotas.
+        """
+        ALTER TABLE calendars ADD COLUMN object_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE calendars ADD COLUMN object_bytes INTEGER NOT NULL DEFAULT 0;
+        UPDATE calendars SET object_count = (SELECT count(*) FROM objects o WHERE o.calendar_id = calendars.id),
+            object_bytes = (SELECT coalesce(sum(size), 0) FROM objects o WHERE o.calendar_id = calendars.id);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
