@@ -46,9 +46,12 @@ public enum XMLBody {
     public static let maximumElements = 100_000
 
     public static func parse(_ bytes: [UInt8]) throws(XMLBodyError) -> XMLElement {
-        // UTF-16 or UTF-32 would hide a declaration from the byte scan below; every ASCII
-        // character in them has a NUL byte, which UTF-8 XML never has.
-        if bytes.contains(0) { throw XMLBodyError(description: "an XML body is UTF-8 (this one has NUL bytes)") }
+        // UTF-16 or UTF-32 would hide a declaration from the byte scan below (every ASCII
+        // character in them has a NUL byte, which UTF-8 XML never has), and FoundationXML
+        // traps on a name that is not UTF-8 (found by fuzzing): only valid UTF-8 goes on.
+        if bytes.contains(0) || String(validating: bytes, as: UTF8.self) == nil {
+            throw XMLBodyError(description: "an XML body is UTF-8 (this one is not)")
+        }
         if containsDeclaration(bytes) {
             throw XMLBodyError(description: "DOCTYPE and entity declarations are not accepted")
         }

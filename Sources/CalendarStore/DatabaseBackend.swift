@@ -22,6 +22,14 @@ public final class DatabaseBackend: StoreBackend {
     let database: any StoreDatabase
     let cache: ObjectCache
     private let quotaState = Mutex(StoreQuota())
+    private let budgetState = Mutex(ExpansionBudget.perRequest)
+
+    /// The recurrence expansion one read may do in all (``ExpansionBudget/perRequest``
+    /// unless set); a read that would do more is refused with `invalidArgument`.
+    public var expansionBudget: ExpansionBudget {
+        get { budgetState.withLock { $0 } }
+        set { budgetState.withLock { $0 = newValue } }
+    }
 
     /// What each user's calendars may hold; no limit unless set (`almanac serve` sets
     /// its defaults). Writes past it are refused with `insufficientStorage` (HTTP 507).

@@ -214,8 +214,9 @@ extension DatabaseEventStore {
         let row = try calendarRow(calendar, connection, write: true)
         let zone = try viewerZone(timeZone, calendar: row)
         var removed: [EventOccurrence] = []
+        var budget = backend.expansionBudget
         for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
-            let inRange = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, connection)
+            let inRange = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
             let matching = inRange.filter { filter.matches($0.filterComponent) }
             guard !matching.isEmpty else { continue }
             removed += matching

@@ -44,12 +44,20 @@ extension DatabaseEventStore {
         return series
     }
 
-    /// The occurrences of a candidate in `from..<to`, as the store reports them.
-    func occurrences(of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules, _ connection: Connection)
-        throws(StoreError) -> [EventOccurrence]
-    {
+    /// What a read answers when its expansions would take more than one request's
+    /// ``ExpansionBudget``: the range holds more recurrence work than one answer may do.
+    static let budgetSpent = StoreError(
+        .invalidArgument, "answering this would expand more recurrence than one request may; ask for a shorter range or fewer calendars")
+
+    /// The occurrences of a candidate in `from..<to`, as the store reports them; the work
+    /// comes out of `budget`, and a read that spends it all is refused (``budgetSpent``).
+    func occurrences(
+        of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules, budget: inout ExpansionBudget, _ connection: Connection
+    ) throws(StoreError) -> [EventOccurrence] {
         let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
-        return series.prepared.occurrences(from: from, to: to, viewerZone: zone).map { occurrence in
+        let found = series.prepared.expand(from: from, to: to, viewerZone: zone, budget: &budget).occurrences
+        if budget.isSpent { throw Self.budgetSpent }
+        return found.map { occurrence in
             EventOccurrence(
                 source: series.fromSkeleton ? .member(series.stored, skeleton: occurrence.component) : .parsed(occurrence.component),
                 start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
@@ -113,20 +121,29 @@ extension DatabaseEventStore {
         }
     }
 
-    func occurrences(in range: TimeRange, calendars: [CalendarRow], filter: EventFilter, timeZone: String?, _ connection: Connection)
-        throws(StoreError) -> [EventOccurrence]
-    {
+    func occurrences(
+        in range: TimeRange, calendars: [CalendarRow], filter: EventFilter, timeZone: String?, limit: Int = .max, _ connection: Connection
+    ) throws(StoreError) -> [EventOccurrence] {
+        let limit = max(0, limit)
         var result: [EventOccurrence] = []
+        /// Keeps the earliest `limit` once the list grows well past it.
+        func trim() {
+            guard result.count > limit.addingSaturated(10_000) else { return }
+            result = Array(Self.sortedByStart(result).prefix(limit))
+        }
+        var budget = backend.expansionBudget
         for calendar in calendars {
             let zone = try viewerZone(timeZone, calendar: calendar)
             var matched: [(candidate: Candidate, single: Candidate.Single)] = []
             for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
             where filter.componentTypes.contains(candidate.componentType) {
                 guard let single = candidate.single else {
-                    for occurrence in try occurrences(of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone, connection)
+                    for occurrence in try occurrences(
+                        of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
                     where filter.isEmpty || filter.matches(occurrence.filterComponent) {
                         result.append(occurrence)
                     }
+                    trim()
                     continue
                 }
                 // A one-off object is answered from its row; its bytes are parsed only if asked for.
@@ -146,15 +163,17 @@ extension DatabaseEventStore {
                         source: .stored(StoredObject(data: data), title: single.title, status: single.status, transparent: single.transparent), start: single.start, end: single.end, recurrenceID: nil, isDetached: false,
                         timeZone: single.tzid, eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id,
                         etag: candidate.etag, viewerZone: zone, seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) }))
+                trim()
             }
         }
-        return Self.sortedByStart(result)
+        return Array(Self.sortedByStart(result).prefix(limit))
     }
 
     public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime] {
         try database.read { (connection) throws(StoreError) -> [BusyTime] in
             var result: [BusyTime] = []
             var intervals: [BusyInterval] = []
+            var budget = backend.expansionBudget
             for calendar in try visibleCalendars(calendars, connection) {
                 let zone = try viewerZone(timeZone, calendar: calendar)
                 let calendarID = calendar.calendar.id
@@ -173,7 +192,8 @@ extension DatabaseEventStore {
                     }
                     let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     intervals.removeAll(keepingCapacity: true)
-                    series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, into: &intervals)
+                    series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
+                    if budget.isSpent { throw Self.budgetSpent }
                     for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {
                         result.append(
                             BusyTime(
@@ -231,11 +251,11 @@ extension DatabaseEventStore {
         return result
     }
 
-    public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
+    public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
         throws(StoreError) -> [EventOccurrence]
     {
         try database.read { (connection) throws(StoreError) -> [EventOccurrence] in
-            try occurrences(in: range, calendars: try visibleCalendars(calendars, connection), filter: filter, timeZone: timeZone, connection)
+            try occurrences(in: range, calendars: try visibleCalendars(calendars, connection), filter: filter, timeZone: timeZone, limit: limit, connection)
         }
     }
 
@@ -328,6 +348,7 @@ extension DatabaseEventStore {
         _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
     ) throws(StoreError) {
         try database.read { (connection) throws(StoreError) in
+            var budget = backend.expansionBudget
             for calendar in try visibleCalendars(calendars, connection) {
                 let zone = try viewerZone(timeZone, calendar: calendar)
                 let reach = try connection.firstRow(
@@ -335,7 +356,7 @@ extension DatabaseEventStore {
                 guard let reach else { continue }
                 let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
                 for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
-                    let found = try occurrences(of: candidate, calendar: calendar, from: from, to: to, zone: zone, connection)
+                    let found = try occurrences(of: candidate, calendar: calendar, from: from, to: to, zone: zone, budget: &budget, connection)
                     var absoluteSeen = Set<Int>()
                     for occurrence in found {
                         for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {

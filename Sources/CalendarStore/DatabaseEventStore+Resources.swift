@@ -278,13 +278,16 @@ extension DatabaseEventStore {
             let row = try calendarRow(calendar, connection, write: false)
             let zone = try viewerZone(nil, calendar: row)
             var result: [ResourceInfo] = []
+            var budget = backend.expansionBudget
             for candidate in try candidates(in: row, from: range.start, to: range.end, connection) where candidate.componentType == componentType {
                 // A one-off object answers from its row; a series stops at its first instance in range.
                 if let single = candidate.single {
                     guard OccurrenceTime.overlaps(start: single.start, end: single.end, from: range.start, to: range.end, in: zone) else { continue }
                 } else {
                     let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
-                    guard !series.prepared.occurrences(from: range.start, to: range.end, viewerZone: zone, limit: 1).isEmpty else { continue }
+                    let found = series.prepared.expand(from: range.start, to: range.end, viewerZone: zone, limit: 1, budget: &budget)
+                    if budget.isSpent { throw Self.budgetSpent }
+                    guard !found.occurrences.isEmpty else { continue }
                 }
                 result.append(
                     ResourceInfo(

@@ -46,7 +46,11 @@ public protocol EventStore: Sendable {
     func events(withExternalIdentifier uid: String) throws(StoreError) -> [Event]
     /// The occurrences overlapping `range` in the given calendars (all visible when nil),
     /// in start order, that match `filter`.
-    func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
+    ///
+    /// At most `limit` of them, the earliest: the store keeps no more than that many (and
+    /// a few thousand more) while it looks, so a range of millions of instances costs
+    /// bounded memory. Ask for one more than you show to learn whether there were more.
+    func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
         throws(StoreError) -> [EventOccurrence]
     /// Saves an event: creates it when new, else changes it with `span` (see `Span`).
     /// Returns the event as stored. With `ifMatch` (an ETag, a comma-separated list of
@@ -167,7 +171,13 @@ extension EventStore {
     public func events(in range: TimeRange, calendars: [String]? = nil, matching filter: EventFilter = .all)
         throws(StoreError) -> [EventOccurrence]
     {
-        try events(in: range, calendars: calendars, matching: filter, timeZone: nil)
+        try events(in: range, calendars: calendars, matching: filter, timeZone: nil, limit: .max)
+    }
+
+    public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        try events(in: range, calendars: calendars, matching: filter, timeZone: timeZone, limit: .max)
     }
 
     @discardableResult

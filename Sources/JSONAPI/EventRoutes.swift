@@ -126,7 +126,7 @@ extension APIContext {
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
         let filter = EventFilter(title: parameters["title"].map { .contains($0) })
         let found = try attempt { () throws(StoreError) in
-            try store.events(in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC")
+            try store.events(in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC", limit: configuration.maxItems + 1)
         }
         return listing("occurrences", found, time: \.startInstant, APIModel.json)
     }

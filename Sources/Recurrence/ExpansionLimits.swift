@@ -25,3 +25,24 @@ public struct ExpansionLimits: Sendable, Hashable {
 
     public static let `default` = ExpansionLimits()
 }
+
+/// The expansion work one request may cause, shared by every series it expands: each
+/// expansion's steps (see ``ExpansionLimits``) and each instance it lists come out of
+/// it. A calendar of many hostile series then costs one bounded request, not the
+/// per-series bound times the number of series.
+public struct ExpansionBudget: Sendable {
+    /// Steps left; an expansion may use at most these.
+    public var steps: Int
+
+    public init(steps: Int) { self.steps = steps }
+
+    /// What one request of the store may spend: 20,000,000 steps, about a second of work.
+    public static let perRequest = ExpansionBudget(steps: 20_000_000)
+    /// No bound beyond each series' own.
+    public static let unbounded = ExpansionBudget(steps: .max)
+
+    /// Whether nothing is left.
+    public var isSpent: Bool { steps <= 0 }
+
+    mutating func spend(_ count: Int) { steps = steps == .max ? .max : steps - count }
+}

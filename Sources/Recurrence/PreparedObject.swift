@@ -89,16 +89,20 @@ public final class PreparedObject: Sendable {
     /// floating and all-day times read in `viewerZone`, in series order; at most `limit`
     /// of them (the first ones found; `limit: 1` asks whether there is any).
     public func occurrences(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int = .max) -> [Occurrence] {
-        expand(from: from, to: to, viewerZone: viewerZone, limit: limit).occurrences
+        var budget = ExpansionBudget.unbounded
+        return expand(from: from, to: to, viewerZone: viewerZone, limit: limit, budget: &budget).occurrences
     }
 
     /// The occurrences overlapping `from..<to`, as ``occurrences(from:to:viewerZone:limit:)``,
     /// and whether they are all of them: `isComplete` is false when a bound of
     /// ``ExpansionLimits`` (instances or steps) stopped the expansion before the window's end.
-    /// Reaching `limit` is the caller's own cut and leaves `isComplete` true.
-    public func expand(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int = .max) -> (occurrences: [Occurrence], isComplete: Bool) {
+    /// Reaching `limit` is the caller's own cut and leaves `isComplete` true. The work
+    /// comes out of `budget`; when it runs out, the expansion stops incomplete.
+    public func expand(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int = .max, budget: inout ExpansionBudget)
+        -> (occurrences: [Occurrence], isComplete: Bool)
+    {
         var result: [Occurrence] = []
-        let isComplete = visit(from: from, to: to, viewerZone: viewerZone, limit: limit) { instance in
+        let isComplete = visit(from: from, to: to, viewerZone: viewerZone, limit: limit, budget: &budget) { instance in
             result.append(
                 Occurrence(
                     uid: uid, component: component(instance.describer), start: instance.start, end: instance.end, recurrenceID: instance.recurrenceID,
@@ -112,8 +116,8 @@ public final class PreparedObject: Sendable {
     /// building occurrences (a free-slot search reads thousands of them).
     /// Returns false when a bound of ``ExpansionLimits`` stopped the expansion early.
     @discardableResult
-    public func busyIntervals(from: Int, to: Int, viewerZone: ZoneRules, into result: inout [BusyInterval]) -> Bool {
-        visit(from: from, to: to, viewerZone: viewerZone, limit: .max) { instance in
+    public func busyIntervals(from: Int, to: Int, viewerZone: ZoneRules, budget: inout ExpansionBudget, into result: inout [BusyInterval]) -> Bool {
+        visit(from: from, to: to, viewerZone: viewerZone, limit: .max, budget: &budget) { instance in
             var isAllDay = false
             if case .date = instance.start { isAllDay = true }
             result.append(
@@ -180,12 +184,14 @@ public final class PreparedObject: Sendable {
     /// Calls `emit` for each instance overlapping `from..<to`, in series order, at most `limit`
     /// times. Returns false when a bound of ``ExpansionLimits`` ended the walk early.
     @discardableResult
-    func visit(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int, _ emit: (Instance) -> Void) -> Bool {
+    func visit(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int, budget: inout ExpansionBudget, _ emit: (Instance) -> Void) -> Bool {
         var emitted = 0
+        guard !budget.isSpent else { return false }
         func overlaps(_ start: OccurrenceTime, _ end: OccurrenceTime) -> Bool {
             OccurrenceTime.overlaps(start: start, end: end, from: from, to: to, in: viewerZone)
         }
         guard let series else {
+            budget.spend(singles.count)
             for index in singles.indices where emitted < limit {
                 let (start, end, recurrenceID) = (singles[index].start, singles[index].end, singles[index].recurrenceID)
                 guard overlaps(start, end) else { continue }
@@ -211,7 +217,7 @@ public final class PreparedObject: Sendable {
             emitted += 1
             emit(Instance(describer: .override(key), start: start, end: end, recurrenceID: time.occurrenceTime(key), isOverride: true))
         }
-        var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom, before: windowTo) : nil
+        var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom, before: windowTo, maxSteps: budget.steps) : nil
         var listIndex = 0
         if let instances = series.instances, let windowFrom {
             // The first listed instance at or after the window's start.
@@ -223,6 +229,7 @@ public final class PreparedObject: Sendable {
             }
             listIndex = low
         }
+        let listStart = listIndex
         func nextInstance() -> RecurrenceInstance? {
             guard let instances = series.instances else { return iterator?.next() }
             guard listIndex < instances.count else { return nil }
@@ -271,6 +278,7 @@ public final class PreparedObject: Sendable {
         for key in series.overrides.keys where !seenOverrides.contains(key) && emitted < limit {
             emitOverride(key: key)
         }
+        budget.spend((iterator?.steps ?? listIndex - listStart) + series.overrides.count)
         return isComplete && !(iterator?.isTruncated ?? false)
     }
 

@@ -130,16 +130,21 @@ public struct RecurrenceSet: Sendable {
 
     /// A lazy iterator over every instance (with `to`: every instance whose start key
     /// is before it), in order.
-    public func makeIterator(skippingTo from: Int? = nil, before to: Int? = nil) -> Iterator {
+    /// With `maxSteps`, the iteration takes at most that many steps in all (a request's
+    /// ``ExpansionBudget``), fewer than ``ExpansionLimits/maxSteps`` when it is smaller.
+    public func makeIterator(skippingTo from: Int? = nil, before to: Int? = nil, maxSteps: Int = .max) -> Iterator {
         var sources = sourceTemplates
         var exclusions = exclusionTemplates
+        let stepLimit = min(limits.maxSteps, max(0, maxSteps))
+        for index in sources.indices { sources[index].maxSteps = min(sources[index].maxSteps, stepLimit) }
+        for index in exclusions.indices { exclusions[index].maxSteps = min(exclusions[index].maxSteps, stepLimit) }
         if let from {
             let local = time.local(from)
             for index in sources.indices where !rules.isEmpty { sources[index].skip(toward: local) }
             for index in exclusions.indices { exclusions[index].skip(toward: local) }
         }
         let firstDate = from.map { key in dates.firstIndex { $0.start >= key } ?? dates.count } ?? 0
-        return Iterator(set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate, end: to)
+        return Iterator(set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate, end: to, maxSteps: stepLimit)
     }
 
     /// Merges the sources lazily: the smallest next key wins; equal keys are produced once.
@@ -154,15 +159,18 @@ public struct RecurrenceSet: Sendable {
         var exclusionHeads: [Int?]
         var dateIndex: Int
         let end: Int?
+        let maxSteps: Int
         var last: Int?
         var produced = 0
         /// Candidates this iterator examined itself (the rules count their own steps).
         var examined = 0
         /// Whether a bound of ``ExpansionLimits`` ended the iteration while instances remained.
         public private(set) var isTruncated = false
+        private var exclusionsExhausted = false
 
-        init(set: RecurrenceSet, sources: [RuleIterator], exclusions: [RuleIterator], dateIndex: Int, end: Int?) {
+        init(set: RecurrenceSet, sources: [RuleIterator], exclusions: [RuleIterator], dateIndex: Int, end: Int?, maxSteps: Int) {
             self.set = set
+            self.maxSteps = maxSteps
             self.sources = sources
             self.exclusions = exclusions
             self.dateIndex = dateIndex
@@ -174,7 +182,7 @@ public struct RecurrenceSet: Sendable {
         }
 
         /// Steps used so far by this iterator and every rule it merges.
-        var steps: Int {
+        public var steps: Int {
             var total = examined
             for source in sources { total += source.steps }
             for exclusion in exclusions { total += exclusion.steps }
@@ -183,7 +191,8 @@ public struct RecurrenceSet: Sendable {
 
         public mutating func next() -> RecurrenceInstance? {
             while !isTruncated {
-                if sources.contains(where: \.isExhausted) || exclusions.contains(where: \.isExhausted) || steps > set.limits.maxSteps {
+                // Each rule keeps to the budget on its own; all of them together are checked now and then.
+                if examined & 255 == 255, steps > maxSteps {
                     isTruncated = true
                     return nil
                 }
@@ -211,10 +220,14 @@ public struct RecurrenceSet: Sendable {
                     dateIndex += 1
                 } else if let bestSource {
                     heads[bestSource] = sources[bestSource].next().map(set.time.key)
+                    // A rule that ran out of steps leaves a gap after this candidate: it is the last.
+                    if heads[bestSource] == nil, sources[bestSource].isExhausted { isTruncated = true }
                 }
                 examined += 1
                 if let last, candidate.start <= last { continue }  // a duplicate (several rules, RDATE on a rule instance)
                 if isExcluded(candidate.start) { continue }
+                // An exclusion rule that ran out of steps cannot say whether this one is excluded.
+                if exclusionsExhausted { return nil }
                 if produced >= set.limits.maxInstances {
                     // Another instance exists: the cap, not the rule, ends this expansion.
                     isTruncated = true
@@ -237,6 +250,10 @@ public struct RecurrenceSet: Sendable {
                 }
                 while let head = exclusionHeads[index], head < key {
                     exclusionHeads[index] = exclusions[index].next().map(set.time.key)
+                }
+                if exclusionHeads[index] == nil, exclusions[index].isExhausted {
+                    exclusionsExhausted = true
+                    isTruncated = true
                 }
                 if exclusionHeads[index] == key { return true }
             }

@@ -95,7 +95,8 @@ struct RuleIterator: IteratorProtocol {
     let seconds: [Int]
     let setPositions: [Int]
     let idlePeriodLimit: Int
-    let maxSteps: Int
+    /// The steps this iterator may take (a request's budget may lower the rule's limit).
+    var maxSteps: Int
     /// The period holding 9999-12-31T23:59:59: iCalendar cannot name a later time, so a
     /// rule ends there (a huge INTERVAL would otherwise walk past `Int`'s range).
     private var lastPeriodIndex = Int.max

@@ -42,3 +42,23 @@ extension CalDAVTests {
         #expect(day.text.contains(":20261201T000000Z/"))
     }
 }
+
+/// Every XML body the fuzzer ever found crashing is kept and replayed: it must be
+/// refused with an error (or parse), never trap.
+@Suite struct XMLFuzzRegressionTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/xml-fuzz-regressions")
+
+    @Test func everyKeptCrashIsRefusedCleanly() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).sorted()
+        #expect(!files.isEmpty)
+        for file in files {
+            let bytes = try [UInt8](Data(contentsOf: Self.directory.appendingPathComponent(file)))
+            #expect(throws: XMLBodyError.self, "\(file)") { try XMLBody.parse(bytes) }
+        }
+    }
+
+    @Test(arguments: [[0xEF, 0xBB, 0xBF] + Array("<D:propfind xmlns:D=\"DAV:\"/>".utf8), Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:displayname/></D:prop></D:propfind>".utf8)])
+    func utf8BodiesStillParse(_ bytes: [UInt8]) throws {
+        _ = try XMLBody.parse(bytes)
+    }
+}
