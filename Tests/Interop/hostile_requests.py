@@ -483,6 +483,9 @@ class Suite:
         self.run("xml.deep-nesting.report", self.exchange(400, "REPORT", work, deep_report, {**xml, "Depth": "1"}))
         wide = f'<D:propfind {DAV}><D:prop>' + "<D:getetag/>" * 100_001 + "</D:prop></D:propfind>"
         self.run("xml.100001-elements.propfind", self.exchange(400, "PROPFIND", work, wide, {**xml, "Depth": "1"}))
+        # A name that is not UTF-8 once made FoundationXML trap (found by the xml fuzz target).
+        invalid_name = b'<C:calendar-query xmln\xff\xffD="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop/></C:calendar-query>'
+        self.run("xml.invalid-utf8-name.report", self.exchange(400, "REPORT", work, invalid_name, {**xml, "Depth": "1"}))
 
     def depth_headers(self):
         for depth in ["99999999999999999999", "-1", "infinity"]:
