@@ -11,15 +11,13 @@ Needs root (to mount); without it the test says so and exits 0 having checked no
     python3 Tests/Interop/disk_full.py --almanac .build/debug/almanac
 """
 import argparse
-import base64
-import http.client
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from almanac_server import AlmanacServer
+from almanac_server import AlmanacServer, BasicClient
 
 
 def check(condition, message):
@@ -34,21 +32,6 @@ def event(uid, size):
     return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Almanac//Disk full//EN\r\nBEGIN:VEVENT\r\n"
             f"UID:{uid}\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261201T100000Z\r\nDURATION:PT1H\r\n"
             f"SUMMARY:{uid}\r\nDESCRIPTION:{description}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n").encode()
-
-
-class Client:
-    def __init__(self, server):
-        self.port = server.port
-        self.auth = "Basic " + base64.b64encode(f"{server.user}:{server.password}".encode()).decode()
-
-    def request(self, method, path, body=None, headers=None):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            connection.request(method, path, body=body, headers={"Authorization": self.auth, **(headers or {})})
-            response = connection.getresponse()
-            return response.status, dict(response.getheaders()), response.read()
-        finally:
-            connection.close()
 
 
 def fill(path, keep_free):
@@ -79,7 +62,7 @@ def main():
     try:
         data = os.path.join(mount, "data")
         server = AlmanacServer(almanac, data, "anna")
-        client = Client(server)
+        client = BasicClient(server.port, server.user, server.password)
         collection = "/dav/calendars/anna/work/"
         check(client.request("MKCALENDAR", collection)[0] == 201, "calendar created")
         status, headers, _ = client.request("PUT", collection + "before.ics", event("before", 2000), {"Content-Type": "text/calendar"})
