@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "WebCalendar",
             dependencies: ["CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence"]),
-        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar"]),
+        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Recurrence"]),
         // The command-line interface as a library, so tests run it in process.
         .target(
             name: "AlmanacCLI",

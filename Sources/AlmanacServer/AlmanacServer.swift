@@ -4,6 +4,7 @@ import CalDAV
 import CalendarStore
 import HTTPServer
 import JSONAPI
+import Recurrence
 import WebCalendar
 
 /// The server as one value: the store, authentication and the routes, wired onto
@@ -34,7 +35,11 @@ public final class AlmanacServer: Sendable {
             verifyPassword: { user, password, address in authenticator.verify(BasicCredentials(user: user, password: password), address: address) },
             now: Self.now)
         router = Self.router(backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins))
-        server = HTTPServer(configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web), responder: router.responder)
+        let router = self.router
+        server = HTTPServer(configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)) { request in
+            // Expansion for a client that went away stops at its next check (ExpansionBudget).
+            ExpansionBudget.$isCancelled.withValue(request.isClientGone) { router.respond(to: request) }
+        }
     }
 
     static let now: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }

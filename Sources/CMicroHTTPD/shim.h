@@ -64,6 +64,16 @@ static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
     return info ? info->port : 0;
 }
 
+/// Whether the client closed its side of the connection: a peek that finds the end of
+/// the stream (data waiting, or nothing yet, means it is still there).
+static inline int cmhd_client_gone(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!info) return 0;
+    char byte;
+    ssize_t got = recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return got == 0;
+}
+
 /// The client's address as text (IPv4 or IPv6) into `buffer`; an empty string if unknown.
 static inline void cmhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

@@ -59,9 +59,12 @@ func handleAccess(
     }
     if state.status != 0 { return MHD_Result.YES }
     if state.tooLarge { return send(tooLarge(server), on: connection, state: state) }
-    let request = HTTPRequest(
+    var request = HTTPRequest(
         method: state.method, path: state.path, query: state.query, headers: state.headers, body: state.body,
         remoteAddress: state.remoteAddress)
+    // The connection outlives this call (the responder runs inside it), so asking it is safe.
+    let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    request.isClientGone = { OpaquePointer(bitPattern: address).map { cmhd_client_gone($0) != 0 } ?? false }
     return send(server.responder(request), on: connection, state: state)
 }
 

@@ -48,6 +48,10 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The client's address (IPv4 or IPv6 text).
     public var remoteAddress: String
+    /// Whether the client has closed its connection, so long work for it may stop (the
+    /// transport answers; in process it is never gone). Cheap, but a system call: ask
+    /// now and then, not per item.
+    public var isClientGone: @Sendable () -> Bool = { false }
 
     public init(method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
         self.method = method

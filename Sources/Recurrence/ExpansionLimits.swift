@@ -44,5 +44,19 @@ public struct ExpansionBudget: Sendable {
     /// Whether nothing is left.
     public var isSpent: Bool { steps <= 0 }
 
-    mutating func spend(_ count: Int) { steps = steps == .max ? .max : steps - count }
+    /// Asked every ``checkInterval`` steps: when it says the work is no longer wanted (the
+    /// client went away), the budget counts as spent and the expansions stop.
+    @TaskLocal public static var isCancelled: (@Sendable () -> Bool)?
+    static let checkInterval = 100_000
+    private var sinceCheck = 0
+
+    mutating func spend(_ count: Int) {
+        guard steps != .max else { return }
+        steps -= count
+        sinceCheck += count
+        if sinceCheck >= Self.checkInterval {
+            sinceCheck = 0
+            if let isCancelled = Self.isCancelled, isCancelled() { steps = 0 }
+        }
+    }
 }

@@ -50,4 +50,15 @@ import Testing
         let earliest = try fixture.store.events(in: Self.day, calendars: [work.id], matching: .all, timeZone: nil, limit: 5)
         #expect(earliest.map(\.startInstant) == (0..<5).map { utc(2026, 12, 10) + $0 })  // 00:00:00Z to 00:00:04Z
     }
+
+    @Test func workForAClientThatWentAwayStops() throws {
+        // One heavy series (about 290,000 steps): answered while the client is there, and
+        // given up at the next check once it is gone.
+        let fixture = try StoreFixture(.sqlite)
+        let work = try Self.idle(fixture, count: 1)
+        #expect(try ExpansionBudget.$isCancelled.withValue({ false }) { try fixture.store.events(in: Self.day, calendars: [work.id]) }.isEmpty)
+        #expect(throws: StoreError.self) {
+            try ExpansionBudget.$isCancelled.withValue({ true }) { try fixture.store.events(in: Self.day, calendars: [work.id]) }
+        }
+    }
 }
