@@ -49,29 +49,46 @@ public final class Authenticator: Sendable {
     /// Checks a user name and password (throttled per user and address): the user's
     /// name, or why not and, while throttled, how many seconds to wait.
     ///
-    /// The attempt counts before the password is hashed (parallel guesses get no extra
-    /// tries), an unknown user costs the same hash as a known one, and hashes run at
-    /// most one per core at a time (503 when no turn comes).
+    /// A password that verified recently (a syncing client's every request) passes
+    /// without hashing and without counting as an attempt, unless the user is throttled
+    /// from this address: then nothing is checked. Any other attempt counts before the
+    /// password is hashed (parallel guesses get no extra tries), an unknown user costs the
+    /// same hash as a known one, and hashes run at most one per core at a time (503 when
+    /// no turn comes).
     public func verify(_ credentials: BasicCredentials, address: String) -> Result<String, WebSignInFailure> {
+        func lookUp() -> Result<User?, WebSignInFailure> {
+            do {
+                return .success(try backend.user(named: credentials.user))
+            } catch where error.code == .database {
+                // Not a wrong password: the database did not answer (PostgreSQL restarting).
+                return .failure(WebSignInFailure(message: "the store is unavailable; try again shortly", isUnavailable: true))
+            } catch {
+                return .success(nil)
+            }
+        }
+        var found: User??
+        if throttle.delay(user: credentials.user, address: address) == 0 {
+            switch lookUp() {
+            case .failure(let failure): return .failure(failure)
+            case .success(let user):
+                if let user, let stored = user.passwordHash, verified.contains(credentials, hash: stored) { return .success(user.name) }
+                found = .some(user)
+            }
+        }
         if let wait = throttle.beginAttempt(user: credentials.user, address: address) {
             return .failure(WebSignInFailure(message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up))))
         }
-        let found: User?
-        do {
-            found = try backend.user(named: credentials.user)
-        } catch where error.code == .database {
-            // Not a wrong password: the database did not answer (PostgreSQL restarting).
-            throttle.cancelAttempt(user: credentials.user, address: address)
-            return .failure(WebSignInFailure(message: "the store is unavailable; try again shortly", isUnavailable: true))
-        } catch {
-            found = nil
+        if found == nil {
+            switch lookUp() {
+            case .success(let user): found = .some(user)
+            case .failure(let failure):
+                throttle.cancelAttempt(user: credentials.user, address: address)
+                return .failure(failure)
+            }
         }
-        let stored = found?.passwordHash
+        let user = found ?? nil
+        let stored = user?.passwordHash
         let hash = stored.flatMap(PasswordHash.init)
-        if let stored, verified.contains(credentials, hash: stored) {
-            throttle.recordSuccess(user: credentials.user, address: address)
-            return .success(found?.name ?? credentials.user)
-        }
         let matches = gate.run { () -> Bool in
             guard let hash else {
                 PasswordHash.verifyNothing(credentials.password)
@@ -83,7 +100,7 @@ public final class Authenticator: Sendable {
             throttle.cancelAttempt(user: credentials.user, address: address)
             return .failure(WebSignInFailure(message: "the server is busy checking passwords; try again shortly", isUnavailable: true))
         }
-        guard matches, let user = found, let stored else { return .failure(WebSignInFailure(message: "wrong user name or password")) }
+        guard matches, let user, let stored else { return .failure(WebSignInFailure(message: "wrong user name or password")) }
         verified.insert(credentials, hash: stored)
         throttle.recordSuccess(user: credentials.user, address: address)
         return .success(user.name)

@@ -1,3 +1,4 @@
+import Accounts
 import CalendarStore
 import Foundation
 import Synchronization
@@ -184,5 +185,34 @@ extension APITests {
         let refused = call("POST", "/api/v1/events", body)
         #expect(refused.status == 507 && refused["type"]?.stringValue == "urn:almanac:problem:insufficient-storage")
         #expect(try snapshot() == before)
+    }
+}
+
+extension APITests {
+    @Test func parallelRequestsWithTheRightPasswordAreNeverThrottledButALockoutHoldsForIt() throws {
+        try backend.createUser(named: "carol", displayName: nil, passwordHash: PasswordHash(password: "right one", iterations: 1_000).description)
+        @Sendable func send(_ password: String, from address: String = "192.0.2.9") -> Int {
+            let headers: HTTPHeaders = ["Authorization": BasicCredentials(user: "carol", password: password).authorization]
+            return server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars", headers: headers, remoteAddress: address)).status
+        }
+        #expect(send("right one") == 200)
+        // Twenty at once (a syncing client's burst): a verified password counts no attempt.
+        let statuses = Mutex<[Int]>([])
+        let done = DispatchGroup()
+        for _ in 0..<20 {
+            done.enter()
+            Thread {
+                let status = send("right one")
+                statuses.withLock { $0.append(status) }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 20))
+        // Five wrong guesses lock carol out from this address: then even the right password
+        // is not checked there (429), while another address still signs in.
+        #expect((0..<5).map { _ in send("wrong") } == Array(repeating: 401, count: 5))
+        #expect(send("right one") == 429)
+        #expect(send("right one", from: "198.51.100.4") == 200)
     }
 }
