@@ -55,6 +55,11 @@ public enum XMLBody {
         if containsDeclaration(bytes) {
             throw XMLBodyError(description: "DOCTYPE and entity declarations are not accepted")
         }
+        // FoundationXML reads past the end of a processing instruction without data
+        // (`<?x?>`, found by fuzzing); a DAV body needs none but the XML declaration.
+        if containsProcessingInstruction(bytes) {
+            throw XMLBodyError(description: "processing instructions are not accepted (only the <?xml …?> declaration)")
+        }
         let builder = TreeBuilder()
         let parser = XMLParser(data: Data(bytes))
         parser.shouldProcessNamespaces = true
@@ -67,6 +72,23 @@ public enum XMLBody {
             throw XMLBodyError(description: "malformed XML: \(parser.parserError.map { "\($0)" } ?? "no root element")")
         }
         return root
+    }
+
+    /// Whether the bytes hold `<?` anywhere but an XML declaration (`<?xml` and white
+    /// space) at the very start, after an optional byte-order mark.
+    static func containsProcessingInstruction(_ bytes: [UInt8]) -> Bool {
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let declaration = Array("<?xml".utf8)
+        var index = 0
+        while index + 1 < bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else { continue }
+            let end = index + declaration.count
+            let isDeclaration = index == start && end < bytes.count && Array(bytes[index..<end]) == declaration
+                && [0x20, 0x09, 0x0A, 0x0D].contains(bytes[end])
+            if !isDeclaration { return true }
+        }
+        return false
     }
 
     /// Whether the bytes hold `<!DOCTYPE` or `<!ENTITY` (in any case), which a DAV body never needs.

@@ -57,8 +57,17 @@ extension CalDAVTests {
         }
     }
 
-    @Test(arguments: [[0xEF, 0xBB, 0xBF] + Array("<D:propfind xmlns:D=\"DAV:\"/>".utf8), Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:displayname/></D:prop></D:propfind>".utf8)])
+    @Test(arguments: [
+        [0xEF, 0xBB, 0xBF] + Array("<D:propfind xmlns:D=\"DAV:\"/>".utf8), Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:displayname/></D:prop></D:propfind>".utf8),
+        Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>".utf8),
+        [0xEF, 0xBB, 0xBF] + Array("<?xml version=\"1.0\"?><D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>".utf8),
+    ])
     func utf8BodiesStillParse(_ bytes: [UInt8]) throws {
         _ = try XMLBody.parse(bytes)
+    }
+
+    @Test(arguments: ["<?x?><D:propfind xmlns:D=\"DAV:\"/>", "<D:propfind xmlns:D=\"DAV:\"><?pi data?></D:propfind>", " <?xml version=\"1.0\"?><a/>", "<?xml-stylesheet href=\"x\"?><a/>"])
+    func processingInstructionsAreRefused(_ text: String) {
+        #expect(throws: XMLBodyError.self) { try XMLBody.parse(Array(text.utf8)) }
     }
 }

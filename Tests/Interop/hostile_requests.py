@@ -486,6 +486,8 @@ class Suite:
         # A name that is not UTF-8 once made FoundationXML trap (found by the xml fuzz target).
         invalid_name = b'<C:calendar-query xmln\xff\xffD="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop/></C:calendar-query>'
         self.run("xml.invalid-utf8-name.report", self.exchange(400, "REPORT", work, invalid_name, {**xml, "Depth": "1"}))
+        # A processing instruction without data once made FoundationXML read past its end.
+        self.run("xml.empty-processing-instruction.propfind", self.exchange(400, "PROPFIND", work, f'<?x?><D:propfind {DAV}/>', {**xml, "Depth": "1"}))
 
     def depth_headers(self):
         for depth in ["99999999999999999999", "-1", "infinity"]:
