@@ -26,15 +26,19 @@ public final class AlmanacServer: Sendable {
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
-    public init(backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = []) {
+    /// - Parameter now: the current time (Unix seconds), for minimum notice, "today" and
+    ///   sessions; the system clock unless a test fixes it.
+    public init(
+        backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [], now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
+    ) {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
         let web = WebCalendar(
             backend: backend,
             verifyPassword: { user, password, address in authenticator.verify(BasicCredentials(user: user, password: password), address: address) },
-            now: Self.now)
-        router = Self.router(backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins))
+            now: now)
+        router = Self.router(backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins), now: now)
         let router = self.router
         server = HTTPServer(configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)) { request in
             // Expansion for a client that went away stops at its next check (ExpansionBudget).
@@ -42,7 +46,8 @@ public final class AlmanacServer: Sendable {
         }
     }
 
-    static let now: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+    /// The system clock, Unix seconds.
+    public static let systemNow: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
 
     /// The largest body a request may send without being signed in: the sign-in form.
     static let unauthenticatedBodyLimit = 16 << 10
@@ -74,7 +79,9 @@ public final class AlmanacServer: Sendable {
     /// Answers a request in process, as the listening server would.
     public func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
 
-    static func router(backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>) -> Router {
+    static func router(
+        backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>, now: @escaping @Sendable () -> Int
+    ) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend)
         let dav: HTTPResponder = { request in

@@ -27,7 +27,10 @@ import Testing
             try backend.createAPIToken(APIToken(id: id, user: "anna", name: scope.rawValue, scope: scope, created: 0), secretHash: APITokenSecret.hash(secret))
             tokens[scope] = secret
         }
-        server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false), allowedOrigins: ["https://app.example.com"])
+        // The clock is fixed at the start of 2026-12-01 (UTC), the day these scenarios book in.
+        server = AlmanacServer(
+            backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false), allowedOrigins: ["https://app.example.com"],
+            now: { 1_796_083_200 })
     }
 
     struct Answer {
