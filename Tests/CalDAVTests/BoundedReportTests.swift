@@ -71,3 +71,34 @@ extension CalDAVTests {
         #expect(throws: XMLBodyError.self) { try XMLBody.parse(Array(text.utf8)) }
     }
 }
+
+/// The XML reader (XMLReader) on what DAV clients send, and on what no body may hold.
+@Suite struct XMLReaderTests {
+    @Test func namespacesTextEntitiesAndCDATAReadAsClientsMeanThem() throws {
+        let text = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <!-- a client's comment -->
+            <propfind xmlns="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+              <prop><displayname>Work &amp; more &#x263A;&#65;</displayname><C:calendar-data><![CDATA[BEGIN:VCALENDAR<&>]]></C:calendar-data></prop>
+              <x:other xmlns:x="http://example.com/ns" x:flag='a&#9;b' plain="1\n2"><inner xmlns=""/></x:other>
+            </propfind>
+            """
+        let root = try XMLBody.parse(Array(text.utf8))
+        #expect(root.namespace == "DAV:" && root.name == "propfind")
+        let prop = try #require(root.child("DAV:", "prop"))
+        #expect(prop.child("DAV:", "displayname")?.text == "Work & more ☺A")
+        #expect(prop.child("urn:ietf:params:xml:ns:caldav", "calendar-data")?.text == "BEGIN:VCALENDAR<&>")
+        let other = try #require(root.child("http://example.com/ns", "other"))
+        // A literal line break in a value is a space; a character reference stays what it names (XML 1.0 §3.3.3).
+        #expect(other.attributes == ["x:flag": "a\tb", "plain": "1 2"])
+        #expect(other.children.first?.namespace == "" && other.children.first?.name == "inner")
+    }
+
+    @Test(arguments: [
+        "<a><b></a></b>", "<a></a><b/>", "text<a/>", "<a/>text", "<a>", "<a x='1' x='2'/>", "<a x=1/>", "<a>&unknown;</a>", "<a>&#0;</a>",
+        "<a>\u{1}</a>", "<!DOCTYPE a><a/>", "<a><?pi x?></a>", "<a><!-- open</a>", "<a><![CDATA[open</a>", "", "   ", "<a x='<'/>", "<a>]]></a>",
+    ])
+    func malformedBodiesAreRefused(_ text: String) {
+        #expect(throws: XMLBodyError.self, "\(text)") { try XMLBody.parse(Array(text.utf8)) }
+    }
+}
