@@ -85,8 +85,8 @@ let package = Package(
             path: "FuzzTesting/Sources/FuzzServer"
         ),
 
-        // Shared test helpers: seeded randomness, generated corpora, temporary directories.
-        .target(name: "AlmanacTestSupport", path: "Tests/AlmanacTestSupport"),
+        // Shared test helpers: seeded randomness, the corpus generator, temporary directories.
+        .target(name: "AlmanacTestSupport", dependencies: ["CivilTime", "ICalendar", "Recurrence"], path: "Tests/AlmanacTestSupport"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
         .executableTarget(name: "StoreCrashWorker", dependencies: ["CalendarStore"], path: "Tests/StoreCrashWorker"),
 

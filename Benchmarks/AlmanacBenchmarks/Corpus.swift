@@ -1,3 +1,4 @@
+import AlmanacTestSupport
 import Foundation
 
 /// Generated benchmark inputs, cached under `.build/benchmarks/`.
@@ -13,22 +14,25 @@ enum Corpus {
         return directory
     }
 
-    /// The generator: `$ALMANAC_CORPUS_GENERATOR`, else `../shared/corpus/gen_ics.py` beside the checkout.
-    static var generator: String {
-        ProcessInfo.processInfo.environment["ALMANAC_CORPUS_GENERATOR"]
-            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/gen_ics.py").path
-    }
-
-    /// One `.ics` file with `events` events from the generator (seed 7), made once.
+    /// One `.ics` file with `events` events from the project's generator (seed 7), made once.
     static func file(events: Int, seed: Int = 7) -> URL {
         let url = workDirectory.appendingPathComponent("corpus-\(events)-\(seed).ics")
         if !FileManager.default.fileExists(atPath: url.path) {
-            Report.note("generating \(events)-event corpus with \(generator)")
-            guard runProgram("/usr/bin/env", ["python3", generator, "--events", String(events), "--seed", String(seed), "--out", url.path]) != nil
-            else {
-                fatalError("could not generate the corpus; set ALMANAC_CORPUS_GENERATOR to gen_ics.py")
-            }
+            Report.note("generating the \(events)-event corpus (seed \(seed))")
+            write(events: events, seed: seed, to: url)
         }
         return url
+    }
+
+    /// Generates a corpus file (in a partial file first, so a cut run leaves none half-made).
+    static func write(events: Int, seed: Int, to url: URL) {
+        let partial = url.appendingPathExtension("partial")
+        do {
+            try Data(try AlmanacTestSupport.Corpus.generate(events: events, seed: seed)).write(to: partial)
+            try? FileManager.default.removeItem(at: url)
+            try FileManager.default.moveItem(at: partial, to: url)
+        } catch {
+            fatalError("could not write the corpus \(url.path): \(error)")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import AlmanacTestSupport
+import CalendarStore
 import Foundation
 
 /// CalDAV throughput and latency of `almanac serve` against Radicale (from PyPI),
@@ -28,11 +29,9 @@ enum ServerBenchmarks {
         let work = Corpus.workDirectory.appendingPathComponent("server-\(events)")
         try? FileManager.default.removeItem(at: work)
         try! FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        let split = work.appendingPathComponent("events")
-        guard runProgram("/usr/bin/env", ["python3", Corpus.generator, "--events", String(events), "--seed", "7", "--split", split.path]) != nil
-        else { fatalError("could not generate the events") }
-        let files = (try! FileManager.default.contentsOfDirectory(atPath: split.path)).filter { $0.hasSuffix(".ics") }.sorted()
-        let bodies = files.map { (name: $0, body: [UInt8](FileManager.default.contents(atPath: split.appendingPathComponent($0).path)!)) }
+        // One resource per generated event, as a client would PUT them.
+        let objects = try! CalendarFileSplitter.split([UInt8](FileManager.default.contents(atPath: Corpus.file(events: events).path) ?? Data())).objects
+        let bodies = objects.enumerated().map { (name: String(format: "event-%06d.ics", $0.offset), body: $0.element.data) }
 
         let almanac = Corpus.packageRoot.appendingPathComponent(".build/release/almanac").path
         if !FileManager.default.isExecutableFile(atPath: almanac) {

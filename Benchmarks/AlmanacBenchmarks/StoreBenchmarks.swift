@@ -6,7 +6,7 @@ import Foundation
 /// database size and peak memory.
 ///
 /// Data: `calendars` calendars of `eventsPerCalendar` generated events each (seeds
-/// 1…N of gen_ics.py, about 15% recurring, some with overrides), imported into a
+/// 1…N of the project's corpus generator, about 15% recurring, some with overrides), imported into a
 /// fresh database under `.build/benchmarks/store-…`.
 enum StoreBenchmarks {
     /// The directory of the store with `calendars` × `eventsPerCalendar` generated events.
@@ -197,17 +197,14 @@ enum StoreBenchmarks {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// gen_ics.py files, one per calendar (seeds 1…N), generated two at a time and cached.
+    /// Generated files, one per calendar (seeds 1…N), made two at a time and cached.
     static func generateFiles(calendars: Int, events: Int) -> [URL] {
         let urls = (1...calendars).map { Corpus.workDirectory.appendingPathComponent("corpus-\(events)-\($0).ics") }
         let missing = urls.enumerated().filter { !FileManager.default.fileExists(atPath: $0.element.path) }
         if !missing.isEmpty { Report.note("generating \(missing.count) corpus files of \(events) events") }
         DispatchQueue.concurrentPerform(iterations: missing.count) { index in
             let (offset, url) = missing[index]
-            let partial = url.appendingPathExtension("partial")
-            guard runProgram("/usr/bin/env", ["python3", Corpus.generator, "--events", String(events), "--seed", String(offset + 1), "--out", partial.path]) != nil
-            else { fatalError("could not generate \(url.lastPathComponent); set ALMANAC_CORPUS_GENERATOR to gen_ics.py") }
-            try! FileManager.default.moveItem(at: partial, to: url)
+            Corpus.write(events: events, seed: offset + 1, to: url)
         }
         return urls
     }

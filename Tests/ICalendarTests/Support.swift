@@ -30,7 +30,7 @@ enum Support {
 
     static func read(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
 
-    /// Generates a corpus with ../shared/corpus/gen_ics.py (or $ALMANAC_CORPUS_GENERATOR).
+    /// A generated corpus (AlmanacTestSupport's CorpusGenerator).
     static func generatedCorpus(events: Int, seed: Int) throws -> [UInt8] {
         try Corpus.generate(events: events, seed: seed)
     }
