@@ -44,6 +44,23 @@ extension CivilDate {
     }
 }
 
+extension TimeOfDay {
+    /// Reads `HH:MM` or `HH:MM:SS` (ISO 8601: two ASCII digits each); nil for anything
+    /// else, such as `9:00` or `24:00`.
+    public init?(isoText text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 5 || bytes.count == 8, bytes[2] == UInt8(ascii: ":"), let hour = CivilDate.digits(bytes, 0..<2),
+            let minute = CivilDate.digits(bytes, 3..<5)
+        else { return nil }
+        var second = 0
+        if bytes.count == 8 {
+            guard bytes[5] == UInt8(ascii: ":"), let value = CivilDate.digits(bytes, 6..<8) else { return nil }
+            second = value
+        }
+        self.init(hour: hour, minute: minute, second: second)
+    }
+}
+
 /// Readers for the other calendar units people type: a month and an ISO week.
 public enum CalendarUnitText {
     /// Reads `YYYY-MM` (four and two ASCII digits) in ``CivilDate/supportedYears``.

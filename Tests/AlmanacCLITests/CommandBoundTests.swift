@@ -21,6 +21,8 @@ extension StoreCommandTests {
         ["cal", "--week", "9223372036854775807-W01"],
         ["cal", "--week", "2025-W53"],
         ["list", "--from", "2026-12-01", "--to", "10000-01-01"],
+        ["list", "--from", "2026-12-01Z", "--to", "2026-12-02"], ["list", "--from", "2026-12-01 9:00", "--to", "2026-12-02"],
+        ["list", "--from", "2026-12-01 24:00", "--to", "2026-12-02"],
     ])
     func outOfRangeInputIsAUsageError(_ arguments: [String]) {
         let (status, io) = run(arguments)

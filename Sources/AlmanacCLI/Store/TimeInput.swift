@@ -35,15 +35,6 @@ enum TimeInput {
         default: break
         }
         let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for index in range {
-                guard bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
-                value = value * 10 + Int(bytes[index] - 0x30)
-            }
-            return value
-        }
         let fail = CommandFailure.usage(
             words ? "\(option) '\(text)' is not a date (YYYY-MM-DD, years 0001 to 9999) or a time (YYYY-MM-DD HH:MM)"
                 : "\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z] (years 0001 to 9999)")
@@ -53,15 +44,9 @@ enum TimeInput {
         var end = bytes.count
         let isUTC = bytes.last == UInt8(ascii: "Z")
         if isUTC { end -= 1 }
-        guard bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"), end == 16 || end == 19,
-            let hour = number(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = number(14..<16)
+        guard end > 11, bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"),
+            let time = TimeOfDay(isoText: String(decoding: bytes[11..<end], as: UTF8.self))
         else { throw fail }
-        var second = 0
-        if end == 19 {
-            guard bytes[16] == UInt8(ascii: ":"), let value = number(17..<19) else { throw fail }
-            second = value
-        }
-        guard let time = TimeOfDay(hour: hour, minute: minute, second: second) else { throw fail }
         let local = CivilDateTime(date: date, time: time)
         if isUTC { return DateTimeValue(local, form: .utc) }
         return DateTimeValue(local, form: zone.identifier == "UTC" ? .utc : .zoned(tzid: zone.identifier))
