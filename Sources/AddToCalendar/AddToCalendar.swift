@@ -68,14 +68,21 @@ public struct AddToCalendarTargets: Sendable, Hashable {
         ics = ICSFile(bytes: SingleEventICS.bytes(entry, timeZoneComponents: timeZoneComponents), lost: [])
     }
 
-    /// The targets of a stored event, or of one of its occurrences, read from `store`:
-    /// the event's whole object (for its overrides and VTIMEZONEs) and its calendar.
+    /// The targets of the stored event `identifier`, or of one of its occurrences, read
+    /// from `store`: the event's whole object (for its overrides and VTIMEZONEs) and its
+    /// calendar. An occurrence brings its own times and overridden fields; the series
+    /// itself is always read from the store by its identifier, so an occurrence's event
+    /// (which has no stored resource of its own) can never be handed in by mistake.
     /// Floating and all-day times are read in `zoneName`, else the calendar's zone.
-    public static func targets(of event: Event, occurrence: EventOccurrence?, zoneName: String?, in store: any EventStore) throws(StoreError)
+    public static func targets(ofEvent identifier: String, occurrence: EventOccurrence?, zoneName: String?, in store: any EventStore) throws(StoreError)
         -> AddToCalendarTargets
     {
+        let event = try store.event(withIdentifier: identifier)
         guard let calendarID = event.calendarIdentifier, let resourceName = event.resourceName else {
-            throw StoreError(.notFound, "the event was never saved")
+            throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
+        }
+        if let occurrence, occurrence.eventIdentifier != event.localIdentifier {
+            throw StoreError(.invalidArgument, "the occurrence \(occurrence.identifier) is not one of event \(identifier)", resource: identifier)
         }
         let calendar = try store.calendar(withIdentifier: calendarID)
         let name = zoneName ?? calendar.timeZone

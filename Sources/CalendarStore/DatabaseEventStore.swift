@@ -118,6 +118,12 @@ extension DatabaseEventStore {
         {
             throw StoreError(.alreadyExists, "a calendar named \(name) exists", resource: name)
         }
+        var calendar = calendar
+        if calendar.color == nil {
+            // Apart from the user's other calendars unless the caller chose a colour.
+            let taken = try connection.rows("SELECT color FROM calendars WHERE owner_id = ?", [.integer(userID)]) { $0.optionalString(0) }
+            calendar.color = CalendarPalette.next(after: taken)
+        }
         let rowID = try connection.firstRow(
             """
             INSERT INTO calendars (identifier, owner_id, name, title, color, description, time_zone, sort_order,

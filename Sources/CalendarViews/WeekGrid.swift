@@ -1,8 +1,9 @@
 import CivilTime
 
-/// A week of 7 columns from a first day: an all-day row, where multi-day events span
-/// columns and stack in lanes, and timed events placed by minute, overlapping ones
-/// side by side.
+/// Day columns from a first day (7 for a week, 1 for a day): an all-day row, where
+/// multi-day events span columns and stack in lanes, and timed events placed by
+/// minute, overlapping ones side by side; each column has its hour marks and, on
+/// today, where now is.
 public struct WeekGrid: Sendable {
     public struct Column: Sendable, Hashable {
         public var date: CivilDate
@@ -11,6 +12,23 @@ public struct WeekGrid: Sendable {
         public var minutes: Int
         public var timed: [Placed]
         public var marker: DayMarker
+        /// Each full hour of the day's wall clock, where it falls: 24 marks, 23 on a
+        /// spring-forward day (the skipped hour has none), 25 on a fall-back day.
+        public var hours: [HourMark]
+        /// Minutes from midnight to the grid's `now`, when now is on this day.
+        public var nowMinute: Int?
+    }
+
+    /// A full hour of wall-clock time: minutes from the day's midnight (elapsed time, as
+    /// events are placed), the hour shown, and for an hour the day has twice (when
+    /// clocks go back) which of the two it is, by its UTC offset.
+    public struct HourMark: Sendable, Hashable {
+        public var minute: Int
+        public var hour: Int
+        /// `HH:00`, followed by the zone's abbreviation for an hour that occurs twice.
+        public var label: String
+        /// Whether the day has this wall-clock hour twice.
+        public var isRepeated: Bool
     }
 
     /// A timed event in a day column: minutes from that day's midnight (clipped to the
@@ -39,15 +57,18 @@ public struct WeekGrid: Sendable {
     public var allDay: [AllDay]
     public var allDayLanes: Int
 
-    /// The instants the week covers in `zone`.
-    public static func range(from first: CivilDate, zone: ZoneRules) -> (start: Int, end: Int) {
+    /// The instants `days` days from `first` cover in `zone`.
+    public static func range(from first: CivilDate, days: Int = 7, zone: ZoneRules) -> (start: Int, end: Int) {
         let bounds = DayBounds(zone: zone)
-        return (bounds.start(of: first), bounds.start(of: first.adding(days: 7)))
+        return (bounds.start(of: first), bounds.start(of: first.adding(days: max(1, days))))
     }
 
-    public init(from first: CivilDate, zone: ZoneRules, events: [ViewEvent], today: CivilDate) {
+    /// The grid of `days` days (7 by default) from `first`; `now`, if given, marks where
+    /// now is on its day.
+    public init(from first: CivilDate, days: Int = 7, zone: ZoneRules, events: [ViewEvent], today: CivilDate, now: Int? = nil) {
         let bounds = DayBounds(zone: zone)
-        let dates = (0..<7).map { first.adding(days: $0) }
+        let dayCount = max(1, days)
+        let dates = (0..<dayCount).map { first.adding(days: $0) }
         columns = dates.map { date in
             let dayStart = bounds.start(of: date)
             let dayEnd = bounds.start(of: date.adding(days: 1))
@@ -61,12 +82,15 @@ public struct WeekGrid: Sendable {
                     continuesFromBefore: event.start < dayStart, continuesAfter: event.end > dayEnd)
             }
             Self.assignLanes(&placed)
-            return Column(date: date, isToday: date == today, minutes: minutes, timed: placed, marker: bounds.marker(dayEvents))
+            let nowMinute = now.flatMap { $0 >= dayStart && $0 < dayEnd ? ($0 - dayStart) / 60 : nil }
+            return Column(
+                date: date, isToday: date == today, minutes: minutes, timed: placed, marker: bounds.marker(dayEvents),
+                hours: Self.hourMarks(from: dayStart, to: dayEnd, zone: zone), nowMinute: nowMinute)
         }
         // All-day events: clip to the week, then first fit into lanes.
         var rows: [AllDay] = []
         var laneEnds: [Int] = []
-        let allDayEvents = events.filter { event in event.dates.map { $0.first < first.adding(days: 7) && $0.afterLast > first } ?? false }
+        let allDayEvents = events.filter { event in event.dates.map { $0.first < first.adding(days: dayCount) && $0.afterLast > first } ?? false }
             .sorted { left, right in
                 let a = left.dates!, b = right.dates!
                 if a.first != b.first { return a.first < b.first }
@@ -76,13 +100,33 @@ public struct WeekGrid: Sendable {
         for event in allDayEvents {
             let dates = event.dates!
             let startColumn = max(0, dates.first.days(since: first))
-            let endColumn = min(7, dates.afterLast.days(since: first))
+            let endColumn = min(dayCount, dates.afterLast.days(since: first))
             let lane = laneEnds.firstIndex { $0 <= startColumn } ?? laneEnds.count
             if lane == laneEnds.count { laneEnds.append(endColumn) } else { laneEnds[lane] = endColumn }
             rows.append(AllDay(event: event, first: startColumn, span: max(1, endColumn - startColumn), lane: lane))
         }
         allDay = rows
         allDayLanes = laneEnds.count
+    }
+
+    /// The full wall-clock hours between two instants (a day): every instant at which the
+    /// zone's clock reads a full hour. Offsets change on quarter hours at the finest, so
+    /// the day is read every 15 minutes.
+    static func hourMarks(from start: Int, to end: Int, zone: ZoneRules) -> [HourMark] {
+        var found: [(minute: Int, hour: Int, instant: Int)] = []
+        var instant = start
+        while instant < end {
+            let local = zone.localTime(at: instant)
+            if local.time.minute == 0 && local.time.second == 0 { found.append(((instant - start) / 60, local.time.hour, instant)) }
+            instant += 900
+        }
+        var counts: [Int: Int] = [:]
+        for mark in found { counts[mark.hour, default: 0] += 1 }
+        return found.map { mark in
+            let repeated = (counts[mark.hour] ?? 0) > 1
+            let clock = (mark.hour < 10 ? "0" : "") + String(mark.hour) + ":00"
+            return HourMark(minute: mark.minute, hour: mark.hour, label: repeated ? clock + " " + zone.abbreviation(at: mark.instant) : clock, isRepeated: repeated)
+        }
     }
 
     /// Side by side: events sorted by start (longer first) take the first lane free at

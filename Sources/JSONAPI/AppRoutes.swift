@@ -11,12 +11,11 @@ extension APIContext {
     /// Every "Add to Calendar" target of an event, or of one occurrence.
     func addToCalendarTargets(event identifier: String, occurrence recurrenceID: String?, zoneName: String?) throws(APIProblem) -> AddToCalendarTargets {
         try requireVisible(event: identifier)
-        let event = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
         if let zoneName, TimeZoneDatabase.zone(named: zoneName) == nil {
             throw APIProblem(.invalidQuery, "unknown time zone \(zoneName) (use an IANA name such as Europe/Berlin)", fields: ["tz"])
         }
         let occurrence = try recurrenceID.map { (id) throws(APIProblem) in try findOccurrence(event: identifier, recurrenceID: id, zoneName: zoneName) }
-        return try attempt { () throws(StoreError) in try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: zoneName, in: store) }
+        return try attempt { () throws(StoreError) in try AddToCalendarTargets.targets(ofEvent: identifier, occurrence: occurrence, zoneName: zoneName, in: store) }
     }
 
     /// GET /events/{id}/add-to-calendar[?occurrence=][&tz=].

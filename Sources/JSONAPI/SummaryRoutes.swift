@@ -42,12 +42,12 @@ extension APIContext {
         if let wanted, let unknown = wanted.first(where: { id in !calendars.contains { $0.id == id } }) {
             throw APIProblem(.notFound, "no calendar \(unknown)", fields: ["calendars"])
         }
-        let colors = Dictionary(uniqueKeysWithValues: chosen.map { ($0.id, $0.color) })
+        let colors = CalendarPalette.displayColors(of: calendars)
         let range = instantRange(of: days, zone: zone)!
         let occurrences = chosen.isEmpty ? [] : try attempt { () throws(StoreError) in
             try store.events(in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all, timeZone: zoneName ?? "UTC")
         }
-        let summaries = daySummaries(for: days, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier] ?? nil) })
+        let summaries = daySummaries(for: days, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) })
         let result: [JSONValue] = summaries.map { day in
             var members: [(key: String, value: JSONValue)] = [
                 ("date", .string(day.date.description)), ("count", .integer(day.marker.count)), ("colors", .array(day.marker.colors.map(JSONValue.string))),

@@ -12,14 +12,15 @@ extension WebContext {
         let session = try requireSession()
         let store = try store(for: session)
         let view = try parameters(store: store, user: session.user)
-        let today = view.zone.localTime(at: calendar.now()).date
-        let colors = Dictionary(view.calendars.map { ($0.id, $0.color) }, uniquingKeysWith: { first, _ in first })
+        let now = calendar.now()
+        let today = view.zone.localTime(at: now).date
+        let colors = CalendarPalette.displayColors(of: view.calendars)
         func events(_ range: (start: Int, end: Int)) throws(WebFailure) -> [ViewEvent] {
             let ids = view.calendars.map(\.id).filter { view.visible.contains($0) }
             guard !ids.isEmpty else { return [] }
             do {
                 return try store.events(in: TimeRange(start: range.start, end: range.end), calendars: ids, matching: .all, timeZone: view.zoneName)
-                    .map { ViewEvent($0, color: colors[$0.calendarIdentifier] ?? nil) }
+                    .map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }
             } catch {
                 throw WebFailure(error)
             }
@@ -32,16 +33,15 @@ extension WebContext {
         switch view.view {
         case "week":
             let first = view.date.startOfWeek(firstWeekday: view.firstWeekday)
-            let week = WeekGrid(from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)), today: today)
+            let week = WeekGrid(from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)), today: today, now: now)
             title = "Week of \(first)"
-            grid = weekGrid(week, view: view)
+            grid = timeGrid(week, view: view, label: "Week of \(first)")
             previous = Self.supported(view.date.adding(days: -7))
             next = Self.supported(view.date.adding(days: 7))
         case "day":
-            let start = view.zone.instant(for: CivilDateTime(date: view.date, time: .midnight))
-            let end = view.zone.instant(for: CivilDateTime(date: view.date.adding(days: 1), time: .midnight))
+            let day = WeekGrid(from: view.date, days: 1, zone: view.zone, events: try events(WeekGrid.range(from: view.date, days: 1, zone: view.zone)), today: today, now: now)
             title = "\(view.date.weekday.englishName) \(view.date)"
-            grid = dayList(try events((start, end)).sorted { ($0.isAllDay ? 0 : 1, $0.start) < ($1.isAllDay ? 0 : 1, $1.start) }, view: view)
+            grid = timeGrid(day, view: view, label: title)
             previous = Self.supported(view.date.adding(days: -1))
             next = Self.supported(view.date.adding(days: 1))
         default:
@@ -51,7 +51,7 @@ extension WebContext {
                     today: today)
             else { throw WebFailure(400, "No such month.") }
             title = "\(view.date.monthName) \(view.date.year)"
-            grid = monthGrid(month, view: view)
+            grid = monthGrid(month, view: view) + dayDetails(month, view: view)
             previous = view.date.addingMonths(-1)
             next = view.date.addingMonths(1)
         }
@@ -108,9 +108,9 @@ extension WebContext {
         "<span class=\"dot\" style=\"background:\(HTML.escape(Self.safeColor(color)))\" aria-hidden=\"true\"></span>"
     }
 
-    /// A colour fit for a style attribute (`#RRGGBB[AA]`), else the default.
+    /// A colour fit for a style attribute (`#RRGGBB[AA]`), else the palette's first.
     static func safeColor(_ color: String?) -> String {
-        guard let color, color.first == "#", color.count == 7 || color.count == 9, color.dropFirst().allSatisfy(\.isHexDigit) else { return "#4a6fa5" }
+        guard let color, CalendarPalette.isColor(color) else { return CalendarPalette.colors[0] }
         return color
     }
 
@@ -149,9 +149,22 @@ extension WebContext {
         return html + "</tbody></table>"
     }
 
-    func weekGrid(_ week: WeekGrid, view: ViewParameters) -> String {
-        var html = "<table class=\"week\" role=\"grid\" aria-label=\"Week of \(week.columns[0].date)\"><thead><tr role=\"row\">"
-        for column in week.columns {
+    /// The week or day view: a time gutter with the hours of the viewer's zone, an
+    /// all-day row (multi-day events spanning their columns), then each day's timed
+    /// events placed by elapsed minutes, overlapping ones side by side. All columns share
+    /// one scale, the longest day's; a DST-change day that is not the gutter's also
+    /// labels its own hours, so every label tells the wall clock truthfully. Today has a
+    /// now-line.
+    func timeGrid(_ grid: WeekGrid, view: ViewParameters, label: String) -> String {
+        let scale = grid.columns.map(\.minutes).max() ?? 1440
+        // The gutter's hours: those of a day of ordinary length, else of the first day.
+        let gutter = (grid.columns.first { $0.minutes == 1440 } ?? grid.columns[0]).hours
+        func top(_ minute: Int) -> String { Self.percent(Double(minute) / Double(scale) * 100) }
+        let height = "height:\(Double(scale) / 30)rem"  // two rem an hour
+        let kind = grid.columns.count == 1 ? "day" : "week"
+        var html = "<table class=\"time-grid \(kind)\" role=\"grid\" aria-label=\"\(HTML.escape(label))\" data-scale-minutes=\"\(scale)\"><thead><tr role=\"row\">"
+        html += "<td class=\"gutter-head\" aria-hidden=\"true\">\(HTML.escape(view.zone.abbreviation(at: calendar.now())))</td>"
+        for column in grid.columns {
             let name = column.date.weekday.englishName
             html += "<th role=\"columnheader\" scope=\"col\" abbr=\"\(name) \(column.date)\"\(column.isToday ? " class=\"today\" aria-current=\"date\"" : "")>"
                 + "<a href=\"\(link(view, date: column.date, view: "day"))\">\(name.prefix(3)) \(column.date.day)</a>"
@@ -159,33 +172,61 @@ extension WebContext {
         }
         html += "</tr></thead><tbody>"
         // The all-day row: one table row per lane, events spanning their columns.
-        for lane in 0..<week.allDayLanes {
-            html += "<tr role=\"row\" class=\"all-day\">"
+        let count = grid.columns.count
+        for lane in 0..<grid.allDayLanes {
+            html += "<tr role=\"row\" class=\"all-day\">" + (lane == 0 ? "<th scope=\"row\" class=\"gutter\" rowspan=\"\(grid.allDayLanes)\">All day</th>" : "")
             var column = 0
-            for item in week.allDay.filter({ $0.lane == lane }).sorted(by: { $0.first < $1.first }) {
+            for item in grid.allDay.filter({ $0.lane == lane }).sorted(by: { $0.first < $1.first }) {
                 if item.first > column { html += "<td role=\"gridcell\" colspan=\"\(item.first - column)\"></td>" }
                 html += "<td role=\"gridcell\" colspan=\"\(item.span)\" class=\"all-day-event\" style=\"border-color:\(HTML.escape(Self.safeColor(item.event.color)))\">"
                     + "<a href=\"\(eventLink(item.event))\">\(HTML.escape(item.event.title))</a></td>"
                 column = item.first + item.span
             }
-            if column < 7 { html += "<td role=\"gridcell\" colspan=\"\(7 - column)\"></td>" }
+            if column < count { html += "<td role=\"gridcell\" colspan=\"\(count - column)\"></td>" }
             html += "</tr>"
         }
-        // Timed events, placed by minute in each day's column; overlapping ones side by side.
-        html += "<tr role=\"row\" class=\"timed\">"
-        for column in week.columns {
-            html += "<td role=\"gridcell\" class=\"day-column\(column.isToday ? " today" : "")\" data-date=\"\(column.date)\" data-minutes=\"\(column.minutes)\"><div class=\"hours\">"
+        // The gutter, then timed events, placed by minute in each day's column.
+        html += "<tr role=\"row\" class=\"timed\"><th scope=\"row\" class=\"gutter\"><div class=\"hours\" style=\"\(height)\">"
+        for mark in gutter {
+            html += "<span class=\"hour-label\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>"
+        }
+        html += "</div></th>"
+        for column in grid.columns {
+            html += "<td role=\"gridcell\" class=\"day-column\(column.isToday ? " today" : "")\" data-date=\"\(column.date)\" data-minutes=\"\(column.minutes)\"><div class=\"hours\" style=\"\(height)\">"
+            let ownLabels = column.hours != gutter
+            for mark in column.hours {
+                html += "<span class=\"hour-line\" style=\"top:\(top(mark.minute))\" aria-hidden=\"true\"></span>"
+                if ownLabels { html += "<span class=\"hour-label own\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>" }
+            }
+            if column.minutes < scale {
+                html += "<span class=\"no-time\" style=\"top:\(top(column.minutes))\" title=\"This day is \(column.minutes / 60) hours long\"></span>"
+            }
             for placed in column.timed {
-                let top = Double(placed.startMinute) / Double(column.minutes) * 100
-                let height = max(1.5, Double(max(placed.endMinute - placed.startMinute, 1)) / Double(column.minutes) * 100)
+                let height = max(1.5, Double(max(placed.endMinute - placed.startMinute, 1)) / Double(scale) * 100)
                 let width = 100.0 / Double(placed.lanes)
-                let style = "top:\(Self.percent(top));height:\(Self.percent(height));left:\(Self.percent(width * Double(placed.lane)));width:\(Self.percent(width));border-color:\(Self.safeColor(placed.event.color))"
+                let style = "top:\(top(placed.startMinute));height:\(Self.percent(height));left:\(Self.percent(width * Double(placed.lane)));width:\(Self.percent(width));border-color:\(Self.safeColor(placed.event.color))"
                 html += "<a class=\"timed-event\" href=\"\(eventLink(placed.event))\" style=\"\(HTML.escape(style))\" data-lane=\"\(placed.lane)\" data-lanes=\"\(placed.lanes)\" data-start-minute=\"\(placed.startMinute)\" data-end-minute=\"\(placed.endMinute)\">"
-                    + "<span class=\"time\">\(Self.clock(placed.startMinute))</span> \(HTML.escape(placed.event.title))</a>"
+                    + "<span class=\"time\">\(Self.wallClock(placed.event.start, view.zone))</span> \(HTML.escape(placed.event.title))</a>"
+            }
+            if let minute = column.nowMinute {
+                html += "<div class=\"now-line\" style=\"top:\(top(minute))\" data-now-minute=\"\(minute)\" data-day-minutes=\"\(column.minutes)\" role=\"presentation\" title=\"Now\"></div>"
             }
             html += "</div></td>"
         }
         return html + "</tr></tbody></table>"
+    }
+
+    /// Below the month grid: each day's events as a list, for a phone, where the grid
+    /// shows only dots. The selected day's list shows; the script shows another day's
+    /// when its cell is tapped, without leaving the month.
+    func dayDetails(_ month: MonthGrid, view: ViewParameters) -> String {
+        var html = "<section class=\"day-details\" aria-live=\"polite\">"
+        for day in month.weeks.joined() {
+            let selected = day.date == view.date
+            html += "<div class=\"day-detail\" data-date=\"\(day.date)\"\(selected ? "" : " hidden")><h2>\(day.date.weekday.englishName) \(day.date)</h2>"
+                + dayList(day.events, view: view) + "</div>"
+        }
+        return html + "</section>"
     }
 
     static func percent(_ value: Double) -> String { String(Double(Int(value * 100)) / 100) + "%" }
@@ -211,6 +252,7 @@ extension WebContext {
     }
 
     func calendarList(_ view: ViewParameters) -> String {
+        let colors = CalendarPalette.displayColors(of: view.calendars)
         // A GET form: visibility toggles work without JavaScript (Apply), and the
         // script submits on change.
         var html = "<form class=\"calendars\" method=\"get\" action=\"/calendar\" data-autosubmit>"
@@ -220,7 +262,7 @@ extension WebContext {
         }
         html += "<fieldset><legend>Calendars</legend>"
         for item in view.calendars {
-            html += "<label>\(dot(item.color))<input type=\"checkbox\" name=\"cal\" value=\"\(HTML.escape(item.id))\"\(view.visible.contains(item.id) ? " checked" : "")> \(HTML.escape(item.title))</label>"
+            html += "<label>\(dot(colors[item.id]))<input type=\"checkbox\" name=\"cal\" value=\"\(HTML.escape(item.id))\"\(view.visible.contains(item.id) ? " checked" : "")> \(HTML.escape(item.title))</label>"
         }
         return html + "</fieldset><button type=\"submit\" class=\"apply\">Apply</button></form>"
     }

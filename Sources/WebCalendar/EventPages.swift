@@ -30,7 +30,7 @@ extension WebContext {
         let (event, occurrence) = try loadEvent(store, id: id, occurrence: occurrenceID, zoneName: view.zoneName)
         let targets: AddToCalendarTargets
         do {
-            targets = try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: view.zoneName, in: store)
+            targets = try AddToCalendarTargets.targets(ofEvent: id, occurrence: occurrence, zoneName: view.zoneName, in: store)
         } catch {
             throw WebFailure(error)
         }
@@ -113,7 +113,7 @@ extension WebContext {
             // Times as the Add to Calendar entry resolves them (TZID, DURATION, the first instance).
             let entry: CalendarEntry
             do {
-                entry = try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: view.zoneName, in: store).entry
+                entry = try AddToCalendarTargets.targets(ofEvent: id, occurrence: occurrence, zoneName: view.zoneName, in: store).entry
             } catch {
                 throw WebFailure(error)
             }

@@ -27,8 +27,8 @@ enum StaticFiles {
         .button:focus-visible, button:focus-visible, a:focus-visible, td:focus-visible { outline: 3px solid #f0a500; outline-offset: 1px; }
         main { padding: .5rem; }
         .page { max-width: 40rem; margin: 0 auto; }
-        table.month, table.week { width: 100%; border-collapse: collapse; table-layout: fixed; }
-        table.month th, table.week th { font-size: .8rem; color: var(--muted); font-weight: 600; padding: .25rem; }
+        table.month, table.time-grid { width: 100%; border-collapse: collapse; table-layout: fixed; }
+        table.month th, table.time-grid th { font-size: .8rem; color: var(--muted); font-weight: 600; padding: .25rem; }
         table.month td { border: 1px solid var(--line); vertical-align: top; height: 4.5rem; padding: .2rem; overflow: hidden; }
         td.outside .number { color: #b3b9c1; }
         td.today, th.today, td.day-column.today { background: var(--today); }
@@ -42,7 +42,16 @@ enum StaticFiles {
         ul.events li { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
         .all-day-event { border-left: 4px solid var(--accent); background: #eef2f8; font-size: .8rem; padding: .1rem .3rem; }
         td.day-column { border: 1px solid var(--line); padding: 0; vertical-align: top; }
-        .hours { position: relative; height: 48rem; }
+        .hours { position: relative; }
+        .gutter-head, table.time-grid th.gutter { width: 3.6rem; font-size: .7rem; font-weight: 400; color: var(--muted); text-align: right; vertical-align: top; padding: 0 .3rem 0 0; }
+        .hour-label { position: absolute; right: 0; transform: translateY(-50%); font-size: .7rem; color: var(--muted); white-space: nowrap; }
+        .hour-label[data-minute="0"] { transform: none; }
+        .hour-label.own { right: auto; left: 2px; transform: none; font-size: .6rem; z-index: 1; }
+        .hour-line { position: absolute; left: 0; right: 0; border-top: 1px solid #eef0f3; }
+        .no-time { position: absolute; left: 0; right: 0; bottom: 0; background: repeating-linear-gradient(45deg, #f3f4f6 0 6px, #fff 6px 12px); }
+        .now-line { position: absolute; left: 0; right: 0; border-top: 2px solid var(--conflict); z-index: 2; pointer-events: none; }
+        .now-line::before { content: ""; position: absolute; left: -4px; top: -5px; width: 8px; height: 8px; border-radius: 50%; background: var(--conflict); }
+        .day-details h2 { font-size: 1rem; margin: .75rem 0 .25rem; }
         .timed-event { position: absolute; overflow: hidden; font-size: .7rem; background: #eef2f8; border-left: 3px solid var(--accent); padding: 1px 2px; text-decoration: none; color: inherit; }
         .timed-event .time { color: var(--muted); }
         .side { padding: .5rem; border-top: 1px solid var(--line); display: grid; gap: .75rem; align-content: start; }
@@ -61,7 +70,11 @@ enum StaticFiles {
         html:not([data-bridge-components~="add-to-calendar"]) .add-links:not([open]) > summary { display: list-item; }
         html[data-bridge-components~="add-to-calendar"] .add-links { display: none; }
         html.scripted .calendars .apply { display: none; }
+        @media (max-width: 47.99rem) {
+          html.scripted table.month td { cursor: pointer; }
+        }
         @media (min-width: 48rem) {
+          .day-details { display: none; }
           ul.events { display: block; }
           table.month td { height: 7rem; }
           body { display: grid; grid-template-columns: 1fr 16rem; grid-template-rows: auto 1fr; }
@@ -153,6 +166,43 @@ enum StaticFiles {
 
         for (const form of document.querySelectorAll("form[data-autosubmit]")) {
           form.addEventListener("change", () => form.requestSubmit());
+        }
+
+        // The sign-in form sends the browser's time zone: a first sign-in makes it the view's zone.
+        for (const field of document.querySelectorAll("input[data-browser-zone]")) {
+          try { field.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (error) { field.value = ""; }
+        }
+
+        // The now-line moves with the clock (by elapsed minutes, as the grid places times)
+        // and leaves when the day is over.
+        const loaded = Date.now();
+        function moveNowLines() {
+          for (const line of document.querySelectorAll(".now-line")) {
+            const grid = line.closest("table[data-scale-minutes]");
+            const minute = Number(line.dataset.nowMinute) + Math.floor((Date.now() - loaded) / 60000);
+            if (!grid || minute >= Number(line.dataset.dayMinutes)) { line.remove(); continue; }
+            line.style.top = (minute / Number(grid.dataset.scaleMinutes) * 100).toFixed(2) + "%";
+          }
+        }
+        if (document.querySelector(".now-line")) setInterval(moveNowLines, 30000);
+
+        // At phone width the month grid shows dots: tapping a day shows its list below the
+        // grid and stays in the month (the link still leads to the day view without script).
+        const phone = window.matchMedia("(max-width: 47.99rem)");
+        for (const grid of document.querySelectorAll("table.month")) {
+          grid.addEventListener("click", (event) => {
+            if (!phone.matches) return;
+            const cell = event.target.closest("td[data-date]");
+            if (!cell) return;
+            event.preventDefault();
+            const date = cell.dataset.date;
+            for (const other of grid.querySelectorAll("td.selected")) other.classList.remove("selected");
+            cell.classList.add("selected");
+            for (const detail of document.querySelectorAll(".day-detail")) detail.hidden = detail.dataset.date !== date;
+            const url = new URL(window.location.href);
+            url.searchParams.set("date", date);
+            history.replaceState(null, "", url);
+          });
         }
 
         // Arrow keys move between the days of a month grid.

@@ -88,10 +88,21 @@ struct WebContext {
             } catch {
                 throw WebFailure(error)
             }
+            rememberBrowserZone(fields["tz"], user: name)
             var response = Self.redirect("/calendar")
             response.headers.add("Set-Cookie", cookie(secret, maxAge: calendar.sessionLifetime))
             return response
         }
+    }
+
+    /// On a first sign-in, the zone the browser reported (`Intl`, sent by the sign-in
+    /// form's script) becomes the user's view zone. A zone the user already chose stays;
+    /// an unknown name is ignored.
+    func rememberBrowserZone(_ zone: String?, user: String) {
+        guard let zone, TimeZoneDatabase.zone(named: zone) != nil else { return }
+        guard var settings = try? backend.viewSettings(user: user), settings.timeZone == nil else { return }
+        settings.timeZone = zone
+        try? backend.setViewSettings(settings, user: user)
     }
 
     func signOut() throws(WebFailure) -> HTTPResponse {
@@ -146,6 +157,7 @@ struct WebContext {
             <form method="post" action="/login">
             <label>User <input name="user" autocomplete="username" required value="\(HTML.escape(user))"></label>
             <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+            <input type="hidden" name="tz" value="" data-browser-zone>
             <button type="submit">Sign in</button>
             </form>
             </main>
@@ -154,7 +166,8 @@ struct WebContext {
 
     // MARK: Settings
 
-    /// The view's parameters: the page's query, else the user's stored settings, else Monday and UTC.
+    /// The view's parameters: the page's query, else the user's stored settings, else
+    /// Monday and the zone of the user's first calendar that has one (UTC without).
     struct ViewParameters {
         var view: String
         var date: CivilDate
@@ -168,7 +181,13 @@ struct WebContext {
     func parameters(store: any EventStore, user: String) throws(WebFailure) -> ViewParameters {
         let query = Dictionary(request.queryItems.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         let settings = (try? backend.viewSettings(user: user)) ?? ViewSettings()
-        let zoneName = query["tz"] ?? settings.timeZone ?? "UTC"
+        let calendars: [EventCalendar]
+        do {
+            calendars = try store.calendars()
+        } catch {
+            throw WebFailure(error)
+        }
+        let zoneName = query["tz"] ?? settings.timeZone ?? calendars.lazy.compactMap(\.timeZone).first ?? "UTC"
         guard let zone = TimeZoneDatabase.zone(named: zoneName) else { throw WebFailure(400, "Unknown time zone \(zoneName).") }
         var firstWeekday = Weekday(rawValue: settings.firstWeekday ?? 1) ?? .monday
         if let text = query["firstWeekday"] {
@@ -182,12 +201,6 @@ struct WebContext {
         }
         let view = query["view"] ?? "month"
         guard ["month", "week", "day"].contains(view) else { throw WebFailure(400, "The view is month, week or day.") }
-        let calendars: [EventCalendar]
-        do {
-            calendars = try store.calendars()
-        } catch {
-            throw WebFailure(error)
-        }
         let chosen = request.queryItems.filter { $0.name == "cal" }.map(\.value)
         let visible = chosen.isEmpty ? Set(calendars.map(\.id)) : Set(chosen)
         return ViewParameters(view: view, date: date, firstWeekday: firstWeekday, zone: zone, zoneName: zoneName, calendars: calendars, visible: visible)

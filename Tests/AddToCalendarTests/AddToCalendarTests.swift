@@ -35,7 +35,7 @@ import Testing
             let all = try store.events(in: TimeRange(start: 1_700_000_000, end: 1_900_000_000), calendars: [calendar.id], matching: .all, timeZone: zone)
             found = try #require(all.first { $0.recurrenceID?.text == occurrence })
         }
-        return try AddToCalendarTargets.targets(of: event, occurrence: found, zoneName: zone, in: store)
+        return try AddToCalendarTargets.targets(ofEvent: try #require(event.localIdentifier), occurrence: found, zoneName: zone, in: store)
     }
 
     /// Milliseconds of a wall clock in a zone, by Foundation.

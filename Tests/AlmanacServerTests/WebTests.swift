@@ -157,9 +157,12 @@ import Testing
         #expect(send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, headers: ["X-CSRF-Token": csrf], body: #"{"platform": "ios"}"#).status == 200)
         #expect(try backend.eventStore(for: "anna").addedMark(event: id)?.platform == "ios")
         #expect(send("GET", "/events/\(id).ics", cookie: cookie).text.contains("METHOD:PUBLISH"))
-        // The event is 18:00–19:00 in Berlin (UTC+1 in December); shown in the user's zone (UTC here).
-        #expect(page.text.contains("Tuesday 2026-12-01 17:00–18:00 (UTC)"))
-        let form = send("GET", "/calendar/edit?id=\(id)", cookie: cookie)
+        // The event is 18:00–19:00 in Berlin (UTC+1 in December); shown in the user's zone
+        // (none is stored: the calendar's), or the one the page names.
+        #expect(page.text.contains("Tuesday 2026-12-01 18:00–19:00 (Europe/Berlin)"))
+        let utc = send("GET", "/calendar/event?id=\(id)&tz=UTC", cookie: cookie)
+        #expect(utc.text.contains("Tuesday 2026-12-01 17:00–18:00 (UTC)"))
+        let form = send("GET", "/calendar/edit?id=\(id)&tz=UTC", cookie: cookie)
         #expect(form.text.contains("name=\"startTime\" value=\"17:00\"") && form.text.contains("name=\"endTime\" value=\"18:00\""))
     }
 
@@ -198,5 +201,88 @@ import Testing
         let calendars = try backend.eventStore(for: "carl").calendars()
         #expect(calendars.map(\.title) == ["Calendar"])
         #expect(try backend.eventStore(for: "carl").resources(calendar: calendars[0].id).count == 1)
+    }
+
+    /// Every link a view shows for an event, as the browser would follow it.
+    static func eventLinks(_ page: String) -> [String] {
+        page.components(separatedBy: "href=\"/calendar/event?").dropFirst().map {
+            "/calendar/event?" + $0.prefix { $0 != "\"" }.replacingOccurrences(of: "&amp;", with: "&")
+        }
+    }
+
+    static func payload(_ page: String) throws -> JSONValue {
+        let escaped = try #require(page.firstRange(of: "data-bridge-payload=\"").map { page[$0.upperBound...].prefix { $0 != "\"" } })
+        return try JSONValue(parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&"))
+    }
+
+    /// Milliseconds of a Berlin wall clock, by Foundation.
+    static func berlinMilliseconds(_ day: Int, _ hour: Int, _ minute: Int = 0) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        return Int(calendar.date(from: DateComponents(year: 2026, month: 12, day: day, hour: hour, minute: minute))!.timeIntervalSince1970) * 1000
+    }
+
+    /// The trainer's path: an instance of a weekly series (and an overridden one) in the
+    /// month and week views opens its own page with its own times, and its edit form.
+    @Test func everyOccurrenceOfASeriesOpensItsPageFromBothViews() throws {
+        let store = try backend.eventStore(for: "anna")
+        var series = Event(
+            title: "Weekly training", start: DateTimeValue(Self.civil("2026-12-07 18:00"), form: .zoned(tzid: "Europe/Berlin")),
+            end: DateTimeValue(Self.civil("2026-12-07 19:00"), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
+        series.component.properties.append(Property(name: "RRULE", value: "FREQ=WEEKLY;COUNT=3"))
+        let id = try #require(try store.save(series).localIdentifier)
+        // 2026-12-14T17:00Z, the second instance, is 1_797_267_600.
+        let second = try #require(try store.events(in: TimeRange(start: 1_797_000_000, end: 1_797_500_000)).first { $0.eventIdentifier == id })
+        var moved = second.event
+        moved.title = "Moved training"
+        moved.start = DateTimeValue(Self.civil("2026-12-15 19:30"), form: .zoned(tzid: "Europe/Berlin"))
+        moved.end = DateTimeValue(Self.civil("2026-12-15 20:30"), form: .zoned(tzid: "Europe/Berlin"))
+        _ = try store.save(moved, span: .thisEvent)
+        let expected: [String: (title: String, start: Int, end: Int)] = [
+            "2026-12-07T17:00:00Z": ("Weekly training", Self.berlinMilliseconds(7, 18), Self.berlinMilliseconds(7, 19)),
+            "2026-12-14T17:00:00Z": ("Moved training", Self.berlinMilliseconds(15, 19, 30), Self.berlinMilliseconds(15, 20, 30)),
+            "2026-12-21T17:00:00Z": ("Weekly training", Self.berlinMilliseconds(21, 18), Self.berlinMilliseconds(21, 19)),
+        ]
+        let (cookie, _) = try signIn()
+        var opened: [String: Set<String>] = [:]
+        for view in ["view=month&date=2026-12-01", "view=week&date=2026-12-07", "view=week&date=2026-12-14", "view=week&date=2026-12-21"] {
+            let page = send("GET", "/calendar?\(view)&tz=Europe/Berlin", cookie: cookie)
+            for link in Self.eventLinks(page.text) where link.contains(id) {
+                let occurrence = try #require(link.components(separatedBy: "occurrence=").last?.removingPercentEncoding)
+                let event = send("GET", link, cookie: cookie)
+                #expect(event.status == 200, "\(view): \(link) answers \(event.status)")
+                let want = try #require(expected[occurrence])
+                let payload = try Self.payload(event.text)
+                #expect(payload["name"] == .string(want.title))
+                #expect(payload["startsAtInMillisecondsSinceEpoch"] == .integer(want.start) && payload["endsAtInMillisecondsSinceEpoch"] == .integer(want.end))
+                #expect(send("GET", link.replacingOccurrences(of: "/calendar/event?", with: "/calendar/edit?"), cookie: cookie).status == 200)
+                opened[String(view.prefix(10)), default: []].insert(occurrence)
+            }
+        }
+        #expect(opened["view=month"] == Set(expected.keys) && opened["view=week&"] == Set(expected.keys))
+    }
+
+    @Test func aFirstSignInRemembersTheBrowsersZoneElseTheCalendarsZoneIsUsed() throws {
+        // Without a stored zone or a browser zone, the view uses the calendar's (Berlin), not UTC.
+        let (cookie, _) = try signIn()
+        #expect(send("GET", "/calendar", cookie: cookie).text.contains("name=\"tz\" value=\"Europe/Berlin\""))
+        // A sign-in reporting the browser's zone stores it once; a later one does not replace it.
+        for (zone, stays) in [("not a zone", nil), ("America/Los_Angeles", "America/Los_Angeles"), ("Asia/Tokyo", "America/Los_Angeles")] {
+            #expect(send("POST", "/login", form: [("user", "anna"), ("password", "correct horse"), ("tz", zone)]).status == 303)
+            #expect(try backend.viewSettings(user: "anna").timeZone == stays)
+        }
+        #expect(send("GET", "/", cookie: nil).text.contains("data-browser-zone"))
+    }
+
+    @Test func theMonthListsTheSelectedDaysEventsBelowTheGrid() throws {
+        _ = try add("Spin", "2026-12-03 18:00", "2026-12-03 19:00")
+        _ = try add("Yoga", "2026-12-04 09:00", "2026-12-04 10:00")
+        let (cookie, _) = try signIn()
+        let page = send("GET", "/calendar?view=month&date=2026-12-03&tz=Europe/Berlin", cookie: cookie).text
+        let details = try #require(page.components(separatedBy: "<section class=\"day-details\"").last)
+        #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-03\"><h2>Thursday 2026-12-03</h2>"))
+        #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-04\" hidden>"))
+        let third = try #require(details.components(separatedBy: "data-date=\"2026-12-03\"").last?.components(separatedBy: "</div>").first)
+        #expect(third.contains("18:00–19:00") && third.contains(">Spin</a>") && !third.contains("Yoga"))
     }
 }

@@ -6,8 +6,17 @@ DST-change day, a multi-day all-day event, three overlapping events side by side
 that a hostile title shows as text and runs nothing, the "Add to Calendar" bridge
 (a test adapter on window receives the message; its reply makes the page send the
 mark-added PUT with the CSRF token, checked on the server), the links menu without
-a bridge, and that a PUT without the token is refused. Screenshots of month and
-week at 390 and 1280 px go to .build/browser-artifacts/."""
+a bridge, and that a PUT without the token is refused.
+
+The recurring-event path a user takes: from the month and the week view, at desktop
+and at phone width (where the month shows dots and a tapped day lists its events
+below the grid), clicking a single event, each instance of a weekly series made with
+`almanac add --rrule`, an overridden instance and an all-day series opens that
+instance's page with its own times in the Add to Calendar payload (derived here with
+zoneinfo). Also: distinct calendar colours, the week and day views' hour gutter on
+ordinary and DST days, the now-line, and the browser's zone remembered at a first
+sign-in. Screenshots of month and week at 390 and 1280 px go to
+.build/browser-artifacts/."""
 import argparse
 import json
 import os
@@ -16,6 +25,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -64,7 +75,7 @@ def api(server, token):
     return call
 
 
-def browser(user_agent=None, adapter=False, width=1280):
+def browser(user_agent=None, adapter=False, width=1280, zone=None):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},900"]:
@@ -72,6 +83,8 @@ def browser(user_agent=None, adapter=False, width=1280):
     if user_agent:
         options.add_argument("--user-agent=" + user_agent)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    if zone:
+        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
     if adapter:
         # What a native shell injects: an adapter that records what the page sends.
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
@@ -191,6 +204,9 @@ def run(server, almanac, data, artifacts):
     finally:
         driver.quit()
 
+    recurring_path(server, almanac, data, artifacts, call, cid, spin)
+    browser_zone(server, almanac, data)
+
     # Inside a native shell: the user agent advertises the component, the adapter receives the message.
     agent = "Mozilla/5.0 (iPhone) Hotwire Native iOS; bridge-components: [add-to-calendar menu]"
     driver = browser(user_agent=agent, adapter=True, width=390)
@@ -219,6 +235,162 @@ def run(server, almanac, data, artifacts):
         driver.save_screenshot(os.path.join(artifacts, "event-native-390.png"))
     finally:
         driver.quit()
+
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def ms(local, zone=BERLIN):
+    """Milliseconds since the epoch of a wall clock in a zone."""
+    return int(local.replace(tzinfo=zone).timestamp() * 1000)
+
+
+def recurring_path(server, almanac, data, artifacts, call, cid, single):
+    """Clicks every kind of event from both views at both widths and checks its page."""
+    added = subprocess.run([almanac, "add", "--calendar", "Trainings", "--title", "Weekly training", "--start", "2026-12-07T18:00",
+                            "--duration", "60m", "--tz", "Europe/Berlin", "--rrule", "FREQ=WEEKLY;COUNT=3", "--data", data, "--user", server.user],
+                           capture_output=True, text=True)
+    check(added.returncode == 0, "almanac add --rrule FREQ=WEEKLY;COUNT=3 makes a weekly training: " + added.stderr.strip())
+    status, listed = call("GET", f"/api/v1/calendars/{cid}/occurrences?from=2026-12-07T00:00:00Z&to=2026-12-31T00:00:00Z&title=Weekly")
+    series = [o for o in listed["occurrences"] if o["title"] == "Weekly training"]
+    check(status == 200 and len(series) == 3, "the series has three instances")
+    series_id = series[0]["eventId"]
+    # The second instance moves to Tuesday 19:30 with its own title: an override.
+    second = series[1]["recurrenceId"]
+    status, _ = call("PATCH", f"/api/v1/occurrences/{series_id}/{second}?span=this",
+                     {"title": "Weekly training (moved)", "start": "2026-12-15T19:30:00", "end": "2026-12-15T20:30:00", "timeZone": "Europe/Berlin"})
+    check(status == 200, "the second instance is overridden through the API")
+    status, _ = call("POST", "/api/v1/events", {"calendarId": cid, "title": "Rest day", "start": "2026-12-10", "end": "2026-12-11",
+                                                "rrule": "FREQ=WEEKLY;COUNT=2"})
+    check(status == 201, "an all-day weekly series")
+
+    # What each click must open: title, and the payload's start and end (ms) or all-day dates.
+    expected = {
+        "Weekly training@2026-12-07": ("Weekly training", ms(datetime(2026, 12, 7, 18)), ms(datetime(2026, 12, 7, 19)), False),
+        "Weekly training (moved)@2026-12-15": ("Weekly training (moved)", ms(datetime(2026, 12, 15, 19, 30)), ms(datetime(2026, 12, 15, 20, 30)), False),
+        "Weekly training@2026-12-21": ("Weekly training", ms(datetime(2026, 12, 21, 18)), ms(datetime(2026, 12, 21, 19)), False),
+        "Rest day@2026-12-10": ("Rest day", ms(datetime(2026, 12, 10), timezone.utc), ms(datetime(2026, 12, 11), timezone.utc), True),
+        "Rest day@2026-12-17": ("Rest day", ms(datetime(2026, 12, 17), timezone.utc), ms(datetime(2026, 12, 18), timezone.utc), True),
+        "Leg day@2026-12-03": ("Leg day", ms(datetime(2026, 12, 3, 18)), ms(datetime(2026, 12, 3, 19, 30)), False),
+    }
+
+    def check_page(driver, key, how):
+        title, start, end, all_day = expected[key]
+        heading = driver.find_element(By.TAG_NAME, "h1").text
+        check(heading == title, f"{how}: {key} opens its page, not an error ({heading!r})")
+        payload = json.loads(driver.find_element(By.CSS_SELECTOR, "[data-controller='bridge--add-to-calendar']").get_attribute("data-bridge-payload"))
+        if all_day:
+            got = (payload["allDay"], payload["allDayStartAtInMillisecondsSinceEpoch"], payload["allDayEndsAtInMillisecondsSinceEpoch"])
+            check(got == (True, start, end), f"{how}: the Add to Calendar payload of {key} has that instance's dates {got}")
+        else:
+            got = (payload["startsAtInMillisecondsSinceEpoch"], payload["endsAtInMillisecondsSinceEpoch"])
+            check(got == (start, end), f"{how}: the Add to Calendar payload of {key} has that instance's times {got}")
+        links = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "details.add-links a")]
+        check(len(links) == 5 and "calendar.google.com" in links[0], f"{how}: the links menu of {key} is there")
+
+    driver = browser()
+    try:
+        sign_in(driver, server)
+        for width in (1280, 390):
+            driver.set_window_size(width, 900)
+            for key, (title, *_rest) in expected.items():
+                date = key.split("@")[1]
+                # Month view: at desktop the cell lists titles; at phone width a tap on the day lists them below.
+                driver.get(f"{server.base}/calendar?view=month&date=2026-12-01&tz=Europe/Berlin")
+                if width == 1280:
+                    link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//ul[@class='events']//a[text()='{title}']")
+                else:
+                    check(not driver.find_element(By.CSS_SELECTOR, f"td[data-date='{date}'] ul.events").is_displayed(),
+                          f"at phone width the month cell of {date} shows dots, not titles")
+                    driver.find_element(By.CSS_SELECTOR, f"td[data-date='{date}']").click()
+                    detail = driver.find_element(By.CSS_SELECTOR, f".day-detail[data-date='{date}']")
+                    wait_for(lambda: detail.is_displayed(), f"the list of {date} below the grid")
+                    check("view=month" in driver.current_url and f"date={date}" in driver.current_url,
+                          f"tapping {date} stays in the month and remembers the day")
+                    others = [d for d in driver.find_elements(By.CSS_SELECTOR, ".day-detail") if d.is_displayed()]
+                    check(len(others) == 1, f"only the list of {date} shows")
+                    link = detail.find_element(By.XPATH, f".//a[text()='{title}']")
+                link.click()
+                check_page(driver, key, f"month at {width} px")
+                # Week view: timed events in their column, all-day ones in the all-day row.
+                driver.get(f"{server.base}/calendar?view=week&date={date}&tz=Europe/Berlin")
+                if expected[key][3]:
+                    link = driver.find_element(By.XPATH, f"//td[contains(@class,'all-day-event')]/a[text()='{title}']")
+                else:
+                    link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//a[contains(@class,'timed-event')][contains(., '{title}')]")
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+                link.click()
+                check_page(driver, key, f"week at {width} px")
+            driver.get(f"{server.base}/calendar?view=month&date=2026-12-15&tz=Europe/Berlin")
+            driver.save_screenshot(os.path.join(artifacts, f"month-recurring-{width}.png"))
+        driver.set_window_size(1280, 900)
+
+        # The edit form of an overridden instance opens with its times.
+        driver.get(f"{server.base}/calendar/edit?id={series_id}&occurrence={second}&tz=Europe/Berlin")
+        check(driver.find_element(By.NAME, "title").get_attribute("value") == "Weekly training (moved)"
+              and driver.find_element(By.NAME, "startTime").get_attribute("value") == "19:30", "the overridden instance's edit form has its own title and time")
+
+        # Colours: a calendar made without one gets one apart from the first.
+        status, other = call("POST", "/api/v1/calendars", {"title": "Work", "timeZone": "Europe/Berlin"})
+        status2, third = call("POST", "/api/v1/calendars", {"title": "Family"})
+        check(status == 201 and status2 == 201 and len({"#E4572E", other["color"], third["color"]}) == 3,
+              f"new calendars get distinct colours ({other['color']}, {third['color']})")
+        driver.get(f"{server.base}/calendar?view=month&date=2026-12-01&tz=Europe/Berlin")
+        dots = [d.value_of_css_property("background-color") for d in driver.find_elements(By.CSS_SELECTOR, ".calendars label .dot")]
+        check(len(dots) == 3 and len(set(dots)) == 3, f"the calendar list shows three different colours {dots}")
+
+        # Hour gutter: 24 hours on an ordinary day, 23 and 25 on Berlin's DST days, each labelled with its wall clock.
+        def labels(url, selector=".gutter .hour-label"):
+            driver.get(server.base + url)
+            return [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, selector)]
+        check(labels("/calendar?view=week&date=2026-12-01&tz=Europe/Berlin") == [f"{h:02d}:00" for h in range(24)],
+              "the week view's gutter labels 00:00 to 23:00")
+        spring = labels("/calendar?view=day&date=2026-03-29&tz=Europe/Berlin")
+        check(spring == [f"{h:02d}:00" for h in range(24) if h != 2], "the spring-forward day view has 23 hours, without 02:00")
+        autumn = labels("/calendar?view=day&date=2026-10-25&tz=Europe/Berlin")
+        check(len(autumn) == 25 and autumn[2:4] == ["02:00 CEST", "02:00 CET"], f"the fall-back day view has 25 hours, 02:00 twice {autumn[:5]}")
+        own = labels("/calendar?view=week&date=2026-03-29&tz=Europe/Berlin", "td[data-date='2026-03-29'] .hour-label.own")
+        check(own == spring and labels("/calendar?view=week&date=2026-03-29&tz=Europe/Berlin", "td[data-date='2026-03-28'] .hour-label.own") == [],
+              "in a DST week the short day labels its own hours; the others use the gutter")
+        driver.get(f"{server.base}/calendar?view=day&date=2026-03-29&tz=Europe/Berlin")
+        label = driver.find_element(By.XPATH, "//th[contains(@class,'gutter')]//span[text()='04:00']")
+        shift = driver.find_element(By.XPATH, "//a[contains(@class,'timed-event')][contains(., 'Night shift')]")
+        check(abs(label.rect["y"] + label.rect["height"] / 2 - (shift.rect["y"] + shift.rect["height"])) <= 2,
+              "the night shift, ending at 04:00 CEST, ends at the gutter's 04:00")
+
+        # The now-line: on today, in the view's zone, where the clock says.
+        for view in ("week", "day"):
+            driver.get(f"{server.base}/calendar?view={view}&tz=Europe/Berlin")
+            now = datetime.now(BERLIN)
+            lines = driver.find_elements(By.CSS_SELECTOR, "td.today .now-line")
+            midnight = datetime(now.year, now.month, now.day, tzinfo=BERLIN)
+            minute = int((now - midnight).total_seconds() // 60)
+            check(len(lines) == 1 and abs(int(lines[0].get_attribute("data-now-minute")) - minute) <= 2,
+                  f"the {view} view has a now-line on today at minute {minute}")
+            check(len(driver.find_elements(By.CSS_SELECTOR, ".now-line")) == 1, f"and only there ({view})")
+    finally:
+        driver.quit()
+
+
+def browser_zone(server, almanac, data):
+    """A first sign-in stores the browser's zone; a later one in another zone keeps it."""
+    made = subprocess.run([almanac, "user", "add", "ben", "--data", data], input="ben's long password\n", capture_output=True, text=True)
+    check(made.returncode == 0, "a second user: " + made.stderr.strip())
+    for zone in ("America/Los_Angeles", "Asia/Tokyo"):
+        driver = browser(zone=zone)
+        try:
+            check(driver.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone") == zone, f"the browser's zone is {zone}")
+            driver.get(server.base + "/")
+            driver.find_element(By.NAME, "user").send_keys("ben")
+            driver.find_element(By.NAME, "password").send_keys("ben's long password")
+            driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+            wait_for(lambda: "/calendar" in driver.current_url, "ben signed in")
+            stored = driver.find_element(By.CSS_SELECTOR, "form.settings input[name=tz]").get_attribute("value")
+            check(stored == "America/Los_Angeles", f"signed in from {zone}, the view zone is the first sign-in's ({stored})")
+            today = datetime.now(ZoneInfo("America/Los_Angeles")).date().isoformat()
+            check(driver.find_element(By.CSS_SELECTOR, "td.today").get_attribute("data-date") == today, "and today is today there")
+        finally:
+            driver.quit()
 
 
 if __name__ == "__main__":

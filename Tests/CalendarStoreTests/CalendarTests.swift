@@ -1,8 +1,37 @@
 import AlmanacTestSupport
-import CalendarStore
+@testable import CalendarStore
 import Testing
 
 @Suite("Calendars") struct CalendarTests {
+    /// A calendar made without a colour gets the palette colour its owner's calendars use
+    /// least, so a trainer's sessions and their other calendars look apart; a chosen
+    /// colour is kept, and another user's calendars do not count.
+    @Test(arguments: Backend.allCases) func newCalendarsGetDistinctColoursUnlessOneIsGiven(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let chosen = try store.createCalendar(EventCalendar(title: "Chosen", color: CalendarPalette.colors[0].lowercased() + "FF"))
+        #expect(chosen.color == CalendarPalette.colors[0].lowercased() + "FF")
+        var made: [String] = []
+        for index in 1..<CalendarPalette.colors.count {
+            made.append(try #require(try store.createCalendar(EventCalendar(title: "C\(index)")).color))
+        }
+        // The chosen colour (the palette's first, in another spelling) counts as taken:
+        // the others take the rest of the palette in order, each once.
+        #expect(made == Array(CalendarPalette.colors.dropFirst()))
+        // Every colour is used once: the next starts over at the first.
+        #expect(try store.createCalendar(EventCalendar(title: "Again")).color == CalendarPalette.colors[0])
+        #expect(Set(CalendarPalette.colors.map { $0.uppercased() }).count == CalendarPalette.colors.count)
+    }
+
+    @Test func existingCalendarsWithoutAColourAreShownApart() {
+        func calendar(_ title: String, _ color: String?) -> EventCalendar { EventCalendar(title: title, color: color) }
+        var calendars = [calendar("Old", nil), calendar("Red", "#E69F00"), calendar("Also old", nil), calendar("Bad", "red")]
+        for index in calendars.indices { calendars[index].id = "c\(index)" }
+        let shown = CalendarPalette.displayColors(of: calendars)
+        // Old takes the first colour; Red keeps its own (the palette's second); Also old the third; "red" is not a colour.
+        #expect(shown == ["c0": CalendarPalette.colors[0], "c1": "#E69F00", "c2": CalendarPalette.colors[2], "c3": CalendarPalette.colors[3]])
+    }
+
     @Test(arguments: Backend.allCases) func createListUpdateDelete(_ kind: Backend) throws {
         let fixture = try StoreFixture(kind)
         let store = fixture.store

@@ -133,4 +133,46 @@ import Testing
         let withHolidays = month.weeks.flatMap { $0 }.filter { !$0.events.isEmpty }.map(\.date.day)
         #expect(withHolidays == [24, 25, 26])
     }
+
+    /// The hour gutter's marks: each full wall-clock hour and where it falls. On Berlin's
+    /// spring-forward day 02:00 never happens (01:59 CET is followed by 03:00 CEST, 120
+    /// elapsed minutes after midnight); on the fall-back day 02:00 happens twice, at 120
+    /// (CEST) and 180 (CET) minutes.
+    @Test func hourMarksTellTheWallClockOnDaylightSavingDays() {
+        let ordinary = WeekGrid(from: Self.date(2026, 12, 1), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 12, 1))
+        #expect(ordinary.columns.count == 1)
+        #expect(ordinary.columns[0].hours.map(\.hour) == Array(0..<24) && ordinary.columns[0].hours.map(\.minute) == (0..<24).map { $0 * 60 })
+        #expect(ordinary.columns[0].hours[9].label == "09:00" && !ordinary.columns[0].hours.contains { $0.isRepeated })
+        let spring = WeekGrid(from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)).columns[0]
+        #expect(spring.hours.map(\.hour) == [0, 1] + Array(3..<24))
+        #expect(spring.hours.map(\.minute) == [0, 60] + (3..<24).map { ($0 - 1) * 60 })
+        let autumn = WeekGrid(from: Self.date(2026, 10, 25), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)).columns[0]
+        #expect(autumn.hours.count == 25)
+        #expect(autumn.hours[2...3].map(\.label) == ["02:00 CEST", "02:00 CET"] && autumn.hours[2...3].map(\.minute) == [120, 180])
+        #expect(autumn.hours[4].label == "03:00" && autumn.hours[4].minute == 240)
+        // Kolkata is UTC+05:30: its hours still fall on its own full hours.
+        let kolkata = TimeZoneDatabase.zone(named: "Asia/Kolkata")!
+        let india = WeekGrid(from: Self.date(2026, 12, 1), days: 1, zone: kolkata, events: [], today: Self.date(2026, 12, 1)).columns[0]
+        #expect(india.hours.map(\.hour) == Array(0..<24) && india.minutes == 1440)
+    }
+
+    @Test func theNowMinuteIsOnTodaysColumnOnly() {
+        let now = Self.instant(2026, 12, 2, 13, 45)
+        let week = WeekGrid(from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2), now: now)
+        #expect(week.columns.map(\.nowMinute) == [nil, nil, 825, nil, nil, nil, nil])
+        // After a spring-forward night the minute is elapsed time: 04:00 CEST is 180 minutes after midnight.
+        let spring = WeekGrid(
+            from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 29), now: Self.instant(2026, 3, 29, 4))
+        #expect(spring.columns[0].nowMinute == 180)
+        #expect(WeekGrid(from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2)).columns.allSatisfy { $0.nowMinute == nil })
+    }
+
+    @Test func aOneDayGridKeepsAllDayEventsInItsOneColumn() {
+        let trip = ViewEvent(
+            id: "t", eventID: "t", calendarID: "c", title: "Trip", start: Self.instant(2026, 12, 19, 0), end: Self.instant(2026, 12, 23, 0),
+            dates: .init(first: Self.date(2026, 12, 19), afterLast: Self.date(2026, 12, 23)))
+        let day = WeekGrid(from: Self.date(2026, 12, 21), days: 1, zone: Self.berlin, events: [trip], today: Self.date(2026, 12, 21))
+        #expect(day.allDay.map { [$0.first, $0.span, $0.lane] } == [[0, 1, 0]])
+        #expect(WeekGrid.range(from: Self.date(2026, 12, 21), days: 1, zone: Self.berlin) == (Self.instant(2026, 12, 21, 0), Self.instant(2026, 12, 22, 0)))
+    }
 }

@@ -104,14 +104,13 @@ enum AppCommands {
         let identifier = try options.required("--id", command: "links")
         let context = try StoreContext(options, io: io)
         if let zone = options["--tz"] { _ = try TimeInput.zone(named: zone, option: "--tz") }
-        let event = try StoreContext.run { () throws(StoreError) in try context.store.event(withIdentifier: identifier) }
         let occurrence = try options["--occurrence"].map { (wanted) throws(CommandFailure) in
             try StoreContext.run { () throws(StoreError) in
                 try context.store.occurrence(ofEvent: identifier, recurrenceID: wanted, timeZone: options["--tz"])
             }
         }
         let targets = try StoreContext.run { () throws(StoreError) in
-            try AddToCalendarTargets.targets(of: event, occurrence: occurrence, zoneName: options["--tz"], in: context.store)
+            try AddToCalendarTargets.targets(ofEvent: identifier, occurrence: occurrence, zoneName: options["--tz"], in: context.store)
         }
         func lost(_ losses: [AddToCalendarTargets.Loss]) -> String {
             losses.isEmpty ? "" : "  (loses: " + losses.map(\.rawValue).joined(separator: ", ") + ")"

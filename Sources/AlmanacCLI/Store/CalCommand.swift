@@ -24,7 +24,7 @@ enum CalCommand {
         if let text = options["--date"] {
             date = zone.localTime(at: TimeInput.instant(try TimeInput.parse(text, now: io.now, zone: zone, option: "--date"), zone: zone)).date
         }
-        let colors = Dictionary(calendars.map { ($0.id, $0.color) }, uniquingKeysWith: { first, _ in first })
+        let colors = CalendarPalette.displayColors(of: calendars)
         func events(_ range: (start: Int, end: Int)) throws(CommandFailure) -> [EventOccurrence] {
             try StoreContext.run { () throws(StoreError) in
                 try context.store.events(
@@ -40,7 +40,7 @@ enum CalCommand {
             let first = monday.startOfWeek(firstWeekday: firstWeekday)
             let range = WeekGrid.range(from: first, zone: zone)
             occurrences = try events(range)
-            let grid = WeekGrid(from: first, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier] ?? nil) }, today: today)
+            let grid = WeekGrid(from: first, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }, today: today)
             output += "Week \(text) (\(first) – \(first.adding(days: 6)))\n"
             output += grid.columns.map { header($0.date.weekday) + " " }.joined() + "\n"
             output += grid.columns.map { cell($0.date.day, marker: $0.marker, isToday: $0.isToday, color: color) }.joined() + "\n"
@@ -55,7 +55,7 @@ enum CalCommand {
                 throw .usage("--month is YYYY-MM, such as 2026-11")
             }
             occurrences = try events(range)
-            let views = occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier] ?? nil) }
+            let views = occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }
             guard let grid = MonthGrid(year: year, month: month, firstWeekday: firstWeekday, zone: zone, events: views, today: today) else {
                 throw .usage("--month is YYYY-MM, such as 2026-11")
             }
