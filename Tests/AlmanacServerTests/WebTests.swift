@@ -260,6 +260,20 @@ import Testing
             }
         }
         #expect(opened["view=month"] == Set(expected.keys) && opened["view=week&"] == Set(expected.keys))
+        // Saving the last instance's form changes that instance only.
+        let edit = send("GET", "/calendar/edit?id=\(id)&occurrence=2026-12-21T17%3A00%3A00Z&tz=Europe/Berlin", cookie: cookie)
+        let csrf = try #require(edit.text.firstRange(of: "name=\"csrf\" value=\"").map { edit.text[$0.upperBound...].prefix { $0 != "\"" } })
+        #expect(edit.text.contains("name=\"span\" value=\"this\" checked"))
+        let saved = send(
+            "POST", "/calendar/save",
+            form: [
+                ("csrf", String(csrf)), ("id", id), ("occurrence", "2026-12-21T17:00:00Z"), ("span", "this"), ("title", "Last training"), ("calendar", calendarID),
+                ("startDate", "2026-12-21"), ("startTime", "18:00"), ("endDate", "2026-12-21"), ("endTime", "19:00"), ("tz", "Europe/Berlin"), ("repeat", "FREQ=WEEKLY"),
+                ("confirm", "1"),
+            ], cookie: cookie)
+        #expect(saved.status == 303)
+        let titles = try store.events(in: TimeRange(start: 1_796_500_000, end: 1_798_500_000)).filter { $0.eventIdentifier == id }.map { $0.title ?? "" }
+        #expect(titles == ["Weekly training", "Moved training", "Last training"])
     }
 
     @Test func aFirstSignInRemembersTheBrowsersZoneElseTheCalendarsZoneIsUsed() throws {
