@@ -202,9 +202,11 @@ extension APIContext {
         }
     }
 
-    /// GET /events/{id}.ics: the single-event file (see AddToCalendar).
+    /// GET /events/{id}.ics[?occurrence=][&tz=]: the single-event file (see AddToCalendar),
+    /// of the event or of one occurrence, as the Add to Calendar button adds it.
     func eventICS(_ identifier: String) throws(APIProblem) -> HTTPResponse {
-        let targets = try addToCalendarTargets(event: identifier, occurrence: nil, zoneName: nil)
+        let parameters = try query(allowing: ["occurrence", "tz"])
+        let targets = try addToCalendarTargets(event: identifier, occurrence: parameters["occurrence"], zoneName: parameters["tz"])
         return HTTPResponse(
             status: 200,
             headers: [

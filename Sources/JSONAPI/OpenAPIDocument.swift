@@ -2525,10 +2525,28 @@ enum OpenAPIDocument {
     "/events/{id}.ics": {
       "get": {
         "operationId": "eventICS",
-        "summary": "One event as an iCalendar file (METHOD:PUBLISH)",
+        "summary": "One event, or one occurrence, as an iCalendar file (METHOD:PUBLISH)",
         "parameters": [
           {
             "$ref": "#/components/parameters/EventID"
+          },
+          {
+            "name": "occurrence",
+            "in": "query",
+            "required": false,
+            "description": "One occurrence: its RECURRENCE-ID as in occurrence ids",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "tz",
+            "in": "query",
+            "required": false,
+            "description": "IANA zone for floating and all-day times",
+            "schema": {
+              "type": "string"
+            }
           }
         ],
         "responses": {

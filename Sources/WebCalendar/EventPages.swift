@@ -39,7 +39,8 @@ extension WebContext {
         let when = Self.describe(targets.entry.startTime, targets.entry.endTime, view.zone)
         let added = (try? store.addedMark(event: id)) ?? nil
         let addedURL = "/api/v1/events/" + PercentEncoding.encode(id) + "/added"
-        let icsURL = "/events/" + PercentEncoding.encode(id) + ".ics"
+        // The download is what the button adds: this occurrence, or the whole event.
+        let icsURL = "/events/" + PercentEncoding.encode(id) + ".ics" + (occurrenceID.map { "?" + HTML.query([("occurrence", $0)]) } ?? "")
         let links = [
             ("Google Calendar", targets.google.url), ("Outlook.com", targets.outlook.url), ("Office 365", targets.office365.url),
             ("Yahoo Calendar", targets.yahoo.url),

@@ -256,6 +256,10 @@ import Testing
                 #expect(payload["name"] == .string(want.title))
                 #expect(payload["startsAtInMillisecondsSinceEpoch"] == .integer(want.start) && payload["endsAtInMillisecondsSinceEpoch"] == .integer(want.end))
                 #expect(send("GET", link.replacingOccurrences(of: "/calendar/event?", with: "/calendar/edit?"), cookie: cookie).status == 200)
+                // The download is that instance too, without the series' rule.
+                let ics = send("GET", "/events/\(id).ics?occurrence=" + PercentEncoding.encode(occurrence), cookie: cookie)
+                #expect(event.text.contains("/events/\(id).ics?occurrence="))
+                #expect(ics.status == 200 && !ics.text.contains("RRULE") && ics.text.contains("SUMMARY:\(want.title)"))
                 opened[String(view.prefix(10)), default: []].insert(occurrence)
             }
         }

@@ -287,6 +287,17 @@ def recurring_path(server, almanac, data, artifacts, call, cid, single):
             check(got == (start, end), f"{how}: the Add to Calendar payload of {key} has that instance's times {got}")
         links = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "details.add-links a")]
         check(len(links) == 5 and "calendar.google.com" in links[0], f"{how}: the links menu of {key} is there")
+        if how.startswith("month at 1280"):
+            # The .ics download is the same instance the button adds (fetched with the page's session).
+            ics = driver.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                fetch(arguments[0], { credentials: "same-origin" }).then((r) => r.text()).then(done);
+            """, links[4])
+            starts = [line for line in ics.splitlines() if line.startswith("DTSTART")]
+            check(len(starts) == 1 and "RRULE" not in ics, f"{how}: the .ics of {key} is one instance ({starts})")
+            stamp = datetime.fromtimestamp(start / 1000, timezone.utc)
+            wanted = [stamp.strftime("%Y%m%d")] if all_day else [stamp.astimezone(BERLIN).strftime("%Y%m%dT%H%M%S"), stamp.strftime("%Y%m%dT%H%M%SZ")]
+            check(any(starts[0].endswith(":" + w) for w in wanted), f"{how}: the .ics of {key} starts when that instance does")
 
     driver = browser()
     try:
