@@ -21,7 +21,7 @@ public struct WeekGrid: Sendable {
 
     /// A full hour of wall-clock time: minutes from the day's midnight (elapsed time, as
     /// events are placed), the hour shown, and for an hour the day has twice (when
-    /// clocks go back) which of the two it is, by its UTC offset.
+    /// clocks go back) which of the two it is, by the zone's abbreviation then.
     public struct HourMark: Sendable, Hashable {
         public var minute: Int
         public var hour: Int
