@@ -1,3 +1,4 @@
+import CalendarStore
 import CivilTime
 
 /// A month as a grid of whole weeks from `firstWeekday`: 5 or 6 rows, each day with
@@ -16,6 +17,10 @@ public struct MonthGrid: Sendable {
     public var month: Int
     public var firstWeekday: Weekday
     public var weeks: [[Day]]
+    /// The series whose expansion a bound stopped before the grid's end
+    /// (``OccurrenceList/truncatedSeries``): their events are placed up to where they
+    /// stopped, and a view shows that some are missing. Empty when the events are complete.
+    public var truncatedSeries: [TruncatedEvent] = []
 
     /// The weekdays of the columns, from `firstWeekday`.
     public var weekdays: [Weekday] { (0..<7).map { Weekday(rawValue: (firstWeekday.rawValue - 1 + $0) % 7 + 1)! } }

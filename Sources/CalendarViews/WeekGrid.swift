@@ -1,3 +1,4 @@
+import CalendarStore
 import CivilTime
 
 /// A week of 7 columns from a first day: an all-day row, where multi-day events span
@@ -38,6 +39,10 @@ public struct WeekGrid: Sendable {
     public var columns: [Column]
     public var allDay: [AllDay]
     public var allDayLanes: Int
+    /// The series whose expansion a bound stopped before the grid's end
+    /// (``OccurrenceList/truncatedSeries``): their events are placed up to where they
+    /// stopped, and a view shows that some are missing. Empty when the events are complete.
+    public var truncatedSeries: [TruncatedEvent] = []
 
     /// The instants the week covers in `zone`.
     public static func range(from first: CivilDate, zone: ZoneRules) -> (start: Int, end: Int) {
