@@ -212,13 +212,22 @@ extension DatabaseEventStore {
                     }
                     let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     intervals.removeAll(keepingCapacity: true)
-                    series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
+                    let isComplete = series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
                     if budget.isSpent { throw Self.budgetSpent }
                     for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {
                         result.append(
                             BusyTime(
                                 start: interval.start, end: interval.end, eventIdentifier: candidate.identifier, calendarIdentifier: calendarID,
                                 recurrenceID: interval.recurrenceID, isTentative: interval.traits.contains(.tentative), isAllDay: interval.isAllDay))
+                    }
+                    // A series a bound stopped may be busy anywhere after its last listed instance: that
+                    // time counts as busy, so a free-slot search never offers it (more busy time, never less).
+                    if !isComplete {
+                        let from = intervals.map(\.start).max().map { max(range.start, $0) } ?? range.start
+                        result.append(
+                            BusyTime(
+                                start: from, end: range.end, eventIdentifier: candidate.identifier, calendarIdentifier: calendarID, recurrenceID: nil,
+                                isTentative: false, isAllDay: false))
                     }
                 }
             }

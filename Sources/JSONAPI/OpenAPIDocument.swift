@@ -2481,6 +2481,10 @@ enum OpenAPIDocument {
                       "items": {
                         "$ref": "#/components/schemas/Conflict"
                       }
+                    },
+                    "truncated": {
+                      "type": "boolean",
+                      "description": "True when the proposed event has more than 1,000 occurrences in the range checked: only the first 1,000 were checked"
                     }
                   }
                 }

@@ -85,3 +85,21 @@ import Testing
         #expect(try fixture.store.resources(overlapping: day30, componentType: .event, calendar: work.id).map(\.name) == ["midnight.ics"])
     }
 }
+
+extension TruncationTests {
+    @Test(arguments: Backend.allCases) func busyTimeOfACutSeriesCoversWhatItCouldNotExpand(_ backend: Backend) throws {
+        // The midnight series stops about 23 days in: the nights after that are not known,
+        // so the time from its last known night to the range's end counts as busy.
+        let fixture = try StoreFixture(backend)
+        let work = try fixture.calendar()
+        _ = try fixture.store.putResource(
+            resource(
+                vevent(uid: "midnight", [
+                    "DTSTART:20261201T000000Z", "DURATION:PT1M", "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40", "SUMMARY:Midnight",
+                ])), name: "midnight.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        let january = TimeRange(start: utc(2027, 1, 1), end: utc(2027, 1, 8))
+        let busy = try fixture.store.busyTime(in: january, calendars: [work.id], timeZone: nil)
+        // 2027-01-05T00:00Z is the 36th night: busy.
+        #expect(busy.contains { $0.start <= utc(2027, 1, 5) && $0.end > utc(2027, 1, 5) })
+    }
+}
