@@ -4,7 +4,10 @@ import Recurrence
 
 /// `almanac ics expand`: every instance in a window, from a file.
 enum ExpandCommand {
-    static let usage = "ics expand FILE [--from DATE] [--to DATE] [--tz ZONE] [--format text|jsonl] [--lenient]"
+    static let usage = "ics expand FILE [--from DATE] [--to DATE] [--tz ZONE] [--format text|jsonl] [--max-instances N] [--lenient]"
+
+    /// The most instances `--max-instances` may allow per series: more would not fit in memory.
+    static let maxInstancesBound = 10_000_000
 
     static func run(_ arguments: [String], io: CommandIO, today: CivilDate) throws(CommandFailure) -> Int32 {
         var options: [String: String] = [:]
@@ -13,7 +16,7 @@ enum ExpandCommand {
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
-            case "--from", "--to", "--tz", "--format":
+            case "--from", "--to", "--tz", "--format", "--max-instances":
                 guard let value = rest.popFirst() else { throw .usage("'\(argument)' needs a value (see 'almanac ics --help')") }
                 options[argument] = value
             case "--lenient":
@@ -37,27 +40,53 @@ enum ExpandCommand {
         let to = try options["--to"].map { (text) throws(CommandFailure) in try instant(text, zone: viewerZone, today: today, option: "--to") }
             ?? viewerZone.instant(for: CivilDateTime(date: today.adding(days: 365), time: .midnight))
         guard from < to else { throw .usage("--from must be before --to") }
+        // The bounds apply to each series; --max-instances raises the instance bound, and the
+        // step bound with it (twenty candidates examined per instance, as by default).
+        var limits = ExpansionLimits.default
+        if let text = options["--max-instances"] {
+            guard let count = Int(text), (1...maxInstancesBound).contains(count) else {
+                throw .usage("--max-instances is a whole number from 1 to \(maxInstancesBound) (the default is \(ExpansionLimits.default.maxInstances))")
+            }
+            limits = ExpansionLimits(
+                maxInstances: count, maxSteps: max(ExpansionLimits.default.maxSteps, count.multipliedSaturated(by: 20)),
+                maxIdlePeriods: ExpansionLimits.default.maxIdlePeriods)
+        }
 
         let lenient = flags.contains("--lenient")
         let document = try ICSCommand.load(operands[0], lenient: lenient, io: io)
         var output: [UInt8] = []
+        var truncated: [TruncatedSeries] = []
         for calendar in document.components {
             let resolver = ZoneResolver(calendar: calendar, mode: lenient ? .lenient : .strict)
-            let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: viewerZone)
-            let occurrences: [Occurrence]
+            let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: viewerZone, limits: limits)
+            let result: CalendarExpansion
             do {
-                occurrences = try expansion.occurrences(in: calendar, from: from, to: to)
+                result = try expansion.expand(calendar, from: from, to: to)
             } catch {
                 throw CommandFailure(status: 1, "\(operands[0]): \(error)")
             }
             for warning in resolver.warnings { io.writeError("\(operands[0]): \(warning)") }
-            for occurrence in occurrences {
+            for occurrence in result.occurrences {
                 output += Array((format == "jsonl" ? json(occurrence) : text(occurrence)).utf8)
                 output.append(0x0A)
             }
+            truncated += result.truncatedSeries
         }
         io.write(output)
-        return 0
+        // Every other series is listed whole; each cut one is named, and the exit status says so.
+        for series in truncated { io.writeError("\(operands[0]): \(notice(series, limits: limits))") }
+        return truncated.isEmpty ? 0 : 1
+    }
+
+    /// `series UID "Summary": listed only its first 100000 instances in the window (the
+    /// last at …); a series may have at most 100000 instances (and 2000000 steps) …`.
+    static func notice(_ series: TruncatedSeries, limits: ExpansionLimits) -> String {
+        var text = "series \(series.uid)"
+        if let summary = series.summary { text += " \"\(summary)\"" }
+        text += ": listed only its first \(series.listed) instance\(series.listed == 1 ? "" : "s") in the window"
+        if let last = series.lastListedStart { text += " (the last at \(last.text))" }
+        text += "; one series may have at most \(limits.maxInstances) instances and \(limits.maxSteps) expansion steps"
+        return text + (limits.maxInstances < maxInstancesBound ? "; pass --max-instances N to allow more" : "")
     }
 
     /// `YYYY-MM-DD` (midnight in `zone`), `YYYY-MM-DDTHH:MM[:SS]` (in `zone`) or with a trailing `Z` (UTC).

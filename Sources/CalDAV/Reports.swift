@@ -114,14 +114,20 @@ extension DAVContext {
             return
         }
         let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
-        var occurrences = try store.events(
-            in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: Set(ComponentType.allCases)), timeZone: nil)
-        // One answer expands at most maxExpandedInstances instances, the earliest; past that
-        // the collection's 507 says the answer is incomplete (as for sync-collection).
+        let found = try store.occurrences(
+            in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: Set(ComponentType.allCases)), timeZone: nil, limit: .max)
+        // One answer expands at most maxExpandedInstances instances, the earliest; past that,
+        // or when a bound of expansion cut one of the asked series, the collection's 507 says
+        // the answer is incomplete (as for sync-collection). The instances written are then
+        // the earliest ones: none after the point where a cut series stopped.
         let wanted = Set(resources.map(\.localIdentifier))
+        var occurrences = found.occurrences
         occurrences.removeAll { !wanted.contains($0.eventIdentifier) }
-        let truncated = occurrences.count > Self.maxExpandedInstances
-        if truncated {
+        let cuts = found.truncatedSeries.filter { wanted.contains($0.eventIdentifier) }
+        if let stop = cuts.map({ $0.lastListedStart ?? range.start }).min() { occurrences.removeAll { $0.startInstant > stop } }
+        var truncated = !cuts.isEmpty
+        if occurrences.count > Self.maxExpandedInstances {
+            truncated = true
             occurrences.sort { $0.startInstant < $1.startInstant }
             occurrences.removeLast(occurrences.count - Self.maxExpandedInstances)
         }

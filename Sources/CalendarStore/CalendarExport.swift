@@ -19,8 +19,15 @@ public enum CalendarExport {
         let anchor = anchorFloatingTimes ? (calendar.timeZone ?? "UTC") : nil
         for resource in try store.resources(calendar: calendar.id) {
             let stored = try store.resource(named: resource.name, calendar: calendar.id)
-            guard let object = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { continue }
-            for var component in object.components {
+            // Every stored object was read when it was written; one that no longer reads is
+            // an error to report, never a component left out of the file unsaid.
+            let objects: [Component]
+            do {
+                objects = try ICalendarParser.parse(stored.data, options: .lenient).components
+            } catch {
+                throw StoreError(.invalidCalendarData, "\(resource.name) cannot be exported: \(error)", resource: resource.name, diagnostic: error)
+            }
+            for var component in objects.flatMap(\.components) {
                 if component.name == "VTIMEZONE" {
                     ownZones.append(component)
                     continue

@@ -216,7 +216,10 @@ extension DatabaseEventStore {
         var removed: [EventOccurrence] = []
         var budget = backend.expansionBudget
         for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
-            let inRange = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
+            let expansion = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
+            // Removing only the instances a bound let through would leave the rest behind unsaid.
+            if let cut = expansion.truncated { throw Self.truncationRefused(cut) }
+            let inRange = expansion.occurrences
             let matching = inRange.filter { filter.matches($0.filterComponent) }
             guard !matching.isEmpty else { continue }
             removed += matching

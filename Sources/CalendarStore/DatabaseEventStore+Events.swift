@@ -49,21 +49,34 @@ extension DatabaseEventStore {
     static let budgetSpent = StoreError(
         .invalidArgument, "answering this would expand more recurrence than one request may; ask for a shorter range or fewer calendars")
 
-    /// The occurrences of a candidate in `from..<to`, as the store reports them; the work
-    /// comes out of `budget`, and a read that spends it all is refused (``budgetSpent``).
+    /// The occurrences of a candidate in `from..<to`, as the store reports them, and the
+    /// series itself when a bound of its expansion (``ExpansionLimits``) stopped it before
+    /// `to`. The work comes out of `budget`, and a read that spends it all is refused
+    /// (``budgetSpent``).
     func occurrences(
         of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules, budget: inout ExpansionBudget, _ connection: Connection
-    ) throws(StoreError) -> [EventOccurrence] {
+    ) throws(StoreError) -> (occurrences: [EventOccurrence], truncated: TruncatedEvent?) {
         let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
-        let found = series.prepared.expand(from: from, to: to, viewerZone: zone, budget: &budget).occurrences
+        let expansion = series.prepared.expand(from: from, to: to, viewerZone: zone, budget: &budget)
         if budget.isSpent { throw Self.budgetSpent }
-        return found.map { occurrence in
+        let found = expansion.occurrences
+        let truncated = expansion.isComplete ? nil : TruncatedEvent(
+            eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id, externalIdentifier: series.prepared.uid,
+            title: series.prepared.summary, listed: found.count, lastListedStart: found.last?.start.instant(in: zone))
+        let occurrences = found.map { occurrence in
             EventOccurrence(
                 source: series.fromSkeleton ? .member(series.stored, skeleton: occurrence.component) : .parsed(occurrence.component),
                 start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
                 isDetached: occurrence.isOverride, timeZone: occurrence.tzid, eventIdentifier: candidate.identifier,
                 calendarIdentifier: calendar.calendar.id, etag: candidate.etag, viewerZone: zone, seriesZone: occurrence.zone)
         }
+        return (occurrences, truncated)
+    }
+
+    /// What a read answers that cannot say in its result that a series was cut (alarms,
+    /// a removal): the read is refused, naming the series.
+    static func truncationRefused(_ series: TruncatedEvent) -> StoreError {
+        StoreError(.invalidArgument, "\(series); ask for a shorter range", resource: series.eventIdentifier)
     }
 
     /// A candidate row of the interval index.
@@ -123,9 +136,10 @@ extension DatabaseEventStore {
 
     func occurrences(
         in range: TimeRange, calendars: [CalendarRow], filter: EventFilter, timeZone: String?, limit: Int = .max, _ connection: Connection
-    ) throws(StoreError) -> [EventOccurrence] {
+    ) throws(StoreError) -> OccurrenceList {
         let limit = max(0, limit)
         var result: [EventOccurrence] = []
+        var truncated: [TruncatedEvent] = []
         /// Keeps the earliest `limit` once the list grows well past it.
         func trim() {
             guard result.count > limit.addingSaturated(10_000) else { return }
@@ -138,11 +152,12 @@ extension DatabaseEventStore {
             for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
             where filter.componentTypes.contains(candidate.componentType) {
                 guard let single = candidate.single else {
-                    for occurrence in try occurrences(
+                    let found = try occurrences(
                         of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
-                    where filter.isEmpty || filter.matches(occurrence.filterComponent) {
+                    for occurrence in found.occurrences where filter.isEmpty || filter.matches(occurrence.filterComponent) {
                         result.append(occurrence)
                     }
+                    if let cut = found.truncated { truncated.append(cut) }
                     trim()
                     continue
                 }
@@ -166,7 +181,12 @@ extension DatabaseEventStore {
                 trim()
             }
         }
-        return Array(Self.sortedByStart(result).prefix(limit))
+        let listed = Array(Self.sortedByStart(result).prefix(limit))
+        // A series cut after the last occurrence the limit keeps took nothing from this answer.
+        if listed.count == limit, let last = listed.last?.startInstant {
+            truncated.removeAll { ($0.lastListedStart ?? .min) >= last }
+        }
+        return OccurrenceList(occurrences: listed, truncatedSeries: truncated)
     }
 
     public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime] {
@@ -192,13 +212,22 @@ extension DatabaseEventStore {
                     }
                     let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     intervals.removeAll(keepingCapacity: true)
-                    series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
+                    let isComplete = series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
                     if budget.isSpent { throw Self.budgetSpent }
                     for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {
                         result.append(
                             BusyTime(
                                 start: interval.start, end: interval.end, eventIdentifier: candidate.identifier, calendarIdentifier: calendarID,
                                 recurrenceID: interval.recurrenceID, isTentative: interval.traits.contains(.tentative), isAllDay: interval.isAllDay))
+                    }
+                    // A series a bound stopped may be busy anywhere after its last listed instance: that
+                    // time counts as busy, so a free-slot search never offers it (more busy time, never less).
+                    if !isComplete {
+                        let from = intervals.map(\.start).max().map { max(range.start, $0) } ?? range.start
+                        result.append(
+                            BusyTime(
+                                start: from, end: range.end, eventIdentifier: candidate.identifier, calendarIdentifier: calendarID, recurrenceID: nil,
+                                isTentative: false, isAllDay: false))
                     }
                 }
             }
@@ -251,10 +280,10 @@ extension DatabaseEventStore {
         return result
     }
 
-    public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
-        throws(StoreError) -> [EventOccurrence]
+    public func occurrences(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
+        throws(StoreError) -> OccurrenceList
     {
-        try database.read { (connection) throws(StoreError) -> [EventOccurrence] in
+        try database.read { (connection) throws(StoreError) -> OccurrenceList in
             try occurrences(in: range, calendars: try visibleCalendars(calendars, connection), filter: filter, timeZone: timeZone, limit: limit, connection)
         }
     }
@@ -324,30 +353,39 @@ extension DatabaseEventStore {
             result.sort { $0.fireTime != $1.fireTime ? $0.fireTime < $1.fireTime : $0.occurrence.identifier < $1.occurrence.identifier }
             if result.count > limit { result.removeLast(result.count - limit) }
         }
-        try visitAlarms(firingIn: range, calendars: calendars, timeZone: timeZone) { alarm, occurrence, schedule in
+        let cuts = try visitAlarms(firingIn: range, calendars: calendars, timeZone: timeZone) { alarm, occurrence, schedule in
             // Each alarm's firings ascend, so its first `limit` are all the answer can need.
             for repetition in schedule.repetitions.prefix(limit) {
                 result.append(AlarmFiring(fireTime: schedule.time(of: repetition), alarm: alarm, occurrence: occurrence, repetition: repetition))
             }
-            if result.count > 2 * limit + 1_000 { trim() }
+            if result.count > limit.multipliedSaturated(by: 2).addingSaturated(1_000) { trim() }
         }
         trim()
+        // A cut series' missing occurrences fire no earlier than its cut point: past the last
+        // firing the limit keeps, the cut took nothing from this answer.
+        let kept = result.count == limit ? result.last?.fireTime ?? .max : .max
+        if let cut = cuts.first(where: { $0.firesFrom <= kept }) { throw Self.truncationRefused(cut.series) }
         return result
     }
 
     public func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String> {
         var result = Set<String>()
-        try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil) { _, occurrence, _ in result.insert(occurrence.eventIdentifier) }
+        let cuts = try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil) { _, occurrence, _ in result.insert(occurrence.eventIdentifier) }
+        // A cut series with an alarm in the range is in the answer already; any other is not known.
+        if let cut = cuts.first(where: { !result.contains($0.series.eventIdentifier) }) { throw Self.truncationRefused(cut.series) }
         return result
     }
 
     /// Calls `body` for each alarm of each occurrence that fires at least once in `range`,
     /// with the repetitions that fall in it (computed, never walked: REPEAT may be 2^31).
+    /// Returns the series a bound of expansion cut, each with the earliest time an alarm of
+    /// its missing occurrences could fire.
     private func visitAlarms(
         firingIn range: TimeRange, calendars: [String]?, timeZone: String?,
         _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
-    ) throws(StoreError) {
-        try database.read { (connection) throws(StoreError) in
+    ) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] {
+        try database.read { (connection) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] in
+            var cuts: [(series: TruncatedEvent, firesFrom: Int)] = []
             var budget = backend.expansionBudget
             for calendar in try visibleCalendars(calendars, connection) {
                 let zone = try viewerZone(timeZone, calendar: calendar)
@@ -356,9 +394,10 @@ extension DatabaseEventStore {
                 guard let reach else { continue }
                 let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
                 for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
-                    let found = try occurrences(of: candidate, calendar: calendar, from: from, to: to, zone: zone, budget: &budget, connection)
+                    let expansion = try occurrences(of: candidate, calendar: calendar, from: from, to: to, zone: zone, budget: &budget, connection)
+                    if let cut = expansion.truncated { cuts.append((cut, (cut.lastListedStart ?? from).subtractingSaturated(reach))) }
                     var absoluteSeen = Set<Int>()
-                    for occurrence in found {
+                    for occurrence in expansion.occurrences {
                         for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {
                             guard let first = AlarmSchedule.fireTime(of: alarm, for: occurrence) else { continue }
                             if case .absolute = alarm.trigger, !absoluteSeen.insert(first).inserted { continue }
@@ -369,6 +408,7 @@ extension DatabaseEventStore {
                     }
                 }
             }
+            return cuts
         }
     }
 }

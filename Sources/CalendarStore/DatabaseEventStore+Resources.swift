@@ -287,7 +287,9 @@ extension DatabaseEventStore {
                     let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     let found = series.prepared.expand(from: range.start, to: range.end, viewerZone: zone, limit: 1, budget: &budget)
                     if budget.isSpent { throw Self.budgetSpent }
-                    guard !found.occurrences.isEmpty else { continue }
+                    // A series a bound stopped before its first instance here may still have one:
+                    // listing it loses nothing (the client reads its data), leaving it out would hide it.
+                    guard !found.occurrences.isEmpty || !found.isComplete else { continue }
                 }
                 result.append(
                     ResourceInfo(

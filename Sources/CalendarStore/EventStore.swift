@@ -50,8 +50,11 @@ public protocol EventStore: Sendable {
     /// At most `limit` of them, the earliest: the store keeps no more than that many (and
     /// a few thousand more) while it looks, so a range of millions of instances costs
     /// bounded memory. Ask for one more than you show to learn whether there were more.
-    func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
-        throws(StoreError) -> [EventOccurrence]
+    /// Each series is expanded within the bounds of ``ExpansionLimits`` (100,000 instances
+    /// per series); a series cut by them before the range's end, where that could change
+    /// this answer, is named in ``OccurrenceList/truncatedSeries`` — show that, never only the list.
+    func occurrences(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
+        throws(StoreError) -> OccurrenceList
     /// Saves an event: creates it when new, else changes it with `span` (see `Span`).
     /// Returns the event as stored. With `ifMatch` (an ETag, a comma-separated list of
     /// them, or `*`), the stored object must still have it when the write begins — checked
@@ -147,13 +150,15 @@ extension EventStore {
             center = start.civil.secondsSinceEpoch
         }
         // A wall-clock id means different instants in different zones: look a day and a half either side.
-        let found = try events(
+        let found = try occurrences(
             in: TimeRange(start: center - 129_600, end: center + 129_601), calendars: [calendar], matching: EventFilter(componentTypes: Set(ComponentType.allCases)),
-            timeZone: timeZone)
-        guard let match = found.first(where: { $0.eventIdentifier == eventID && $0.recurrenceID?.text == recurrenceID }) else {
-            throw StoreError(.notFound, "no occurrence \(recurrenceID ?? "") of event \(identifier)", resource: identifier)
+            timeZone: timeZone, limit: .max)
+        if let match = found.occurrences.first(where: { $0.eventIdentifier == eventID && $0.recurrenceID?.text == recurrenceID }) { return match }
+        // Only a cut of this series leaves the answer open; another series' cut does not.
+        if let cut = found.truncatedSeries.first(where: { $0.eventIdentifier == eventID }) {
+            throw StoreError(.invalidArgument, "cannot find occurrence \(recurrenceID ?? "") of \(cut)", resource: identifier)
         }
-        return match
+        throw StoreError(.notFound, "no occurrence \(recurrenceID ?? "") of event \(identifier)", resource: identifier)
     }
 
     /// Every change since `token`.
@@ -166,6 +171,20 @@ extension EventStore {
         throws(StoreError) -> String
     {
         try writeResource(data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch).etag
+    }
+
+    /// The occurrences of ``occurrences(in:calendars:matching:timeZone:limit:)`` when they
+    /// are complete; when a bound of expansion cut a series, the read is refused with
+    /// `invalidArgument`, naming the series (ask for a shorter range, or read the
+    /// ``OccurrenceList`` to show what there is and say what is missing).
+    public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
+        throws(StoreError) -> [EventOccurrence]
+    {
+        let list = try occurrences(in: range, calendars: calendars, matching: filter, timeZone: timeZone, limit: limit)
+        if let cut = list.truncatedSeries.first {
+            throw StoreError(.invalidArgument, (list.truncationNotice ?? cut.description) + "; ask for a shorter range", resource: cut.eventIdentifier)
+        }
+        return list.occurrences
     }
 
     public func events(in range: TimeRange, calendars: [String]? = nil, matching filter: EventFilter = .all)

@@ -161,24 +161,38 @@ extension APIContext {
         var event = Event(component: Component(name: ComponentType.event.rawValue))
         event.component.setProperty(Property(name: "UID", value: "proposed"))
         try APIModel.apply(body, to: &event)
-        let found = try conflicts(of: event, calendars: calendars, options: options)
-        return json(.object([("conflicts", .array(found))]))
+        var checkedAll = true
+        let found = try conflicts(of: event, calendars: calendars, options: options, checkedAll: &checkedAll)
+        // Only the proposed event's first 1,000 occurrences are checked: the answer says when it has more.
+        return json(.object([("conflicts", .array(found)), ("truncated", .bool(!checkedAll))]))
     }
 
     /// The conflicts of a proposed event with busy time, as JSON: its occurrences over the
-    /// next configured range (at most 1,000 of them), each against the busy blocks.
+    /// next configured range (at most the first 1,000 of them, ``maxProposedOccurrences``),
+    /// each against the busy blocks. `checkedAll` becomes false when it had more.
     func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:]) throws(APIProblem) -> [JSONValue] {
+        var checkedAll = true
+        return try conflicts(of: event, calendars: calendars, options: options, checkedAll: &checkedAll)
+    }
+
+    /// The most occurrences of a proposed event checked for conflicts.
+    static let maxProposedOccurrences = 1_000
+
+    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:], checkedAll: inout Bool) throws(APIProblem) -> [JSONValue] {
         let zoneName = event.timeZone
         let zone = zoneName.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let rules = try rules(options.merging(["duration": "1"]) { old, _ in old }, zone: zone, defaultLength: 60)
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: nil), viewerZone: zone)
         let start = event.start.map { $0.form == .utc ? $0.civil.secondsSinceEpoch : zone.instant(for: $0.civil) } ?? configuration.now()
         let horizon = TimeRange(start: start - 86_400, end: start + configuration.maxRangeDays * 86_400)
-        let proposed: [(start: Int, end: Int)]
+        var proposed: [(start: Int, end: Int)]
         do {
-            proposed = try expansion.prepare([event.component], uid: event.externalIdentifier)
-                .occurrences(from: horizon.start, to: horizon.end, viewerZone: zone, limit: 1_000)
-                .map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
+            var budget = ExpansionBudget.perRequest
+            let expanded = try expansion.prepare([event.component], uid: event.externalIdentifier)
+                .expand(from: horizon.start, to: horizon.end, viewerZone: zone, limit: Self.maxProposedOccurrences + 1, budget: &budget)
+            proposed = expanded.occurrences.map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
+            if proposed.count > Self.maxProposedOccurrences || !expanded.isComplete { checkedAll = false }
+            proposed = Array(proposed.prefix(Self.maxProposedOccurrences))
         } catch {
             throw APIProblem(.invalidField, "the proposed event cannot be expanded: \(error)", fields: ["rrule"])
         }

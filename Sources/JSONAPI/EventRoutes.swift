@@ -126,9 +126,9 @@ extension APIContext {
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
         let filter = EventFilter(title: parameters["title"].map { .contains($0) })
         let found = try attempt { () throws(StoreError) in
-            try store.events(in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC", limit: configuration.maxItems + 1)
+            try store.occurrences(in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC", limit: configuration.maxItems + 1)
         }
-        return listing("occurrences", found, time: \.startInstant, APIModel.json)
+        return occurrenceListing(found, APIModel.json)
     }
 
     /// PATCH and DELETE of one occurrence, `/occurrences/{event}/{recurrence-id}`, with

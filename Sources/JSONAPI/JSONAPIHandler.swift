@@ -229,6 +229,33 @@ struct APIContext {
         return json(.object(members))
     }
 
+    /// The occurrences of a store answer as a listing: as ``listing(_:_:extra:time:_:)``,
+    /// and when a bound of expansion cut a series, `truncated` with the cut series in
+    /// `truncatedSeries`; the list then ends where the earliest cut series stopped (every
+    /// occurrence starting before `continueFrom` is there), so paging from `continueFrom`
+    /// leaves nothing out.
+    func occurrenceListing(_ list: OccurrenceList, _ render: (EventOccurrence) -> JSONValue) -> HTTPResponse {
+        guard !list.isComplete else { return listing("occurrences", list.occurrences, time: \.startInstant, render) }
+        var items = Array(list.occurrences.prefix(configuration.maxItems))
+        var resume = list.occurrences.count > configuration.maxItems ? list.occurrences[configuration.maxItems].startInstant : nil
+        for series in list.truncatedSeries {
+            guard let last = series.lastListedStart else { continue }
+            resume = min(resume ?? .max, last.addingSaturated(1))
+        }
+        if let resume { items.removeAll { $0.startInstant >= resume } }
+        var members: [(key: String, value: JSONValue)] = [("occurrences", .array(items.map(render))), ("truncated", .bool(true))]
+        if let resume { members.append(("continueFrom", .string(Self.utc(resume)))) }
+        let series: [JSONValue] = list.truncatedSeries.map { series in
+            .object([
+                ("eventId", .string(series.eventIdentifier)), ("calendarId", .string(series.calendarIdentifier)),
+                ("uid", .string(series.externalIdentifier)), ("title", series.title.map(JSONValue.string) ?? .null),
+                ("listed", .integer(series.listed)), ("lastListedStart", series.lastListedStart.map { .string(Self.utc($0)) } ?? .null),
+            ])
+        }
+        members.append(("truncatedSeries", .array(series)))
+        return json(.object(members))
+    }
+
     static func utc(_ seconds: Int) -> String { CivilDateTime(secondsSinceEpoch: seconds).description + "Z" }
 
     func json(_ value: JSONValue, status: Int = 200, etag: String? = nil) -> HTTPResponse {

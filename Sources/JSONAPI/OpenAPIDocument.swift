@@ -549,6 +549,43 @@ enum OpenAPIDocument {
           }
         }
       },
+      "TruncatedSeries": {
+        "type": "object",
+        "description": "A series whose expansion a bound stopped before the end of the asked range",
+        "required": [
+          "eventId",
+          "uid",
+          "lastListedStart"
+        ],
+        "properties": {
+          "eventId": {
+            "type": "string"
+          },
+          "calendarId": {
+            "type": "string"
+          },
+          "uid": {
+            "type": "string"
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "listed": {
+            "type": "integer",
+            "description": "How many of its instances in the range were expanded"
+          },
+          "lastListedStart": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The start (UTC) of the last instance expanded; null when none was"
+          }
+        }
+      },
       "SummaryDay": {
         "type": "object",
         "required": [
@@ -1334,11 +1371,18 @@ enum OpenAPIDocument {
                     },
                     "truncated": {
                       "type": "boolean",
-                      "description": "True when the answer lists only the first 10,000 items; continueFrom says where the rest begin"
+                      "description": "True when the answer lists only the first 10,000 items, or a series had more instances in the range than one series may (100,000); continueFrom says where the rest begin"
                     },
                     "continueFrom": {
                       "type": "string",
                       "description": "With truncated: the time (UTC) of the first item left out; ask again from there for the rest"
+                    },
+                    "truncatedSeries": {
+                      "type": "array",
+                      "description": "With truncated by a bound of expansion: each series cut, listed up to lastListedStart (every occurrence starting before continueFrom is in the answer)",
+                      "items": {
+                        "$ref": "#/components/schemas/TruncatedSeries"
+                      }
                     }
                   }
                 }
@@ -2133,6 +2177,16 @@ enum OpenAPIDocument {
                       "items": {
                         "$ref": "#/components/schemas/SummaryDay"
                       }
+                    },
+                    "truncated": {
+                      "type": "boolean",
+                      "description": "True when a series had more instances in the range than one series may (100,000): the days count it only up to where it stopped"
+                    },
+                    "truncatedSeries": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/TruncatedSeries"
+                      }
                     }
                   }
                 }
@@ -2427,6 +2481,10 @@ enum OpenAPIDocument {
                       "items": {
                         "$ref": "#/components/schemas/Conflict"
                       }
+                    },
+                    "truncated": {
+                      "type": "boolean",
+                      "description": "True when the proposed event has more than 1,000 occurrences in the range checked: only the first 1,000 were checked"
                     }
                   }
                 }

@@ -44,10 +44,11 @@ extension APIContext {
         }
         let colors = CalendarPalette.displayColors(of: calendars)
         let range = instantRange(of: days, zone: zone)!
-        let occurrences = chosen.isEmpty ? [] : try attempt { () throws(StoreError) in
-            try store.events(in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all, timeZone: zoneName ?? "UTC")
+        let found = chosen.isEmpty ? OccurrenceList(occurrences: []) : try attempt { () throws(StoreError) in
+            try store.occurrences(
+                in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all, timeZone: zoneName ?? "UTC", limit: .max)
         }
-        let summaries = daySummaries(for: days, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) })
+        let summaries = daySummaries(for: days, zone: zone, events: found.occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) })
         let result: [JSONValue] = summaries.map { day in
             var members: [(key: String, value: JSONValue)] = [
                 ("date", .string(day.date.description)), ("count", .integer(day.marker.count)), ("colors", .array(day.marker.colors.map(JSONValue.string))),
@@ -56,7 +57,22 @@ extension APIContext {
             if let month { members.append(("inMonth", .bool(day.date.year == month.year && day.date.month == month.month))) }
             return .object(members)
         }
-        return json(.object([("timeZone", .string(zoneName ?? "UTC")), ("firstWeekday", .string(firstWeekday.englishName.lowercased())), ("days", .array(result))]))
+        // A series a bound of expansion cut counts only up to where it stopped: the answer says so.
+        var members: [(key: String, value: JSONValue)] = [
+            ("timeZone", .string(zoneName ?? "UTC")), ("firstWeekday", .string(firstWeekday.englishName.lowercased())), ("days", .array(result)),
+            ("truncated", .bool(!found.isComplete)),
+        ]
+        if !found.isComplete {
+            members.append(
+                ("truncatedSeries", .array(found.truncatedSeries.map { series in
+                    .object([
+                        ("eventId", .string(series.eventIdentifier)), ("uid", .string(series.externalIdentifier)),
+                        ("title", series.title.map(JSONValue.string) ?? .null),
+                        ("lastListedStart", series.lastListedStart.map { .string(Self.utc($0)) } ?? .null),
+                    ])
+                })))
+        }
+        return json(.object(members))
     }
 
     static func weekday(_ text: String) throws(APIProblem) -> Weekday {

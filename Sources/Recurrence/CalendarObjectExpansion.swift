@@ -30,7 +30,11 @@ public struct CalendarObjectExpansion {
     /// Groups a VCALENDAR's VEVENT, VTODO and VJOURNAL components by UID and
     /// expands each group into the occurrences overlapping `from..<to` (Unix
     /// seconds; nil for unbounded), sorted by start.
-    public func occurrences(in calendar: Component, from: Int?, to: Int?) throws(ICalendarError) -> [Occurrence] {
+    ///
+    /// The bounds of ``limits`` apply to each series on its own, never to the file: a
+    /// calendar of many series lists every instance of each. A series a bound stopped
+    /// is listed up to where it stopped and named in ``CalendarExpansion/truncatedSeries``.
+    public func expand(_ calendar: Component, from: Int?, to: Int?) throws(ICalendarError) -> CalendarExpansion {
         var groups: [String: [Component]] = [:]
         var order: [String] = []
         for component in calendar.components where ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) {
@@ -38,16 +42,32 @@ public struct CalendarObjectExpansion {
             if groups[uid] == nil { order.append(uid) }
             groups[uid, default: []].append(component)
         }
-        var result: [Occurrence] = []
+        var result = CalendarExpansion()
         for uid in order {
-            result += try occurrences(of: groups[uid]!, uid: uid, from: from, to: to)
-            if result.count > limits.maxInstances { break }
+            let members = groups[uid] ?? []
+            let found = try expand(members, uid: uid, from: from, to: to)
+            result.occurrences += found.occurrences
+            if !found.isComplete {
+                let master = members.first { $0.property("RECURRENCE-ID") == nil } ?? members.first
+                result.truncatedSeries.append(
+                    TruncatedSeries(
+                        uid: uid, summary: master?.property("SUMMARY")?.textValue(), listed: found.occurrences.count,
+                        lastListedStart: found.occurrences.last?.start))
+            }
         }
-        return result.sorted { lhs, rhs in
+        result.occurrences.sort { lhs, rhs in
             let left = lhs.start.instant(in: viewerZone)
             let right = rhs.start.instant(in: viewerZone)
             return left != right ? left < right : lhs.uid < rhs.uid
         }
+        return result
+    }
+
+    /// The occurrences of ``expand(_:from:to:)`` alone: a series a bound of ``limits``
+    /// stopped is listed up to where it stopped, without saying so. Use `expand` where
+    /// that matters (it names each such series).
+    public func occurrences(in calendar: Component, from: Int?, to: Int?) throws(ICalendarError) -> [Occurrence] {
+        try expand(calendar, from: from, to: to).occurrences
     }
 
     /// A series' start and how its times map to instants.
@@ -119,6 +139,15 @@ public struct CalendarObjectExpansion {
     {
         // Expanding once, listing a COUNT series' instances up front would only cost.
         try prepare(components, uid: uid, listingInstances: false).occurrences(from: from, to: to, viewerZone: viewerZone)
+    }
+
+    /// The occurrences of one calendar object, and whether they are all of them in the
+    /// window: `isComplete` is false when a bound of ``limits`` stopped the expansion early.
+    public func expand(_ components: [Component], uid: String, from: Int?, to: Int?) throws(ICalendarError)
+        -> (occurrences: [Occurrence], isComplete: Bool)
+    {
+        var budget = ExpansionBudget.unbounded
+        return try prepare(components, uid: uid, listingInstances: false).expand(from: from, to: to, viewerZone: viewerZone, budget: &budget)
     }
 
     /// Reads one calendar object once (rules, overrides, lengths, zones) so that its

@@ -60,3 +60,38 @@ public struct ExpansionBudget: Sendable {
         }
     }
 }
+
+/// A series whose expansion a bound of ``ExpansionLimits`` stopped before the end of
+/// the window it was asked for: its instances are listed up to where it stopped, and
+/// whoever shows them says so (nothing is cut silently).
+public struct TruncatedSeries: Sendable, Hashable {
+    /// The series' UID.
+    public var uid: String
+    /// The master's SUMMARY, to name the series to people.
+    public var summary: String?
+    /// How many of its instances were listed.
+    public var listed: Int
+    /// The start of the last instance listed (in series order); nil when none was.
+    public var lastListedStart: OccurrenceTime?
+
+    public init(uid: String, summary: String?, listed: Int, lastListedStart: OccurrenceTime?) {
+        self.uid = uid
+        self.summary = summary
+        self.listed = listed
+        self.lastListedStart = lastListedStart
+    }
+}
+
+/// The occurrences of a whole calendar in a window, and the series a bound stopped early.
+public struct CalendarExpansion: Sendable {
+    /// Every occurrence found, sorted by start.
+    public var occurrences: [Occurrence] = []
+    /// The series whose expansion a bound of ``ExpansionLimits`` stopped before the
+    /// window's end, in the order the calendar holds them.
+    public var truncatedSeries: [TruncatedSeries] = []
+
+    public init() {}
+
+    /// Whether every instance in the window is listed.
+    public var isComplete: Bool { truncatedSeries.isEmpty }
+}

@@ -79,6 +79,11 @@ public final class PreparedObject: Sendable {
         self.singles = singles
     }
 
+    /// The master's SUMMARY (or the first override's, without a master), to name the object to people.
+    public var summary: String? {
+        (series?.master ?? singles.first?.component)?.property("SUMMARY")?.textValue()
+    }
+
     /// Whether the master repeats (RRULE or RDATE).
     public var isRecurring: Bool {
         guard let series else { return false }

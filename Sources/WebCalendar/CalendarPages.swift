@@ -15,12 +15,16 @@ extension WebContext {
         let now = calendar.now()
         let today = view.zone.localTime(at: now).date
         let colors = CalendarPalette.displayColors(of: view.calendars)
+        // A series a bound of expansion cut is drawn up to where it stopped, and the page says so.
+        var notice: String?
         func events(_ range: (start: Int, end: Int)) throws(WebFailure) -> [ViewEvent] {
             let ids = view.calendars.map(\.id).filter { view.visible.contains($0) }
             guard !ids.isEmpty else { return [] }
             do {
-                return try store.events(in: TimeRange(start: range.start, end: range.end), calendars: ids, matching: .all, timeZone: view.zoneName)
-                    .map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }
+                let found = try store.occurrences(
+                    in: TimeRange(start: range.start, end: range.end), calendars: ids, matching: .all, timeZone: view.zoneName, limit: .max)
+                notice = found.truncationNotice
+                return found.occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }
             } catch {
                 throw WebFailure(error)
             }
@@ -71,6 +75,7 @@ extension WebContext {
             <a class="button new" href="/calendar/new?\(HTML.query([("date", view.date.description)]))">New event</a>
             </header>
             <main>
+            \(notice.map { "<p class=\"error truncated\" role=\"alert\">Not every event is shown: \(HTML.escape($0)).</p>" } ?? "")
             \(grid)
             </main>
             <aside class="side">

@@ -102,3 +102,20 @@ extension CalDAVTests {
         #expect(throws: XMLBodyError.self, "\(text)") { try XMLBody.parse(Array(text.utf8)) }
     }
 }
+
+extension CalDAVTests {
+    @Test func anExpandOfASeriesCutByItsBoundSaysSo() throws {
+        // One instance a day at midnight for 40 days, from a secondly rule: one series' 2,000,000
+        // steps run out about 23 days in. Fewer than 10,000 instances, yet the answer is incomplete.
+        #expect(makeCalendar() == 201)
+        let midnight = Self.secondly("midnight@test", every: "FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40")
+        #expect(send("PUT", "/dav/calendars/anna/work/midnight.ics", midnight).status == 201)
+        let query = "<C:calendar-query \(Self.calDAV)><D:prop><C:calendar-data><C:expand start=\"20261201T000000Z\" end=\"20270201T000000Z\"/></C:calendar-data></D:prop>"
+            + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"/></C:comp-filter></C:filter></C:calendar-query>"
+        let answer = send("REPORT", "/dav/calendars/anna/work/", query, headers: ["Depth": "1"])
+        #expect(answer.status == 207)
+        let instances = answer.text.components(separatedBy: "BEGIN:VEVENT").count - 1
+        #expect(instances > 0 && instances < 40)
+        #expect(answer.text.contains("<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"))
+    }
+}

@@ -25,11 +25,14 @@ enum CalCommand {
             date = zone.localTime(at: TimeInput.instant(try TimeInput.parse(text, now: io.now, zone: zone, option: "--date"), zone: zone)).date
         }
         let colors = CalendarPalette.displayColors(of: calendars)
+        // A series a bound of expansion cut is shown up to where it stopped, named on standard error (exit 1).
+        var found = OccurrenceList(occurrences: [])
         func events(_ range: (start: Int, end: Int)) throws(CommandFailure) -> [EventOccurrence] {
-            try StoreContext.run { () throws(StoreError) in
-                try context.store.events(
-                    in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all, timeZone: zone.identifier)
+            found = try StoreContext.run { () throws(StoreError) in
+                try context.store.occurrences(
+                    in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all, timeZone: zone.identifier, limit: .max)
             }
+            return found.occurrences
         }
         let color = io.isTerminal && io.environment["NO_COLOR"] == nil
         var output = ""
@@ -73,11 +76,11 @@ enum CalCommand {
                 for: CivilDateTime(date: CivilDate(year: year, month: month, day: 1)!.adding(days: CivilDate.daysInMonth(year: year, month: month)), time: .midnight))
             output += "\n" + agenda(occurrences.filter { $0.startInstant < monthEnd && max($0.endInstant, $0.startInstant + 1) > monthStart }, zone: zone, calendars: calendars)
             io.write(output)
-            return 0
+            return EventCommands.reportTruncation(found, io: io)
         }
         output += "\n" + agenda(occurrences, zone: zone, calendars: calendars)
         io.write(output)
-        return 0
+        return EventCommands.reportTruncation(found, io: io)
     }
 
     static func weekday(_ text: String) throws(CommandFailure) -> Weekday {

@@ -84,13 +84,14 @@ enum EventCommands {
         let zone = try context.zone(options)
         let range = try context.range(options, zone: zone, days: agenda ? 7 : 30)
         let filter = EventFilter(title: options["--title"].map { .contains($0) }, componentTypes: [.event])
-        let occurrences = try StoreContext.run { () throws(StoreError) in
-            try context.store.events(in: range, calendars: chosen.map(\.id), matching: filter, timeZone: zone.identifier)
+        let found = try StoreContext.run { () throws(StoreError) in
+            try context.store.occurrences(in: range, calendars: chosen.map(\.id), matching: filter, timeZone: zone.identifier, limit: .max)
         }
+        let occurrences = found.occurrences
         let titles = Dictionary(calendars.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
         if options.has("--json") {
             io.write(JSONValue.array(occurrences.map { json($0, zone: zone, calendar: titles[$0.calendarIdentifier] ?? "") }).jsonText + "\n")
-            return 0
+            return reportTruncation(found, io: io)
         }
         var output = ""
         var day: CivilDate?
@@ -109,9 +110,16 @@ enum EventCommands {
             if !agenda { output += "  \(occurrence.identifier)" }
             output += "\n"
         }
-        if agenda && occurrences.isEmpty { output = "Nothing in the next 7 days.\n" }
+        if agenda && occurrences.isEmpty && found.isComplete { output = "Nothing in the next 7 days.\n" }
         io.write(output)
-        return 0
+        return reportTruncation(found, io: io)
+    }
+
+    /// Names on standard error each series a bound of expansion cut (its instances are
+    /// listed up to where it stopped); the exit status is then 1, else 0.
+    static func reportTruncation(_ found: OccurrenceList, io: CommandIO) -> Int32 {
+        for series in found.truncatedSeries { io.writeError("almanac: \(series); ask for a shorter range (--from, --to) for the rest") }
+        return found.isComplete ? 0 : 1
     }
 
     /// `2026-12-01 18:00–19:30`, or `2026-12-02 all day`; with `clockOnly`, without the date.
@@ -233,11 +241,14 @@ enum EventCommands {
         var firings = try StoreContext.run { () throws(StoreError) in
             try context.store.alarms(firingIn: range, calendars: calendars, timeZone: zone.identifier, limit: limit + 1)
         }
+        // The first `limit` firings are listed; when there are more, the notice says where the rest begin and the exit status is 1.
+        var status: Int32 = 0
         if firings.count > limit {
             io.writeError(
                 "almanac: more than \(limit) alarms fire in this range; listing the first \(limit) (the next fires at "
                     + TimeInput.rfc3339(firings[limit].fireTime, zone: zone) + "; use --from for the rest)")
             firings.removeLast(firings.count - limit)
+            status = 1
         }
         if options.has("--json") {
             let values: [JSONValue] = firings.map { firing in
@@ -249,7 +260,7 @@ enum EventCommands {
                 ])
             }
             io.write(JSONValue.array(values).jsonText + "\n")
-            return 0
+            return status
         }
         var output = ""
         for firing in firings {
@@ -257,6 +268,6 @@ enum EventCommands {
                 + "  \(firing.occurrence.title ?? "(untitled)")  (starts \(when(firing.occurrence, zone: zone, clockOnly: false)))\n"
         }
         io.write(output)
-        return 0
+        return status
     }
 }
