@@ -4,27 +4,8 @@ import Recurrence
 
 /// `almanac ics expand`: every instance in a window, from a file.
 enum ExpandCommand {
-    static let usage = "ics expand FILE [--from DATE] [--to DATE] [--tz ZONE] [--format text|jsonl] [--lenient]"
-
-    static func run(_ arguments: [String], io: CommandIO, today: CivilDate) throws(CommandFailure) -> Int32 {
-        var options: [String: String] = [:]
-        var flags = Set<String>()
-        var operands: [String] = []
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--from", "--to", "--tz", "--format":
-                guard let value = rest.popFirst() else { throw .usage("'\(argument)' needs a value (see 'almanac ics --help')") }
-                options[argument] = value
-            case "--lenient":
-                flags.insert(argument)
-            default:
-                if argument.hasPrefix("-") && argument != "-" {
-                    throw .usage("unknown option '\(argument)' for 'ics expand' (see 'almanac ics --help')")
-                }
-                operands.append(argument)
-            }
-        }
+    static func run(_ options: Options, io: CommandIO, today: CivilDate) throws(CommandFailure) -> Int32 {
+        let operands = options.operands
         guard operands.count == 1 else { throw .usage("'ics expand' takes one FILE (or - for standard input)") }
         let format = options["--format"] ?? "text"
         guard format == "text" || format == "jsonl" else { throw .usage("--format must be text or jsonl") }
@@ -38,7 +19,7 @@ enum ExpandCommand {
             ?? viewerZone.instant(for: CivilDateTime(date: today.adding(days: 365), time: .midnight))
         guard from < to else { throw .usage("--from must be before --to") }
 
-        let lenient = flags.contains("--lenient")
+        let lenient = options.has("--lenient")
         let document = try ICSCommand.load(operands[0], lenient: lenient, io: io)
         var output: [UInt8] = []
         for calendar in document.components {
