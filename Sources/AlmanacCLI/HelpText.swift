@@ -13,24 +13,15 @@ enum HelpText {
                 for spec in group.subcommands { lines += item(spec.synopsis, spec.summary) }
             }
         }
-        lines += [
-            "",
-            "Store commands work on --database URL, else $ALMANAC_DATABASE (postgres://user@host/db",
-            "or sqlite:PATH), else almanac.sqlite in the data directory (--data DIR, else",
-            "$ALMANAC_DATA, else $XDG_DATA_HOME/almanac, else ~/.local/share/almanac), for",
-            "--user NAME, else $ALMANAC_USER, else the only user.",
-            "",
-        ]
-        lines += CommandTable.whenText.split(separator: "\n").map(String.init)
-        lines += [
-            "",
-            "Options:",
-            "  -h, --help       show help; 'almanac <command> --help' (or 'almanac help <command>')",
-            "                   shows a command's options, their defaults and an example",
-            "  --version        print the version",
-            "",
-            "Exit status: 0 success, 1 invalid or unreadable input, 2 usage error.",
-        ]
+        lines += [""] + wrap(
+            "Store commands work on --database URL, else $ALMANAC_DATABASE (postgres://user@host/db or sqlite:PATH), "
+                + "else almanac.sqlite in the data directory (--data DIR, else $ALMANAC_DATA, else $XDG_DATA_HOME/almanac, "
+                + "else ~/.local/share/almanac), for --user NAME, else $ALMANAC_USER, else the only user.", indent: "")
+        lines += [""] + CommandTable.whenText.split(separator: "\n").map(String.init)
+        lines += ["", "Options:"]
+        lines += item("-h, --help", "show help; 'almanac COMMAND --help' (or 'almanac help COMMAND') shows a command's options, their defaults and an example")
+        lines += item("--version", "print the version")
+        lines += ["", "Exit status: 0 success, 1 invalid or unreadable input, 2 usage error."]
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -51,10 +42,8 @@ enum HelpText {
     /// One command's usage, summary, options with their defaults, details and example.
     static func command(_ spec: CommandSpec) -> String {
         var lines = ["Usage: almanac \(spec.usage)", "", "\(capitalized(spec.summary))."]
-        if !spec.options.isEmpty {
-            lines += ["", "Options:"]
-            for option in spec.options { lines += item(option.usage, describe(option)) }
-        }
+        lines += ["", "Options:"]
+        for option in spec.options { lines += item(option.usage, describe(option)) }
         lines += item("-h, --help", "show this help")
         if let details = spec.details { lines += [""] + wrap(details, indent: "") }
         lines += ["", "Example:", "  " + spec.example]
