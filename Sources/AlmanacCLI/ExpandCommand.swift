@@ -4,30 +4,11 @@ import Recurrence
 
 /// `almanac ics expand`: every instance in a window, from a file.
 enum ExpandCommand {
-    static let usage = "ics expand FILE [--from DATE] [--to DATE] [--tz ZONE] [--format text|jsonl] [--max-instances N] [--lenient]"
-
     /// The most instances `--max-instances` may allow per series: more would not fit in memory.
     static let maxInstancesBound = 10_000_000
 
-    static func run(_ arguments: [String], io: CommandIO, today: CivilDate) throws(CommandFailure) -> Int32 {
-        var options: [String: String] = [:]
-        var flags = Set<String>()
-        var operands: [String] = []
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--from", "--to", "--tz", "--format", "--max-instances":
-                guard let value = rest.popFirst() else { throw .usage("'\(argument)' needs a value (see 'almanac ics --help')") }
-                options[argument] = value
-            case "--lenient":
-                flags.insert(argument)
-            default:
-                if argument.hasPrefix("-") && argument != "-" {
-                    throw .usage("unknown option '\(argument)' for 'ics expand' (see 'almanac ics --help')")
-                }
-                operands.append(argument)
-            }
-        }
+    static func run(_ options: Options, io: CommandIO, today: CivilDate) throws(CommandFailure) -> Int32 {
+        let operands = options.operands
         guard operands.count == 1 else { throw .usage("'ics expand' takes one FILE (or - for standard input)") }
         let format = options["--format"] ?? "text"
         guard format == "text" || format == "jsonl" else { throw .usage("--format must be text or jsonl") }
@@ -52,7 +33,7 @@ enum ExpandCommand {
                 maxIdlePeriods: ExpansionLimits.default.maxIdlePeriods)
         }
 
-        let lenient = flags.contains("--lenient")
+        let lenient = options.has("--lenient")
         let document = try ICSCommand.load(operands[0], lenient: lenient, io: io)
         var output: [UInt8] = []
         var truncated: [TruncatedSeries] = []

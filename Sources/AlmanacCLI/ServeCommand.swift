@@ -13,53 +13,8 @@ import HTTPServer
 /// `almanac serve`: the calendar server on the store's database, until
 /// SIGINT or SIGTERM (requests in progress finish first).
 enum ServeCommand {
-    static let help = """
-        Usage: almanac serve [--host ADDRESS] [--port N] [--data DIR | --database URL]
-                             [--threads N] [--max-body BYTES] [--timeout SECONDS]
-                             [--max-connections N] [--max-connections-per-address N]
-                             [--trusted-proxy ADDRESS[,ADDRESS...]]
-                             [--quota-objects N] [--quota-bytes BYTES]
-                             [--quiet] [--cors-origin ORIGIN]...
-
-          --host ADDRESS     an IPv4 or IPv6 address to listen on (default 127.0.0.1;
-                             put TLS in front with a reverse proxy, see the README)
-          --port N           the port (default 8080; 0 picks a free one)
-          --data DIR         the data directory (default: $ALMANAC_DATA, else
-                             $XDG_DATA_HOME/almanac, else ~/.local/share/almanac)
-                             holding the SQLite file almanac.sqlite
-          --database URL     a PostgreSQL database instead (postgres://user@host/db;
-                             default $ALMANAC_DATABASE): several servers may share it
-          --threads N        worker threads (default: one per core)
-          --max-body BYTES   the largest request body (default 16 MiB; larger gets 413)
-          --timeout SECONDS  how long an idle connection stays open (default 60)
-          --max-connections N  connections served at once (default 1024)
-          --max-connections-per-address N  connections one client address may hold
-                             (default 128; 0 for no limit; default 0 with --trusted-proxy)
-          --trusted-proxy ADDRESS[,ADDRESS...]  reverse proxies whose X-Forwarded-For
-                             names the client (otherwise the header is ignored);
-                             repeatable; also $ALMANAC_TRUSTED_PROXIES
-          --quota-objects N  events, to-dos and journals one user's calendars may hold
-                             (default 100000; 0 for no limit; more gets 507)
-          --quota-bytes BYTES  their bytes (default 1 GiB; 0 for no limit)
-          --quiet            no access log (otherwise one line per request on stderr)
-          --cors-origin ORIGIN  a web origin (https://app.example.com) whose pages may
-                             call the JSON API from a browser; repeat for more (none
-                             by default)
-
-        On first start with no users, creates one and prints its password once.
-        """
-
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            io.write(help + "\n")
-            return 0
-        }
-        let options = try Options(
-            arguments,
-            valued: [
-                "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin", "--max-connections",
-                "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes",
-            ], flags: ["--quiet"], command: "serve")
+        let options = try Options(arguments, for: CommandTable.serve)
         let origins = options.all("--cors-origin")
         for origin in origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
             throw .usage("--cors-origin is a scheme and host such as https://app.example.com, not \(origin)")

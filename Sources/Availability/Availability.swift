@@ -203,8 +203,10 @@ public enum AvailabilitySearch {
     /// every busy block (buffers included), in start order.
     ///
     /// At most `limit` slots, the earliest: ask for one more than you show to learn
-    /// whether there were more.
-    public static func freeSlots(busy: [BusyBlock], rules: AvailabilityRules, from: Int, to: Int, now: Int, limit: Int = .max) -> [FreeSlot] {
+    /// whether there were more. A slot never starts before `now` (and the minimum
+    /// notice after it); with `now` nil, past times are offered too and the notice,
+    /// which counts from now, does not apply.
+    public static func freeSlots(busy: [BusyBlock], rules: AvailabilityRules, from: Int, to: Int, now: Int?, limit: Int = .max) -> [FreeSlot] {
         guard rules.slotLength > 0, rules.slotStep > 0, from < to, limit > 0 else { return [] }
         let blocks = counted(busy, rules: rules)
         // Busy intervals grown by the stacked buffers, merged: a slot [s, e) is clear when
@@ -228,7 +230,7 @@ public enum AvailabilitySearch {
                 perWeek[date.startOfWeek(firstWeekday: rules.firstWeekday), default: 0] += 1
             }
         }
-        let earliest = earliestStart(rules: rules, now: now)
+        let earliest = now.map { earliestStart(rules: rules, now: $0) } ?? .min
 
         var slots: [FreeSlot] = []
         var date = rules.zone.localTime(at: from).date.adding(days: -1)
@@ -288,6 +290,12 @@ public enum AvailabilitySearch {
     /// The blocks the rules count as busy.
     static func counted(_ busy: [BusyBlock], rules: AvailabilityRules) -> [BusyBlock] {
         busy.filter { (rules.tentativeIsBusy || !$0.isTentative) && (rules.allDayIsBusy || !$0.isAllDay) }
+    }
+
+    /// The part of `from..<to` that lies before `now`, which `freeSlots` never offers: its
+    /// end (`to` when the whole range is past), or nil when the range starts at or after now.
+    public static func pastPart(from: Int, to: Int, now: Int) -> Int? {
+        from < now ? min(now, to) : nil
     }
 
     /// The earliest instant a slot may start under the minimum notice.

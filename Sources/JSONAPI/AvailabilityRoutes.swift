@@ -114,11 +114,19 @@ extension APIContext {
         "firstWeekday", "tentative", "allDay",
     ]
 
-    /// GET /availability?from&to&duration[&calendars][&tz][&rules…]: free slots.
+    /// GET /availability?from&to&duration[&calendars][&tz][&includePast][&rules…]: free
+    /// slots. Past times are never offered unless `includePast=true`; the answer's
+    /// `pastExcluded` says up to when the range was left out for being past.
     func availability(_ method: String) throws(APIProblem) -> HTTPResponse {
         guard method == "GET" else { throw methodNotAllowed(["GET"]) }
         try requireRead()
-        let parameters = try query(allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz"]))
+        let parameters = try query(allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz", "includePast"]))
+        let includePast: Bool
+        switch parameters["includePast"] {
+        case nil, "false": includePast = false
+        case "true": includePast = true
+        default: throw APIProblem(.invalidQuery, "includePast is true or false", fields: ["includePast"])
+        }
         let (zone, zoneName) = try zone(parameters)
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
         let rules = try rules(parameters, zone: zone, defaultLength: nil)
@@ -126,9 +134,14 @@ extension APIContext {
         // Blocks just outside the range still push slots away through the buffers.
         let margin = rules.bufferBefore + rules.bufferAfter + 86_400
         let busy = try busyBlocks(calendars: calendars, in: TimeRange(start: range.start - margin, end: range.end + margin), zoneName: zoneName)
+        let now = configuration.now()
         let slots = AvailabilitySearch.freeSlots(
-            busy: busy, rules: rules, from: range.start, to: range.end, now: configuration.now(), limit: configuration.maxItems + 1)
-        return listing("slots", slots, extra: [("timeZone", .string(zoneName ?? "UTC"))], time: \.start) {
+            busy: busy, rules: rules, from: range.start, to: range.end, now: includePast ? nil : now, limit: configuration.maxItems + 1)
+        var extra: [(key: String, value: JSONValue)] = [("timeZone", .string(zoneName ?? "UTC"))]
+        if !includePast, let until = AvailabilitySearch.pastPart(from: range.start, to: range.end, now: now) {
+            extra.append(("pastExcluded", .object([("until", .string(Self.utc(until))), ("wholeRange", .bool(until == range.end))])))
+        }
+        return listing("slots", slots, extra: extra, time: \.start) {
             .object([("start", .string(Self.utc($0.start))), ("end", .string(Self.utc($0.end)))])
         }
     }

@@ -2376,6 +2376,15 @@ enum OpenAPIDocument {
                 "free"
               ]
             }
+          },
+          {
+            "name": "includePast",
+            "in": "query",
+            "required": false,
+            "description": "Offer slots before now too (default false: past times are never offered, and pastExcluded says up to when the range was left out; the minimum notice does not apply with true)",
+            "schema": {
+              "type": "boolean"
+            }
           }
         ],
         "responses": {
@@ -2398,6 +2407,24 @@ enum OpenAPIDocument {
                       "type": "array",
                       "items": {
                         "$ref": "#/components/schemas/Slot"
+                      }
+                    },
+                    "pastExcluded": {
+                      "type": "object",
+                      "description": "Present when part of the range lies before now and includePast is not true: slots are never offered there",
+                      "required": [
+                        "until",
+                        "wholeRange"
+                      ],
+                      "properties": {
+                        "until": {
+                          "type": "string",
+                          "description": "The end (UTC) of the part left out: now, or the range's end"
+                        },
+                        "wholeRange": {
+                          "type": "boolean",
+                          "description": "True when the whole range is past"
+                        }
                       }
                     },
                     "truncated": {

@@ -12,7 +12,7 @@ enum TokenCommand {
         guard let subcommand = arguments.first, ["create", "list", "revoke"].contains(subcommand) else {
             throw .usage("'token' needs create NAME --scope SCOPE, list, or revoke ID")
         }
-        let options = try Options(Array(arguments.dropFirst()), valued: StoreContext.valued.union(["--scope"]), command: "token \(subcommand)")
+        let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.token.spec(subcommand))
         let context = try StoreContext(options, io: io)
         switch subcommand {
         case "create":
@@ -42,11 +42,9 @@ enum TokenCommand {
 /// `almanac free` (free slots) and `almanac links` (every "Add to Calendar" target).
 enum AppCommands {
     /// `free --calendar T[,T…] --from WHEN --to WHEN --duration 60m [--working-hours …]
-    /// [--step 30m] [--buffer 10m] [--tz ZONE] [--json]`.
+    /// [--step 30m] [--buffer 10m] [--tz ZONE] [--include-past] [--json]`.
     static func free(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(
-            arguments, valued: StoreContext.valued.union(["--calendar", "--from", "--to", "--duration", "--working-hours", "--step", "--buffer", "--tz"]),
-            flags: ["--json"], command: "free")
+        let options = try Options(arguments, for: CommandTable.free)
         guard options.operands.isEmpty else { throw .usage("'free' takes no operands") }
         let context = try StoreContext(options, io: io)
         let titles = options.all("--calendar").flatMap { $0.split(separator: ",").map(String.init) }
@@ -78,7 +76,9 @@ enum AppCommands {
             try context.store.busyTime(
                 in: TimeRange(start: range.start - margin, end: range.end + margin), calendars: calendars.map(\.id), timeZone: zone.identifier)
         }
-        let slots = AvailabilitySearch.freeSlots(busy: busy.map(BusyBlock.init), rules: rules, from: range.start, to: range.end, now: io.now)
+        let includePast = options.has("--include-past")
+        let slots = AvailabilitySearch.freeSlots(
+            busy: busy.map(BusyBlock.init), rules: rules, from: range.start, to: range.end, now: includePast ? nil : io.now)
         for slot in slots {
             let start = zone.localTime(at: slot.start)
             let end = zone.localTime(at: slot.end)
@@ -88,7 +88,19 @@ enum AppCommands {
                 io.write("\(start.date) \(clock(start))–\(clock(end))\n")
             }
         }
-        if slots.isEmpty && !options.has("--json") { io.write("No free slot of \(length / 60) minutes in that range\n") }
+        if slots.isEmpty {
+            // Say why when it is because past times are never offered.
+            let past = includePast ? nil : AvailabilitySearch.pastPart(from: range.start, to: range.end, now: io.now)
+            let now = TimeInput.text(io.now, zone: zone) + " " + zone.identifier
+            if past == range.end {
+                let reason = "The range ends before now (\(now)): past times are never offered; use --include-past to search them"
+                if options.has("--json") { io.writeError("almanac: " + reason) } else { io.write(reason + "\n") }
+            } else if !options.has("--json") {
+                io.write(
+                    "No free slot of \(length / 60) minutes in that range"
+                        + (past == nil ? "" : " after now (\(now)); past times are never offered (--include-past searches them)") + "\n")
+            }
+        }
         return 0
     }
 
@@ -99,7 +111,7 @@ enum AppCommands {
     /// `links --id ID [--occurrence RECURRENCE-ID] [--tz ZONE]`: the bridge payload, the
     /// Android intent, the web links and what each loses.
     static func links(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(arguments, valued: StoreContext.valued.union(["--id", "--occurrence", "--tz"]), command: "links")
+        let options = try Options(arguments, for: CommandTable.links)
         guard options.operands.isEmpty else { throw .usage("'links' takes no operands") }
         let identifier = try options.required("--id", command: "links")
         let context = try StoreContext(options, io: io)

@@ -7,8 +7,7 @@ import CivilTime
 /// the period.
 enum CalCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(
-            arguments, valued: StoreContext.valued.union(["--month", "--week", "--date", "--first-weekday", "--calendar", "--tz"]), command: "cal")
+        let options = try Options(arguments, for: CommandTable.cal)
         guard options.operands.isEmpty else { throw .usage("'cal' takes no operands") }
         let context = try StoreContext(options, io: io)
         let calendars = try StoreContext.run { () throws(StoreError) in try context.store.calendars() }

@@ -4,9 +4,7 @@ import CalendarStore
 enum CalendarCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         guard let subcommand = arguments.first else { throw .usage("'calendar' needs list, create, delete or show") }
-        let options = try Options(
-            Array(arguments.dropFirst()), valued: StoreContext.valued.union(["--color", "--tz", "--description"]),
-            command: "calendar \(subcommand)")
+        let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.calendar.spec(subcommand))
         let context = try StoreContext(options, io: io)
         let store = context.store
         func title() throws(CommandFailure) -> String {

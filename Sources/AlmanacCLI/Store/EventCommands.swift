@@ -8,10 +8,7 @@ enum EventCommands {
     // MARK: add
 
     static func add(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(
-            arguments,
-            valued: StoreContext.valued.union(["--calendar", "--title", "--start", "--end", "--duration", "--tz", "--rrule", "--alarm", "--location", "--notes", "--url"]),
-            flags: ["--all-day"], command: "add")
+        let options = try Options(arguments, for: CommandTable.add)
         guard options.operands.isEmpty else { throw .usage("'add' takes no operands (did you mean --title?)") }
         let title = try options.required("--title", command: "add")
         // TEXT escapes line breaks; a URL is written as it is and may hold no control character.
@@ -74,9 +71,7 @@ enum EventCommands {
 
     static func list(_ arguments: [String], io: CommandIO, agenda: Bool) throws(CommandFailure) -> Int32 {
         let command = agenda ? "agenda" : "list"
-        let options = try Options(
-            arguments, valued: StoreContext.valued.union(["--from", "--to", "--calendar", "--title", "--tz"]), flags: agenda ? [] : ["--json"],
-            command: command)
+        let options = try Options(arguments, for: agenda ? CommandTable.agenda : CommandTable.list)
         guard options.operands.isEmpty else { throw .usage("'\(command)' takes no operands") }
         let context = try StoreContext(options, io: io)
         let calendars = try StoreContext.run { () throws(StoreError) in try context.store.calendars() }
@@ -166,9 +161,7 @@ enum EventCommands {
     // MARK: remove
 
     static func remove(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(
-            arguments, valued: StoreContext.valued.union(["--calendar", "--from", "--to", "--title", "--id", "--occurrence", "--span", "--tz"]),
-            command: "remove")
+        let options = try Options(arguments, for: CommandTable.remove)
         guard options.operands.isEmpty else { throw .usage("'remove' takes no operands") }
         let span: Span
         switch options["--span"] ?? "this" {
@@ -231,7 +224,7 @@ enum EventCommands {
     // MARK: alarms
 
     static func alarms(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(arguments, valued: StoreContext.valued.union(["--from", "--to", "--calendar", "--tz"]), flags: ["--json"], command: "alarms")
+        let options = try Options(arguments, for: CommandTable.alarms)
         guard options.operands.isEmpty else { throw .usage("'alarms' takes no operands") }
         let context = try StoreContext(options, io: io)
         let calendars = try options["--calendar"].map { (title) throws(CommandFailure) in [try context.calendar(titled: title).id] }

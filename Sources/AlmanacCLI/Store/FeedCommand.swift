@@ -6,7 +6,7 @@ enum FeedCommand {
         guard let subcommand = arguments.first, ["create", "rotate", "revoke"].contains(subcommand) else {
             throw .usage("'feed' needs create, rotate or revoke, and a calendar title")
         }
-        let options = try Options(Array(arguments.dropFirst()), valued: StoreContext.valued.union(["--base-url"]), command: "feed \(subcommand)")
+        let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.feed.spec(subcommand))
         guard options.operands.count == 1 else { throw .usage("'feed \(subcommand)' takes one calendar TITLE") }
         let base = options["--base-url"] ?? "http://127.0.0.1:8080"
         guard base.hasPrefix("http://") || base.hasPrefix("https://") else { throw .usage("--base-url is an http:// or https:// URL") }

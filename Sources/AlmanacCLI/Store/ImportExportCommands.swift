@@ -17,7 +17,7 @@ enum ImportExportCommands {
     static let batchSize = 1_000
 
     static func importFile(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(arguments, valued: StoreContext.valued.union(["--calendar"]), command: "import")
+        let options = try Options(arguments, for: CommandTable.importFile)
         guard options.operands.count == 1 else { throw .usage("'import' takes one FILE (or - for standard input)") }
         let path = options.operands[0]
         let calendarTitle = try options.required("--calendar", command: "import")
@@ -83,7 +83,7 @@ enum ImportExportCommands {
     }
 
     static func export(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        let options = try Options(arguments, valued: StoreContext.valued.union(["--calendar"]), command: "export")
+        let options = try Options(arguments, for: CommandTable.export)
         guard options.operands.count <= 1 else { throw .usage("'export' takes at most one FILE (standard output without)") }
         let calendarTitle = try options.required("--calendar", command: "export")
         let context = try StoreContext(options, io: io)
@@ -104,8 +104,7 @@ enum ImportExportCommands {
 enum DatabaseCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         guard let subcommand = arguments.first else { throw .usage("'db' needs check, migrate, backup or copy") }
-        let options = try Options(
-            Array(arguments.dropFirst()), valued: StoreContext.databaseOptions.union(["--from", "--to"]), command: "db \(subcommand)")
+        let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.database.spec(subcommand))
         switch subcommand {
         case "check":
             guard options.operands.isEmpty else { throw .usage("'db check' takes no operands") }

@@ -4,10 +4,13 @@ struct Options {
     private(set) var flags: Set<String> = []
     private(set) var operands: [String] = []
 
-    /// - Parameters:
-    ///   - valued: options that take a value (the next argument, even when it starts with `-`).
-    ///   - flags: options without a value.
-    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = [], command: String) throws(CommandFailure) {
+    /// Parses `arguments` by `spec`'s options: those with a value take the next
+    /// argument (even when it starts with `-`) or `--name=value`; anything else that
+    /// starts with `-` (other than `-` itself, and after `--`) is a usage error.
+    init(_ arguments: [String], for spec: CommandSpec) throws(CommandFailure) {
+        let valued = Set(spec.options.filter { $0.value != nil }.map(\.name))
+        let allowedFlags = Set(spec.options.filter { $0.value == nil }.map(\.name))
+        let command = spec.name
         var rest = arguments[...]
         var operandsOnly = false
         while let argument = rest.popFirst() {
@@ -23,7 +26,7 @@ struct Options {
             } else if allowedFlags.contains(argument) {
                 flags.insert(argument)
             } else {
-                throw .usage("unknown option '\(argument)' for '\(command)' (see 'almanac --help')")
+                throw .usage("unknown option '\(argument)' for '\(command)' (see 'almanac \(command) --help')")
             }
         }
     }

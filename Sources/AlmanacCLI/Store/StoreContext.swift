@@ -15,10 +15,6 @@ struct StoreContext {
     let user: String
     let io: CommandIO
 
-    static let valued: Set<String> = ["--data", "--database", "--user"]
-    /// The options that choose the database.
-    static let databaseOptions: Set<String> = ["--data", "--database"]
-
     init(_ options: Options, io: CommandIO) throws(CommandFailure) {
         self.io = io
         let environment = io.environment

@@ -5,9 +5,7 @@ import CalendarStore
 enum UserCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         guard let subcommand = arguments.first else { throw .usage("'user' needs add, passwd, list or remove") }
-        let options = try Options(
-            Array(arguments.dropFirst()), valued: StoreContext.databaseOptions, flags: subcommand == "passwd" ? ["--generate", "--revoke-tokens"] : ["--generate"],
-            command: "user \(subcommand)")
+        let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.user.spec(subcommand))
         func name() throws(CommandFailure) -> String {
             guard options.operands.count == 1 else { throw .usage("'user \(subcommand)' takes one NAME") }
             return options.operands[0]

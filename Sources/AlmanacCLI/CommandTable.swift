@@ -1,0 +1,371 @@
+import Recurrence
+
+/// Every command of `almanac`, with its options and their defaults: the one place the
+/// help, the completion scripts and the option parsers read.
+enum CommandTable {
+    /// The top level, in the order `almanac --help` lists it.
+    static let entries: [CommandEntry] = [
+        .group(ics),
+        .command(serve),
+        .group(user),
+        .group(calendar),
+        .command(add), .command(list), .command(agenda), .command(cal), .command(remove),
+        .command(importFile), .command(export),
+        .group(feed),
+        .command(alarms),
+        .group(database),
+        .group(token),
+        .command(free), .command(links),
+        .command(completion),
+    ]
+
+    static func entry(named name: String) -> CommandEntry? { entries.first { $0.name == name } }
+
+    /// Every command, subcommands included.
+    static var allCommands: [CommandSpec] {
+        entries.flatMap { entry -> [CommandSpec] in
+            switch entry {
+            case .command(let spec): [spec]
+            case .group(let group): group.subcommands
+            }
+        }
+    }
+
+    // MARK: Shared options
+
+    /// The options that choose the database.
+    static let databaseOptions: [OptionSpec] = [
+        .valued(
+            "--data", "DIR", "the data directory holding almanac.sqlite",
+            .value("$ALMANAC_DATA, else $XDG_DATA_HOME/almanac, else ~/.local/share/almanac"), kind: .directory),
+        .valued(
+            "--database", "URL", "another database: postgres://user@host/db or sqlite:PATH (not with --data)",
+            .value("$ALMANAC_DATABASE, else almanac.sqlite in the data directory")),
+    ]
+
+    /// The options of every command on the store: the database and the user it acts for.
+    static let storeOptions: [OptionSpec] =
+        databaseOptions + [.valued("--user", "NAME", "the user to act for", .value("$ALMANAC_USER, else the only user, else $USER"))]
+
+    static let zoneOption = OptionSpec.valued(
+        "--tz", "ZONE", "the IANA zone times are read and shown in (Europe/Berlin)", .value("the calendar's zone, else $TZ, else /etc/localtime"))
+
+    static let whenText = """
+        WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM" (in --tz, else the calendar's zone,
+        else the local zone), a time ending in Z (UTC), today or tomorrow.
+        """
+
+    // MARK: ics
+
+    static let ics = CommandGroup(
+        name: "ics", summary: "tools for iCalendar files (no store needed)",
+        subcommands: [
+            CommandSpec(
+                ["ics", "check"], operands: "FILE...", operandKind: .file, summary: "validate iCalendar files",
+                options: [.flag("--lenient", "accept what lenient mode recovers from, printing it as warnings")],
+                example: "almanac ics check --lenient google-export.ics",
+                details: """
+                    Exit 0 when every file is valid, else 1. Each problem goes to stderr as
+                    FILE:LINE:COLUMN: message [code]; docs/icalendar-diagnostics.md lists every
+                    check and what --lenient does with it.
+                    """),
+            CommandSpec(
+                ["ics", "format"], operands: "FILE|-", operandKind: .file, summary: "print the canonical serialization",
+                options: [.flag("--lenient", "accept what lenient mode recovers from")],
+                example: "almanac ics format - < invite.ics",
+                details: "CRLF, folded at 75 octets, upper-case names, minimal quoting. '-' reads standard input."),
+            CommandSpec(
+                ["ics", "to-json"], operands: "FILE|-", operandKind: .file, summary: "convert iCalendar to jCal (RFC 7265)",
+                options: [
+                    .flag("--lenient", "accept what lenient mode recovers from"),
+                    .flag("--compact", "one line instead of indented JSON"),
+                ],
+                example: "almanac ics to-json --compact team.ics"),
+            CommandSpec(
+                ["ics", "from-json"], operands: "FILE|-", operandKind: .file, summary: "convert jCal to iCalendar",
+                example: "almanac ics to-json team.ics | almanac ics from-json -"),
+            CommandSpec(
+                ["ics", "expand"], operands: "FILE|-", operandKind: .file, summary: "list the instances in a window",
+                options: [
+                    .valued("--from", "DATE", "the window's start", .value("today, midnight in --tz")),
+                    .valued("--to", "DATE", "the window's end (excluded)", .value("a year after today")),
+                    .valued("--tz", "ZONE", "the viewer's zone: it places floating and all-day instances", .value("UTC")),
+                    .valued("--format", "text|jsonl", "text, or jsonl (one JSON object per instance)", .value("text"), kind: .choices(["text", "jsonl"])),
+                    .valued(
+                        "--max-instances", "N",
+                        "the most instances listed per series (1 to 10000000); a series cut by it is named on stderr and the exit status is 1",
+                        .value(String(ExpansionLimits.default.maxInstances))),
+                    .flag("--lenient", "accept what lenient mode recovers from; an unknown TZID becomes UTC with a warning"),
+                ],
+                example: "almanac ics expand team.ics --from 2026-11-30 --to 2026-12-07 --format jsonl",
+                details: """
+                    Prints every instance of every VEVENT, VTODO and VJOURNAL that overlaps
+                    [from, to), sorted by start. DATE is YYYY-MM-DD (midnight in --tz),
+                    YYYY-MM-DDTHH:MM:SS (in --tz) or YYYY-MM-DDTHH:MM:SSZ. jsonl prints one
+                    object per instance: uid, recurrenceId, start, end, allDay, tzid,
+                    override, status, summary; start/end are RFC 3339 UTC for timed
+                    instances, YYYY-MM-DD for all-day, local time for floating.
+                    """),
+        ],
+        details: "Strict mode is the default; docs/icalendar-diagnostics.md lists every check and what --lenient does with it.")
+
+    // MARK: The server and its accounts
+
+    static let serve = CommandSpec(
+        ["serve"], summary: "run the calendar server (CalDAV, feeds, the JSON API, the web calendar)",
+        options: [
+            .valued("--host", "ADDRESS", "an IPv4 or IPv6 address to listen on (put TLS in front with a reverse proxy)", .value("127.0.0.1")),
+            .valued("--port", "N", "the port; 0 picks a free one", .value("8080")),
+        ] + databaseOptions + [
+            .valued("--threads", "N", "worker threads", .value("one per core")),
+            .valued("--max-body", "BYTES", "the largest request body; larger gets 413", .value("16 MiB")),
+            .valued("--timeout", "SECONDS", "how long an idle connection stays open", .value("60")),
+            .valued("--max-connections", "N", "connections served at once", .value("1024")),
+            .valued(
+                "--max-connections-per-address", "N", "connections one client address may hold; 0 for no limit", .value("128; 0 with --trusted-proxy")),
+            .valued(
+                "--trusted-proxy", "ADDRESS[,ADDRESS...]", "reverse proxies whose X-Forwarded-For names the client", .value("$ALMANAC_TRUSTED_PROXIES, else none"),
+                repeatable: true),
+            .valued("--quota-objects", "N", "events, to-dos and journals one user may hold; 0 for no limit; more gets 507", .value("100000")),
+            .valued("--quota-bytes", "BYTES", "their bytes; 0 for no limit", .value("1 GiB")),
+            .flag("--quiet", "no access log (otherwise one line per request on stderr)"),
+            .valued(
+                "--cors-origin", "ORIGIN", "a web origin (https://app.example.com) whose pages may call the JSON API", .value("none"), repeatable: true),
+        ],
+        example: "almanac serve --host 0.0.0.0 --port 8080 --trusted-proxy 127.0.0.1",
+        details: """
+            Runs until SIGINT or SIGTERM; requests in progress finish first. On first
+            start with no users, creates one and prints its password once.
+            """)
+
+    static let user = CommandGroup(
+        name: "user", summary: "accounts that sign in to the server",
+        subcommands: [
+            CommandSpec(
+                ["user", "add"], operands: "NAME", operandKind: .text, summary: "add an account",
+                options: databaseOptions + [.flag("--generate", "make up a password and print it once")],
+                example: "almanac user add anna --generate"),
+            CommandSpec(
+                ["user", "passwd"], operands: "NAME", operandKind: .text, summary: "change a password; ends the user's web sessions",
+                options: databaseOptions + [
+                    .flag("--generate", "make up a password and print it once"),
+                    .flag("--revoke-tokens", "also revoke the user's API tokens"),
+                ],
+                example: "almanac user passwd anna --revoke-tokens"),
+            CommandSpec(["user", "list"], summary: "list the accounts", options: databaseOptions, example: "almanac user list"),
+            CommandSpec(
+                ["user", "remove"], operands: "NAME", operandKind: .text, summary: "remove an account and its calendars", options: databaseOptions,
+                example: "almanac user remove bob"),
+        ],
+        details: "The password comes from the first line of standard input, or a prompt (twice) on a terminal.")
+
+    // MARK: The store
+
+    static let calendar = CommandGroup(
+        name: "calendar", summary: "manage calendars",
+        subcommands: [
+            CommandSpec(["calendar", "list"], summary: "the calendars, with object counts, colour and zone", options: storeOptions, example: "almanac calendar list"),
+            CommandSpec(
+                ["calendar", "create"], operands: "TITLE", operandKind: .text, summary: "a new calendar",
+                options: [
+                    .valued("--color", "#RRGGBB", "its colour", .value("none")),
+                    .valued("--tz", "ZONE", "its zone, which reads floating times", .value("none")),
+                    .valued("--description", "TEXT", "what it is for", .value("none")),
+                ] + storeOptions,
+                example: "almanac calendar create Work --color '#336699' --tz Europe/Berlin"),
+            CommandSpec(
+                ["calendar", "delete"], operands: "TITLE", operandKind: .text, summary: "delete a calendar with everything in it",
+                options: storeOptions, example: "almanac calendar delete Work"),
+            CommandSpec(
+                ["calendar", "show"], operands: "TITLE", operandKind: .text, summary: "identifier, zone, counts, CTag and sync token",
+                options: storeOptions, example: "almanac calendar show Work"),
+        ],
+        details: nil)
+
+    static let add = CommandSpec(
+        ["add"], summary: "add an event (creates the calendar when missing)",
+        options: [
+            .valued("--calendar", "TITLE", "the calendar", .required),
+            .valued("--title", "TEXT", "the event's title", .required),
+            .valued("--start", "WHEN", "when it starts", .required),
+            .valued("--end", "WHEN", "when it ends (not with --duration)", .note("--end or --duration is required, unless --all-day")),
+            .valued("--duration", "DURATION", "how long: 90m, 1h30m, 2d, 1w or PT90M", .note("one day with --all-day")),
+            .flag("--all-day", "an all-day event"),
+            zoneOption,
+            .valued("--rrule", "RULE", "a recurrence rule (FREQ=WEEKLY;BYDAY=TU;COUNT=4)", .value("none")),
+            .valued("--alarm", "DURATION", "an alarm relative to the start (-15m)", .value("none"), repeatable: true),
+            .valued("--location", "TEXT", "where", .value("none")),
+            .valued("--notes", "TEXT", "a description", .value("none")),
+            .valued("--url", "URL", "a link", .value("none")),
+        ] + storeOptions,
+        example: "almanac add --calendar Trainings --title 'Leg day' --start '2026-12-01 18:00' --duration 90m --alarm -15m",
+        details: whenText)
+
+    static let list = CommandSpec(
+        ["list"], summary: "occurrences in start order, with their identifiers",
+        options: rangeOptions(days: "30 days") + [
+            .valued("--calendar", "TITLE", "only this calendar", .value("every calendar")),
+            .valued("--title", "TEXT", "only titles containing this (ignoring case)", .value("any title")),
+            zoneOption,
+            .flag("--json", "a JSON array of objects instead of lines"),
+        ] + storeOptions,
+        example: "almanac list --from 2026-12-01 --to 2026-12-08 --calendar Work",
+        details: whenText)
+
+    static let agenda = CommandSpec(
+        ["agenda"], summary: "the next days' events, by day",
+        options: rangeOptions(days: "7 days") + [
+            .valued("--calendar", "TITLE", "only this calendar", .value("every calendar")),
+            .valued("--title", "TEXT", "only titles containing this (ignoring case)", .value("any title")),
+            zoneOption,
+        ] + storeOptions,
+        example: "almanac agenda --calendar Trainings",
+        details: whenText)
+
+    static let cal = CommandSpec(
+        ["cal"], summary: "a month or week grid with event markers, then the period's agenda",
+        options: [
+            .valued("--month", "YYYY-MM", "the month to show (2026-11)", .value("the month of --date")),
+            .valued("--week", "YYYY-Www", "an ISO week instead (2026-W48)", .value("none: a month")),
+            .valued("--date", "WHEN", "a day in the month to show", .value("today")),
+            .valued(
+                "--first-weekday", "DAY", "the day weeks start on", .value("monday"),
+                kind: .choices(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])),
+            .valued("--calendar", "TITLE[,TITLE...]", "only these calendars", .value("every calendar")),
+            zoneOption,
+        ] + storeOptions,
+        example: "almanac cal --month 2026-12 --first-weekday sunday",
+        details: """
+            A day with events is marked * (! when two busy events overlap); on a terminal
+            it is bold in its calendar's colour and today is reversed (NO_COLOR turns colour off).
+            """)
+
+    static let remove = CommandSpec(
+        ["remove"], summary: "remove occurrences in a range, or an event or some of its instances",
+        options: [
+            .valued("--calendar", "TITLE", "the calendar to remove from", .note("required unless --id")),
+            .valued("--from", "WHEN", "the range's start", .note("required with --calendar")),
+            .valued("--to", "WHEN", "the range's end", .note("required with --calendar")),
+            .valued("--title", "TEXT", "only occurrences with this title (ignoring case)", .value("any title")),
+            .valued("--id", "ID", "an event, or an occurrence identifier from 'list' (EVENT/RECURRENCE-ID)", .value("none")),
+            .valued("--occurrence", "WHEN", "with --id: only this instance", .value("the whole event")),
+            .valued("--span", "this|future", "with --occurrence: this instance, or it and every later one", .value("this"), kind: .choices(["this", "future"])),
+            zoneOption,
+        ] + storeOptions,
+        example: "almanac remove --calendar Trainings --from 2026-12-01 --to 2026-12-09 --title 'leg day'",
+        details: whenText)
+
+    static let importFile = CommandSpec(
+        ["import"], operands: "FILE|-", operandKind: .file, summary: "import a .ics file, one object per UID (again: replaces by UID)",
+        options: [.valued("--calendar", "TITLE", "the calendar to import into (created when missing)", .required)] + storeOptions,
+        example: "almanac import google-export.ics --calendar Work",
+        details: "Each rejected object is reported as FILE:LINE: UID …: reason; exit 1 if anything was rejected.")
+
+    static let export = CommandSpec(
+        ["export"], operands: "[FILE]", operandKind: .file, summary: "write the calendar as one .ics file (standard output without FILE)",
+        options: [.valued("--calendar", "TITLE", "the calendar to export", .required)] + storeOptions,
+        example: "almanac export --calendar Work work.ics")
+
+    static let feed = CommandGroup(
+        name: "feed", summary: "the calendar's secret subscription URL",
+        subcommands: [
+            CommandSpec(
+                ["feed", "create"], operands: "TITLE", operandKind: .text, summary: "print the feed's webcal:// and https:// URLs (made when missing)",
+                options: [baseURL] + storeOptions, example: "almanac feed create Trainings --base-url https://calendar.example.com"),
+            CommandSpec(
+                ["feed", "rotate"], operands: "TITLE", operandKind: .text, summary: "a new URL; the old one stops working",
+                options: [baseURL] + storeOptions, example: "almanac feed rotate Trainings"),
+            CommandSpec(
+                ["feed", "revoke"], operands: "TITLE", operandKind: .text, summary: "remove the feed; its URL answers 404",
+                options: storeOptions, example: "almanac feed revoke Trainings"),
+        ],
+        details: nil)
+
+    static let baseURL = OptionSpec.valued("--base-url", "URL", "where the server is reached", .value("http://127.0.0.1:8080"))
+
+    static let alarms = CommandSpec(
+        ["alarms"], summary: "alarms that fire in a range, through recurrence",
+        options: rangeOptions(days: "1 day") + [
+            .valued("--calendar", "TITLE", "only this calendar", .value("every calendar")),
+            zoneOption,
+            .flag("--json", "a JSON array of objects instead of lines"),
+        ] + storeOptions,
+        example: "almanac alarms --from today --to tomorrow --json",
+        details: whenText)
+
+    static let database = CommandGroup(
+        name: "db", summary: "check, migrate, back up and copy the database",
+        subcommands: [
+            CommandSpec(["db", "check"], summary: "the database's and the store's own checks, then counts; exit 1 when damaged", options: databaseOptions, example: "almanac db check"),
+            CommandSpec(["db", "migrate"], summary: "bring the schema up to date", options: databaseOptions, example: "almanac db migrate --database postgres://almanac@db/almanac"),
+            CommandSpec(
+                ["db", "backup"], operands: "FILE", operandKind: .file, summary: "an online copy of an SQLite database", options: databaseOptions,
+                example: "almanac db backup /backup/almanac.sqlite"),
+            CommandSpec(
+                ["db", "copy"], summary: "copy everything to another, empty, database",
+                options: [
+                    .valued("--from", "DB", "the source: sqlite:PATH or postgres://…", .required),
+                    .valued("--to", "DB", "the target (empty): sqlite:PATH or postgres://…", .required),
+                ],
+                example: "almanac db copy --from sqlite:almanac.sqlite --to postgres://almanac@db/almanac"),
+        ],
+        details: nil)
+
+    // MARK: The app API
+
+    static let token = CommandGroup(
+        name: "token", summary: "personal API tokens (Authorization: Bearer)",
+        subcommands: [
+            CommandSpec(
+                ["token", "create"], operands: "NAME", operandKind: .text, summary: "a new token, printed once",
+                options: [.valued("--scope", "read|read-write|add-only", "what it may do", .required, kind: .choices(["read", "read-write", "add-only"]))] + storeOptions,
+                example: "almanac token create 'class schedule' --scope read-write"),
+            CommandSpec(["token", "list"], summary: "the user's tokens", options: storeOptions, example: "almanac token list"),
+            CommandSpec(
+                ["token", "revoke"], operands: "ID", operandKind: .text, summary: "revoke a token", options: storeOptions, example: "almanac token revoke Gk3v9aQz"),
+        ],
+        details: nil)
+
+    static let free = CommandSpec(
+        ["free"], summary: "free slots in a range",
+        options: [
+            .valued("--calendar", "TITLE[,TITLE...]", "the calendars whose events are busy", .required, repeatable: true),
+        ] + rangeOptions(days: "7 days") + [
+            .valued("--duration", "DURATION", "the slot length (60m, 1h)", .value("60m")),
+            .valued("--working-hours", "HOURS", "when slots may be: \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"", .value("all day")),
+            .valued("--step", "DURATION", "between slot starts", .value("the slot length")),
+            .valued("--buffer", "DURATION", "free time kept before and after every busy block", .value("0")),
+            zoneOption,
+            .flag("--include-past", "offer slots before now too (past times are never offered otherwise)"),
+            .flag("--json", "one JSON object per slot (start, end in UTC)"),
+        ] + storeOptions,
+        example: "almanac free --calendar Trainings,Meetings --from 2026-12-01 --to 2026-12-08 --working-hours 'Mon-Fri 09:00-17:00'",
+        details: whenText)
+
+    static let links = CommandSpec(
+        ["links"], summary: "every \"Add to Calendar\" target of an event",
+        options: [
+            .valued("--id", "ID", "the event", .required),
+            .valued("--occurrence", "RECURRENCE-ID", "one instance of a recurring event", .value("the whole event")),
+            .valued("--tz", "ZONE", "the zone the links' times are given in", .value("the event's zone")),
+        ] + storeOptions,
+        example: "almanac links --id 4F0C… --occurrence 2026-12-08T17:00:00Z")
+
+    static let completion = CommandSpec(
+        ["completion"], operands: "bash|zsh|fish", operandKind: .choices(["bash", "zsh", "fish"]),
+        summary: "print a shell completion script",
+        example: "almanac completion fish > ~/.config/fish/completions/almanac.fish",
+        details: """
+            bash: add 'source <(almanac completion bash)' to ~/.bashrc.
+            zsh:  almanac completion zsh > ~/.zfunc/_almanac (with ~/.zfunc on fpath before compinit).
+            fish: almanac completion fish > ~/.config/fish/completions/almanac.fish
+            """)
+
+    /// `--from` and `--to` of the store's listings.
+    static func rangeOptions(days: String) -> [OptionSpec] {
+        [
+            .valued("--from", "WHEN", "the range's start", .value("today, midnight")),
+            .valued("--to", "WHEN", "the range's end (excluded)", .value("\(days) after --from")),
+        ]
+    }
+}
