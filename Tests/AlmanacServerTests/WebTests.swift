@@ -303,4 +303,30 @@ import Testing
         let third = try #require(details.components(separatedBy: "data-date=\"2026-12-03\"").last?.components(separatedBy: "</div>").first)
         #expect(third.contains("18:00–19:00") && third.contains(">Spin</a>") && !third.contains("Yoga"))
     }
+
+    /// A series too dense to expand whole (every second: 604,800 instances a week) is
+    /// drawn up to its bound, the page says so, and the calendar's other events still
+    /// show and open.
+    @Test func aViewWithASeriesCutByItsBoundSaysSoAndShowsTheRest() throws {
+        let store = try backend.eventStore(for: "anna")
+        var dense = Event(
+            title: "Ticker", start: DateTimeValue(Self.civil("2026-11-30 00:00"), form: .zoned(tzid: "Europe/Berlin")),
+            end: DateTimeValue(Self.civil("2026-11-30 00:00"), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
+        dense.component.properties.append(Property(name: "RRULE", value: "FREQ=SECONDLY"))
+        _ = try store.save(dense)
+        var weekly = Event(
+            title: "Weekly training", start: DateTimeValue(Self.civil("2026-11-05 18:00"), form: .zoned(tzid: "Europe/Berlin")),
+            end: DateTimeValue(Self.civil("2026-11-05 19:00"), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
+        weekly.component.properties.append(Property(name: "RRULE", value: "FREQ=WEEKLY"))
+        let trainingID = try #require(try store.save(weekly).localIdentifier)
+        let (cookie, _) = try signIn()
+        let week = send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
+        #expect(week.status == 200)
+        #expect(week.text.contains("Not every event is shown: event &quot;Ticker&quot;") && week.text.contains("role=\"alert\""))
+        let training = try #require(Self.eventLinks(week.text).first { $0.contains(trainingID) })
+        #expect(send("GET", training, cookie: cookie).status == 200)
+        // A week without the dense series is complete and says nothing.
+        let before = send("GET", "/calendar?view=week&date=2026-11-18&tz=Europe/Berlin", cookie: cookie)
+        #expect(before.status == 200 && !before.text.contains("Not every event is shown"))
+    }
 }
