@@ -42,7 +42,7 @@ enum ExpandCommand {
         let document = try ICSCommand.load(operands[0], lenient: lenient, io: io)
         var output: [UInt8] = []
         for calendar in document.components {
-            let resolver = ZoneResolver(calendar: calendar, mode: lenient ? .lenient : .strict)
+            let resolver = ZoneResolver(calendar: calendar, mode: lenient ? .lenient : .strict, readsFloatingInCalendarZone: lenient)
             let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: viewerZone)
             let occurrences: [Occurrence]
             do {

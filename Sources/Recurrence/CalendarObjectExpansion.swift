@@ -29,12 +29,14 @@ public struct CalendarObjectExpansion {
 
     /// Groups a VCALENDAR's VEVENT, VTODO and VJOURNAL components by UID and
     /// expands each group into the occurrences overlapping `from..<to` (Unix
-    /// seconds; nil for unbounded), sorted by start.
+    /// seconds; nil for unbounded), sorted by start. A component without UID is
+    /// its own object, under its ``ICalendar/Component/derivedUID`` (the UID an
+    /// import gives it), so UID-less events never merge into one series.
     public func occurrences(in calendar: Component, from: Int?, to: Int?) throws(ICalendarError) -> [Occurrence] {
         var groups: [String: [Component]] = [:]
         var order: [String] = []
         for component in calendar.components where ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) {
-            let uid = component.property("UID")?.textValue() ?? ""
+            let uid = component.property("UID")?.textValue() ?? component.derivedUID
             if groups[uid] == nil { order.append(uid) }
             groups[uid, default: []].append(component)
         }
@@ -66,7 +68,7 @@ public struct CalendarObjectExpansion {
     func seriesTime(of value: DateTimeValue) throws(ICalendarError) -> SeriesTime {
         if value.isDate { return .allDay }
         switch value.form {
-        case .floating: return .floating
+        case .floating: return resolver.floatingTimeZone().map(SeriesTime.zoned) ?? .floating
         case .utc: return .zoned(.utc)
         case .zoned(let tzid): return .zoned(try resolver.zone(for: tzid))
         }
