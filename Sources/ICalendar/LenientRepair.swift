@@ -300,11 +300,14 @@ extension Component {
     /// A UID for a component that has none, derived from its content: the same
     /// component always gets the same UID, so importing a file twice updates the
     /// events it made instead of duplicating them (`derived-` and 32 hex digits of
-    /// a 128-bit FNV-1a hash of the component's serialization).
+    /// a 128-bit FNV-1a hash of the component's serialization). DTSTAMP is left out:
+    /// it says when a feed was generated, not what the event is.
     public var derivedUID: String {
+        var content = self
+        content.removeProperties(named: "DTSTAMP")
         var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
         let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
-        for byte in serialized() {
+        for byte in content.serialized() {
             hash ^= UInt128(byte)
             hash = hash &* prime
         }

@@ -678,8 +678,9 @@ struct ContentParser {
         if stack.isEmpty || current.component.name != name {
             guard let match = stack.dropFirst().lastIndex(where: { $0.component.name == name }) else {
                 // END:VTOOD for VTODO: a misspelling of the open component, not a stray END.
-                if !strict, !stack.isEmpty, known == nil, isName, value.count >= 4,
-                    LenientRepair.editDistance(name, current.component.name) <= 2
+                // Names are compared only when short: the distance costs the product of their lengths.
+                if !strict, !stack.isEmpty, known == nil, isName, (4...32).contains(value.count),
+                    current.component.name.utf8.count <= 32, LenientRepair.editDistance(name, current.component.name) <= 2
                 {
                     try report(
                         .misspeltEnd, "END:\(name) read as END:\(current.component.name)", line: line, column: column)
