@@ -421,6 +421,18 @@ struct ContentParser {
             if try recoverLine(line, wasProperty: wasProperty) { return }
             try reportInvalidUTF8(in: line)
             if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
+            // Words before the first ':' ("Call me at: 5") are prose, not a name: a fold that lost its space.
+            if !strict, wasProperty, index > 0, line[index] == 0x20 || line[index] == 0x09 {
+                var next = index
+                while next < line.count, line[next] == 0x20 || line[next] == 0x09 { next += 1 }
+                if next < line.count, ByteClass.isName(line[next]),
+                    try appendAsFold(
+                        line, code: .repairedLine,
+                        message: "line of words before its ':' appended to the previous property (a fold without its leading space)")
+                {
+                    return
+                }
+            }
             let (l, c) = location(index)
             return try report(
                 .invalidName, "invalid character in a property name; names use letters, digits and '-'",
@@ -599,10 +611,23 @@ struct ContentParser {
                 .missingColon, "\(tolerated.name) line without ':' and a value (dropped)", line: l, column: nil,
                 property: tolerated.name)
         }
-        if !strict, previousWasProperty, !stack.isEmpty, let previous = current.component.properties.last {
-            try report(
-                .missingColon, "line without ':' appended to the previous property (a fold without its leading space)",
-                line: l, column: nil)
+        if !strict, previousWasProperty,
+            try appendAsFold(
+                line, code: .missingColon, message: "line without ':' appended to the previous property (a fold without its leading space)")
+        {
+            return
+        }
+        try report(
+            .missingColon, strict ? "content line without ':'; expected NAME[;PARAM=VALUE]:VALUE" : "line without ':' skipped",
+            line: l, column: nil)
+    }
+
+    /// Appends `line` to the value of the last property of the open component, as the
+    /// fold its producer forgot; false when there is no such property.
+    mutating func appendAsFold(_ line: Bytes, code: ICalendarError.Code, message: String) throws(Stop) -> Bool {
+        let (l, _) = location(0)
+        if !stack.isEmpty, let previous = current.component.properties.last {
+            try report(code, message, line: l, column: nil)
             var combined = Array((previous.value + (try makeString(line, at: 0))).utf8)
             // The joined value is checked again: the appended text may hold what its type forbids.
             let valueType = previous[parameter: "VALUE"].map { ValueType(parameterValue: $0) ?? .unknown }
@@ -616,11 +641,9 @@ struct ContentParser {
             current.component.properties[current.component.properties.count - 1].value =
                 String(decoding: combined, as: UTF8.self)
             lastLineWasProperty = true
-            return
+            return true
         }
-        try report(
-            .missingColon, strict ? "content line without ':'; expected NAME[;PARAM=VALUE]:VALUE" : "line without ':' skipped",
-            line: l, column: nil)
+        return false
     }
 
     // MARK: Structure

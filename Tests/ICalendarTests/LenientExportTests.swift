@@ -218,14 +218,16 @@ import Testing
 
     @Test func aPropertyWithoutColonIsDroppedButFreeTextIsAFold() throws {
         let bytes = Support.calendar(event: [
-            "DESCRIPTION:Bring", "your laptop", "ORGANIZER;CN=Acme SE", "X-ACME-FLAG", "LOCATION:Hall",
+            "DESCRIPTION:Bring", "your laptop", " and charger.", "Meet at the door: 5 min early", "ORGANIZER;CN=Acme SE", "X-ACME-FLAG",
+            "LOCATION:Hall",
         ])
         #expect(ICalendarParser.check(bytes, options: .strict).errors.first?.code == .missingColon)
         let result = ICalendarParser.check(bytes, options: .lenient)
-        #expect(result.warnings.map(\.code) == [.missingColon, .missingColon, .missingColon])
+        #expect(result.warnings.map(\.code) == [.missingColon, .repairedLine, .missingColon, .missingColon])
         let event = try #require(result.document?.components.first?.components.first)
-        // Before, ORGANIZER;CN=Acme SE was appended to the description.
-        #expect(event.property("DESCRIPTION")?.value == "Bringyour laptop")
+        // Free text joins the value it continues (with or without a ':' after its words);
+        // before, ORGANIZER;CN=Acme SE was appended to the description too.
+        #expect(event.property("DESCRIPTION")?.value == "Bringyour laptopand charger.Meet at the door: 5 min early")
         #expect(event.property("ORGANIZER") == nil)
         #expect(event.property("LOCATION")?.value == "Hall")
     }
