@@ -61,6 +61,9 @@ public enum CalendarFileSplitter {
         var rejections: [Rejection] = []
         var placed = Set<Int>()
         var childIndex = 0
+        // Warnings by line, walked once alongside the components (whose lines only grow).
+        let byLine = document.warnings.indices.sorted { (document.warnings[$0].line ?? 0, $0) < (document.warnings[$1].line ?? 0, $1) }
+        var cursor = 0
         for calendar in document.components where calendar.name == "VCALENDAR" {
             let timeZones = calendar.components.filter { $0.name == "VTIMEZONE" }
             let zoneName = ZoneResolver.calendarTimeZoneName(of: calendar)
@@ -72,10 +75,13 @@ public enum CalendarFileSplitter {
                 let line = childIndex < lines.count ? lines[childIndex].start : 1
                 let end = childIndex < lines.count ? lines[childIndex].end : Int.max
                 childIndex += 1
-                let inside = document.warnings.indices.filter { index in
-                    let at = document.warnings[index].line ?? 0
-                    return at >= line && at <= end
+                while cursor < byLine.count, (document.warnings[byLine[cursor]].line ?? 0) < line { cursor += 1 }
+                var inside: [Int] = []
+                while cursor < byLine.count, (document.warnings[byLine[cursor]].line ?? 0) <= end {
+                    inside.append(byLine[cursor])
+                    cursor += 1
                 }
+                inside.sort()
                 placed.formUnion(inside)
                 if component.name == "VTIMEZONE" { continue }
                 guard ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) else {
