@@ -775,7 +775,8 @@ struct ContentParser {
         case nil: break
         }
         if let kind { try checkOccurrence(name, kind, at: offset) }
-        if name == "RRULE", ["VEVENT", "VTODO", "VJOURNAL"].contains(current.component.name) {
+        // Only RRULE and EXRULE are RECUR: most properties skip the name comparison.
+        if kind?.defaultType == .recur, name == "RRULE", ["VEVENT", "VTODO", "VJOURNAL"].contains(current.component.name) {
             if current.sawRule {
                 try report(
                     .duplicateProperty,
