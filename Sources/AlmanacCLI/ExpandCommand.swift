@@ -38,7 +38,7 @@ enum ExpandCommand {
         var output: [UInt8] = []
         var truncated: [TruncatedSeries] = []
         for calendar in document.components {
-            let resolver = ZoneResolver(calendar: calendar, mode: lenient ? .lenient : .strict)
+            let resolver = ZoneResolver(calendar: calendar, mode: lenient ? .lenient : .strict, readsFloatingInCalendarZone: lenient)
             let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: viewerZone, limits: limits)
             let result: CalendarExpansion
             do {

@@ -2,6 +2,7 @@ import Foundation
 import CalendarStore
 import CivilTime
 import HTTPServer
+import ICalendar
 
 extension DAVContext {
     /// GET and HEAD of a calendar object: its bytes as stored, with the strong ETag.
@@ -42,10 +43,39 @@ extension DAVContext {
         do {
             let calendar = try self.calendar(named: calendarName)
             let written = try store.writeResource(request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
-            return HTTPResponse(status: written.created ? 201 : 204, headers: ["ETag": written.etag])
+            var headers: HTTPHeaders = ["ETag": written.etag]
+            for warning in Self.warningHeaders(for: written.warnings) { headers.add("Warning", warning) }
+            return HTTPResponse(status: written.created ? 201 : 204, headers: headers)
         } catch {
             return DAVError.response(for: error, collectionHref: DAVPath.calendar(user: user, name: calendarName).href)
         }
+    }
+
+    /// The most `Warning` headers a PUT answer carries; more are summed up in one last.
+    static let maxWarningHeaders = 10
+
+    /// `Warning: 199 almanac "LINE:COLUMN: warning: ... [code]"` (RFC 7234 §5.5, 199
+    /// "Miscellaneous Warning") for each problem lenient reading recovered from in a PUT
+    /// body, so a client can see that its object was read past a mistake. The object is
+    /// stored as sent (and read the same way each time). Header text is ASCII without
+    /// control characters; anything else in a message becomes `?`.
+    static func warningHeaders(for warnings: [ICalendarError]) -> [String] {
+        func quoted(_ text: String) -> String {
+            var result = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"", "\\": result += "\\" + String(scalar)
+                case " "..."~": result.unicodeScalars.append(scalar)
+                default: result += "?"
+                }
+            }
+            return result + "\""
+        }
+        var headers = warnings.prefix(maxWarningHeaders).map { "199 almanac " + quoted($0.description) }
+        if warnings.count > maxWarningHeaders {
+            headers.append("199 almanac " + quoted("and \(warnings.count - maxWarningHeaders) more warnings"))
+        }
+        return headers
     }
 
     /// DELETE of an object (with If-Match) or of a whole calendar.

@@ -1,4 +1,5 @@
 import ICalendar
+import Recurrence
 
 /// Splits an iCalendar file (an export, a feed) into calendar object resources:
 /// one VCALENDAR per UID holding that UID's components and the VTIMEZONEs they
@@ -13,6 +14,9 @@ public enum CalendarFileSplitter {
         public var data: [UInt8]
         /// The VCALENDAR that `data` serializes, so a store need not parse it again.
         let calendar: Component
+        /// What reading this object's lines recovered from, and what the import itself
+        /// supplied (a derived UID, a zone for floating times), as warnings.
+        public var warnings: [ICalendarError] = []
     }
 
     /// A part of the file that cannot be stored, with why.
@@ -27,39 +31,102 @@ public enum CalendarFileSplitter {
     /// The objects and rejections of a file, in file order. Throws only when the file
     /// as a whole is unreadable (not iCalendar, or broken beyond recovery).
     public static func split(_ data: [UInt8]) throws(ICalendarError) -> (objects: [Object], rejections: [Rejection]) {
+        let read = try read(data)
+        return (read.objects, read.rejections)
+    }
+
+    /// What ``read(_:)`` found in a file.
+    public struct Split: Sendable {
+        public var objects: [Object]
+        public var rejections: [Rejection]
+        /// What lenient reading recovered from outside every object (the VCALENDAR's own
+        /// lines), in file order; each object carries its own.
+        public var warnings: [ICalendarError]
+    }
+
+    /// The objects, rejections and warnings of a file, read the way an import reads
+    /// what exporters write: leniently (`docs/icalendar-diagnostics.md`), and beyond
+    /// what one stored object allows:
+    /// - a bare VEVENT (VTODO, VJOURNAL) without VCALENDAR is imported;
+    /// - a component without UID is its own object under its
+    ///   ``ICalendar/Component/derivedUID``, so importing the file again updates it
+    ///   rather than adding it twice (an identical copy is imported once);
+    /// - in a calendar with `X-WR-TIMEZONE` (Google's exports), floating DATE-TIMEs are
+    ///   stored with that zone's TZID, as the exporter meant them.
+    /// Each recovery is a warning on the object it concerns.
+    public static func read(_ data: [UInt8]) throws(ICalendarError) -> Split {
         let document = try ICalendarParser.parse(data, options: .lenient)
         let lines = childLines(data)
         var objects: [Object] = []
         var rejections: [Rejection] = []
+        var placed = Set<Int>()
         var childIndex = 0
+        // Warnings by line, walked once alongside the components (whose lines only grow).
+        let byLine = document.warnings.indices.sorted { (document.warnings[$0].line ?? 0, $0) < (document.warnings[$1].line ?? 0, $1) }
+        var cursor = 0
         for calendar in document.components where calendar.name == "VCALENDAR" {
             let timeZones = calendar.components.filter { $0.name == "VTIMEZONE" }
-            var groups: [String: (line: Int, members: [Component])] = [:]
+            let zoneName = ZoneResolver.calendarTimeZoneName(of: calendar)
+            var groups: [String: (line: Int, members: [Component], warnings: [ICalendarError])] = [:]
             var order: [String] = []
             var damaged = Set<String>()
-            for component in calendar.components {
+            var derivedLines: [String: Int] = [:]
+            for var component in calendar.components {
                 let line = childIndex < lines.count ? lines[childIndex].start : 1
                 let end = childIndex < lines.count ? lines[childIndex].end : Int.max
                 childIndex += 1
+                while cursor < byLine.count, (document.warnings[byLine[cursor]].line ?? 0) < line { cursor += 1 }
+                var inside: [Int] = []
+                while cursor < byLine.count, (document.warnings[byLine[cursor]].line ?? 0) <= end {
+                    inside.append(byLine[cursor])
+                    cursor += 1
+                }
+                inside.sort()
+                placed.formUnion(inside)
                 if component.name == "VTIMEZONE" { continue }
                 guard ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) else {
                     rejections.append(Rejection(line: line, uid: nil, reason: "\(component.name) cannot be stored in a calendar"))
                     continue
                 }
-                guard let uid = component.property("UID")?.value, !uid.isEmpty else {
-                    rejections.append(Rejection(line: line, uid: nil, reason: "\(component.name) has no UID"))
-                    continue
+                var warnings = inside.map { document.warnings[$0] }
+                var uid = component.property("UID")?.value ?? ""
+                if uid.isEmpty {
+                    uid = component.derivedUID
+                    if let first = derivedLines[uid] {
+                        groups[uid]?.warnings.append(
+                            ICalendarError(
+                                .missingProperty, "\(component.name) without UID is identical to the one at line \(first) (imported once)",
+                                severity: .warning, line: line, component: component.name, property: "UID"))
+                        continue
+                    }
+                    derivedLines[uid] = line
+                    // The parser's "is missing UID" is answered by the note below.
+                    warnings.removeAll { $0.code == .missingProperty && $0.line == line && $0.message == "\(component.name) is missing UID" }
+                    component.removeProperties(named: "UID")
+                    component.properties.insert(Property(name: "UID", value: uid), at: 0)
+                    warnings.append(
+                        ICalendarError(
+                            .missingProperty, "\(component.name) has no UID; imported as UID \(uid), derived from its content",
+                            severity: .warning, line: line, component: component.name, property: "UID"))
                 }
-                if let problem = document.warnings.first(where: { CalendarObject.isFatal($0) && ($0.line ?? 0) >= line && ($0.line ?? 0) <= end }) {
+                if let problem = warnings.first(where: isFatal) {
                     rejections.append(Rejection(line: problem.line ?? line, uid: uid, reason: problem.message))
                     damaged.insert(uid)
                     continue
                 }
+                if let zoneName, anchorFloatingTimes(in: &component, zone: zoneName) {
+                    warnings.append(
+                        ICalendarError(
+                            .calendarTimeZone,
+                            "floating times read in \(zoneName), the calendar's X-WR-TIMEZONE, and stored with TZID=\(zoneName)",
+                            severity: .warning, line: line, component: component.name, property: "X-WR-TIMEZONE"))
+                }
                 if groups[uid] == nil {
                     order.append(uid)
-                    groups[uid] = (line, [])
+                    groups[uid] = (line, [], [])
                 }
                 groups[uid]!.members.append(component)
+                groups[uid]!.warnings += warnings
             }
             for uid in order where !damaged.contains(uid) {
                 let group = groups[uid]!
@@ -71,10 +138,37 @@ public enum CalendarFileSplitter {
                         calendar.property("PRODID") ?? Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
                     ] + calendar.properties(named: "CALSCALE"),
                     components: timeZones.filter { used.contains($0.property("TZID")?.value ?? "") } + group.members)
-                objects.append(Object(uid: uid, line: group.line, data: object.serialized(), calendar: object))
+                objects.append(
+                    Object(uid: uid, line: group.line, data: object.serialized(), calendar: object, warnings: group.warnings))
             }
         }
-        return (objects, rejections)
+        let outside = document.warnings.indices.filter { !placed.contains($0) }.map { document.warnings[$0] }
+        return Split(objects: objects, rejections: rejections, warnings: outside)
+    }
+
+    /// What makes one component of a file unimportable: what makes a stored object
+    /// unreadable (``CalendarObject/isFatal(_:)``), except a bare component outside a
+    /// VCALENDAR, which a file may be.
+    static func isFatal(_ warning: ICalendarError) -> Bool {
+        warning.code != .notCalendar && CalendarObject.isFatal(warning)
+    }
+
+    /// The DATE-TIME properties that place an instance; floating ones get `TZID=zone`.
+    static let anchoredProperties: Set<String> = ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE"]
+
+    /// Gives every floating DATE-TIME of `component` the TZID `zone`; true when one changed.
+    static func anchorFloatingTimes(in component: inout Component, zone: String) -> Bool {
+        var changed = false
+        for index in component.properties.indices {
+            let property = component.properties[index]
+            guard anchoredProperties.contains(property.name), property.tzid == nil,
+                property.valueType == .dateTime || property.valueType == .period, !property.value.contains("Z"),
+                property.value.contains("T")
+            else { continue }
+            component.properties[index].parameters.insert(Parameter(name: "TZID", value: zone), at: 0)
+            changed = true
+        }
+        return changed
     }
 
     /// Every TZID a component's properties (and its subcomponents') use.
@@ -101,8 +195,20 @@ public enum CalendarFileSplitter {
             }
             return true
         }
+        let beginCalendar = Array("BEGIN:VCALENDAR".utf8)
+        // Lenient reading puts bare components at the top level inside an implicit VCALENDAR.
+        var implicit = false
         while index < data.count {
             if startsWith(begin, at: index) {
+                let isCalendar = startsWith(beginCalendar, at: index)
+                if implicit, depth == 1, isCalendar {
+                    implicit = false
+                    depth = 0
+                }
+                if depth == 0, !isCalendar {
+                    implicit = true
+                    depth = 1
+                }
                 depth += 1
                 if depth == 2 { currentStart = line }
             } else if startsWith(end, at: index) {

@@ -10,6 +10,8 @@ struct CalendarObject {
     var calendar: Component
     var componentType: ComponentType
     var uid: String
+    /// What lenient parsing recovered from in the bytes (none when built from components).
+    var warnings: [ICalendarError] = []
 
     /// The VEVENT/VTODO/VJOURNAL members, in document order.
     var members: [Component] { calendar.components.filter { $0.name == componentType.rawValue } }
@@ -30,16 +32,24 @@ struct CalendarObject {
             throw .invalidData(error, resource: resource)
         }
         try self.init(document: document, resource: resource)
+        warnings = document.warnings
     }
 
     /// Lenient parsing recovers from producers' habits (bare LF, a missing PRODID or
-    /// DTSTAMP), which a store accepts. It also recovers from damage that would make
-    /// the store misread the object (broken nesting, invalid UTF-8, an unreadable
-    /// time or rule); those the store refuses, with the parser's line.
+    /// DTSTAMP, a DATE-TIME without seconds, an empty RRULE, a fold without its space,
+    /// whitespace around names), which a store accepts, reporting each as a warning. It
+    /// also recovers from damage that would make the store misread the object (broken
+    /// nesting, invalid UTF-8, an unreadable time or rule); those the store refuses,
+    /// with the parser's line. Only a missing `END:VCALENDAR` after complete components
+    /// is accepted of the nesting problems: nothing is lost with it. A bare VEVENT is
+    /// refused here (a stored resource is a VCALENDAR, RFC 4791 §4.1) but imported from
+    /// a file (see ``CalendarFileSplitter``).
     static func isFatal(_ warning: ICalendarError) -> Bool {
         switch warning.code {
-        case .mismatchedEnd, .unclosedComponent, .propertyOutsideComponent, .notCalendar, .invalidUTF8, .missingColon,
-            .unterminatedQuote, .invalidName, .limitExceeded:
+        case .unclosedComponent:
+            return warning.component != "VCALENDAR"
+        case .mismatchedEnd, .propertyOutsideComponent, .notCalendar, .invalidUTF8, .unterminatedQuote, .invalidName,
+            .limitExceeded:
             return true
         case .invalidValue:
             return ["DTSTART", "DTEND", "DUE", "DURATION", "RRULE", "EXRULE", "RDATE", "EXDATE", "RECURRENCE-ID", "UID", "TRIGGER"]

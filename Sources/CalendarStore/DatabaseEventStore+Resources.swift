@@ -226,7 +226,7 @@ extension DatabaseEventStore {
             let checked = try checkWrite(
                 object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
             let written = try performWrite(checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection)
-            return ResourceWrite(etag: written.etag, created: checked.existing == nil)
+            return ResourceWrite(etag: written.etag, created: checked.existing == nil, warnings: object.warnings)
         }
     }
 

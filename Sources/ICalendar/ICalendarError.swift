@@ -26,6 +26,18 @@ public struct ICalendarError: Error, Sendable, Hashable, CustomStringConvertible
         case emptyInput
         /// jCal input that is not the JSON shape RFC 7265 describes.
         case invalidJCal
+        /// Lenient mode rewrote a near-miss value into the form RFC 5545 requires
+        /// (a DATE-TIME without seconds, an RRULE part that is invalid beside a valid one).
+        case repairedValue
+        /// Lenient mode dropped a property that carries nothing (an empty `RRULE:`).
+        case droppedProperty
+        /// Lenient mode read a content line past whitespace around its name, `;` and `=`,
+        /// or past a backslash escape in a parameter value.
+        case repairedLine
+        /// Lenient mode read a misspelt `END` (`END:VTOOD`) as closing the open component.
+        case misspeltEnd
+        /// Floating times read in the zone a calendar names with `X-WR-TIMEZONE`.
+        case calendarTimeZone
     }
 
     /// Whether the problem stopped (or would stop) a parse.

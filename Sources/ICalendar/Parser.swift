@@ -85,6 +85,10 @@ struct ContentParser {
         var once: UInt64
         /// Which ruled properties have been seen.
         var seen: UInt64 = 0
+        /// Whether an RRULE has been seen (a second one is `duplicateProperty`).
+        var sawRule = false
+        /// A VCALENDAR lenient mode opened around a bare VEVENT (or VTODO...) at the top level.
+        var isImplicit = false
     }
 
     /// Where a piece of an unfolded line came from, to report physical positions.
@@ -118,6 +122,8 @@ struct ContentParser {
     /// Bad line endings seen in the current logical line, reported after its content.
     var pendingLineEndings: [(line: Int, message: String)] = []
     var lastLineWasProperty = false
+    /// Whether the line being parsed is a lenient rewrite of the input's line (which is not rewritten again).
+    var repairingLine = false
     /// Whether a CR ends a line without an LF somewhere in the input (see ``physicalLineEnd(from:)``).
     let hasBareCarriageReturn: Bool
     var nextCarriageReturn = -1
@@ -138,6 +144,8 @@ struct ContentParser {
     let propertyKinds = PropertyKind.all
     let componentNames = ComponentRules.names
     let componentRules = ComponentRules.all
+    /// What may stand inside a VCALENDAR: a bare one of these at the top level is read as if inside one in lenient mode.
+    static let calendarMembers: Set<String> = ["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE"]
     let parameterNames = ParameterName.names
     let structureNames = StructureName.names
     let valueParameter = ParameterName.valueIndex
@@ -294,7 +302,10 @@ struct ContentParser {
         var length = end - start
         var folded = false
         // Continuation lines start with a space or a tab (RFC 5545 §3.1).
-        while position < input.count, input[position] == 0x20 || input[position] == 0x09 {
+        while position < input.count {
+            if input[position] != 0x20 && input[position] != 0x09 {
+                guard !strict, try blankLinesBeforeFold() else { break }
+            }
             if !folded {
                 folded = true
                 segments.append(Segment(logicalStart: 0, line: firstLine, columnShift: 0))
@@ -328,6 +339,25 @@ struct ContentParser {
             try parseContentLine(Bytes(rebasing: input[start..<end]))
         }
         if !pendingLineEndings.isEmpty { try reportLineEndings() }
+    }
+
+    /// In lenient mode, skips the empty lines between a line and its continuation
+    /// (old Mozilla exports wrote them) and says whether a continuation follows.
+    mutating func blankLinesBeforeFold() throws(Stop) -> Bool {
+        var probe = position
+        var blank = 0
+        while probe < input.count, input[probe] == 0x0D || input[probe] == 0x0A {
+            if input[probe] == 0x0A || probe + 1 >= input.count || input[probe + 1] != 0x0A { blank += 1 }
+            probe += 1
+        }
+        guard blank > 0, probe < input.count, input[probe] == 0x20 || input[probe] == 0x09 else { return false }
+        for offset in 0..<blank {
+            try report(
+                .emptyLine, "empty line inside a folded line (skipped; the fold continues)", line: lineNumber + offset, column: nil)
+        }
+        lineNumber += blank
+        position = probe
+        return true
     }
 
     /// A string of `bytes` (at `offset` in the current line); invalid UTF-8 is
@@ -388,8 +418,21 @@ struct ContentParser {
         // it is looked for only once the line has failed, not on every line.
         func hasColon() -> Bool { memchr(line.baseAddress!, 0x3A, line.count) != nil }
         if index == line.count || (line[index] != 0x3B && line[index] != 0x3A) {
+            if try recoverLine(line, wasProperty: wasProperty) { return }
             try reportInvalidUTF8(in: line)
             if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
+            // Words before the first ':' ("Call me at: 5") are prose, not a name: a fold that lost its space.
+            if !strict, wasProperty, index > 0, line[index] == 0x20 || line[index] == 0x09 {
+                var next = index
+                while next < line.count, line[next] == 0x20 || line[next] == 0x09 { next += 1 }
+                if next < line.count, ByteClass.isName(line[next]),
+                    try appendAsFold(
+                        line, code: .repairedLine,
+                        message: "line of words before its ':' appended to the previous property (a fold without its leading space)")
+                {
+                    return
+                }
+            }
             let (l, c) = location(index)
             return try report(
                 .invalidName, "invalid character in a property name; names use letters, digits and '-'",
@@ -411,11 +454,13 @@ struct ContentParser {
             let nameStart = index
             while index < line.count, classes[Int(line[index])] & ByteClass.name != 0 { index += 1 }
             guard index > nameStart else {
+                if try recoverLine(line, wasProperty: wasProperty) { return }
                 if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                 let (l, c) = location(index)
                 return try report(.invalidName, "empty or invalid parameter name", line: l, column: c, property: name)
             }
             guard index < line.count, line[index] == 0x3D else {
+                if try recoverLine(line, wasProperty: wasProperty) { return }
                 if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                 if index < line.count, line[index] != 0x3B, line[index] != 0x3A {
                     let (l, c) = location(index)
@@ -447,6 +492,7 @@ struct ContentParser {
                         while close < line.count, line[close] != 0x22 { close += 1 }
                     }
                     guard close < line.count else {
+                        if try recoverLine(line, wasProperty: wasProperty) { return }
                         if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                         let (l, c) = location(index)
                         return try report(
@@ -462,6 +508,7 @@ struct ContentParser {
                     value = try parameterString(Bytes(rebasing: line[contentStart..<close]), at: contentStart)
                     index = close + 1
                     guard index < line.count, line[index] == 0x2C || line[index] == 0x3B || line[index] == 0x3A else {
+                        if try recoverLine(line, wasProperty: wasProperty) { return }
                         let (l, c) = location(index)
                         return try report(
                             .invalidParameter, "expected ',', ';' or ':' after a quoted parameter value",
@@ -472,6 +519,7 @@ struct ContentParser {
                     let stops = ByteClass.parameterEnd | ByteClass.quote | ByteClass.control
                     while index < line.count, classes[Int(line[index])] & stops == 0 { index += 1 }
                     if index < line.count, classes[Int(line[index])] & ByteClass.parameterEnd == 0 {
+                        if try recoverLine(line, wasProperty: wasProperty) { return }
                         let (l, c) = location(index)
                         return try report(
                             .invalidParameter,
@@ -480,6 +528,7 @@ struct ContentParser {
                             line: l, column: c, property: name)
                     }
                     guard index < line.count else {
+                        if try recoverLine(line, wasProperty: wasProperty) { return }
                         if !hasColon() { return try missingColon(line, previousWasProperty: wasProperty) }
                         let (l, c) = location(valueStart)
                         return try report(
@@ -521,12 +570,64 @@ struct ContentParser {
         }
     }
 
+    /// In lenient mode, reads a line that fails the grammar only by whitespace around
+    /// its name, `;` and `=`, or by a backslash escape in a parameter value, as its
+    /// producer meant it; true when it did (the line has then been parsed).
+    mutating func recoverLine(_ line: Bytes, wasProperty: Bool) throws(Stop) -> Bool {
+        guard !strict, !repairingLine, let tolerated = LenientRepair.tolerate(line), tolerated.hasValue,
+            !tolerated.canonical.elementsEqual(line)
+        else { return false }
+        let what = [
+            tolerated.sawWhitespace ? "whitespace around its name, ';', '=' or ','" : nil,
+            tolerated.sawEscape ? "a backslash escape in a parameter value" : nil,
+        ].compactMap { $0 }
+        guard !what.isEmpty else { return false }
+        try report(
+            .repairedLine, "\(tolerated.name) line read past " + what.joined(separator: " and "), line: location(0).line,
+            column: nil, property: tolerated.name)
+        var canonical = tolerated.canonical
+        let count = canonical.count
+        canonical.append(contentsOf: repeatElement(0, count: 16))
+        let readable = readableAfterLine
+        readableAfterLine = 16
+        repairingLine = true
+        lastLineWasProperty = wasProperty
+        defer {
+            repairingLine = false
+            readableAfterLine = readable
+        }
+        try canonical.withUnsafeBufferPointer { (bytes) throws(Stop) in
+            try parseContentLine(Bytes(rebasing: bytes[0..<count]))
+        }
+        return true
+    }
+
     mutating func missingColon(_ line: Bytes, previousWasProperty: Bool) throws(Stop) {
         let (l, _) = location(0)
-        if !strict, previousWasProperty, !stack.isEmpty, let previous = current.component.properties.last {
-            try report(
-                .missingColon, "line without ':' appended to the previous property (a fold without its leading space)",
-                line: l, column: nil)
+        // A whole property line without its value (ORGANIZER;CN=Acme SE) is not text
+        // that lost its fold: gluing it to the previous value would corrupt that value.
+        if !strict, let tolerated = LenientRepair.tolerate(line), LenientRepair.isPropertyWithoutValue(tolerated) {
+            return try report(
+                .missingColon, "\(tolerated.name) line without ':' and a value (dropped)", line: l, column: nil,
+                property: tolerated.name)
+        }
+        if !strict, previousWasProperty,
+            try appendAsFold(
+                line, code: .missingColon, message: "line without ':' appended to the previous property (a fold without its leading space)")
+        {
+            return
+        }
+        try report(
+            .missingColon, strict ? "content line without ':'; expected NAME[;PARAM=VALUE]:VALUE" : "line without ':' skipped",
+            line: l, column: nil)
+    }
+
+    /// Appends `line` to the value of the last property of the open component, as the
+    /// fold its producer forgot; false when there is no such property.
+    mutating func appendAsFold(_ line: Bytes, code: ICalendarError.Code, message: String) throws(Stop) -> Bool {
+        let (l, _) = location(0)
+        if !stack.isEmpty, let previous = current.component.properties.last {
+            try report(code, message, line: l, column: nil)
             var combined = Array((previous.value + (try makeString(line, at: 0))).utf8)
             // The joined value is checked again: the appended text may hold what its type forbids.
             let valueType = previous[parameter: "VALUE"].map { ValueType(parameterValue: $0) ?? .unknown }
@@ -536,15 +637,13 @@ struct ContentParser {
                     previous.name, kind, valueType, bytes, control: ByteScan.scanValue(bytes).control,
                     at: .place(line: l, column: 1))
             }
-            if let repaired { combined = Array(repaired.utf8) }
+            if case .replace(let repaired)? = repaired { combined = Array(repaired.utf8) }
             current.component.properties[current.component.properties.count - 1].value =
                 String(decoding: combined, as: UTF8.self)
             lastLineWasProperty = true
-            return
+            return true
         }
-        try report(
-            .missingColon, strict ? "content line without ':'; expected NAME[;PARAM=VALUE]:VALUE" : "line without ':' skipped",
-            line: l, column: nil)
+        return false
     }
 
     // MARK: Structure
@@ -566,10 +665,22 @@ struct ContentParser {
             try report(
                 .limitExceeded, "more than \(options.limits.maxComponents) components", line: line, column: column)
         }
+        // A VCALENDAR after bare components read inside an implicit one ends that one.
+        if name == "VCALENDAR", stack.count == 1, current.isImplicit { try close() }
         if stack.isEmpty && name != "VCALENDAR" {
-            try report(
-                .notCalendar, "top-level component \(name); expected VCALENDAR", line: line, column: column,
-                component: name)
+            if !strict, Self.calendarMembers.contains(name) {
+                try report(
+                    .notCalendar, "top-level \(name) outside any VCALENDAR (read as if inside one)", line: line,
+                    column: column, component: name)
+                var calendar = Frame(component: Component(uncheckedName: "VCALENDAR"), beginLine: line, rules: nil, once: 0)
+                calendar.isImplicit = true
+                swap(&calendar, &current)
+                stack.append(calendar)
+            } else {
+                try report(
+                    .notCalendar, "top-level component \(name); expected VCALENDAR", line: line, column: column,
+                    component: name)
+            }
         }
         var component = Component(uncheckedName: name)
         // Siblings tend to be alike (VEVENT after VEVENT): reserve what the last one at this depth held.
@@ -589,6 +700,15 @@ struct ContentParser {
         var closing = 1
         if stack.isEmpty || current.component.name != name {
             guard let match = stack.dropFirst().lastIndex(where: { $0.component.name == name }) else {
+                // END:VTOOD for VTODO: a misspelling of the open component, not a stray END.
+                // Names are compared only when short: the distance costs the product of their lengths.
+                if !strict, !stack.isEmpty, known == nil, isName, (4...32).contains(value.count),
+                    current.component.name.utf8.count <= 32, LenientRepair.editDistance(name, current.component.name) <= 2
+                {
+                    try report(
+                        .misspeltEnd, "END:\(name) read as END:\(current.component.name)", line: line, column: column)
+                    return try close()
+                }
                 let expected = stack.isEmpty ? "BEGIN" : "END:\(current.component.name)"
                 return try report(
                     .mismatchedEnd, "END:\(name) with no open \(name); expected \(expected)", line: line, column: column)
@@ -646,8 +766,26 @@ struct ContentParser {
                 column: nil)
         }
         let (control, invalidUTF8) = ByteScan.scanValue(value)
-        let repaired = try checkValue(name, kind, valueType, value, control: control, at: .offset(offset))
+        var repaired: String?
+        switch try checkValue(name, kind, valueType, value, control: control, at: .offset(offset)) {
+        case .replace(let text)?: repaired = text
+        case .drop?:
+            lastLineWasProperty = true
+            return
+        case nil: break
+        }
         if let kind { try checkOccurrence(name, kind, at: offset) }
+        // Only RRULE and EXRULE are RECUR: most properties skip the name comparison.
+        if kind?.defaultType == .recur, name == "RRULE", ["VEVENT", "VTODO", "VJOURNAL"].contains(current.component.name) {
+            if current.sawRule {
+                try report(
+                    .duplicateProperty,
+                    "a second RRULE: RFC 5545 says RRULE SHOULD NOT occur more than once (RFC 2445 allowed several)"
+                        + (strict ? "" : "; the instances of every rule are used"),
+                    line: location(0).line, column: nil, property: name)
+            }
+            current.sawRule = true
+        }
         lastLineWasProperty = true
         // Built in place and moved into the component: no copy of its name, parameters or storage.
         if repaired == nil && invalidUTF8 == nil {
@@ -661,13 +799,21 @@ struct ContentParser {
         current.component.properties.append(Property(uncheckedName: name, parameters: parameters, value: text))
     }
 
+    /// What lenient mode does with a value that failed its check.
+    enum Recovery {
+        /// Store this text instead.
+        case replace(String)
+        /// Drop the property.
+        case drop
+    }
+
     /// Checks a value against its property's type and reports what is wrong at
-    /// `line`:`column` (the value's first byte). Returns the repaired text when
-    /// lenient mode escaped separators in a single-valued TEXT, else nil.
+    /// `line`:`column` (the value's first byte). Returns what lenient mode does
+    /// instead of keeping the value (nil: keep it as it is).
     mutating func checkValue(
         _ name: String, _ kind: PropertyKind?, _ valueType: ValueType?, _ value: Bytes, control: Int?,
         at position: Position
-    ) throws(Stop) -> String? {
+    ) throws(Stop) -> Recovery? {
         if let bad = control {
             let (line, column) = place(position)
             try report(
@@ -678,9 +824,19 @@ struct ContentParser {
         guard let kind, let problem = ValueValidation.problem(in: value, kind: kind, type: valueType)
         else { return nil }
         let (line, column) = place(position)
+        if !strict, let repair = LenientRepair.repair(name: name, kind: kind, type: valueType, value: value) {
+            switch repair {
+            case .replace(let text, let message):
+                try report(.repairedValue, message, line: line, column: column, property: name)
+                return .replace(text)
+            case .drop(let message):
+                try report(.droppedProperty, message, line: line, column: column, property: name)
+                return .drop
+            }
+        }
         try report(.invalidValue, problem.message, line: line, column: column, property: name)
         if !strict, kind.isProse, valueType == nil || valueType == .text {
-            return TextEscaping.repairSeparators(value)
+            return .replace(TextEscaping.repairSeparators(value))
         }
         return nil
     }
@@ -711,6 +867,8 @@ struct ContentParser {
     }
 
     mutating func finish() throws(Stop) {
+        // A VCALENDAR opened around bare components closes with the input.
+        if stack.count == 1, current.isImplicit { try close() }
         if !stack.isEmpty {
             let innermost = current
             try report(

@@ -29,7 +29,9 @@ public struct CalendarObjectExpansion {
 
     /// Groups a VCALENDAR's VEVENT, VTODO and VJOURNAL components by UID and
     /// expands each group into the occurrences overlapping `from..<to` (Unix
-    /// seconds; nil for unbounded), sorted by start.
+    /// seconds; nil for unbounded), sorted by start. A component without UID is
+    /// its own object, under its ``ICalendar/Component/derivedUID`` (the UID an
+    /// import gives it), so UID-less events never merge into one series.
     ///
     /// The bounds of ``limits`` apply to each series on its own, never to the file: a
     /// calendar of many series lists every instance of each. A series a bound stopped
@@ -38,7 +40,7 @@ public struct CalendarObjectExpansion {
         var groups: [String: [Component]] = [:]
         var order: [String] = []
         for component in calendar.components where ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) {
-            let uid = component.property("UID")?.textValue() ?? ""
+            let uid = component.property("UID")?.textValue() ?? component.derivedUID
             if groups[uid] == nil { order.append(uid) }
             groups[uid, default: []].append(component)
         }
@@ -63,13 +65,6 @@ public struct CalendarObjectExpansion {
         return result
     }
 
-    /// The occurrences of ``expand(_:from:to:)`` alone: a series a bound of ``limits``
-    /// stopped is listed up to where it stopped, without saying so. Use `expand` where
-    /// that matters (it names each such series).
-    public func occurrences(in calendar: Component, from: Int?, to: Int?) throws(ICalendarError) -> [Occurrence] {
-        try expand(calendar, from: from, to: to).occurrences
-    }
-
     /// A series' start and how its times map to instants.
     struct Anchor {
         var start: DateTimeValue
@@ -86,7 +81,7 @@ public struct CalendarObjectExpansion {
     func seriesTime(of value: DateTimeValue) throws(ICalendarError) -> SeriesTime {
         if value.isDate { return .allDay }
         switch value.form {
-        case .floating: return .floating
+        case .floating: return resolver.floatingTimeZone().map(SeriesTime.zoned) ?? .floating
         case .utc: return .zoned(.utc)
         case .zoned(let tzid): return .zoned(try resolver.zone(for: tzid))
         }

@@ -16,17 +16,64 @@ public final class ZoneResolver {
     private let timeZones: [String: Component]
     private let mode: ParseOptions.Mode
     private var cache: [String: ZoneRules] = [:]
+    /// The zone floating times are read in, from the calendar's `X-WR-TIMEZONE`, when asked for.
+    private let calendarZone: (name: String, rules: ZoneRules)?
+    private var warnedCalendarZone = false
     /// What lenient resolution had to guess.
     public private(set) var warnings: [ICalendarError] = []
 
-    /// - Parameter calendar: the VCALENDAR whose VTIMEZONEs may define TZIDs (nil for none).
-    public init(calendar: Component?, mode: ParseOptions.Mode = .lenient) {
+    /// - Parameters:
+    ///   - calendar: the VCALENDAR whose VTIMEZONEs may define TZIDs (nil for none).
+    ///   - readsFloatingInCalendarZone: read floating DATE-TIMEs in the zone the calendar's
+    ///     `X-WR-TIMEZONE` names (an IANA or Windows name), as Google's exports mean them and
+    ///     the common libraries read them; RFC 5545 itself has floating times float. The
+    ///     store never sets it: an import writes the zone into each object instead.
+    public convenience init(calendar: Component?, mode: ParseOptions.Mode = .lenient) {
+        self.init(calendar: calendar, mode: mode, readsFloatingInCalendarZone: false)
+    }
+
+    /// A resolver that may read floating times in the calendar's `X-WR-TIMEZONE` (see above).
+    public init(calendar: Component?, mode: ParseOptions.Mode, readsFloatingInCalendarZone: Bool) {
         var timeZones: [String: Component] = [:]
         for component in calendar?.components ?? [] where component.name == "VTIMEZONE" {
             if let tzid = component.property("TZID")?.textValue() { timeZones[tzid] = component }
         }
         self.timeZones = timeZones
         self.mode = mode
+        if readsFloatingInCalendarZone, let calendar, let name = Self.calendarTimeZoneName(of: calendar),
+            let rules = Self.namedZone(name)
+        {
+            calendarZone = (name, rules)
+        } else {
+            calendarZone = nil
+        }
+    }
+
+    /// The zone name a VCALENDAR's `X-WR-TIMEZONE` gives, trimmed, if it names an IANA or Windows zone.
+    public static func calendarTimeZoneName(of calendar: Component) -> String? {
+        guard let value = calendar.property("X-WR-TIMEZONE")?.textValue().trimmingSpaces, !value.isEmpty,
+            let zone = namedZone(value)
+        else { return nil }
+        return zone.identifier
+    }
+
+    static func namedZone(_ name: String) -> ZoneRules? {
+        if let zone = TimeZoneDatabase.zone(named: name) { return zone }
+        return WindowsZones.ianaIdentifier(forWindowsName: name).flatMap { TimeZoneDatabase.zone(named: $0) }
+    }
+
+    /// The zone a floating DATE-TIME is read in: the calendar's `X-WR-TIMEZONE` when this
+    /// resolver was asked to honour it (noted once as a `calendarTimeZone` warning), else nil.
+    public func floatingTimeZone() -> ZoneRules? {
+        guard let calendarZone else { return nil }
+        if !warnedCalendarZone {
+            warnedCalendarZone = true
+            warnings.append(
+                ICalendarError(
+                    .calendarTimeZone, "floating times read in \(calendarZone.name), the calendar's X-WR-TIMEZONE",
+                    severity: .warning, component: "VCALENDAR", property: "X-WR-TIMEZONE"))
+        }
+        return calendarZone.rules
     }
 
     /// The rules for `tzid`.

@@ -117,10 +117,11 @@ import Testing
         ].joined(separator: "\r\n")
         let (status, imported) = run(["import", "team.ics", "--calendar", "Team"], io(files: ["team.ics": Array(file.utf8)]))
         #expect(status == 1)
-        #expect(imported.text == "Imported 2 objects into Team (2 events); rejected 2.\n")
+        // The event without UID is imported under a UID derived from its content (with a warning).
+        #expect(imported.text == "Imported 3 objects into Team (3 events); rejected 1; 1 warning.\n")
         #expect(imported.errors.count == 2)
         #expect(imported.errors[0].hasPrefix("team.ics:14: UID b: "))
-        #expect(imported.errors[1] == "team.ics:17: VEVENT has no UID")
+        #expect(imported.errors[1].hasPrefix("team.ics:17: warning: VEVENT has no UID; imported as UID derived-"))
 
         let (exported, out) = run(["export", "--calendar", "Team", "team-out.ics"])
         #expect(exported == 0)
@@ -131,11 +132,12 @@ import Testing
         let original = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--calendar", "Team"]).1.text
         let copy = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--calendar", "Copy"]).1.text
         let strip = { (text: String) in text.split(separator: "\n").map { $0.split(separator: "[")[0] } }
-        #expect(strip(original) == strip(copy))
-        #expect(strip(original).count == 3)
+        // Two events start at the same time; their order in a listing is not the point here.
+        #expect(strip(original).sorted() == strip(copy).sorted())
+        #expect(strip(original).count == 4)
         // Importing again replaces objects by UID instead of refusing them.
-        #expect(run(["import", "team-out.ics", "--calendar", "Copy"], io(files: ["team-out.ics": bytes])).1.text.hasPrefix("Imported 2 objects"))
-        #expect(run(["calendar", "list"]).1.text.contains("Copy  2 objects"))
+        #expect(run(["import", "team-out.ics", "--calendar", "Copy"], io(files: ["team-out.ics": bytes])).1.text.hasPrefix("Imported 3 objects"))
+        #expect(run(["calendar", "list"]).1.text.contains("Copy  3 objects"))
     }
 
     @Test func importShowsProgressOnATerminal() throws {

@@ -26,7 +26,7 @@ import Testing
 
     static func expand(_ calendar: Component, from: String, to: String, mode: ParseOptions.Mode = .lenient) throws -> [Occurrence] {
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: calendar, mode: mode))
-        return try expansion.occurrences(in: calendar, from: utc(from), to: utc(to))
+        return try expansion.expand(calendar, from: utc(from), to: utc(to)).occurrences
     }
 
     @Test func countCountsBeforeExdateRemoves() throws {
@@ -153,7 +153,7 @@ import Testing
         let calendar = try Self.calendar(Self.event(["DTSTART;TZID=Nowhere/Special:20261201T090000"]))
         #expect(throws: ICalendarError.self) { try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00", mode: .strict) }
         let resolver = ZoneResolver(calendar: calendar, mode: .lenient)
-        let occurrences = try CalendarObjectExpansion(resolver: resolver).occurrences(in: calendar, from: nil, to: nil)
+        let occurrences = try CalendarObjectExpansion(resolver: resolver).expand(calendar, from: nil, to: nil).occurrences
         #expect(occurrences.map(\.start.text) == ["2026-12-01T09:00:00Z"])
         #expect(resolver.warnings.count == 1)
     }

@@ -54,7 +54,7 @@ import Testing
             return zone.instant(for: value.civil)
         }
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: calendar, mode: .strict))
-        let occurrences = try expansion.occurrences(in: calendar, from: try instant(example.window.from), to: try instant(example.window.to))
+        let occurrences = try expansion.expand(calendar, from: try instant(example.window.from), to: try instant(example.window.to)).occurrences
         let locals = occurrences.map { occurrence -> String in
             guard case .instant(let seconds) = occurrence.start else { return occurrence.start.text }
             return DateTimeValue(zone.localTime(at: seconds), form: .floating).icalendarText

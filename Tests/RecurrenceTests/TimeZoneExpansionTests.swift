@@ -15,7 +15,7 @@ import Testing
     static func starts(tzid: String, start: String, rule: String, from: String, to: String) throws -> [String] {
         let calendar = try ExpansionTests.calendar(ExpansionTests.event(["DTSTART;TZID=\(tzid):\(start)", "RRULE:\(rule)"]))
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: calendar, mode: .strict))
-        return try expansion.occurrences(in: calendar, from: ExpansionTests.utc(from), to: ExpansionTests.utc(to)).map(\.start.text)
+        return try expansion.expand(calendar, from: ExpansionTests.utc(from), to: ExpansionTests.utc(to)).occurrences.map(\.start.text)
     }
 
     @Test func berlinSpringForwardAndFallBack() throws {

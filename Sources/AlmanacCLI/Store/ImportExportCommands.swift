@@ -22,9 +22,9 @@ enum ImportExportCommands {
         let path = options.operands[0]
         let calendarTitle = try options.required("--calendar", command: "import")
         let data = try io.read(path: path)
-        let split: (objects: [CalendarFileSplitter.Object], rejections: [CalendarFileSplitter.Rejection])
+        let split: CalendarFileSplitter.Split
         do {
-            split = try CalendarFileSplitter.split(data)
+            split = try CalendarFileSplitter.read(data)
         } catch {
             throw CommandFailure(status: 1, "\(path): \(error)")
         }
@@ -55,12 +55,18 @@ enum ImportExportCommands {
             if io.isTerminal { io.writeProgress("\r" + progressBar(done: done, total: total)) }
         }
         if io.isTerminal && total > 0 { io.writeProgress("\n") }
-        for rejection in rejections.sorted(by: { $0.line < $1.line }) { io.writeError(rejection.text) }
+        // What lenient reading recovered from (an import reads what exporters write) and what was refused, by line.
+        let warnings = split.warnings + split.objects.flatMap(\.warnings)
+        let messages = rejections + warnings.map { (line: $0.line ?? 0, text: "\(path):\($0)") }
+        for (_, message) in messages.enumerated().sorted(by: { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }) {
+            io.writeError(message.text)
+        }
         let kinds = ComponentType.allCases.compactMap { type in byType[type].map { "\($0) \(noun(type, $0))" } }
+        let warned = warnings.isEmpty ? "" : "; \(warnings.count) warning" + (warnings.count == 1 ? "" : "s")
         io.write(
             "Imported \(imported) object\(imported == 1 ? "" : "s") into \(calendar.title)"
                 + (kinds.isEmpty ? "" : " (" + kinds.joined(separator: ", ") + ")")
-                + "; rejected \(rejections.count).\n")
+                + "; rejected \(rejections.count)" + warned + ".\n")
         return rejections.isEmpty ? 0 : 1
     }
 

@@ -1,3 +1,5 @@
+import ICalendar
+
 /// The component types a calendar can hold (CalDAV `supported-calendar-component-set`).
 public enum ComponentType: String, Sendable, Hashable, CaseIterable, Codable {
     case event = "VEVENT"
@@ -125,6 +127,9 @@ public struct ResourceWrite: Sendable, Hashable {
     public var etag: String
     /// Whether the name was free before (HTTP 201 rather than 204).
     public var created: Bool
+    /// What lenient reading recovered from in the bytes written (they are stored as sent,
+    /// and read the same way each time); for the client to see.
+    public var warnings: [ICalendarError] = []
 }
 
 /// A calendar object resource as stored: the iCalendar bytes a client sent.
