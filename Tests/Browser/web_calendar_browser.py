@@ -293,7 +293,8 @@ def recurring_path(server, almanac, data, artifacts, call, cid, single):
                 const done = arguments[arguments.length - 1];
                 fetch(arguments[0], { credentials: "same-origin" }).then((r) => r.text()).then(done);
             """, links[4])
-            starts = [line for line in ics.splitlines() if line.startswith("DTSTART")]
+            event_lines = ics.split("BEGIN:VEVENT", 1)[-1].split("END:VEVENT", 1)[0].splitlines()
+            starts = [line for line in event_lines if line.startswith("DTSTART")]
             check(len(starts) == 1 and "RRULE" not in ics, f"{how}: the .ics of {key} is one instance ({starts})")
             stamp = datetime.fromtimestamp(start / 1000, timezone.utc)
             wanted = [stamp.strftime("%Y%m%d")] if all_day else [stamp.astimezone(BERLIN).strftime("%Y%m%dT%H%M%S"), stamp.strftime("%Y%m%dT%H%M%SZ")]
