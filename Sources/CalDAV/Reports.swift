@@ -182,6 +182,7 @@ extension DAVContext {
                 status: 400, "a calendar-query filters on one comp-filter named VCALENDAR",
                 precondition: PropertyName(DAVNamespace.caldav, "valid-filter"))
         }
+        if let refusal = QueryFilter.unsupported(in: outer) { return refusal }
         let inner = outer.child(DAVNamespace.caldav, "comp-filter")
         var type: ComponentType?
         if let name = inner?.attributes["name"] {
@@ -207,16 +208,22 @@ extension DAVContext {
             return error.response
         }
         var selected: [ResourceInfo]
-        if let type, let componentRange {
-            selected = try store.resources(overlapping: componentRange, componentType: type, calendar: calendar.id)
+        // To-dos follow RFC 4791 §9.9's own table; events and journals the store's index.
+        func overlapping(_ range: TimeRange, _ type: ComponentType) throws(StoreError) -> [ResourceInfo] {
+            type == .todo
+                ? try todos(overlapping: range, calendar: calendar)
+                : try store.resources(overlapping: range, componentType: type, calendar: calendar.id)
+        }
+        let absent = inner?.child(DAVNamespace.caldav, "is-not-defined") != nil
+        if let type, let componentRange, !absent {
+            selected = try overlapping(componentRange, type)
         } else if let outerRange {
             selected = []
-            for type in ComponentType.allCases {
-                selected += try store.resources(overlapping: outerRange, componentType: type, calendar: calendar.id)
-            }
+            for type in ComponentType.allCases { selected += try overlapping(outerRange, type) }
             selected.sort { $0.name < $1.name }
         } else {
-            selected = try store.resources(calendar: calendar.id).filter { type == nil || $0.componentType == type }
+            // `is-not-defined` on the member: the objects made of another component.
+            selected = try store.resources(calendar: calendar.id).filter { type == nil || ($0.componentType == type) != absent }
         }
         if let alarmRange {
             let identifiers = try store.events(withAlarmsFiringIn: alarmRange, calendar: calendar.id)
@@ -228,9 +235,10 @@ extension DAVContext {
             return multistatus.response()
         }
         // Property, parameter and text filters read each remaining object.
+        let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let kept = try store.resources(named: selected.map(\.name), calendar: calendar.id).filter { stored in
             guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { return false }
-            return QueryFilter.matches(inner, in: root)
+            return QueryFilter.matches(inner, in: root, zone: zone)
         }
         try respond(kept.map(\.info), calendar: calendar, request: request, into: &multistatus)
         return multistatus.response()
