@@ -37,7 +37,7 @@ public struct CalDAVHandler: Sendable {
         "COPY": "COPY is not supported; GET the object and PUT it where it should go",
         "MOVE": "MOVE is not supported; PUT the object where it should go, then DELETE the original",
         "POST": "scheduling (RFC 6638) is not supported: there is no schedule outbox, and clients send invitations themselves",
-        "ACL": "access control lists (RFC 3744 ACL) cannot be changed; each user reads and writes their own calendars",
+        "ACL": "the ACL method (RFC 3744) is not supported: each user reads and writes their own calendars",
         "SEARCH": "DASL SEARCH (RFC 5323) is not supported; use a calendar-query REPORT",
         "MKWORKSPACE": "versioning (RFC 3253) is not supported",
         "VERSION-CONTROL": "versioning (RFC 3253) is not supported",
