@@ -78,6 +78,9 @@ extension CalDAVTests {
             let search = send("REPORT", path, Self.propertySearch)
             #expect(search.status == 207, "\(path)")
             #expect(Self.hrefs(in: search.text) == ["/dav/principals/anna/"], "\(path)")
+            // No criteria (as python caldav's search_principals sends): the user's own principal.
+            let all = send("REPORT", path, "<D:principal-property-search \(Self.calDAV)><D:prop><C:calendar-home-set/></D:prop></D:principal-property-search>")
+            #expect(all.text.contains("<C:calendar-home-set><D:href>/dav/calendars/anna/</D:href></C:calendar-home-set>"), "\(path)")
             let set = send("REPORT", path, "<D:principal-search-property-set xmlns:D=\"DAV:\"/>")
             #expect(set.status == 200 && set.text.contains("<D:principal-search-property><D:prop><D:displayname/>"), "\(path)")
         }
