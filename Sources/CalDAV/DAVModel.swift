@@ -109,7 +109,8 @@ struct Multistatus {
         href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil, missing: [PropertyName] = []
     ) {
         append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
-        if !found.isEmpty || calendarData != nil {
+        // A response holds a propstat at least (RFC 4918 §14.24), even when no property was asked.
+        if !found.isEmpty || calendarData != nil || missing.isEmpty {
             append("<D:propstat><D:prop>")
             for (name, value) in found { append(name.element(value)) }
             if let calendarData {

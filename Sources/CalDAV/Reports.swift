@@ -64,6 +64,14 @@ extension DAVContext {
             }
             for element in prop.children {
                 if element.namespace == DAVNamespace.caldav && element.name == "calendar-data" {
+                    // iCalendar 2.0 is the one calendar data there is (RFC 4791 §7.8, §7.9 precondition).
+                    let type = element.attributes["content-type"].map(QueryFilter.asciiLowercased) ?? "text/calendar"
+                    guard type == "text/calendar", (element.attributes["version"] ?? "2.0") == "2.0" else {
+                        throw HTTPResponseError(
+                            DAVError.response(
+                                status: 403, "calendar data is text/calendar version 2.0 only",
+                                precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-data")))
+                    }
                     wantsCalendarData = true
                     if let expand = element.child(DAVNamespace.caldav, "expand") {
                         self.expand = try DAVTime.range(expand, bothBounds: true)

@@ -110,6 +110,8 @@ extension CalDAVTests {
         // An existing calendar: 405 too, with Allow.
         #expect(makeCalendar() == 405)
         #expect(send("MKCALENDAR", "/dav/calendars/anna/work/").headers["Allow"] != nil)
+        // A PUT into a calendar that does not exist: 409, the parent is missing (RFC 4918 §9.7.1).
+        #expect(send("PUT", "/dav/calendars/anna/nowhere/lunch.ics", Self.event).status == 409)
         // OPTIONS is truthful per resource, and never claims locking or scheduling.
         let options = send("OPTIONS", "/dav/calendars/anna/work/lunch.ics")
         #expect(options.headers["Allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT")
@@ -152,6 +154,15 @@ extension CalDAVTests {
         #expect(onProperty("20261201T110001Z", "20261202T000000Z") == [])
         // is-not-defined on the member: the objects made of another component.
         #expect(Self.hrefs(in: query("<C:comp-filter name=\"VEVENT\"><C:is-not-defined/></C:comp-filter>").text) == ["/dav/calendars/anna/tasks/t.ics"])
+        // Calendar data in another format than iCalendar 2.0: supported-calendar-data, not iCalendar anyway.
+        let json = send(
+            "REPORT", "/dav/calendars/anna/tasks/",
+            "<C:calendar-query \(Self.calDAV)><D:prop><C:calendar-data content-type=\"application/calendar+json\"/></D:prop>"
+                + "<C:filter><C:comp-filter name=\"VCALENDAR\"/></C:filter></C:calendar-query>")
+        #expect(json.status == 403 && json.text.contains("<C:supported-calendar-data/>"))
+        // An empty DAV:prop still answers each resource with a propstat (RFC 4918 §14.24).
+        let empty = send("PROPFIND", "/dav/calendars/anna/tasks/", "<D:propfind xmlns:D=\"DAV:\"><D:prop/></D:propfind>", headers: ["Depth": "0"])
+        #expect(empty.text.contains("<D:href>/dav/calendars/anna/tasks/</D:href><D:propstat><D:prop></D:prop><D:status>HTTP/1.1 200 OK</D:status>"))
         // A PROPPATCH that fails names its statuses with their reasons.
         let patch = send(
             "PROPPATCH", "/dav/calendars/anna/tasks/",
