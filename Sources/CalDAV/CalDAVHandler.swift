@@ -15,16 +15,17 @@ public struct CalDAVHandler: Sendable {
     }
 
     /// Every method the server answers somewhere (``allowed(on:)`` says where).
-    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT"]
+    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT", "COPY", "MOVE"]
 
     /// The methods a resource of this kind answers: its `Allow` header, on OPTIONS and
     /// on every 405 (RFC 9110 §10.2.1). PROPPATCH changes only calendars; PUT writes
-    /// only objects; MKCALENDAR and MKCOL make a calendar at an unmapped calendar path.
+    /// only objects; MKCALENDAR and MKCOL make a calendar at an unmapped calendar path;
+    /// COPY and MOVE take objects between calendars.
     static func allowed(on path: DAVPath) -> [String] {
         switch path {
         case .root, .principals, .principal, .home: ["OPTIONS", "GET", "HEAD", "PROPFIND", "REPORT"]
         case .calendar: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT"]
-        case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "REPORT"]
+        case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "REPORT", "COPY", "MOVE"]
         }
     }
 
@@ -34,8 +35,6 @@ public struct CalDAVHandler: Sendable {
     static let unsupported: [String: String] = [
         "LOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "UNLOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
-        "COPY": "COPY is not supported; GET the object and PUT it where it should go",
-        "MOVE": "MOVE is not supported; PUT the object where it should go, then DELETE the original",
         "POST": "scheduling (RFC 6638) is not supported: there is no schedule outbox, and clients send invitations themselves",
         "ACL": "the ACL method (RFC 3744) is not supported: each user reads and writes their own calendars",
         "SEARCH": "DASL SEARCH (RFC 5323) is not supported; use a calendar-query REPORT",
@@ -86,7 +85,7 @@ public struct CalDAVHandler: Sendable {
         guard Self.methods.contains(request.method) else { return Self.notAllowed(request.method, on: path) }
         // Writes aimed at the wrong kind of resource (PUT on a collection, DELETE of a
         // home, MKCALENDAR of an object) are 405 with what it does answer.
-        if ["PUT", "DELETE", "MKCALENDAR", "MKCOL"].contains(request.method), !Self.allowed(on: path).contains(request.method) {
+        if ["PUT", "DELETE", "MKCALENDAR", "MKCOL", "COPY", "MOVE"].contains(request.method), !Self.allowed(on: path).contains(request.method) {
             return Self.notAllowed(request.method, on: path)
         }
         let store: any EventStore
@@ -103,6 +102,7 @@ public struct CalDAVHandler: Sendable {
         case "GET", "HEAD": return context.get()
         case "PUT": return context.put()
         case "DELETE": return context.delete()
+        case "COPY", "MOVE": return context.transfer()
         default: return context.report()
         }
     }

@@ -90,10 +90,10 @@ extension CalDAVTests {
         #expect(makeCalendar() == 201)
         #expect(send("PUT", "/dav/calendars/anna/work/lunch.ics", Self.event).status == 201)
         // Locking, ACL, scheduling POST: 405 with what the resource does answer, and why.
-        for method in ["LOCK", "UNLOCK", "ACL", "POST", "MKWORKSPACE", "COPY", "MOVE"] {
+        for method in ["LOCK", "UNLOCK", "ACL", "POST", "MKWORKSPACE", "SEARCH"] {
             let answer = send(method, "/dav/calendars/anna/work/lunch.ics")
             #expect(answer.status == 405, "\(method)")
-            #expect(answer.headers["Allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT", "\(method)")
+            #expect(answer.headers["Allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT, COPY, MOVE", "\(method)")
             #expect(answer.text.contains("not supported"), "\(method)")
         }
         #expect(send("LOCK", "/dav/calendars/anna/work/").text.contains("locking (WebDAV class 2)"))
@@ -114,7 +114,7 @@ extension CalDAVTests {
         #expect(send("PUT", "/dav/calendars/anna/nowhere/lunch.ics", Self.event).status == 409)
         // OPTIONS is truthful per resource, and never claims locking or scheduling.
         let options = send("OPTIONS", "/dav/calendars/anna/work/lunch.ics")
-        #expect(options.headers["Allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT")
+        #expect(options.headers["Allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT, COPY, MOVE")
         #expect(options.headers["DAV"]?.contains("2") == false && options.headers["DAV"]?.contains("schedule") == false)
     }
 
@@ -168,5 +168,44 @@ extension CalDAVTests {
             "PROPPATCH", "/dav/calendars/anna/tasks/",
             "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><D:displayname>New</D:displayname><D:getetag>x</D:getetag></D:prop></D:set></D:propertyupdate>")
         #expect(patch.text.contains("HTTP/1.1 424 Failed Dependency"))
+    }
+
+    /// COPY and MOVE (RFC 4918 §9.8, §9.9), which a class 1 server answers: objects between
+    /// calendars, with Overwrite, the destination calendar's UID precondition, and a MOVE
+    /// that loses nothing when it cannot finish.
+    @Test func objectsAreCopiedAndMovedBetweenCalendars() {
+        #expect(send("MKCALENDAR", "/dav/calendars/anna/home/").status == 201)
+        #expect(send("MKCALENDAR", "/dav/calendars/anna/work/").status == 201)
+        #expect(send("PUT", "/dav/calendars/anna/home/lunch.ics", Self.event).status == 201)
+        let source = "/dav/calendars/anna/home/lunch.ics"
+        func transfer(_ method: String, _ destination: String, _ headers: HTTPHeaders = [:]) -> Int {
+            var all = headers
+            all.set("Destination", destination)
+            return send(method, source, headers: all).status
+        }
+        // No Destination, another user's tree, a collection, the same calendar (UID twice).
+        #expect(send("COPY", source).status == 400)
+        #expect(transfer("COPY", "/dav/calendars/bob/work/lunch.ics") == 403)
+        #expect(transfer("COPY", "/dav/calendars/anna/work/") == 403)
+        let twice = send("COPY", source, headers: ["Destination": "/dav/calendars/anna/home/again.ics"])
+        #expect(twice.status == 403 && twice.text.contains("<C:no-uid-conflict>"))
+        #expect(transfer("MOVE", "/dav/calendars/anna/home/renamed.ics") == 403)
+        #expect(transfer("COPY", "/dav/calendars/anna/nowhere/lunch.ics") == 409)
+        // A copy by absolute URL; then Overwrite: F refuses, T replaces.
+        let copied = send("COPY", source, headers: ["Destination": "http://localhost:8080/dav/calendars/anna/work/lunch%40copy.ics"])
+        #expect(copied.status == 201 && copied.headers["Location"] == "/dav/calendars/anna/work/lunch@copy.ics")
+        #expect(send("GET", "/dav/calendars/anna/work/lunch@copy.ics").text == Self.event)
+        #expect(transfer("COPY", "/dav/calendars/anna/work/lunch@copy.ics", ["Overwrite": "F"]) == 412)
+        #expect(transfer("COPY", "/dav/calendars/anna/work/lunch@copy.ics") == 204)
+        #expect(send("DELETE", "/dav/calendars/anna/work/lunch@copy.ics").status == 204)
+        // MOVE: a stale If-Match changes nothing; a fresh one moves it.
+        #expect(transfer("MOVE", "/dav/calendars/anna/work/lunch.ics", ["If-Match": "\"stale\""]) == 412)
+        #expect(send("GET", source).status == 200 && send("GET", "/dav/calendars/anna/work/lunch.ics").status == 404)
+        #expect(transfer("MOVE", "/dav/calendars/anna/work/lunch.ics") == 201)
+        #expect(send("GET", source).status == 404)
+        #expect(send("GET", "/dav/calendars/anna/work/lunch.ics").text == Self.event)
+        // Collections are not copied: 405 with what a calendar does answer.
+        let calendar = send("COPY", "/dav/calendars/anna/work/", headers: ["Destination": "/dav/calendars/anna/other/"])
+        #expect(calendar.status == 405 && calendar.headers["Allow"]?.contains("COPY") == false)
     }
 }
