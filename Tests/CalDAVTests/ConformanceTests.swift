@@ -63,6 +63,24 @@ extension CalDAVTests {
                 == ["/dav/principals/user@example.com/", "/dav/calendars/user@example.com/", "/dav/principals/user@example.com/"])
     }
 
+    /// Spellings of one object path and the href they all read as: RFC 3986's unreserved
+    /// characters, sub-delimiters, `:` and `@` bare; everything else (`%`, space, non-ASCII)
+    /// escaped, hex in upper case.
+    @Test(arguments: [
+        ("/dav/calendars/a@b/c/x%7ey.ics", "/dav/calendars/a@b/c/x~y.ics"),
+        ("/dav/calendars/a%40b/c/x%7Ey.ics", "/dav/calendars/a@b/c/x~y.ics"),
+        ("/dav/calendars/a/c/%21%24%26%27%28%29%2A%2B%2C%3B%3D%3A.ics", "/dav/calendars/a/c/!$&'()*+,;=:.ics"),
+        ("/dav/calendars/a/c/100%25 sure%c3%a9.ics", "/dav/calendars/a/c/100%25%20sure%C3%A9.ics"),
+        ("/dav/calendars/a/c/%2d%2e%5f%41.ics", "/dav/calendars/a/c/-._A.ics"),
+        ("https://example.com:8443/dav/calendars/a/c//x.ics", "/dav/calendars/a/c/x.ics"),
+        ("/dav/calendars/a/c/x.ics/", "/dav/calendars/a/c/x.ics"),
+    ])
+    func pathSpellingsReadAsOneHref(_ spelling: String, _ href: String) throws {
+        let path = try #require(DAVPath(requestPath: spelling))
+        #expect(path.href == href)
+        #expect(DAVPath(requestPath: href) == path)
+    }
+
     static let propertySearch = """
         <D:principal-property-search xmlns:D="DAV:"><D:property-search><D:prop><D:displayname/></D:prop><D:match>ann</D:match></D:property-search>
         <D:prop><D:displayname/></D:prop></D:principal-property-search>
