@@ -230,9 +230,12 @@ extension DAVContext {
     func todos(overlapping range: TimeRange, calendar: EventCalendar) throws(StoreError) -> [ResourceInfo] {
         let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let names = try store.resources(calendar: calendar.id).filter { $0.componentType == .todo }.map(\.name)
-        return try store.resources(named: names, calendar: calendar.id).filter { stored in
-            guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { return false }
+        let stored = try store.resources(named: names, calendar: calendar.id)
+        // Read and judged on every core.
+        let overlaps = Parallel.map(stored) { resource in
+            guard let root = try? ICalendarParser.parse(resource.data, options: .lenient).components.first else { return false }
             return QueryFilter.todoOverlaps(root, range: range, zone: zone)
-        }.map(\.info)
+        }
+        return zip(stored, overlaps).filter(\.1).map(\.0.info)
     }
 }
