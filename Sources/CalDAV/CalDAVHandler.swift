@@ -103,7 +103,8 @@ public struct CalDAVHandler: Sendable {
         case "PUT": return context.put()
         case "DELETE": return context.delete()
         case "COPY", "MOVE": return context.transfer()
-        default: return context.report()
+        case "REPORT": return context.report()
+        default: return Self.notAllowed(request.method, on: path)
         }
     }
 

@@ -194,9 +194,10 @@ extension DAVContext {
         let inner = outer.child(DAVNamespace.caldav, "comp-filter")
         var type: ComponentType?
         if let name = inner?.attributes["name"] {
-            // A component no calendar object is made of matches nothing.
-            guard let known = ComponentType(rawValue: name.uppercased()) else { return Multistatus().response() }
-            type = known
+            type = ComponentType(rawValue: name.uppercased())
+            // Any other member (VTIMEZONE) is looked for in each object, below; one with a
+            // time range (VFREEBUSY, which no stored object is made of) has nothing in it.
+            if type == nil, inner?.child(DAVNamespace.caldav, "time-range") != nil { return Multistatus().response() }
         }
         let alarms = inner?.children(DAVNamespace.caldav, "comp-filter").first { $0.attributes["name"]?.uppercased() == "VALARM" }
         func range(in element: XMLElement?) throws(HTTPResponseError) -> TimeRange? {
@@ -238,7 +239,7 @@ extension DAVContext {
             selected = selected.filter { identifiers.contains($0.localIdentifier) }
         }
         var multistatus = Multistatus()
-        guard let inner, Self.needsObjects(inner) else {
+        guard let inner, type == nil || Self.needsObjects(inner) else {
             try respond(selected, calendar: calendar, request: request, into: &multistatus)
             return multistatus.response()
         }

@@ -181,6 +181,16 @@ extension CalDAVTests {
         // An empty DAV:prop still answers each resource with a propstat (RFC 4918 §14.24).
         let empty = send("PROPFIND", "/dav/calendars/anna/tasks/", "<D:propfind xmlns:D=\"DAV:\"><D:prop/></D:propfind>", headers: ["Depth": "0"])
         #expect(empty.text.contains("<D:href>/dav/calendars/anna/tasks/</D:href><D:propstat><D:prop></D:prop><D:status>HTTP/1.1 200 OK</D:status>"))
+        // A member no object is made of is looked for inside each object (here VTIMEZONE).
+        let zoned = Self.event.replacingOccurrences(of: "lunch@test", with: "zoned@test").replacingOccurrences(
+            of: "BEGIN:VEVENT",
+            with: "BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nBEGIN:STANDARD\r\nDTSTART:19701025T030000\r\nTZOFFSETFROM:+0200\r\n"
+                + "TZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT")
+        #expect(send("PUT", "/dav/calendars/anna/tasks/zoned.ics", zoned).status == 201)
+        #expect(Self.hrefs(in: query("<C:comp-filter name=\"VTIMEZONE\"/>").text) == ["/dav/calendars/anna/tasks/zoned.ics"])
+        #expect(
+            Self.hrefs(in: query("<C:comp-filter name=\"VTIMEZONE\"><C:is-not-defined/></C:comp-filter>").text)
+                == ["/dav/calendars/anna/tasks/lunch.ics", "/dav/calendars/anna/tasks/t.ics"])
         // A PROPPATCH that fails names its statuses with their reasons.
         let patch = send(
             "PROPPATCH", "/dav/calendars/anna/tasks/",
