@@ -117,6 +117,9 @@ extension QueryFilter {
         // Time ranges are evaluated on VCALENDAR's member, on the first VALARM inside it and
         // on properties; a time range on any other component would be ignored.
         guard let inner = components.first else { return nil }
+        if filter.child(DAVNamespace.caldav, "time-range") != nil {
+            return refuse("a time-range right under VCALENDAR is answered only without a comp-filter beside it", filter)
+        }
         let members = inner.children(DAVNamespace.caldav, "comp-filter")
         let alarm = members.firstIndex { $0.attributes["name"]?.uppercased() == "VALARM" }
         var nested = members.enumerated().map { ($0.element, $0.offset == alarm) }

@@ -162,6 +162,8 @@ extension CalDAVTests {
         let nested = query(
             "<C:comp-filter name=\"VEVENT\"><C:comp-filter name=\"VALARM\"><C:comp-filter name=\"X-NESTED\"><C:time-range start=\"20260101T000000Z\"/></C:comp-filter></C:comp-filter></C:comp-filter>")
         #expect(nested.status == 403 && nested.text.contains("<C:supported-filter><C:comp-filter name=\"X-NESTED\"/></C:supported-filter>"))
+        let beside = query("<C:time-range start=\"20260101T000000Z\"/><C:comp-filter name=\"VEVENT\"/>")
+        #expect(beside.status == 403 && beside.text.contains("<C:supported-filter><C:comp-filter name=\"VCALENDAR\"/></C:supported-filter>"))
         let two = query("<C:comp-filter name=\"VEVENT\"/><C:comp-filter name=\"VTODO\"/>")
         #expect(two.status == 403 && two.text.contains("<C:supported-filter>"))
         // A time range on a property is evaluated: DTSTART 2026-12-01 12:00 Berlin is 11:00Z.
