@@ -98,8 +98,9 @@ public final class AlmanacServer: Sendable {
         for path in ["/login", "/logout", "/settings"] { router.add(path, pages) }
         router.addPrefix("/calendar", pages)
         router.addPrefix("/static/", methods: ["GET", "HEAD"], pages)
-        // Clients that are given only the server's address start discovery at `/`.
-        router.add("/", methods: ["PROPFIND", "OPTIONS"], dav)
+        // Clients that are given only the server's address start discovery at `/`, and
+        // conformance checkers search for principals there too.
+        router.add("/", methods: ["PROPFIND", "OPTIONS", "REPORT"], dav)
         router.addPrefix("/.well-known/caldav") { _ in
             HTTPResponse(status: 301, headers: ["Location": "/dav/"])
         }

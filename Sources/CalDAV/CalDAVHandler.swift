@@ -14,16 +14,64 @@ public struct CalDAVHandler: Sendable {
         self.maxResourceSize = maxResourceSize
     }
 
-    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT"]
+    /// Every method the server answers somewhere (``allowed(on:)`` says where).
+    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT", "COPY", "MOVE"]
+
+    /// The methods a resource of this kind answers: its `Allow` header, on OPTIONS and
+    /// on every 405 (RFC 9110 §10.2.1). PROPPATCH changes only calendars; PUT writes
+    /// only objects; MKCALENDAR and MKCOL make a calendar at an unmapped calendar path;
+    /// COPY and MOVE take objects between calendars.
+    static func allowed(on path: DAVPath) -> [String] {
+        switch path {
+        case .root, .principals, .principal, .home: ["OPTIONS", "GET", "HEAD", "PROPFIND", "REPORT"]
+        case .calendar: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT"]
+        case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "REPORT", "COPY", "MOVE"]
+        }
+    }
+
+    /// Methods of the WebDAV family (and plain HTTP) the server knows and deliberately
+    /// does not support, with what a client should know: answered 405 with `Allow`.
+    /// Any other method is not implemented (501).
+    static let unsupported: [String: String] = [
+        "LOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
+        "UNLOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
+        "POST": "scheduling (RFC 6638) is not supported: there is no schedule outbox, and clients send invitations themselves",
+        "ACL": "the ACL method (RFC 3744) is not supported: each user reads and writes their own calendars",
+        "SEARCH": "DASL SEARCH (RFC 5323) is not supported; use a calendar-query REPORT",
+        "MKWORKSPACE": "versioning (RFC 3253) is not supported",
+        "VERSION-CONTROL": "versioning (RFC 3253) is not supported",
+        "CHECKIN": "versioning (RFC 3253) is not supported",
+        "CHECKOUT": "versioning (RFC 3253) is not supported",
+        "UNCHECKOUT": "versioning (RFC 3253) is not supported",
+        "MKACTIVITY": "versioning (RFC 3253) is not supported",
+        "BASELINE-CONTROL": "versioning (RFC 3253) is not supported",
+        "LABEL": "versioning (RFC 3253) is not supported",
+        "MERGE": "versioning (RFC 3253) is not supported",
+        "UPDATE": "versioning (RFC 3253) is not supported",
+        "ORDERPATCH": "ordered collections (RFC 3648) are not supported",
+        "BIND": "bindings (RFC 5842) are not supported",
+        "UNBIND": "bindings (RFC 5842) are not supported",
+        "REBIND": "bindings (RFC 5842) are not supported",
+        "MKREDIRECTREF": "redirect references (RFC 4437) are not supported",
+        "UPDATEREDIRECTREF": "redirect references (RFC 4437) are not supported",
+        "PATCH": "PATCH is not supported; PUT the whole object",
+        "TRACE": "TRACE is not supported",
+        "CONNECT": "CONNECT is not supported",
+    ]
 
     /// What the server supports, sent on every DAV response (clients read it from
-    /// PROPFIND answers too, not only from OPTIONS).
+    /// PROPFIND answers too, not only from OPTIONS). Class 2 (locking), `access-control`
+    /// (the ACL method) and `calendar-auto-schedule` (RFC 6638) are deliberately absent.
     static let compliance = "1, 3, calendar-access, extended-mkcol"
 
     /// Answers `request` for `user` (already authenticated).
     public func respond(to request: HTTPRequest, user: String) -> HTTPResponse {
         var response = answer(request, user: user)
         if response.headers["DAV"] == nil { response.headers.set("DAV", Self.compliance) }
+        // Every 405 says what the resource does answer (RFC 9110 §15.5.6).
+        if response.status == 405, response.headers["Allow"] == nil, let path = DAVPath(requestPath: request.path) {
+            response.headers.set("Allow", Self.allowed(on: path).joined(separator: ", "))
+        }
         return response
     }
 
@@ -31,9 +79,15 @@ public struct CalDAVHandler: Sendable {
         guard let path = DAVPath(requestPath: request.path) else {
             return .text(404, "404 Not Found: no such resource\n")
         }
-        if request.method == "OPTIONS" { return options() }
+        if request.method == "OPTIONS" { return options(path) }
         // Another user's tree is not visible (sharing comes with grants later).
         if let owner = path.owner, owner != user { return .text(404, "404 Not Found: no such resource\n") }
+        guard Self.methods.contains(request.method) else { return Self.notAllowed(request.method, on: path) }
+        // Writes aimed at the wrong kind of resource (PUT on a collection, DELETE of a
+        // home, MKCALENDAR of an object) are 405 with what it does answer.
+        if ["PUT", "DELETE", "MKCALENDAR", "MKCOL", "COPY", "MOVE"].contains(request.method), !Self.allowed(on: path).contains(request.method) {
+            return Self.notAllowed(request.method, on: path)
+        }
         let store: any EventStore
         do {
             store = try backend.eventStore(for: user)
@@ -48,22 +102,30 @@ public struct CalDAVHandler: Sendable {
         case "GET", "HEAD": return context.get()
         case "PUT": return context.put()
         case "DELETE": return context.delete()
+        case "COPY", "MOVE": return context.transfer()
         case "REPORT": return context.report()
-        default:
-            var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
-            response.headers.set("Allow", Self.methods.joined(separator: ", "))
-            return response
+        default: return Self.notAllowed(request.method, on: path)
         }
     }
 
-    func options() -> HTTPResponse {
+    func options(_ path: DAVPath) -> HTTPResponse {
         HTTPResponse(
             status: 200,
             headers: [
                 "DAV": Self.compliance,
-                "Allow": Self.methods.joined(separator: ", "),
+                "Allow": Self.allowed(on: path).joined(separator: ", "),
                 "Content-Length": "0",
             ])
+    }
+
+    /// 405 with `Allow` for a method this resource does not answer (saying why when the
+    /// method is a deliberately unsupported one), 501 for a method the server does not know.
+    static func notAllowed(_ method: String, on path: DAVPath, _ message: String? = nil) -> HTTPResponse {
+        let known = methods.contains(method) || unsupported[method] != nil
+        let reason = message ?? unsupported[method] ?? (known ? "\(method) is not answered here" : "\(method) is not a method this server implements")
+        var response = DAVError.response(status: known ? 405 : 501, reason)
+        response.headers.set("Allow", allowed(on: path).joined(separator: ", "))
+        return response
     }
 }
 
@@ -115,7 +177,7 @@ enum DAVError {
         case .forbidden: return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "need-privileges"))
         case .preconditionFailed: return response(status: 412, error.message)
         case .uidConflict:
-            let href = error.conflictingResource.map { "<D:href>\(XMLText.escape(collectionHref + PercentEncoding.encode($0)))</D:href>" } ?? ""
+            let href = error.conflictingResource.map { "<D:href>\(XMLText.escape(collectionHref + PercentEncoding.encode($0, allowing: DAVPath.segmentCharacters)))</D:href>" } ?? ""
             return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "no-uid-conflict"), detail: href)
         case .invalidCalendarData:
             return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "valid-calendar-data"))

@@ -96,7 +96,7 @@ extension DAVContext {
             case .supportedComponents:
                 let types = Set(element.children(DAVNamespace.caldav, "comp").compactMap { $0.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) } })
                 if types.isEmpty { status = 400 } else { calendar.componentTypes = types }
-            case .getCTag, .syncToken, .getETag, .owner, .currentUserPrincipal, .currentUserPrivilegeSet, .supportedReportSet,
+            case .getCTag, .syncToken, .getETag, .owner, .currentUserPrincipal, .currentUserPrivilegeSet, .supportedReportSet, .principalCollectionSet,
                 .supportedCalendarData, .maxResourceSize:
                 status = 403
             default:

@@ -19,12 +19,14 @@ public enum DAVNamespace {
 /// Where things live under the DAV root:
 ///
 ///     /dav/                                  root
+///     /dav/principals/                       the principal collection (RFC 3744 §5.8)
 ///     /dav/principals/USER/                  a user's principal
 ///     /dav/calendars/USER/                   a user's calendar home
 ///     /dav/calendars/USER/CALENDAR/          a calendar collection
 ///     /dav/calendars/USER/CALENDAR/RESOURCE  a calendar object resource
 public enum DAVPath: Equatable, Sendable {
     case root
+    case principals
     case principal(user: String)
     case home(user: String)
     case calendar(user: String, name: String)
@@ -33,8 +35,18 @@ public enum DAVPath: Equatable, Sendable {
     public static let rootPath = "/dav/"
 
     /// Reads a request path (still %-encoded); nil for a path outside the tree or with
-    /// `.`/`..` segments or a malformed escape.
+    /// `.`/`..` segments or a malformed escape. Every spelling of a path names the same
+    /// resource: escapes in either case or of characters that need none (`%40`, `%7E`,
+    /// `%7e`), doubled slashes and a missing trailing slash; ``href`` is its one spelling.
+    /// An absolute URL (`http://host/dav/…`, as a multiget may name its members) reads as
+    /// its path.
     public init?(requestPath: String) {
+        if let scheme = requestPath.firstRange(of: "://"), !requestPath[..<scheme.lowerBound].contains("/") {
+            let authorityAndPath = requestPath[scheme.upperBound...]
+            guard let slash = authorityAndPath.firstIndex(of: "/") else { return nil }
+            self.init(requestPath: String(authorityAndPath[slash...]))
+            return
+        }
         // The server's own root answers as the DAV root too (clients start discovery there).
         if requestPath == "/" {
             self = .root
@@ -51,6 +63,7 @@ public enum DAVPath: Equatable, Sendable {
         }
         switch segments.count {
         case 0: self = .root
+        case 1 where segments[0] == "principals": self = .principals
         case 2 where segments[0] == "principals": self = .principal(user: segments[1])
         case 2 where segments[0] == "calendars": self = .home(user: segments[1])
         case 3 where segments[0] == "calendars": self = .calendar(user: segments[1], name: segments[2])
@@ -67,6 +80,7 @@ public enum DAVPath: Equatable, Sendable {
         func encode(_ segment: String) -> String { PercentEncoding.encode(segment, allowing: Self.segmentCharacters) }
         switch self {
         case .root: return Self.rootPath
+        case .principals: return Self.rootPath + "principals/"
         case .principal(let user): return Self.rootPath + "principals/" + encode(user) + "/"
         case .home(let user): return Self.rootPath + "calendars/" + encode(user) + "/"
         case .calendar(let user, let name): return Self.rootPath + "calendars/" + encode(user) + "/" + encode(name) + "/"
@@ -78,7 +92,7 @@ public enum DAVPath: Equatable, Sendable {
     /// The user whose tree this is (nil for the root).
     var owner: String? {
         switch self {
-        case .root: nil
+        case .root, .principals: nil
         case .principal(let user), .home(let user), .calendar(let user, _), .object(let user, _, _): user
         }
     }
@@ -95,7 +109,8 @@ struct Multistatus {
         href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil, missing: [PropertyName] = []
     ) {
         append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
-        if !found.isEmpty || calendarData != nil {
+        // A response holds a propstat at least (RFC 4918 §14.24), even when no property was asked.
+        if !found.isEmpty || calendarData != nil || missing.isEmpty {
             append("<D:propstat><D:prop>")
             for (name, value) in found { append(name.element(value)) }
             if let calendarData {
@@ -182,6 +197,7 @@ extension PropertyName {
     static let principalURL = PropertyName(DAVNamespace.dav, "principal-URL")
     static let owner = PropertyName(DAVNamespace.dav, "owner")
     static let supportedReportSet = PropertyName(DAVNamespace.dav, "supported-report-set")
+    static let principalCollectionSet = PropertyName(DAVNamespace.dav, "principal-collection-set")
     static let currentUserPrivilegeSet = PropertyName(DAVNamespace.dav, "current-user-privilege-set")
     static let getETag = PropertyName(DAVNamespace.dav, "getetag")
     static let getContentType = PropertyName(DAVNamespace.dav, "getcontenttype")

@@ -40,8 +40,15 @@ extension DAVContext {
         }
         let ifMatch = request.headers["If-Match"]
         let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
+        let calendar: EventCalendar
         do {
-            let calendar = try self.calendar(named: calendarName)
+            calendar = try self.calendar(named: calendarName)
+        } catch {
+            // No calendar to put it in: 409 (RFC 4918 §9.7.1), not 404.
+            guard error.code == .notFound else { return DAVError.response(for: error) }
+            return DAVError.response(status: 409, "there is no calendar \(calendarName) to hold \(name); make it with MKCALENDAR first")
+        }
+        do {
             let written = try store.writeResource(request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
             var headers: HTTPHeaders = ["ETag": written.etag]
             for warning in Self.warningHeaders(for: written.warnings) { headers.add("Warning", warning) }

@@ -35,8 +35,8 @@ extension DAVContext {
             if depth == "1" { targets += try members(of: path) }
             var multistatus = Multistatus()
             for (index, (target, info)) in targets.enumerated() {
-                // The root answers under the href it was asked by (`/` or `/dav/`).
-                let href = index == 0 && target == .root ? request.path : target.href
+                // The root answers under the href it was asked by: `/` or (any spelling of) `/dav/`.
+                let href = index == 0 && target == .root && request.path == "/" ? "/" : target.href
                 if let info, case .some(let names) = wanted {
                     let (found, missing) = objectProperties(names, info)
                     multistatus.add(href: href, found: found, missing: missing)
@@ -72,6 +72,8 @@ extension DAVContext {
     func members(of path: DAVPath) throws(StoreError) -> [(path: DAVPath, info: ResourceInfo?)] {
         switch path {
         case .root: return [(.principal(user: user), nil), (.home(user: user), nil)]
+        // Other users' principals are not listed (nor searchable).
+        case .principals: return [(.principal(user: user), nil)]
         case .principal, .object: return []
         case .home(let owner):
             return try store.calendars().filter { $0.owner == owner }.map { (DAVPath.calendar(user: owner, name: $0.name), nil) }
@@ -123,11 +125,17 @@ extension DAVContext {
         var properties: [PropertyName: String] = [
             .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
             .currentUserPrivilegeSet: Self.privileges,
+            .principalCollectionSet: "<D:href>\(DAVPath.principals.href)</D:href>",
         ]
         switch target {
         case .root:
             properties[.resourceType] = "<D:collection/>"
             properties[.displayName] = "Almanac"
+            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
+        case .principals:
+            properties[.resourceType] = "<D:collection/>"
+            properties[.displayName] = "Principals"
+            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
         case .principal(let owner):
             let account = try handler.backend.user(named: owner)
             properties[.resourceType] = "<D:principal/>"
@@ -136,12 +144,14 @@ extension DAVContext {
             properties[.owner] = "<D:href>\(XMLText.escape(target.href))</D:href>"
             properties[.calendarHomeSet] = "<D:href>\(XMLText.escape(DAVPath.home(user: owner).href))</D:href>"
             properties[.calendarUserAddressSet] = "<D:href>\(XMLText.escape(target.href))</D:href>"
-            properties[.supportedReportSet] = Self.reports(["principal-property-search", "principal-search-property-set"], namespace: "D")
+            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
         case .home(let owner):
             properties[.resourceType] = "<D:collection/>"
             properties[.displayName] = XMLText.escape(owner)
             properties[.owner] = "<D:href>\(XMLText.escape(DAVPath.principal(user: owner).href))</D:href>"
-            properties[.supportedReportSet] = Self.reports(["sync-collection"], namespace: "D")
+            // sync-collection is answered on calendars, not on the home (RFC 6578 lets a
+            // server choose); the principal searches are answered everywhere.
+            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
         case .calendar(let owner, let name):
             let calendar = try self.calendar(named: name)
             properties[.resourceType] = "<D:collection/><C:calendar/>"
@@ -158,7 +168,7 @@ extension DAVContext {
             properties[.getCTag] = XMLText.escape(calendar.ctag)
             properties[.syncToken] = XMLText.escape(calendar.syncToken.description)
             properties[.supportedReportSet] = Self.reports(["calendar-query", "calendar-multiget", "free-busy-query"], namespace: "C")
-                + Self.reports(["sync-collection"], namespace: "D")
+                + Self.reports(["sync-collection"] + Self.principalReports, namespace: "D")
             for (clark, value) in calendar.deadProperties {
                 if let name = PropertyName(clark: clark) { properties[name] = value }
             }
@@ -173,6 +183,9 @@ extension DAVContext {
         + "<D:privilege><D:write-properties/></D:privilege><D:privilege><D:write-content/></D:privilege>"
         + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
         + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
+
+    /// The principal searches (RFC 3744 §9.4, §9.5), answered on every collection.
+    static let principalReports = ["principal-property-search", "principal-search-property-set"]
 
     /// `supported-report` entries for reports in the namespace with this prefix.
     static func reports(_ names: [String], namespace: String) -> String {

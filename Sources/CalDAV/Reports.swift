@@ -64,6 +64,14 @@ extension DAVContext {
             }
             for element in prop.children {
                 if element.namespace == DAVNamespace.caldav && element.name == "calendar-data" {
+                    // iCalendar 2.0 is the one calendar data there is (RFC 4791 §7.8, §7.9 precondition).
+                    let type = element.attributes["content-type"].map(QueryFilter.asciiLowercased) ?? "text/calendar"
+                    guard type == "text/calendar", (element.attributes["version"] ?? "2.0") == "2.0" else {
+                        throw HTTPResponseError(
+                            DAVError.response(
+                                status: 403, "calendar data is text/calendar version 2.0 only",
+                                precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-data")))
+                    }
                     wantsCalendarData = true
                     if let expand = element.child(DAVNamespace.caldav, "expand") {
                         self.expand = try DAVTime.range(expand, bothBounds: true)
@@ -188,12 +196,14 @@ extension DAVContext {
                 status: 400, "a calendar-query filters on one comp-filter named VCALENDAR",
                 precondition: PropertyName(DAVNamespace.caldav, "valid-filter"))
         }
+        if let refusal = QueryFilter.unsupported(in: outer) { return refusal }
         let inner = outer.child(DAVNamespace.caldav, "comp-filter")
         var type: ComponentType?
         if let name = inner?.attributes["name"] {
-            // A component no calendar object is made of matches nothing.
-            guard let known = ComponentType(rawValue: name.uppercased()) else { return Multistatus().response() }
-            type = known
+            type = ComponentType(rawValue: name.uppercased())
+            // Any other member (VTIMEZONE) is looked for in each object, below; one with a
+            // time range (VFREEBUSY, which no stored object is made of) has nothing in it.
+            if type == nil, inner?.child(DAVNamespace.caldav, "time-range") != nil { return Multistatus().response() }
         }
         let alarms = inner?.children(DAVNamespace.caldav, "comp-filter").first { $0.attributes["name"]?.uppercased() == "VALARM" }
         func range(in element: XMLElement?) throws(HTTPResponseError) -> TimeRange? {
@@ -213,30 +223,37 @@ extension DAVContext {
             return error.response
         }
         var selected: [ResourceInfo]
-        if let type, let componentRange {
-            selected = try store.resources(overlapping: componentRange, componentType: type, calendar: calendar.id)
+        // To-dos follow RFC 4791 §9.9's own table; events and journals the store's index.
+        func overlapping(_ range: TimeRange, _ type: ComponentType) throws(StoreError) -> [ResourceInfo] {
+            type == .todo
+                ? try todos(overlapping: range, calendar: calendar)
+                : try store.resources(overlapping: range, componentType: type, calendar: calendar.id)
+        }
+        let absent = inner?.child(DAVNamespace.caldav, "is-not-defined") != nil
+        if let type, let componentRange, !absent {
+            selected = try overlapping(componentRange, type)
         } else if let outerRange {
             selected = []
-            for type in ComponentType.allCases {
-                selected += try store.resources(overlapping: outerRange, componentType: type, calendar: calendar.id)
-            }
+            for type in ComponentType.allCases { selected += try overlapping(outerRange, type) }
             selected.sort { $0.name < $1.name }
         } else {
-            selected = try store.resources(calendar: calendar.id).filter { type == nil || $0.componentType == type }
+            // `is-not-defined` on the member: the objects made of another component.
+            selected = try store.resources(calendar: calendar.id).filter { type == nil || ($0.componentType == type) != absent }
         }
         if let alarmRange {
             let identifiers = try store.events(withAlarmsFiringIn: alarmRange, calendar: calendar.id)
             selected = selected.filter { identifiers.contains($0.localIdentifier) }
         }
         var multistatus = Multistatus()
-        guard let inner, Self.needsObjects(inner) else {
+        guard let inner, type == nil || Self.needsObjects(inner) else {
             try respond(selected, calendar: calendar, request: request, into: &multistatus)
             return multistatus.response()
         }
         // Property, parameter and text filters read each remaining object.
+        let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let kept = try store.resources(named: selected.map(\.name), calendar: calendar.id).filter { stored in
             guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { return false }
-            return QueryFilter.matches(inner, in: root)
+            return QueryFilter.matches(inner, in: root, zone: zone)
         }
         try respond(kept.map(\.info), calendar: calendar, request: request, into: &multistatus)
         return multistatus.response()
@@ -254,18 +271,25 @@ extension DAVContext {
     }
 
     /// principal-property-search (RFC 3744 §9.4): a user finds their own principal by
-    /// display name (or name); other users' principals are not searchable.
+    /// display name (or name); other users' principals are not searchable. A search
+    /// without criteria (python `caldav` sends one to list principals) finds it too.
     func principalSearch(_ body: XMLElement) -> HTTPResponse {
         let searches = body.children(DAVNamespace.dav, "property-search")
         let account = try? handler.backend.user(named: user)
         let name = account?.displayName ?? user
-        let matches = !searches.isEmpty && searches.allSatisfy { search in
+        let matches = searches.allSatisfy { search in
             let wanted = QueryFilter.asciiLowercased(search.child(DAVNamespace.dav, "match")?.text ?? "")
             return QueryFilter.asciiLowercased(name).contains(wanted) || QueryFilter.asciiLowercased(user).contains(wanted)
         }
+        // The properties asked for; python `caldav` puts them beside an empty DAV:prop
+        // instead of inside it, so stray property elements count as asked too.
+        let structure: Set<String> = ["property-search", "prop", "apply-to-principal-collection-set"]
+        let asked = body.child(DAVNamespace.dav, "prop")?.children ?? []
+        let stray = body.children.filter { $0.namespace != DAVNamespace.dav || !structure.contains($0.name) }
+        var wanted = (asked.isEmpty ? stray : asked).map(PropertyName.init)
+        if wanted.isEmpty { wanted = [.displayName] }
         var multistatus = Multistatus()
         if matches, let properties = try? properties(of: .principal(user: user)) {
-            let wanted = body.child(DAVNamespace.dav, "prop")?.children.map(PropertyName.init) ?? [.displayName]
             multistatus.add(
                 href: DAVPath.principal(user: user).href, found: wanted.compactMap { name in properties[name].map { (name, $0) } },
                 missing: wanted.filter { properties[$0] == nil })

@@ -59,5 +59,21 @@ import Testing
         #expect(signedIn.status == 207)
         #expect(String(decoding: signedIn.body, as: UTF8.self).contains("<D:href>/</D:href>"))
         #expect(String(decoding: signedIn.body, as: UTF8.self).contains("/dav/principals/anna/"))
+        // Principal searches at the root, as on the principal collection.
+        let authorization = BasicCredentials(user: "anna", password: "secret password").authorization
+        let searchSet = server.respond(
+            to: HTTPRequest(
+                method: "REPORT", path: "/", headers: ["Authorization": authorization],
+                body: Array("<D:principal-search-property-set xmlns:D=\"DAV:\"/>".utf8)))
+        #expect(searchSet.status == 200)
+        #expect(String(decoding: searchSet.body, as: UTF8.self).contains("<D:principal-search-property><D:prop><D:displayname/>"))
+        let search = server.respond(
+            to: HTTPRequest(
+                method: "REPORT", path: "/", headers: ["Authorization": authorization],
+                body: Array(
+                    "<D:principal-property-search xmlns:D=\"DAV:\"><D:property-search><D:prop><D:displayname/></D:prop><D:match>an</D:match></D:property-search></D:principal-property-search>"
+                        .utf8)))
+        #expect(search.status == 207)
+        #expect(String(decoding: search.body, as: UTF8.self).contains("<D:href>/dav/principals/anna/</D:href>"))
     }
 }

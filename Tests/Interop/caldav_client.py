@@ -5,7 +5,7 @@ Starts the almanac binary on a free loopback port with a temporary data
 directory, then drives it the way a sync client does: discovery from the bare
 server URL, calendar creation, saving single, all-day and recurring events
 (with an override and a time zone), time-range search with and without
-expansion, sync tokens, an update with its ETag, and deletion. Exits non-zero
+expansion, principal search at the root, to-do time ranges, sync tokens, an update with its ETag, and deletion. Exits non-zero
 on the first disagreement.
 
     python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
@@ -84,6 +84,29 @@ END:VEVENT
 END:VCALENDAR
 """
 
+TODO_DUE = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Interop//EN
+BEGIN:VTODO
+UID:due@interop
+DTSTAMP:20261101T000000Z
+DUE:20261210T110000Z
+SUMMARY:Report
+END:VTODO
+END:VCALENDAR
+"""
+
+TODO_UNDATED = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Interop//EN
+BEGIN:VTODO
+UID:undated@interop
+DTSTAMP:20261101T000000Z
+SUMMARY:Someday
+END:VTODO
+END:VCALENDAR
+"""
+
 
 def check(condition, message):
     if not condition:
@@ -114,6 +137,11 @@ def run(base, password):
     check(principal.url.path == "/dav/principals/interop/", f"principal discovered at {principal.url.path}")
     home = principal.calendar_home_set
     check(home.url.path == "/dav/calendars/interop/", "calendar home set")
+    # Principal search sent to the URL the user typed (the bare server URL).
+    found = client.search_principals()
+    check([p.url.path for p in found] == ["/dav/principals/interop/"], "principal search at the server root")
+    check(client.search_principals(name="interop")[0].calendar_home_set.url.path == "/dav/calendars/interop/",
+          "principal search by name names the home")
 
     calendar = principal.make_calendar(name="Work", cal_id="work")
     check(calendar.url.path == "/dav/calendars/interop/work/", "calendar created with MKCALENDAR")
@@ -155,6 +183,21 @@ def run(base, password):
     check(paths == ["/dav/calendars/interop/work/allday@interop.ics", "/dav/calendars/interop/work/single@interop.ics"],
           f"incremental sync lists the change and the deletion: {paths}")
     check(len(calendar.events()) == 2, "deleted object gone")
+
+    # To-dos by RFC 4791 §9.9: one with neither DTSTART nor DUE is in every range. (The
+    # library widens the range it sends by a day and filters the answer itself, so the
+    # table's edges are tested in Tests/CalDAVTests, not here.)
+    tasks = principal.make_calendar(name="Tasks", cal_id="tasks", supported_calendar_component_set=["VTODO"])
+    tasks.save_todo(TODO_DUE)
+    tasks.save_todo(TODO_UNDATED)
+    due_range = tasks.search(start=dt.datetime(2026, 12, 10, 10, tzinfo=dt.timezone.utc),
+                             end=dt.datetime(2026, 12, 10, 12, tzinfo=dt.timezone.utc), todo=True, expand=False)
+    check(sorted(t.icalendar_component["UID"] for t in due_range) == ["due@interop", "undated@interop"],
+          "a to-do due in the range and an undated one are found")
+    later = tasks.search(start=dt.datetime(2027, 1, 10, tzinfo=dt.timezone.utc),
+                         end=dt.datetime(2027, 1, 11, tzinfo=dt.timezone.utc), todo=True, expand=False)
+    check([t.icalendar_component["UID"] for t in later] == ["undated@interop"], "a to-do due long before the range is not")
+    tasks.delete()
 
     calendar.delete()
     check(principal.calendars() == [], "calendar deleted")

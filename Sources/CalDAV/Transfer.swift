@@ -1,0 +1,75 @@
+import CalendarStore
+import HTTPServer
+
+extension DAVContext {
+    /// COPY and MOVE (RFC 4918 §9.8, §9.9) of a calendar object to another object path of
+    /// the same user: `Destination` (a path or an absolute URL), `Overwrite` (T unless F),
+    /// `If-Match` on the source. 201 when the destination is new, 204 when it was replaced.
+    /// The destination calendar's preconditions apply (RFC 4791 §5.3.2.1: a UID already in
+    /// it is 403 `no-uid-conflict`, so a COPY into the same calendar is refused). A MOVE
+    /// writes the destination first and removes the source only then, so a failure part-way
+    /// loses nothing. Collections are neither copied nor moved (405, by ``CalDAVHandler/allowed(on:)``),
+    /// nor is an object renamed inside its calendar (403: its UID would be there twice for a moment).
+    func transfer() -> HTTPResponse {
+        let isMove = request.method == "MOVE"
+        guard case .object(_, let sourceCalendar, let sourceName) = path else {
+            return DAVError.response(status: 403, "\(request.method) moves or copies calendar objects, not collections")
+        }
+        guard let destinationText = request.headers["Destination"] else {
+            return DAVError.response(status: 400, "\(request.method) needs a Destination header")
+        }
+        guard let destination = DAVPath(requestPath: destinationText) else {
+            return DAVError.response(status: 502, "the Destination \(destinationText) is not a path of this server")
+        }
+        guard case .object(let owner, let targetCalendar, let targetName) = destination, owner == user else {
+            return DAVError.response(status: 403, "the Destination of \(request.method) is an object path in one of your calendars")
+        }
+        if destination == path {
+            return DAVError.response(status: 403, "the Destination of \(request.method) is the resource itself")
+        }
+        if isMove && targetCalendar == sourceCalendar {
+            return DAVError.response(status: 403, "an object is not renamed inside its calendar; PUT it under the new name after DELETE of the old one")
+        }
+        let overwriteHeader = request.headers["Overwrite"]?.uppercased()
+        guard overwriteHeader == nil || overwriteHeader == "T" || overwriteHeader == "F" else {
+            return DAVError.response(status: 400, "Overwrite is T or F, not \(request.headers["Overwrite"] ?? "")")
+        }
+        let overwrite = overwriteHeader != "F"
+        do throws(StoreError) {
+            let source = try store.resource(named: sourceName, calendar: try self.calendar(named: sourceCalendar).id)
+            if let ifMatch = request.headers["If-Match"], ifMatch != "*", ifMatch != source.etag {
+                return DAVError.response(status: 412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)")
+            }
+            let target: EventCalendar
+            do {
+                target = try self.calendar(named: targetCalendar)
+            } catch {
+                // No calendar to put it in: 409 (RFC 4918 §9.8.5, §9.9.4).
+                guard error.code == .notFound else { throw error }
+                return DAVError.response(status: 409, "there is no calendar \(targetCalendar) to hold \(targetName)")
+            }
+            let written: ResourceWrite
+            do {
+                written = try store.writeResource(source.data, name: targetName, calendar: target.id, ifMatch: nil, ifNoneMatch: !overwrite)
+            } catch {
+                // Overwrite: F and the destination exists (RFC 4918 §9.8.5).
+                if error.code == .preconditionFailed { return DAVError.response(status: 412, "\(targetName) exists and Overwrite is F") }
+                return DAVError.response(for: error, collectionHref: DAVPath.calendar(user: user, name: targetCalendar).href)
+            }
+            if isMove {
+                do {
+                    try store.deleteResource(named: sourceName, calendar: try self.calendar(named: sourceCalendar).id, ifMatch: source.etag)
+                } catch {
+                    // The source changed meanwhile: undo the copy, unless it replaced something.
+                    if written.created { try? store.deleteResource(named: targetName, calendar: target.id, ifMatch: written.etag) }
+                    return DAVError.response(for: error)
+                }
+            }
+            var response = HTTPResponse(status: written.created ? 201 : 204, headers: ["ETag": written.etag])
+            if written.created { response.headers.set("Location", destination.href) }
+            return response
+        } catch {
+            return DAVError.response(for: error)
+        }
+    }
+}
