@@ -297,18 +297,25 @@ extension WebContext {
         return hour * 60 + minute
     }
 
-    /// What the proposed event overlaps in the user's calendars, as lines to show.
+    /// The proposed event's instances the form checks for conflicts: those of the coming year, at most this many.
+    static let conflictCheckLimit = 1_000
+
+    /// What the proposed event overlaps in the user's calendars, as lines to show (the
+    /// first ten, then how many more), and when the event has more instances in the
+    /// coming year than were checked, a line that says so.
     func conflicts(of event: Event, store: any EventStore, zone: ZoneRules) throws(WebFailure) -> [String] {
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: nil), viewerZone: zone)
-        let proposed: [(start: Int, end: Int)]
+        var proposed: [(start: Int, end: Int)]
         do {
             let now = calendar.now()
             proposed = try expansion.prepare([event.component], uid: event.externalIdentifier)
-                .occurrences(from: now - 86_400, to: now + 366 * 86_400, viewerZone: zone, limit: 200)
+                .occurrences(from: now - 86_400, to: now + 366 * 86_400, viewerZone: zone, limit: Self.conflictCheckLimit + 1)
                 .map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
         } catch {
             return []
         }
+        let isCut = proposed.count > Self.conflictCheckLimit
+        proposed = Array(proposed.prefix(Self.conflictCheckLimit))
         guard let first = proposed.first, let last = proposed.last else { return [] }
         let busy: [BusyTime]
         do {
@@ -319,13 +326,17 @@ extension WebContext {
         let rules = AvailabilityRules(zone: zone, workingHours: [:], slotLength: 60, allDayIsBusy: false)
         let found = AvailabilitySearch.conflicts(
             proposed: proposed, busy: busy.filter { $0.eventIdentifier != event.localIdentifier }.map(BusyBlock.init), rules: rules)
+        guard !found.isEmpty else { return [] }
         var lines: [String] = []
         var titles: [String: String] = [:]
         for conflict in found.prefix(10) {
             let id = conflict.with.source
-            if titles[id] == nil { titles[id] = (try? store.event(withIdentifier: id))?.title ?? "(untitled)" }
-            lines.append("\(titles[id]!), \(Self.describe(.instant(conflict.with.start), .instant(conflict.with.end), zone))")
+            let title = titles[id] ?? (try? store.event(withIdentifier: id))?.title ?? "(untitled)"
+            titles[id] = title
+            lines.append("\(title), \(Self.describe(.instant(conflict.with.start), .instant(conflict.with.end), zone))")
         }
+        if found.count > 10 { lines.append("and \(found.count - 10) more") }
+        if isCut { lines.append("(only its first \(Self.conflictCheckLimit) instances in the coming year were checked)") }
         return lines
     }
 }

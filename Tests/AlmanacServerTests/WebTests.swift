@@ -21,7 +21,8 @@ import Testing
         backend = try DatabaseBackend(directory: directory.path)
         // Few iterations: this test signs in often and is not about hashing.
         try backend.createUser(named: "anna", displayName: nil, passwordHash: PasswordHash(password: "correct horse", iterations: 1_000).description)
-        server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false))
+        // A fixed clock (2026-12-01T00:00Z): the conflict check looks at the coming year.
+        server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false), now: { 1_796_083_200 })
         let store = try backend.eventStore(for: "anna")
         calendarID = try store.createCalendar(EventCalendar(title: "Trainings", color: "#FF0000", timeZone: "Europe/Berlin")).id
     }
@@ -328,5 +329,26 @@ import Testing
         // A week without the dense series is complete and says nothing.
         let before = send("GET", "/calendar?view=week&date=2026-11-18&tz=Europe/Berlin", cookie: cookie)
         #expect(before.status == 200 && !before.text.contains("Not every event is shown"))
+    }
+
+    /// The conflict warning never cuts silently: past ten overlaps it says how many more,
+    /// and for an event with more instances in the coming year than it checks, it says so.
+    @Test func theConflictWarningSaysHowManyMoreAndWhatItChecked() throws {
+        for day in 2...13 { _ = try add("Class \(day)", "2026-12-\(day < 10 ? "0" : "")\(day) 18:00", "2026-12-\(day < 10 ? "0" : "")\(day) 19:00") }
+        let (cookie, csrf) = try signIn()
+        func propose(_ rule: String) -> Page {
+            send(
+                "POST", "/calendar/save",
+                form: [
+                    ("csrf", csrf), ("title", "Drill"), ("calendar", calendarID), ("startDate", "2026-12-02"), ("startTime", "18:30"), ("endDate", "2026-12-02"),
+                    ("endTime", "19:30"), ("tz", "Europe/Berlin"), ("repeat", "custom"), ("rrule", rule),
+                ], cookie: cookie)
+        }
+        let daily = propose("FREQ=DAILY")
+        #expect(daily.status == 409 && daily.text.contains("Class 2,") && daily.text.contains("Class 11,") && !daily.text.contains("Class 12,"))
+        #expect(daily.text.contains("<li>and 2 more</li>") && !daily.text.contains("were checked"))
+        // Hourly: 8,784 instances in the coming year; the first 1,000 (41 days) are checked.
+        let hourly = propose("FREQ=HOURLY")
+        #expect(hourly.status == 409 && hourly.text.contains("only its first 1000 instances in the coming year were checked"))
     }
 }
