@@ -92,12 +92,15 @@ enum WebLinks {
             return (repeats, until.isDate ? until.civil.date : entry.zone.localTime(at: untilInstant(until, zone: entry.zone)).date)
         }
         guard let count = rule.count else { return (repeats, nil) }
-        // The date of the COUNT-th instance, from the series itself.
+        // The date of the COUNT-th instance, from the series itself; a series a bound of
+        // expansion stopped before it has no end date to give (the link then loses the rule).
+        var budget = ExpansionBudget.perRequest
         guard let master = entry.components.first(where: { $0.property("RECURRENCE-ID") == nil }),
             let prepared = try? CalendarObjectExpansion(resolver: ZoneResolver(calendar: Component(name: "VCALENDAR", components: entry.components)))
-                .prepare([master], uid: entry.uid),
-            let last = prepared.occurrences(from: nil, to: nil, viewerZone: entry.zone, limit: count).last
+                .prepare([master], uid: entry.uid)
         else { return nil }
+        let found = prepared.expand(from: nil, to: nil, viewerZone: entry.zone, limit: count, budget: &budget)
+        guard found.isComplete, let last = found.occurrences.last else { return nil }
         if case .date(let date) = last.start { return (repeats, date) }
         return (repeats, entry.zone.localTime(at: last.start.instant(in: entry.zone)).date)
     }

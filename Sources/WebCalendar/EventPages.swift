@@ -306,15 +306,17 @@ extension WebContext {
     func conflicts(of event: Event, store: any EventStore, zone: ZoneRules) throws(WebFailure) -> [String] {
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: nil), viewerZone: zone)
         var proposed: [(start: Int, end: Int)]
+        let isCut: Bool
         do {
             let now = calendar.now()
-            proposed = try expansion.prepare([event.component], uid: event.externalIdentifier)
-                .occurrences(from: now - 86_400, to: now + 366 * 86_400, viewerZone: zone, limit: Self.conflictCheckLimit + 1)
-                .map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
+            var budget = ExpansionBudget.perRequest
+            let found = try expansion.prepare([event.component], uid: event.externalIdentifier)
+                .expand(from: now - 86_400, to: now + 366 * 86_400, viewerZone: zone, limit: Self.conflictCheckLimit + 1, budget: &budget)
+            proposed = found.occurrences.map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
+            isCut = !found.isComplete || proposed.count > Self.conflictCheckLimit
         } catch {
             return []
         }
-        let isCut = proposed.count > Self.conflictCheckLimit
         proposed = Array(proposed.prefix(Self.conflictCheckLimit))
         guard let first = proposed.first, let last = proposed.last else { return [] }
         let busy: [BusyTime]

@@ -151,6 +151,24 @@ import Testing
         #expect(ics.count == 1 && ics[0].property("RRULE") == nil && ics[0].property("RECURRENCE-ID") != nil)
     }
 
+    /// Yahoo's link needs the date of the COUNT-th instance. A COUNT past the 100,000
+    /// instances one series may expand has no such date to give: the link drops the rule
+    /// and says so, instead of ending on the 100,000th day.
+    @Test func aCountPastTheExpansionBoundIsNotGivenAWrongEndDate() throws {
+        let series = try targets([
+            "BEGIN:VEVENT", "UID:forever", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T090000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=150000",
+            "SUMMARY:Daily", "END:VEVENT",
+        ])
+        #expect(Self.query(series.yahoo.url)["RPAT"] == nil && Self.query(series.yahoo.url)["REND"] == nil)
+        #expect(series.yahoo.lost.contains(.recurrence))
+        // Within the bound the end date is the COUNT-th day: 2026-12-01 plus 99 days is 2027-03-10.
+        let shorter = try targets([
+            "BEGIN:VEVENT", "UID:hundred", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T090000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=100",
+            "SUMMARY:Daily", "END:VEVENT",
+        ])
+        #expect(Self.query(shorter.yahoo.url)["RPAT"] == "01Dy" && Self.query(shorter.yahoo.url)["REND"] == "20270310")
+    }
+
     @Test func eastOfUTCAndNonASCIIText() throws {
         let title = "Café ☕ & Co"
         let targets = try targets([
