@@ -60,11 +60,16 @@ extension APIContext {
         var event = Event(component: Component(name: ComponentType.event.rawValue))
         try APIModel.apply(body, to: &event)
         event.calendarIdentifier = calendarID
+        // Only the event's first occurrences are checked (as POST /conflicts does); when it
+        // has more, the answer says so: `truncated` beside a 409's conflicts, a Warning on a 201.
+        var checkedAll = true
         if parameters["rejectConflicts"] == "true" {
             if principal.scope == .addOnly { throw APIProblem(.forbidden, "an add-only token may not look for conflicts") }
-            let found = try conflicts(of: event, calendars: parameters["calendars"].map { $0.split(separator: ",").map(String.init) })
+            let found = try conflicts(of: event, calendars: parameters["calendars"].map { $0.split(separator: ",").map(String.init) }, checkedAll: &checkedAll)
             if !found.isEmpty {
-                throw APIProblem(.conflict, "the event collides with \(found.count) busy time\(found.count == 1 ? "" : "s")", extra: [("conflicts", .array(found))])
+                throw APIProblem(
+                    .conflict, "the event collides with \(found.count) busy time\(found.count == 1 ? "" : "s")",
+                    extra: [("conflicts", .array(found)), ("truncated", .bool(!checkedAll))])
             }
         }
         let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
@@ -73,6 +78,10 @@ extension APIContext {
         }
         var response = json(APIModel.json(saved), status: 201, etag: saved.etag)
         if let identifier = saved.localIdentifier { response.headers.set("Location", JSONAPIHandler.prefix + "/events/" + identifier) }
+        if !checkedAll {
+            response.headers.set(
+                "Warning", "199 almanac \"only the first \(Self.maxProposedOccurrences) occurrences in the next \(configuration.maxRangeDays) days were checked for conflicts\"")
+        }
         return response
     }
 

@@ -68,6 +68,10 @@ enum OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/Conflict"
             }
+          },
+          "truncated": {
+            "type": "boolean",
+            "description": "Beside conflicts: the proposed event had more occurrences than were checked"
           }
         }
       },
@@ -1459,7 +1463,7 @@ enum OpenAPIDocument {
             "name": "rejectConflicts",
             "in": "query",
             "required": false,
-            "description": "true: 409 with the conflicts instead of saving",
+            "description": "true: 409 with the conflicts instead of saving. Only the event's first 1,000 occurrences in the next maxRangeDays days are checked: a 409 says truncated, a 201 carries a Warning header when it had more",
             "schema": {
               "type": "string",
               "enum": [

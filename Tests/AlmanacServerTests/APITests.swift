@@ -306,8 +306,14 @@ import Testing
         let refused = call(
             "POST", "/api/v1/events?rejectConflicts=true",
             #"{"calendarId": "\#(calendar)", "title": "Clash", "start": "2026-12-01T10:15:00", "duration": "PT30M", "timeZone": "Europe/Berlin"}"#)
-        #expect(refused.status == 409 && refused["conflicts"]?.arrayValue?.count == 1)
+        #expect(refused.status == 409 && refused["conflicts"]?.arrayValue?.count == 1 && refused["truncated"] == .bool(false))
         #expect(try snapshot() == before)
+        // An hourly event has more occurrences than are checked: a save says so.
+        let hourly = call(
+            "POST", "/api/v1/events?rejectConflicts=true",
+            #"{"calendarId": "\#(calendar)", "title": "Beep", "start": "2027-01-04T00:00:00", "duration": "PT1M", "timeZone": "Europe/Berlin", "rrule": "FREQ=HOURLY"}"#)
+        #expect(hourly.status == 201 && hourly.headers["Warning"]?.contains("only the first 1000 occurrences") == true)
+        #expect(refused.headers["Warning"] == nil)
 
         let imported = call(
             "POST", "/api/v1/busy", #"{"calendar": "Phone", "blocks": [{"start": "2026-12-01T12:00:00Z", "end": "2026-12-01T12:30:00Z"}]}"#)
