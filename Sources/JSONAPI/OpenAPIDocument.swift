@@ -967,6 +967,24 @@ enum OpenAPIDocument {
           "type": "string"
         }
       },
+      "Occurrence": {
+        "name": "occurrence",
+        "in": "query",
+        "required": false,
+        "description": "One occurrence: its RECURRENCE-ID as in occurrence ids",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "OccurrenceZone": {
+        "name": "tz",
+        "in": "query",
+        "required": false,
+        "description": "IANA zone for floating and all-day times",
+        "schema": {
+          "type": "string"
+        }
+      },
       "EventIDInPath": {
         "name": "eventId",
         "in": "path",
@@ -1696,22 +1714,10 @@ enum OpenAPIDocument {
             "$ref": "#/components/parameters/EventID"
           },
           {
-            "name": "occurrence",
-            "in": "query",
-            "required": false,
-            "description": "One occurrence: its RECURRENCE-ID as in occurrence ids",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/Occurrence"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone for floating and all-day times",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/OccurrenceZone"
           }
         ],
         "responses": {
@@ -2620,22 +2626,10 @@ enum OpenAPIDocument {
             "$ref": "#/components/parameters/EventID"
           },
           {
-            "name": "occurrence",
-            "in": "query",
-            "required": false,
-            "description": "One occurrence: its RECURRENCE-ID as in occurrence ids",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/Occurrence"
           },
           {
-            "name": "tz",
-            "in": "query",
-            "required": false,
-            "description": "IANA zone for floating and all-day times",
-            "schema": {
-              "type": "string"
-            }
+            "$ref": "#/components/parameters/OccurrenceZone"
           }
         ],
         "responses": {

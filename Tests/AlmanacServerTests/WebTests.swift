@@ -61,12 +61,14 @@ import Testing
         return (cookie, String(csrf))
     }
 
-    func add(_ title: String, _ start: String, _ end: String) throws -> String {
+    /// Stores an event (a series with `rule`) in Berlin time and returns its identifier.
+    func add(_ title: String, _ start: String, _ end: String, rule: String? = nil) throws -> String {
         let store = try backend.eventStore(for: "anna")
         var event = Event(
             title: title, start: DateTimeValue(Self.civil(start), form: .zoned(tzid: "Europe/Berlin")),
             end: DateTimeValue(Self.civil(end), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
         event.location = "Studio"
+        if let rule { event.component.properties.append(Property(name: "RRULE", value: rule)) }
         return try #require(try store.save(event).localIdentifier)
     }
 
@@ -227,11 +229,7 @@ import Testing
     /// month and week views opens its own page with its own times, and its edit form.
     @Test func everyOccurrenceOfASeriesOpensItsPageFromBothViews() throws {
         let store = try backend.eventStore(for: "anna")
-        var series = Event(
-            title: "Weekly training", start: DateTimeValue(Self.civil("2026-12-07 18:00"), form: .zoned(tzid: "Europe/Berlin")),
-            end: DateTimeValue(Self.civil("2026-12-07 19:00"), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
-        series.component.properties.append(Property(name: "RRULE", value: "FREQ=WEEKLY;COUNT=3"))
-        let id = try #require(try store.save(series).localIdentifier)
+        let id = try add("Weekly training", "2026-12-07 18:00", "2026-12-07 19:00", rule: "FREQ=WEEKLY;COUNT=3")
         // 2026-12-14T17:00Z, the second instance, is 1_797_267_600.
         let second = try #require(try store.events(in: TimeRange(start: 1_797_000_000, end: 1_797_500_000)).first { $0.eventIdentifier == id })
         var moved = second.event
@@ -309,17 +307,8 @@ import Testing
     /// drawn up to its bound, the page says so, and the calendar's other events still
     /// show and open.
     @Test func aViewWithASeriesCutByItsBoundSaysSoAndShowsTheRest() throws {
-        let store = try backend.eventStore(for: "anna")
-        var dense = Event(
-            title: "Ticker", start: DateTimeValue(Self.civil("2026-11-30 00:00"), form: .zoned(tzid: "Europe/Berlin")),
-            end: DateTimeValue(Self.civil("2026-11-30 00:00"), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
-        dense.component.properties.append(Property(name: "RRULE", value: "FREQ=SECONDLY"))
-        _ = try store.save(dense)
-        var weekly = Event(
-            title: "Weekly training", start: DateTimeValue(Self.civil("2026-11-05 18:00"), form: .zoned(tzid: "Europe/Berlin")),
-            end: DateTimeValue(Self.civil("2026-11-05 19:00"), form: .zoned(tzid: "Europe/Berlin")), calendarIdentifier: calendarID)
-        weekly.component.properties.append(Property(name: "RRULE", value: "FREQ=WEEKLY"))
-        let trainingID = try #require(try store.save(weekly).localIdentifier)
+        _ = try add("Ticker", "2026-11-30 00:00", "2026-11-30 00:00", rule: "FREQ=SECONDLY")
+        let trainingID = try add("Weekly training", "2026-11-05 18:00", "2026-11-05 19:00", rule: "FREQ=WEEKLY")
         let (cookie, _) = try signIn()
         let week = send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
         #expect(week.status == 200)
