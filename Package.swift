@@ -44,11 +44,13 @@ let package = Package(
         // The JSON API under /api/v1 (pure request → response over the store).
         .target(
             name: "JSONAPI",
-            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar", "CalendarViews"]),
+            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar", "CalendarViews"],
+            resources: [.embedInCode("Resources/openapi.json")]),
         // The web calendar's pages (pure request → response over the store).
         .target(
             name: "WebCalendar",
-            dependencies: ["CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence"]),
+            dependencies: ["CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence"],
+            resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
         .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Recurrence"]),
         // The command-line interface as a library, so tests run it in process.
         .target(

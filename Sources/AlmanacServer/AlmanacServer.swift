@@ -112,7 +112,7 @@ public final class AlmanacServer: Sendable {
             if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
             var response: HTTPResponse
             if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
-                response = JSONAPIHandler.openAPIResponse
+                response = JSONAPIHandler.openAPIResponse(to: request)
             } else if request.headers["Authorization"] == nil, let session = web.session(for: request) {
                 // The web pages' own calls: the session cookie, with its CSRF token on every change.
                 let safe = request.method == "GET" || request.method == "HEAD"
@@ -165,7 +165,7 @@ public final class AlmanacServer: Sendable {
         else { return notFound }
         let etag = "\"feed-" + calendar.ctag.filter { $0 != "\"" } + "\""
         var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "private, max-age=300"]
-        if let wanted = request.headers["If-None-Match"], wanted.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(where: { $0 == etag || $0 == "*" }) {
+        if request.matchesETag(etag) {
             return HTTPResponse(status: 304, headers: headers)
         }
         guard let export = try? CalendarExport.icalendar(of: calendar, in: store, anchorFloatingTimes: true) else {

@@ -85,9 +85,7 @@ public struct JSONAPIHandler: Sendable {
     public static var routeTable: [(template: String, methods: [String])] { APIContext.routes.map { ($0.template, $0.methods) } }
 
     /// The OpenAPI document (no sign-in needed to read it).
-    public static var openAPIResponse: HTTPResponse {
-        HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "public, max-age=300"], body: Array(OpenAPIDocument.json.utf8))
-    }
+    public static func openAPIResponse(to request: HTTPRequest) -> HTTPResponse { OpenAPIDocument.document.response(to: request) }
 }
 
 /// One request being answered.
@@ -140,7 +138,7 @@ struct APIContext {
 
     /// Every route of the API; the OpenAPI document describes exactly these (a test checks it).
     static let routes: [Route] = [
-        Route(template: "/api/v1/openapi.json", methods: ["GET"]) { (_, _) throws(APIProblem) in JSONAPIHandler.openAPIResponse },
+        Route(template: "/api/v1/openapi.json", methods: ["GET"]) { (context, _) throws(APIProblem) in JSONAPIHandler.openAPIResponse(to: context.request) },
         Route(template: "/api/v1/calendars", methods: ["GET", "POST"]) { (context, _) throws(APIProblem) in try context.calendars(context.request.method) },
         Route(template: "/api/v1/calendars/by-title/{title}", methods: ["PUT"]) { (context, parameters) throws(APIProblem) in
             try context.calendarByTitle(parameters["title"]!, context.request.method)

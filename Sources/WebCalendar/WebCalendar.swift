@@ -51,7 +51,7 @@ public struct WebCalendar: Sendable {
         let nonce = PasswordGenerator.generate(length: 22)
         var response: HTTPResponse
         if request.path.hasPrefix("/static/") {
-            response = StaticFiles.response(for: request.path)
+            response = StaticFiles.response(to: request)
         } else {
             let context = WebContext(calendar: self, request: request, session: session(for: request), nonce: nonce)
             do throws(WebFailure) {

@@ -340,4 +340,26 @@ import Testing
         let hourly = propose("FREQ=HOURLY")
         #expect(hourly.status == 409 && hourly.text.contains("only its first 1000 instances in the coming year were checked"))
     }
+
+    /// The stylesheet, the script and the OpenAPI document are files of the repository,
+    /// embedded in the binary byte for byte and served with a strong ETag that a client's
+    /// If-None-Match turns into 304.
+    @Test func embeddedDocumentsAreTheRepositorysFilesWithETags() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardizedFileURL
+        for (path, file, type) in [
+            ("/static/app.css", "WebCalendar/Resources/app.css", "text/css; charset=utf-8"),
+            ("/static/app.js", "WebCalendar/Resources/app.js", "text/javascript; charset=utf-8"),
+            ("/api/v1/openapi.json", "JSONAPI/Resources/openapi.json", "application/json"),
+        ] {
+            let answer = send("GET", path)
+            let onDisk = try Data(contentsOf: sources.appendingPathComponent(file))
+            #expect(answer.status == 200 && answer.headers["Content-Type"] == type && Data(answer.text.utf8) == onDisk, "\(path)")
+            let etag = try #require(answer.headers["ETag"])
+            #expect(etag.hasPrefix("\"") && etag.count == 18)
+            let again = send("GET", path, headers: ["If-None-Match": "\"other\", \(etag)"])
+            #expect(again.status == 304 && again.text.isEmpty && again.headers["ETag"] == etag)
+            #expect(send("GET", path, headers: ["If-None-Match": "\"other\""]).status == 200)
+        }
+        #expect(send("GET", "/static/app.css").headers["ETag"] != send("GET", "/static/app.js").headers["ETag"])
+    }
 }
