@@ -51,7 +51,9 @@ let package = Package(
             name: "WebCalendar",
             dependencies: ["CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence"],
             resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
-        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Recurrence"]),
+        // Subscription feeds: a calendar's read-only .ics at a secret URL.
+        .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPServer"]),
+        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds", "Recurrence"]),
         // The command-line interface as a library, so tests run it in process.
         .target(
             name: "AlmanacCLI",

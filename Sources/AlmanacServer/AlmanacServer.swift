@@ -2,6 +2,7 @@ import Accounts
 import Foundation
 import CalDAV
 import CalendarStore
+import Feeds
 import HTTPServer
 import JSONAPI
 import Recurrence
@@ -105,7 +106,7 @@ public final class AlmanacServer: Sendable {
             HTTPResponse(status: 301, headers: ["Location": "/dav/"])
         }
         router.addPrefix("/dav", dav)
-        router.addPrefix("/feeds/", methods: ["GET", "HEAD"]) { request in feed(request, backend: backend) }
+        router.addPrefix(FeedHandler.prefix, methods: ["GET", "HEAD"]) { request in FeedHandler.respond(to: request, backend: backend) }
 
         let api = JSONAPIHandler(backend: backend, configuration: APIConfiguration(now: now))
         let signedInAPI: HTTPResponder = { request in
@@ -152,28 +153,6 @@ public final class AlmanacServer: Sendable {
                 "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, X-CSRF-Token", "Access-Control-Max-Age": "600",
                 "Vary": "Origin",
             ])
-    }
-
-    /// `GET /feeds/<token>.ics`: a calendar's read-only subscription, no sign-in. A wrong
-    /// or revoked token is a plain 404 that says nothing about what exists.
-    static func feed(_ request: HTTPRequest, backend: DatabaseBackend) -> HTTPResponse {
-        let notFound = HTTPResponse.text(404, "404 Not Found\n")
-        let file = request.path.dropFirst("/feeds/".count)
-        guard file.hasSuffix(".ics"), let token = PercentEncoding.decode(file.dropLast(4)), !token.contains("/"),
-            let published = try? backend.feed(token: token), let store = try? backend.eventStore(for: published.owner),
-            let calendar = try? store.calendar(withIdentifier: published.calendar)
-        else { return notFound }
-        let etag = "\"feed-" + calendar.ctag.filter { $0 != "\"" } + "\""
-        var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "private, max-age=300"]
-        if request.matchesETag(etag) {
-            return HTTPResponse(status: 304, headers: headers)
-        }
-        guard let export = try? CalendarExport.icalendar(of: calendar, in: store, anchorFloatingTimes: true) else {
-            return .text(503, "503 Service Unavailable\n")
-        }
-        headers.set("Content-Type", "text/calendar; charset=utf-8")
-        headers.set("Content-Disposition", "inline; filename=\"calendar.ics\"")
-        return HTTPResponse(status: 200, headers: headers, body: export.bytes)
     }
 
     /// Starts listening (returns at once).
