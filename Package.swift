@@ -36,20 +36,24 @@ let package = Package(
         .target(name: "CalDAV", dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "Recurrence", "CivilTime"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
         // Free slots and conflicts from busy time and booking rules (pure).
-        .target(name: "Availability", dependencies: ["CivilTime", "Recurrence", "CalendarStore"]),
+        .target(name: "Availability", dependencies: ["CivilTime", "Recurrence"]),
         // Month and week layout shared by the web pages and the terminal (pure).
-        .target(name: "CalendarViews", dependencies: ["CivilTime", "Recurrence", "CalendarStore"]),
+        .target(name: "CalendarViews", dependencies: ["CivilTime", "Recurrence"]),
+        // The store's values as Availability and CalendarViews take them (both stay pure).
+        .target(name: "StoreAdapters", dependencies: ["CalendarStore", "Availability", "CalendarViews"]),
         // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure).
         .target(name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         // The JSON API under /api/v1 (pure request → response over the store).
         .target(
             name: "JSONAPI",
-            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar", "CalendarViews"],
+            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar", "CalendarViews", "StoreAdapters"],
             resources: [.embedInCode("Resources/openapi.json")]),
         // The web calendar's pages (pure request → response over the store).
         .target(
             name: "WebCalendar",
-            dependencies: ["CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence"],
+            dependencies: [
+                "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence",
+            ],
             resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
         // Subscription feeds: a calendar's read-only .ics at a secret URL.
         .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPServer"]),
@@ -59,7 +63,7 @@ let package = Package(
             name: "AlmanacCLI",
             dependencies: [
                 "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer", "Availability", "AddToCalendar",
-                "CalendarViews",
+                "CalendarViews", "StoreAdapters",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
 

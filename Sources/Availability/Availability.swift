@@ -1,4 +1,3 @@
-import CalendarStore
 import CivilTime
 import Recurrence
 
@@ -25,15 +24,6 @@ public struct BusyBlock: Sendable, Hashable {
         self.title = title
         self.isTentative = isTentative
         self.isAllDay = isAllDay
-    }
-}
-
-extension BusyBlock {
-    /// The store's busy time of one instance (`EventStore.busyTime`).
-    public init(_ busy: BusyTime) {
-        self.init(
-            start: busy.start, end: busy.end, source: busy.eventIdentifier, recurrenceID: busy.recurrenceID, isTentative: busy.isTentative,
-            isAllDay: busy.isAllDay)
     }
 }
 

@@ -1,5 +1,6 @@
 import Availability
 import CalendarStore
+import StoreAdapters
 import CivilTime
 import HTTPServer
 import ICalendar

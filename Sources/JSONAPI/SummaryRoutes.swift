@@ -1,4 +1,5 @@
 import CalendarStore
+import StoreAdapters
 import CalendarViews
 import CivilTime
 import HTTPServer

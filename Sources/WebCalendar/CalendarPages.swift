@@ -1,5 +1,6 @@
 import AddToCalendar
 import CalendarStore
+import StoreAdapters
 import CalendarViews
 import CivilTime
 import HTTPServer

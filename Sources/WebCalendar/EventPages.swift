@@ -1,6 +1,7 @@
 import AddToCalendar
 import Availability
 import CalendarStore
+import StoreAdapters
 import CalendarViews
 import CivilTime
 import HTTPServer

@@ -2,6 +2,7 @@ import Accounts
 import AddToCalendar
 import Availability
 import CalendarStore
+import StoreAdapters
 import CivilTime
 import ICalendar
 import Recurrence
