@@ -5,11 +5,20 @@ RULES ?= 20000
 LOAD_SECONDS ?= 60
 API_EXAMPLES ?= 25
 
-.PHONY: run test test-steps deps build bench fuzz difftest clean
+# The real clients and oracles (caldav, vdirsyncer, python-dateutil, Radicale) live in
+# their own virtualenv, never in the system Python; schemathesis and selenium in another.
+CLIENT_VENV ?= .build/client-venv
+PY ?= $(CLIENT_VENV)/bin/python
 
-## install what is missing (Debian and Python packages); idempotent
+.PHONY: run test test-steps deps test-deps build bench fuzz difftest clean
+
+## install what building and running need and is missing (Debian packages); idempotent
 deps:
-	scripts/install-deps
+	scripts/install-deps build
+
+## install what tests and benchmarks need besides (Debian packages, the test virtualenvs)
+test-deps:
+	scripts/install-deps test
 
 ## release build of the almanac command
 build: deps
@@ -21,36 +30,36 @@ run: build
 
 ## everything CI runs: warnings are errors, every test (the store suite on SQLite and on a
 ## throwaway PostgreSQL cluster), the recurrence differential test, real clients, a short fuzz run
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	scripts/with-test-postgres $(MAKE) --no-print-directory test-steps
 
 test-steps:
 	$(SWIFT) test --skip-build
-	python3 Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
-	python3 Tests/Differential/check_rfc_examples.py
-	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
-	python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
-	python3 Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
-	python3 Tests/Interop/disk_full.py --almanac .build/debug/almanac
-	python3 Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
-	python3 Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
-	python3 Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st
+	$(PY) Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
+	$(PY) Tests/Differential/check_rfc_examples.py
+	$(PY) Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
+	$(PY) Tests/Interop/caldav_client.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/disk_full.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac --vdirsyncer $(CLIENT_VENV)/bin/vdirsyncer
+	$(PY) Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
+	$(PY) Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st
 	.build/test-venv/bin/python Tests/Browser/web_calendar_browser.py --almanac .build/debug/almanac
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run
-bench: deps
+bench: test-deps
 	$(SWIFT) run -c release AlmanacBenchmarks
 
 ## differential recurrence test: almanac ics expand against python-dateutil (RULES random rules)
-difftest: deps
+difftest: test-deps
 	$(SWIFT) build --product almanac
-	python3 Tests/Differential/check_rfc_examples.py
-	python3 Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
+	$(PY) Tests/Differential/check_rfc_examples.py
+	$(PY) Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 
 ## fuzz every byte parser (iCalendar, XML bodies, DAV paths, forms, the API, CLI times) for FUZZ_SECONDS each
-fuzz: deps
+fuzz: test-deps
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 clean:

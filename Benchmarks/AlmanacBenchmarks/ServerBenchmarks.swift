@@ -56,7 +56,7 @@ enum ServerBenchmarks {
         defer { ours.stop() }
         let radicaleData = work.appendingPathComponent("radicale")
         guard withPeer, let radicale = Server.radicale(data: radicaleData.path) else {
-            if withPeer { Report.note("Radicale did not start (pip install radicale); measuring Almanac alone") }
+            if withPeer { Report.note("Radicale did not start (scripts/install-deps test installs it); measuring Almanac alone") }
             sqliteFigures = measure(ours, bodies: bodies, putSample: putSample, label: "almanac") { client, rest in
                 for (name, body) in rest { _ = client.send("PUT", ours.collection + name, body: body, headers: ["Content-Type": "text/calendar"]) }
             }
@@ -253,9 +253,11 @@ final class Server {
     static func radicale(data: String) -> Server? {
         let port = freePort()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // Radicale comes from PyPI into the clients' virtualenv (scripts/install-deps test).
+        let python = Corpus.packageRoot.appendingPathComponent(".build/client-venv/bin/python").path
+        process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [
-            "python3", "-m", "radicale", "--server-hosts", "127.0.0.1:\(port)", "--storage-filesystem-folder", data, "--auth-type", "none",
+            "-m", "radicale", "--server-hosts", "127.0.0.1:\(port)", "--storage-filesystem-folder", data, "--auth-type", "none",
             "--logging-level", "error",
             // Radicale closes a connection after 30 s by default, and refuses an expand that
             // iterates more than 10,000 instances of one event (a daily series from years ago

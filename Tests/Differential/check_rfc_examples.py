@@ -15,7 +15,7 @@
 Exits 1 when a transcription does not match the RFC text or dateutil disagrees
 in a way no erratum or known dateutil/RFC difference explains.
 
-    python3 Tests/Differential/check_rfc_examples.py [--fixture PATH] [-v]
+    .build/client-venv/bin/python Tests/Differential/check_rfc_examples.py [--fixture PATH] [-v]
 """
 
 from __future__ import annotations

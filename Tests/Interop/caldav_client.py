@@ -8,7 +8,7 @@ server URL, calendar creation, saving single, all-day and recurring events
 expansion, principal search at the root, to-do time ranges, sync tokens, an update with its ETag, and deletion. Exits non-zero
 on the first disagreement.
 
-    python3 Tests/Interop/caldav_client.py --almanac .build/debug/almanac
+    .build/client-venv/bin/python Tests/Interop/caldav_client.py --almanac .build/debug/almanac
 """
 import argparse
 import datetime as dt

@@ -8,7 +8,7 @@ file intact afterwards.
 Needs root (to mount); without it the test says so and exits 0 having checked nothing
 (make test runs as root in CI).
 
-    python3 Tests/Interop/disk_full.py --almanac .build/debug/almanac
+    .build/client-venv/bin/python Tests/Interop/disk_full.py --almanac .build/debug/almanac
 """
 import argparse
 import json

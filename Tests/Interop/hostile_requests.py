@@ -22,7 +22,7 @@ on the same data, so the remaining cases still run. Prints one line per case
 ("ok CASE" / "FAIL CASE: why"), then "N passed, M failed"; exits 1 on any
 failure.
 
-    python3 Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
+    .build/client-venv/bin/python Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
 """
 import argparse
 import base64

@@ -4,7 +4,7 @@ loopback, for a number of seconds, with a mix of PROPFIND, REPORT
 (calendar-query over a week) and PUT. Every response must have the expected
 status; prints requests/s and latency percentiles as one JSON line.
 
-    python3 Tests/Interop/load_test.py --almanac .build/debug/almanac [--seconds 60] [--connections 64]
+    .build/client-venv/bin/python Tests/Interop/load_test.py --almanac .build/debug/almanac [--seconds 60] [--connections 64]
 """
 import argparse
 import asyncio

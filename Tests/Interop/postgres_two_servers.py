@@ -20,7 +20,7 @@ servers A and B on loopback ports, checks that:
 - when one server is killed (SIGKILL) in the middle of writes, every write it
   acknowledged is stored, as the other server shows.
 
-    scripts/with-test-postgres python3 Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
+    scripts/with-test-postgres .build/client-venv/bin/python Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
 """
 import argparse
 import os

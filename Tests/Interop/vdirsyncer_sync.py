@@ -6,7 +6,7 @@ Starts `almanac serve` on a free loopback port, creates a calendar, writes an
 event on the server and one in the local directory, syncs, edits and deletes on
 each side, syncs again, and compares both sides after every step.
 
-    python3 Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
+    .build/client-venv/bin/python Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac
 """
 import argparse
 import base64
