@@ -46,23 +46,32 @@ let package = Package(
         // The JSON API under /api/v1 (pure request → response over the store).
         .target(
             name: "JSONAPI",
-            dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar", "CalendarViews", "StoreAdapters"],
+            dependencies: [
+                "CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar",
+                "CalendarViews", "StoreAdapters",
+            ],
             resources: [.embedInCode("Resources/openapi.json")]),
         // The web calendar's pages (pure request → response over the store).
         .target(
             name: "WebCalendar",
             dependencies: [
-                "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "Recurrence",
+                "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPServer",
+                "Accounts", "ICalendar", "CivilTime", "Recurrence",
             ],
             resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
         // Subscription feeds: a calendar's read-only .ics at a secret URL.
         .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPServer"]),
-        .target(name: "AlmanacServer", dependencies: ["CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds", "Recurrence"]),
+        .target(
+            name: "AlmanacServer",
+            dependencies: [
+                "CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds", "Recurrence",
+            ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
             name: "AlmanacCLI",
             dependencies: [
-                "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer", "Availability", "AddToCalendar",
+                "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer",
+                "Availability", "AddToCalendar",
                 "CalendarViews", "StoreAdapters",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
@@ -72,7 +81,8 @@ let package = Package(
         .executableTarget(
             name: "AlmanacBenchmarks",
             dependencies: [
-                "ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport", "AlmanacServer", "Accounts", "HTTPServer",
+                "ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport", "AlmanacServer",
+                "Accounts", "HTTPServer",
             ],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
@@ -94,24 +104,34 @@ let package = Package(
         ),
 
         // Shared test helpers: seeded randomness, the corpus generator, temporary directories.
-        .target(name: "AlmanacTestSupport", dependencies: ["CivilTime", "ICalendar", "Recurrence"], path: "Tests/AlmanacTestSupport"),
+        .target(
+            name: "AlmanacTestSupport", dependencies: ["CivilTime", "ICalendar", "Recurrence"],
+            path: "Tests/AlmanacTestSupport"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
         .executableTarget(name: "StoreCrashWorker", dependencies: ["CalendarStore"], path: "Tests/StoreCrashWorker"),
 
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "AlmanacTestSupport"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "AlmanacTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(
             name: "AlmanacServerTests",
-            dependencies: ["AlmanacServer", "CalendarStore", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "JSONAPI", "AlmanacTestSupport"]),
+            dependencies: [
+                "AlmanacServer", "CalendarStore", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "JSONAPI",
+                "AlmanacTestSupport",
+            ]),
         .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
-        .testTarget(name: "AddToCalendarTests", dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
+        .testTarget(
+            name: "AddToCalendarTests",
+            dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
 
-        .testTarget(name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPServer", "AlmanacTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPServer", "AlmanacTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,13 +18,20 @@ enum APIBenchmarks {
         let backend = try! DatabaseBackend(directory: directory.path)
         let (id, secret) = APITokenSecret.generate()
         try! backend.createAPIToken(
-            APIToken(id: id, user: "bench", name: "benchmark", scope: .readWrite, created: Int(Date().timeIntervalSince1970)),
+            APIToken(
+                id: id, user: "bench", name: "benchmark", scope: .readWrite, created: Int(Date().timeIntervalSince1970)),
             secretHash: APITokenSecret.hash(secret))
         let calendars = try! backend.eventStore(for: "bench").calendars()
-        return (AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false)), secret, calendars)
+        return (
+            AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false)), secret,
+            calendars
+        )
     }
 
-    static func time(_ label: String, samples: Int, _ extra: [String: Any], _ request: (inout SystemRandomNumberGenerator) -> HTTPRequest, server: AlmanacServer) {
+    static func time(
+        _ label: String, samples: Int, _ extra: [String: Any],
+        _ request: (inout SystemRandomNumberGenerator) -> HTTPRequest, server: AlmanacServer
+    ) {
         var generator = SystemRandomNumberGenerator()
         var times: [Double] = []
         var sizes: [Int] = []
@@ -34,9 +41,12 @@ enum APIBenchmarks {
             let start = clock.now
             let response = server.respond(to: asked)
             let elapsed = clock.now - start
-            precondition(response.status == 200, "\(label): \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+            precondition(
+                response.status == 200, "\(label): \(response.status) \(String(decoding: response.body, as: UTF8.self))"
+            )
             if round > 0 {
-                times.append((Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * 1000)
+                times.append(
+                    (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * 1000)
                 sizes.append(response.body.count)
             }
         }
@@ -69,27 +79,36 @@ enum APIBenchmarks {
         for year in 2024...2027 {
             _ = server.respond(
                 to: HTTPRequest(
-                    method: "GET", path: "/api/v1/availability", query: "calendars=\(ids)&from=\(year)-01-01&to=\(year)-12-31&duration=60",
+                    method: "GET", path: "/api/v1/availability",
+                    query: "calendars=\(ids)&from=\(year)-01-01&to=\(year)-12-31&duration=60",
                     headers: ["Authorization": "Bearer " + token]))
         }
-        time("api.availability_90_days", samples: samples, ["calendars": calendars.count, "events": 100_000, "goal_ms": 20], { generator in
-            let (from, to) = randomDay(&generator, spanDays: 90)
-            return HTTPRequest(
-                method: "GET", path: "/api/v1/availability",
-                query: "calendars=\(ids)&from=\(from)&to=\(to)&tz=Europe/Berlin&duration=60&step=30&workingHours=Mon-Fri%2009:00-17:00&bufferBefore=10&bufferAfter=10",
-                headers: ["Authorization": "Bearer " + token])
-        }, server: server)
+        time(
+            "api.availability_90_days", samples: samples,
+            ["calendars": calendars.count, "events": 100_000, "goal_ms": 20],
+            { generator in
+                let (from, to) = randomDay(&generator, spanDays: 90)
+                return HTTPRequest(
+                    method: "GET", path: "/api/v1/availability",
+                    query:
+                        "calendars=\(ids)&from=\(from)&to=\(to)&tz=Europe/Berlin&duration=60&step=30&workingHours=Mon-Fri%2009:00-17:00&bufferBefore=10&bufferAfter=10",
+                    headers: ["Authorization": "Bearer " + token])
+            }, server: server)
     }
 
     static func occurrences(samples: Int) {
         let directory = StoreBenchmarks.ensure(calendars: 100, eventsPerCalendar: 10_000)
         let (server, token, calendars) = server(directory)
-        time("api.occurrences_one_month", samples: samples, ["calendars": calendars.count, "events": 1_000_000, "goal_ms": 10], { generator in
-            let (from, to) = randomDay(&generator, spanDays: 30)
-            let calendar = calendars[Int.random(in: 0..<calendars.count, using: &generator)]
-            return HTTPRequest(
-                method: "GET", path: "/api/v1/calendars/\(calendar.id)/occurrences", query: "from=\(from)&to=\(to)&tz=Europe/Berlin",
-                headers: ["Authorization": "Bearer " + token])
-        }, server: server)
+        time(
+            "api.occurrences_one_month", samples: samples,
+            ["calendars": calendars.count, "events": 1_000_000, "goal_ms": 10],
+            { generator in
+                let (from, to) = randomDay(&generator, spanDays: 30)
+                let calendar = calendars[Int.random(in: 0..<calendars.count, using: &generator)]
+                return HTTPRequest(
+                    method: "GET", path: "/api/v1/calendars/\(calendar.id)/occurrences",
+                    query: "from=\(from)&to=\(to)&tz=Europe/Berlin",
+                    headers: ["Authorization": "Bearer " + token])
+            }, server: server)
     }
 }

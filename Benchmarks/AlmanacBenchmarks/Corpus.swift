@@ -5,7 +5,8 @@ import Foundation
 enum Corpus {
     static var packageRoot: URL {
         // Benchmarks/AlmanacBenchmarks/Corpus.swift → the package root.
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     static var workDirectory: URL {

@@ -38,7 +38,8 @@ enum ICalendarBenchmarks {
         let names = ["parse", "serialize", "parse+serialize"]
         func milliseconds(_ values: [Double]) -> String { values.map { String(Int($0 * 1000)) }.joined(separator: " ") }
         for (index, name) in names.enumerated() {
-            Report.note("\(name) ms per round: almanac \(milliseconds(ours[index])); libical \(milliseconds(peers[index]))")
+            Report.note(
+                "\(name) ms per round: almanac \(milliseconds(ours[index])); libical \(milliseconds(peers[index]))")
         }
         for (index, name) in names.enumerated() {
             Report.figure("icalendar.\(name)", megabytes / median(ours[index]), unit: "MB/s", context)
@@ -53,7 +54,8 @@ enum ICalendarBenchmarks {
                 "icalendar.parse.allocations-per-component", Double(allocations) / Double(components),
                 unit: "allocations", context.merging(["components": components]) { a, _ in a })
         }
-        Report.note("output \(document.serialized().count) bytes for \(bytes.count) input bytes, \(components) components")
+        Report.note(
+            "output \(document.serialized().count) bytes for \(bytes.count) input bytes, \(components) components")
 
         guard peers[2].count == iterations else { return }
         let peerContext = context.merging(["peer": "libical \(version)"]) { a, _ in a }
@@ -82,6 +84,7 @@ enum ICalendarBenchmarks {
         }
         let name = serializing ? "serialize" : "parse"
         Report.note("\(name) ms per round: " + times.map { String(Int($0 * 1000)) }.joined(separator: " "))
-        Report.figure("icalendar.\(name)", Double(bytes.count) / 1_000_000 / median(times), unit: "MB/s", ["events": events])
+        Report.figure(
+            "icalendar.\(name)", Double(bytes.count) / 1_000_000 / median(times), unit: "MB/s", ["events": events])
     }
 }

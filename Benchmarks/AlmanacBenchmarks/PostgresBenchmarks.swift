@@ -17,8 +17,11 @@ final class BenchPostgres: Sendable {
         // Through system(3), not Process: Foundation's Process does not see this script
         // exit once pg_ctl has left the server running in the background.
         let output = state + ".url"
-        guard system("'\(Self.script)' start '\(state)' > '\(output)'") == 0, let url = try? String(contentsOfFile: output, encoding: .utf8) else {
-            Report.note("could not start PostgreSQL (scripts/install-deps installs postgresql-15); skipping its figures")
+        guard system("'\(Self.script)' start '\(state)' > '\(output)'") == 0,
+            let url = try? String(contentsOfFile: output, encoding: .utf8)
+        else {
+            Report.note(
+                "could not start PostgreSQL (scripts/install-deps installs postgresql-15); skipping its figures")
             return nil
         }
         self.url = url.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -29,15 +32,19 @@ final class BenchPostgres: Sendable {
     /// The URL of a new, empty database named `name` (dropped first if it exists).
     func freshDatabase(_ name: String) -> String {
         for sql in ["DROP DATABASE IF EXISTS \(name)", "CREATE DATABASE \(name)"] {
-            guard runProgram("/usr/bin/env", ["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", sql]) != nil else { fatalError("psql failed: \(sql)") }
+            guard runProgram("/usr/bin/env", ["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", sql]) != nil else {
+                fatalError("psql failed: \(sql)")
+            }
         }
         return String(url[..<url.lastIndex(of: "/")!]) + "/" + name
     }
 
     /// The size of a database's files, in bytes.
     func size(of database: String) -> Int {
-        Int(runProgram("/usr/bin/env", ["psql", "-Atq", database, "-c", "SELECT pg_database_size(current_database())"])?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        Int(
+            runProgram(
+                "/usr/bin/env", ["psql", "-Atq", database, "-c", "SELECT pg_database_size(current_database())"])?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
     }
 }
 
@@ -50,7 +57,10 @@ enum ScaleOutBenchmark {
     static let seconds = 15.0
 
     static func run(almanac: String, first: Server, database: String, bodies: [(name: String, body: [UInt8])]) {
-        guard let second = Server.almanac(binary: almanac, data: "", database: database, authorization: first.authorization) else {
+        guard
+            let second = Server.almanac(
+                binary: almanac, data: "", database: database, authorization: first.authorization)
+        else {
             Report.note("a second almanac on PostgreSQL did not start; skipping the scale-out figures")
             return
         }
@@ -62,10 +72,12 @@ enum ScaleOutBenchmark {
                 let servers = processes == 1 ? [first] : [first, second]
                 rates[processes] = measure(workload, servers: servers, template: template, round: processes)
                 Report.figure(
-                    "server.almanac-postgres.\(workload).\(processes == 1 ? "one_process" : "two_processes")", rates[processes]!, unit: unit,
+                    "server.almanac-postgres.\(workload).\(processes == 1 ? "one_process" : "two_processes")",
+                    rates[processes]!, unit: unit,
                     ["clients": clients, "seconds": seconds, "events": bodies.count])
             }
-            Report.figure("ratio.server.\(workload).two-processes-vs-one", rates[2]! / rates[1]!, unit: "x", ["clients": clients])
+            Report.figure(
+                "ratio.server.\(workload).two-processes-vs-one", rates[2]! / rates[1]!, unit: "x", ["clients": clients])
         }
     }
 
@@ -90,12 +102,15 @@ enum ScaleOutBenchmark {
                     if workload == "put" {
                         let uid = "scale-\(round)-\(index)-\(number)"
                         let body = text.replacingOccurrences(of: "\r\nUID:", with: "\r\nUID:\(uid)-")
-                        response = client.send("PUT", collection + uid + ".ics", body: Array(body.utf8), headers: ["Content-Type": "text/calendar"])
+                        response = client.send(
+                            "PUT", collection + uid + ".ics", body: Array(body.utf8),
+                            headers: ["Content-Type": "text/calendar"])
                     } else {
                         let day = Int.random(in: 0..<(4 * 52), using: &generator) * 7
                         let begin = Date(timeIntervalSince1970: 1_704_067_200 + Double(day) * 86_400)
-                        let query = "<?xml version=\"1.0\"?><C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/></D:prop>"
-                            + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(ServerBenchmarks.DAVStamp(begin))\" end=\"\(ServerBenchmarks.DAVStamp(begin.addingTimeInterval(7 * 86_400)))\"/>"
+                        let query =
+                            "<?xml version=\"1.0\"?><C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/></D:prop>"
+                            + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(ServerBenchmarks.davStamp(begin))\" end=\"\(ServerBenchmarks.davStamp(begin.addingTimeInterval(7 * 86_400)))\"/>"
                             + "</C:comp-filter></C:comp-filter></C:filter></C:calendar-query>"
                         response = client.send("REPORT", collection, body: Array(query.utf8), headers: ["Depth": "1"])
                     }
@@ -110,7 +125,9 @@ enum ScaleOutBenchmark {
             thread.start()
         }
         group.wait()
-        if failed.load(ordering: .relaxed) > 0 { Report.note("\(workload) on \(servers.count) processes: \(failed.load(ordering: .relaxed)) requests failed") }
+        if failed.load(ordering: .relaxed) > 0 {
+            Report.note("\(workload) on \(servers.count) processes: \(failed.load(ordering: .relaxed)) requests failed")
+        }
         return Double(completed.load(ordering: .relaxed)) / seconds
     }
 }

@@ -23,7 +23,8 @@ enum RecurrenceBenchmarks {
         let calendar = document.components[0]
         let resolver = ZoneResolver(calendar: calendar, mode: .lenient)
         var series: [Series] = []
-        for component in calendar.components where component.name == "VEVENT" && component.property("RECURRENCE-ID") == nil {
+        for component in calendar.components
+        where component.name == "VEVENT" && component.property("RECURRENCE-ID") == nil {
             guard let property = component.property("RRULE"), let rule = try? property.recurrenceRule(),
                 let start = try? component.property("DTSTART")!.dateTimeValue()
             else { continue }
@@ -39,7 +40,10 @@ enum RecurrenceBenchmarks {
                 zone = .utc
                 time = start.form == .utc ? .zoned(.utc) : .floating
             }
-            series.append(Series(set: RecurrenceSet(time: time, start: start.civil, rules: [rule]), rule: rule, start: start, zone: zone))
+            series.append(
+                Series(
+                    set: RecurrenceSet(time: time, start: start.civil, rules: [rule]), rule: rule, start: start,
+                    zone: zone))
         }
         let context: [String: Any] = ["events": events, "rules": series.count, "window": "2024-01-01/2029-01-01"]
 
@@ -48,12 +52,13 @@ enum RecurrenceBenchmarks {
         var peers: [Double] = []
         var peerInstances = 0
         for _ in 0..<iterations {
-            ours.append(medianSeconds(iterations: 1) {
-                var total = 0
-                for item in series { total += item.set.instances(from: windowStart, to: windowEnd).instances.count }
-                instances = total
-                return total
-            })
+            ours.append(
+                medianSeconds(iterations: 1) {
+                    var total = 0
+                    for item in series { total += item.set.instances(from: windowStart, to: windowEnd).instances.count }
+                    instances = total
+                    return total
+                })
             if withPeers, let peer = LibICal.run(["recur", url.path, "1", String(windowStart), String(windowEnd)]),
                 let seconds = peer["seconds"] as? Double
             {
@@ -61,16 +66,24 @@ enum RecurrenceBenchmarks {
                 peerInstances = peer["instances"] as? Int ?? 0
             }
         }
-        Report.figure("recurrence.expand", Double(instances) / median(ours), unit: "instances/s",
+        Report.figure(
+            "recurrence.expand", Double(instances) / median(ours), unit: "instances/s",
             context.merging(["instances": instances]) { a, _ in a })
         if peers.count == iterations {
-            let peerContext = context.merging(["peer": "libical icalrecur_iterator", "instances": peerInstances]) { a, _ in a }
+            let peerContext = context.merging(["peer": "libical icalrecur_iterator", "instances": peerInstances]) {
+                a, _ in a
+            }
             Report.figure("libical.expand", Double(peerInstances) / median(peers), unit: "instances/s", peerContext)
             let ratios = zip(peers, ours).map { $0 / $1 }
-            Report.figure("ratio.expand.vs-libical", median(ratios), unit: "x",
-                peerContext.merging(["goal": 10, "min": ratios.min()!, "max": ratios.max()!, "almanacInstances": instances]) { a, _ in a })
+            Report.figure(
+                "ratio.expand.vs-libical", median(ratios), unit: "x",
+                peerContext.merging([
+                    "goal": 10, "min": ratios.min()!, "max": ratios.max()!, "almanacInstances": instances,
+                ]) { a, _ in a })
             if peerInstances != instances {
-                Report.note("instance counts differ: almanac \(instances), libical \(peerInstances) (libical drops a DTSTART that is not on its rule, among others)")
+                Report.note(
+                    "instance counts differ: almanac \(instances), libical \(peerInstances) (libical drops a DTSTART that is not on its rule, among others)"
+                )
             }
         }
         guard withPeers else { return }
@@ -83,7 +96,10 @@ enum RecurrenceBenchmarks {
     static func foundationComparison(_ all: [Series], iterations: Int) {
         var subset: [(Series, Foundation.Calendar.RecurrenceRule, Date)] = []
         // Foundation expands about 10,000 instances a second: a few hundred rules are plenty.
-        for item in all.prefix(600) where !item.start.isDate && item.rule.bySecond.isEmpty && item.rule.byWeekNo.isEmpty && item.rule.byYearDay.isEmpty {
+        for item in all.prefix(600)
+        where !item.start.isDate && item.rule.bySecond.isEmpty && item.rule.byWeekNo.isEmpty
+            && item.rule.byYearDay.isEmpty
+        {
             var calendar = Foundation.Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: item.zone.identifier) ?? TimeZone(identifier: "UTC")!
             let frequency: Foundation.Calendar.RecurrenceRule.Frequency
@@ -102,18 +118,24 @@ enum RecurrenceBenchmarks {
             } else {
                 end = .never
             }
-            var rule = Foundation.Calendar.RecurrenceRule(calendar: calendar, frequency: frequency, interval: item.rule.interval, end: end)
+            var rule = Foundation.Calendar.RecurrenceRule(
+                calendar: calendar, frequency: frequency, interval: item.rule.interval, end: end)
             rule.months = item.rule.byMonth.map { .init($0) }
             rule.daysOfTheMonth = item.rule.byMonthDay
             rule.weekdays = item.rule.byDay.map { day in
-                let weekdays: [Locale.Weekday] = [.sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday]
+                let weekdays: [Locale.Weekday] = [
+                    .sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday,
+                ]
                 let weekday = weekdays[day.weekday.rawValue % 7]
                 return day.ordinal.map { .nth($0, weekday) } ?? .every(weekday)
             }
             rule.hours = item.rule.byHour
             rule.minutes = item.rule.byMinute
             rule.setPositions = item.rule.bySetPos
-            let startInstant = Date(timeIntervalSince1970: Double(item.set.time.isInstant ? item.zone.instant(for: item.start.civil) : item.start.civil.secondsSinceEpoch))
+            let startInstant = Date(
+                timeIntervalSince1970: Double(
+                    item.set.time.isInstant
+                        ? item.zone.instant(for: item.start.civil) : item.start.civil.secondsSinceEpoch))
             subset.append((item, rule, startInstant))
         }
         let range = Date(timeIntervalSince1970: Double(windowStart))..<Date(timeIntervalSince1970: Double(windowEnd))
@@ -124,21 +146,29 @@ enum RecurrenceBenchmarks {
         for _ in 0..<max(1, iterations / 2) {
             let foundation = medianSeconds(iterations: 1) {
                 var total = 0
-                for (_, rule, start) in subset { total += rule.recurrences(of: start, in: range).reduce(0) { count, _ in count + 1 } }
+                for (_, rule, start) in subset {
+                    total += rule.recurrences(of: start, in: range).reduce(0) { count, _ in count + 1 }
+                }
                 foundationCount = total
                 return total
             }
             let ours = medianSeconds(iterations: 1) {
                 var total = 0
-                for (item, _, _) in subset { total += item.set.instances(from: windowStart, to: windowEnd).instances.count }
+                for (item, _, _) in subset {
+                    total += item.set.instances(from: windowStart, to: windowEnd).instances.count
+                }
                 oursCount = total
                 return total
             }
             pairs.append(foundation / ours)
             foundationTimes.append(foundation)
         }
-        let context: [String: Any] = ["rules": subset.count, "peer": "Foundation Calendar.RecurrenceRule", "instances": foundationCount, "almanacInstances": oursCount]
-        Report.figure("foundation.expand", Double(foundationCount) / median(foundationTimes), unit: "instances/s", context)
+        let context: [String: Any] = [
+            "rules": subset.count, "peer": "Foundation Calendar.RecurrenceRule", "instances": foundationCount,
+            "almanacInstances": oursCount,
+        ]
+        Report.figure(
+            "foundation.expand", Double(foundationCount) / median(foundationTimes), unit: "instances/s", context)
         Report.figure("ratio.expand.vs-foundation", median(pairs), unit: "x", context)
     }
 
@@ -155,7 +185,8 @@ enum RecurrenceBenchmarks {
             for _ in 0..<repetitions { count = set.instances(from: from, to: to).instances.count }
             return count
         }
-        Report.figure("recurrence.one-week-of-30-year-old-daily-rule", seconds / Double(repetitions) * 1e6, unit: "µs",
+        Report.figure(
+            "recurrence.one-week-of-30-year-old-daily-rule", seconds / Double(repetitions) * 1e6, unit: "µs",
             ["instances": count, "goal": "< 50"])
     }
 }

@@ -23,49 +23,72 @@ enum ServerBenchmarks {
             for (name, value) in postgresFigures.sorted(by: { $0.key < $1.key }) {
                 guard let sqlite = sqliteFigures[name] else { continue }
                 let ratio = name.hasSuffix("_per_second") ? value / sqlite : sqlite / value
-                Report.figure("ratio.server.\(name).postgres-vs-sqlite", ratio, unit: "x", ["events": events, "above_1": "PostgreSQL faster"])
+                Report.figure(
+                    "ratio.server.\(name).postgres-vs-sqlite", ratio, unit: "x",
+                    ["events": events, "above_1": "PostgreSQL faster"])
             }
         }
         let work = Corpus.workDirectory.appendingPathComponent("server-\(events)")
         try? FileManager.default.removeItem(at: work)
         try! FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         // One resource per generated event, as a client would PUT them.
-        let objects = try! CalendarFileSplitter.split([UInt8](FileManager.default.contents(atPath: Corpus.file(events: events).path) ?? Data())).objects
-        let bodies = objects.enumerated().map { (name: String(format: "event-%06d.ics", $0.offset), body: $0.element.data) }
+        let objects = try! CalendarFileSplitter.split(
+            [UInt8](FileManager.default.contents(atPath: Corpus.file(events: events).path) ?? Data())
+        ).objects
+        let bodies = objects.enumerated().map {
+            (name: String(format: "event-%06d.ics", $0.offset), body: $0.element.data)
+        }
 
         let almanac = Corpus.packageRoot.appendingPathComponent(".build/release/almanac").path
         if !FileManager.default.isExecutableFile(atPath: almanac) {
             Report.note("building the release almanac")
-            _ = runProgram("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "almanac", "--package-path", Corpus.packageRoot.path])
+            _ = runProgram(
+                "/usr/bin/env",
+                ["swift", "build", "-c", "release", "--product", "almanac", "--package-path", Corpus.packageRoot.path])
         }
         if let postgres {
             // The same figures with the store on PostgreSQL, then one process against two.
             let database = postgres.freshDatabase("server_\(events)")
-            guard let onPostgres = Server.almanac(binary: almanac, data: "", database: database) else { fatalError("almanac on PostgreSQL did not start") }
-            let figures = measure(onPostgres, bodies: bodies, putSample: putSample, label: "almanac-postgres") { client, rest in
+            guard let onPostgres = Server.almanac(binary: almanac, data: "", database: database) else {
+                fatalError("almanac on PostgreSQL did not start")
+            }
+            let figures = measure(onPostgres, bodies: bodies, putSample: putSample, label: "almanac-postgres") {
+                client, rest in
                 for (name, body) in rest {
-                    let status = client.send("PUT", onPostgres.collection + name, body: body, headers: ["Content-Type": "text/calendar"]).status
-                    precondition(status == 201 || status == 204, "almanac on PostgreSQL: PUT \(name) answered \(status)")
+                    let status = client.send(
+                        "PUT", onPostgres.collection + name, body: body, headers: ["Content-Type": "text/calendar"]
+                    ).status
+                    precondition(
+                        status == 201 || status == 204, "almanac on PostgreSQL: PUT \(name) answered \(status)")
                 }
             }
             postgresFigures = figures
             ScaleOutBenchmark.run(almanac: almanac, first: onPostgres, database: database, bodies: bodies)
             onPostgres.stop()
         }
-        guard let ours = Server.almanac(binary: almanac, data: work.appendingPathComponent("almanac").path) else { fatalError("almanac did not start") }
+        guard let ours = Server.almanac(binary: almanac, data: work.appendingPathComponent("almanac").path) else {
+            fatalError("almanac did not start")
+        }
         defer { ours.stop() }
         let radicaleData = work.appendingPathComponent("radicale")
         guard withPeer, let radicale = Server.radicale(data: radicaleData.path) else {
-            if withPeer { Report.note("Radicale did not start (scripts/install-deps test installs it); measuring Almanac alone") }
+            if withPeer {
+                Report.note("Radicale did not start (scripts/install-deps test installs it); measuring Almanac alone")
+            }
             sqliteFigures = measure(ours, bodies: bodies, putSample: putSample, label: "almanac") { client, rest in
-                for (name, body) in rest { _ = client.send("PUT", ours.collection + name, body: body, headers: ["Content-Type": "text/calendar"]) }
+                for (name, body) in rest {
+                    _ = client.send(
+                        "PUT", ours.collection + name, body: body, headers: ["Content-Type": "text/calendar"])
+                }
             }
             return
         }
         defer { radicale.stop() }
         let a = measure(ours, bodies: bodies, putSample: putSample, label: "almanac") { client, rest in
             for (name, body) in rest {
-                let status = client.send("PUT", ours.collection + name, body: body, headers: ["Content-Type": "text/calendar"]).status
+                let status = client.send(
+                    "PUT", ours.collection + name, body: body, headers: ["Content-Type": "text/calendar"]
+                ).status
                 precondition(status == 201 || status == 204, "almanac: PUT \(name) answered \(status)")
             }
         }
@@ -73,7 +96,10 @@ enum ServerBenchmarks {
         let r = measure(radicale, bodies: bodies, putSample: putSample, label: "radicale") { _, rest in
             // Radicale keeps one file per item in the collection's folder and lists it on each request.
             let folder = radicaleData.appendingPathComponent("collection-root/bench/bench")
-            for (name, body) in rest { _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data(body)) }
+            for (name, body) in rest {
+                _ = FileManager.default.createFile(
+                    atPath: folder.appendingPathComponent(name).path, contents: Data(body))
+            }
         }
         for (name, ourValue) in a.sorted(by: { $0.key < $1.key }) {
             guard let theirs = r[name] else { continue }
@@ -94,22 +120,27 @@ enum ServerBenchmarks {
         precondition(client.send("MKCALENDAR", collection).status == 201, "\(label): MKCALENDAR failed")
         func query(_ start: String, _ end: String, expand: Bool) -> [UInt8] {
             let data = expand ? "<C:calendar-data><C:expand start=\"\(start)\" end=\"\(end)\"/></C:calendar-data>" : ""
-            return Array(("<?xml version=\"1.0\"?><C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/>\(data)</D:prop>"
-                + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(start)\" end=\"\(end)\"/>"
-                + "</C:comp-filter></C:comp-filter></C:filter></C:calendar-query>").utf8)
+            return Array(
+                ("<?xml version=\"1.0\"?><C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/>\(data)</D:prop>"
+                    + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(start)\" end=\"\(end)\"/>"
+                    + "</C:comp-filter></C:comp-filter></C:filter></C:calendar-query>").utf8)
         }
         let clock = ContinuousClock()
         let start = clock.now
         let timed = bodies.prefix(putSample)
         for (name, body) in timed {
-            let status = client.send("PUT", collection + name, body: body, headers: ["Content-Type": "text/calendar; charset=utf-8"]).status
+            let status = client.send(
+                "PUT", collection + name, body: body, headers: ["Content-Type": "text/calendar; charset=utf-8"]
+            ).status
             precondition(status == 201 || status == 204, "\(label): PUT \(name) answered \(status)")
         }
         figures["put_per_second"] = Double(timed.count) / seconds(clock.now - start)
         Report.figure("server.\(label).put", figures["put_per_second"]!, unit: "PUTs/s", ["events": timed.count])
         load(client, bodies.dropFirst(putSample))
         // One untimed query first: a server may build caches on first read.
-        _ = client.send("REPORT", collection, body: query("20240101T000000Z", "20240108T000000Z", expand: false), headers: ["Depth": "1"])
+        _ = client.send(
+            "REPORT", collection, body: query("20240101T000000Z", "20240108T000000Z", expand: false),
+            headers: ["Depth": "1"])
 
         var generator = SplitMix64(seed: 42)
         func latencies(_ count: Int, _ request: () -> HTTPClient.Response) -> (median: Double, p99: Double) {
@@ -120,7 +151,8 @@ enum ServerBenchmarks {
                 let response = request()
                 samples.append(seconds(clock.now - begin) * 1000)
                 // A server that gives up (closes the connection) fails the benchmark loudly.
-                precondition(response.status == 207, "\(label): answered \(response.status) after \(Int(samples.last!)) ms")
+                precondition(
+                    response.status == 207, "\(label): answered \(response.status) after \(Int(samples.last!)) ms")
             }
             samples.sort()
             return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)])
@@ -128,10 +160,14 @@ enum ServerBenchmarks {
         let week = latencies(100) {
             let day = Int.random(in: 0..<(4 * 52), using: &generator) * 7
             let begin = Date(timeIntervalSince1970: 1_704_067_200 + Double(day) * 86_400)
-            return client.send("REPORT", collection, body: query(DAVStamp(begin), DAVStamp(begin.addingTimeInterval(7 * 86_400)), expand: false), headers: ["Depth": "1"])
+            return client.send(
+                "REPORT", collection,
+                body: query(davStamp(begin), davStamp(begin.addingTimeInterval(7 * 86_400)), expand: false),
+                headers: ["Depth": "1"])
         }
         figures["week_query_ms"] = week.median
-        Report.figure("server.\(label).week_query", week.median, unit: "ms (median)", ["p99": week.p99, "events": bodies.count])
+        Report.figure(
+            "server.\(label).week_query", week.median, unit: "ms (median)", ["p99": week.p99, "events": bodies.count])
         let month = latencies(10) {
             let monthIndex = Int.random(in: 0..<48, using: &generator)
             let begin = "\(2024 + monthIndex / 12)\(String(format: "%02d", monthIndex % 12 + 1))01T000000Z"
@@ -140,13 +176,20 @@ enum ServerBenchmarks {
             return client.send("REPORT", collection, body: query(begin, end, expand: true), headers: ["Depth": "1"])
         }
         figures["month_expand_ms"] = month.median
-        Report.figure("server.\(label).month_expand", month.median, unit: "ms (median)", ["p99": month.p99, "events": bodies.count])
+        Report.figure(
+            "server.\(label).month_expand", month.median, unit: "ms (median)",
+            ["p99": month.p99, "events": bodies.count])
         let propfind = latencies(10) {
-            client.send("PROPFIND", collection, body: Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:getetag/></D:prop></D:propfind>".utf8), headers: ["Depth": "1"])
+            client.send(
+                "PROPFIND", collection,
+                body: Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:getetag/></D:prop></D:propfind>".utf8),
+                headers: ["Depth": "1"])
         }
         figures["propfind_depth1_ms"] = propfind.median
         Report.figure("server.\(label).propfind_depth1", propfind.median, unit: "ms (median)")
-        let syncBody = Array("<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>".utf8)
+        let syncBody = Array(
+            "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>"
+                .utf8)
         var token = ""
         let initial = latencies(5) {
             let response = client.send("REPORT", collection, body: syncBody)
@@ -158,11 +201,18 @@ enum ServerBenchmarks {
         figures["initial_sync_ms"] = initial.median
         Report.figure("server.\(label).initial_sync", initial.median, unit: "ms (median)")
         for (name, body) in bodies.prefix(10) {
-            let changed = String(decoding: body, as: UTF8.self).replacingOccurrences(of: "SUMMARY:", with: "SUMMARY:Changed ")
-            _ = client.send("PUT", collection + name, body: Array(changed.utf8), headers: ["Content-Type": "text/calendar; charset=utf-8"])
+            let changed = String(decoding: body, as: UTF8.self).replacingOccurrences(
+                of: "SUMMARY:", with: "SUMMARY:Changed ")
+            _ = client.send(
+                "PUT", collection + name, body: Array(changed.utf8),
+                headers: ["Content-Type": "text/calendar; charset=utf-8"])
         }
         let incremental = latencies(5) {
-            client.send("REPORT", collection, body: Array(("<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>\(token)</D:sync-token><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>").utf8))
+            client.send(
+                "REPORT", collection,
+                body: Array(
+                    ("<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>\(token)</D:sync-token><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>")
+                        .utf8))
         }
         figures["incremental_sync_ms"] = incremental.median
         Report.figure("server.\(label).incremental_sync", incremental.median, unit: "ms (median)", ["changes": 10])
@@ -173,7 +223,7 @@ enum ServerBenchmarks {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    static func DAVStamp(_ date: Date) -> String {
+    static func davStamp(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -211,9 +261,15 @@ final class Server {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
         return UInt16(bigEndian: address.sin_port)
     }
 
@@ -227,11 +283,14 @@ final class Server {
 
     /// `almanac serve` on a data directory or (`database`) a PostgreSQL URL. A second
     /// server on a shared database finds user bench made: pass the first's `authorization`.
-    static func almanac(binary: String, data: String, database: String? = nil, authorization known: String? = nil) -> Server? {
+    static func almanac(binary: String, data: String, database: String? = nil, authorization known: String? = nil)
+        -> Server?
+    {
         let port = freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", String(port)] + (database.map { ["--database", $0] } ?? ["--data", data]) + ["--quiet"]
+        process.arguments =
+            ["serve", "--port", String(port)] + (database.map { ["--database", $0] } ?? ["--data", data]) + ["--quiet"]
         process.environment = ["USER": "bench", "PATH": "/usr/bin:/bin"]
         let output = Pipe()
         process.standardOutput = output
@@ -243,11 +302,14 @@ final class Server {
             text += String(decoding: chunk, as: UTF8.self)
         }
         guard waitUntilListening(port) else { return nil }
-        if let known { return Server(process: process, port: port, authorization: known, collection: "/dav/calendars/bench/bench/") }
+        if let known {
+            return Server(process: process, port: port, authorization: known, collection: "/dav/calendars/bench/bench/")
+        }
         guard let range = text.range(of: "with password ") else { return nil }
         let password = text[range.upperBound...].prefix { !$0.isWhitespace }
         let authorization = "Basic " + Data("bench:\(password)".utf8).base64EncodedString()
-        return Server(process: process, port: port, authorization: authorization, collection: "/dav/calendars/bench/bench/")
+        return Server(
+            process: process, port: port, authorization: authorization, collection: "/dav/calendars/bench/bench/")
     }
 
     static func radicale(data: String) -> Server? {
@@ -257,17 +319,21 @@ final class Server {
         let python = Corpus.packageRoot.appendingPathComponent(".build/client-venv/bin/python").path
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [
-            "-m", "radicale", "--server-hosts", "127.0.0.1:\(port)", "--storage-filesystem-folder", data, "--auth-type", "none",
+            "-m", "radicale", "--server-hosts", "127.0.0.1:\(port)", "--storage-filesystem-folder", data, "--auth-type",
+            "none",
             "--logging-level", "error",
             // Radicale closes a connection after 30 s by default, and refuses an expand that
             // iterates more than 10,000 instances of one event (a daily series from years ago
             // does, on the way to the month asked); at 20,000 events a month with expand needs
             // both raised to be answered at all.
-            "--server-timeout", "1800", "--reporting-max-expand-occurrence", "10000000", "--server-max-vevent-rrule-occurrence", "10000000",
+            "--server-timeout", "1800", "--reporting-max-expand-occurrence", "10000000",
+            "--server-max-vevent-rrule-occurrence", "10000000",
         ]
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil, waitUntilListening(port) else { return nil }
-        return Server(process: process, port: port, authorization: "Basic " + Data("bench:bench".utf8).base64EncodedString(), collection: "/bench/bench/")
+        return Server(
+            process: process, port: port, authorization: "Basic " + Data("bench:bench".utf8).base64EncodedString(),
+            collection: "/bench/bench/")
     }
 }
 
@@ -329,7 +395,8 @@ final class HTTPClient {
     private func readLine() -> String? {
         while true {
             if let index = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<index], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let line = String(decoding: buffer[..<index], as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
                 buffer.removeFirst(index + 1)
                 return line
             }
@@ -351,7 +418,9 @@ final class HTTPClient {
         var chunked = false
         var closes = statusLine.hasPrefix("HTTP/1.0")
         while let line = readLine(), !line.isEmpty {
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let parts = line.split(separator: ":", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
             guard parts.count == 2 else { continue }
             if parts[0] == "content-length" { length = Int(parts[1]) }
             if parts[0] == "transfer-encoding" && parts[1].contains("chunked") { chunked = true }

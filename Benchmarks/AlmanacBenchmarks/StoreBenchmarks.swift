@@ -17,7 +17,8 @@ enum StoreBenchmarks {
     /// That store, imported unless a complete one is there already (user `bench`).
     static func ensure(calendars: Int, eventsPerCalendar: Int) -> URL {
         let directory = directory(calendars: calendars, eventsPerCalendar: eventsPerCalendar)
-        if let backend = try? DatabaseBackend(directory: directory.path), let store = try? backend.eventStore(for: "bench"),
+        if let backend = try? DatabaseBackend(directory: directory.path),
+            let store = try? backend.eventStore(for: "bench"),
             (try? store.calendars().count) == calendars
         {
             return directory
@@ -44,10 +45,14 @@ enum StoreBenchmarks {
         }
     }
 
-    static func run(calendars: Int, eventsPerCalendar: Int, queries: Int, reuse: Bool, postgres: (BenchPostgres, String)? = nil) {
+    static func run(
+        calendars: Int, eventsPerCalendar: Int, queries: Int, reuse: Bool, postgres: (BenchPostgres, String)? = nil
+    ) {
         let directory = directory(calendars: calendars, eventsPerCalendar: eventsPerCalendar)
         let location = postgres.map { Location.postgres($0.0, $0.1) } ?? .sqlite(directory)
-        if reuse, postgres == nil, FileManager.default.fileExists(atPath: directory.appendingPathComponent("almanac.sqlite").path) {
+        if reuse, postgres == nil,
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("almanac.sqlite").path)
+        {
             return measure(location, queries: queries)
         }
         let files = generateFiles(calendars: calendars, events: eventsPerCalendar)
@@ -69,7 +74,9 @@ enum StoreBenchmarks {
         var importTime = Duration.zero
         var splitTime = Duration.zero
         for (index, file) in files.enumerated() {
-            guard let data = FileManager.default.contents(atPath: file.path) else { fatalError("cannot read \(file.path)") }
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                fatalError("cannot read \(file.path)")
+            }
             let start = clock.now
             do {
                 let calendar = try store.createCalendar(EventCalendar(title: "Calendar \(index + 1)"))
@@ -93,7 +100,8 @@ enum StoreBenchmarks {
         Report.figure(
             "store.import", Double(imported) / importSeconds, unit: "events/s",
             [
-                "events": imported, "rejected": rejected, "recurring": recurring, "calendars": calendars, "goal": 20_000,
+                "events": imported, "rejected": rejected, "recurring": recurring, "calendars": calendars,
+                "goal": 20_000,
                 "split_share": (seconds(splitTime) / importSeconds * 1000).rounded() / 1000, "backend": location.name,
             ])
 
@@ -140,21 +148,27 @@ enum StoreBenchmarks {
             fields["backend"] = location.name
             Report.figure(label, p50, unit: "ms (p50)", fields)
         }
-        measureQueries("store.week_query.random_calendar", calendarsToUse: calendarIDs, ["goal_p50": 2, "goal_p99": 10])
-        measureQueries("store.week_query.one_calendar", calendarsToUse: [calendarIDs[0]], ["goal_p50": 2, "goal_p99": 10])
+        measureQueries(
+            "store.week_query.random_calendar", calendarsToUse: calendarIDs, ["goal_p50": 2, "goal_p99": 10])
+        measureQueries(
+            "store.week_query.one_calendar", calendarsToUse: [calendarIDs[0]], ["goal_p50": 2, "goal_p99": 10])
 
         // Find by UID (the external identifier), which the generator also uses as the resource name.
         let lookups = min(2_000, uids.count)
         let lookupStart = clock.now
         for uid in uids.shuffled().prefix(lookups) { _ = try! store.event(withIdentifier: uid) }
-        Report.figure("store.find_by_uid", seconds(clock.now - lookupStart) * 1e6 / Double(max(1, lookups)), unit: "µs", ["backend": location.name])
+        Report.figure(
+            "store.find_by_uid", seconds(clock.now - lookupStart) * 1e6 / Double(max(1, lookups)), unit: "µs",
+            ["backend": location.name])
 
         // changes(since:) after 100 writes to one calendar.
         let calendar = calendarIDs[calendarIDs.count / 2]
         let token = try! store.changes(since: nil, calendar: calendar).token
         for index in 0..<100 {
-            let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Bench//EN\r\nBEGIN:VEVENT\r\nUID:sync-\(index)\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261201T090000Z\r\nSUMMARY:Write \(index)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-            _ = try! store.putResource(Array(text.utf8), name: "sync-\(index).ics", calendar: calendar, ifMatch: nil, ifNoneMatch: false)
+            let text =
+                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Bench//EN\r\nBEGIN:VEVENT\r\nUID:sync-\(index)\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261201T090000Z\r\nSUMMARY:Write \(index)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            _ = try! store.putResource(
+                Array(text.utf8), name: "sync-\(index).ics", calendar: calendar, ifMatch: nil, ifNoneMatch: false)
         }
         let syncTime = medianSeconds(iterations: 20) { try! store.changes(since: token, calendar: calendar) }
         Report.figure("store.changes_since_after_100_writes", syncTime * 1000, unit: "ms", ["backend": location.name])
@@ -170,12 +184,12 @@ enum StoreBenchmarks {
             size = cluster.size(of: database)
         }
         Report.figure(
-            "store.database_size", Double(size) / 1_048_576, unit: "MiB", ["bytes_per_event": size / max(1, imported), "backend": location.name])
+            "store.database_size", Double(size) / 1_048_576, unit: "MiB",
+            ["bytes_per_event": size / max(1, imported), "backend": location.name])
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         Report.figure("store.peak_rss", Double(usage.ru_maxrss) / 1024, unit: "MiB", ["backend": location.name])
     }
-
 
     /// Whether an object's VEVENT has an RRULE (VTIMEZONE rules come before it).
     static func isRecurring(_ data: [UInt8]) -> Bool {
@@ -184,7 +198,9 @@ enum StoreBenchmarks {
             guard data.count >= pattern.count else { return nil }
             var index = start
             while index <= data.count - pattern.count {
-                if data[index] == pattern[0] && data[index..<index + pattern.count].elementsEqual(pattern) { return index }
+                if data[index] == pattern[0] && data[index..<index + pattern.count].elementsEqual(pattern) {
+                    return index
+                }
                 index += 1
             }
             return nil

@@ -35,7 +35,9 @@ while let argument = arguments.popFirst() {
     case "--postgres": withPostgres = true
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "-h", "--help":
-        print("usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [icalendar] [recurrence] [store] [server] [api]")
+        print(
+            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [icalendar] [recurrence] [store] [server] [api]"
+        )
         exit(0)
     default: suites.append(argument)
     }
@@ -44,17 +46,23 @@ let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
 let postgres = withPostgres && (suites.contains("server") || suites.contains("store")) ? BenchPostgres() : nil
-if suites.contains("server") { ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer, postgres: postgres) }
+if suites.contains("server") {
+    ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer, postgres: postgres)
+}
 if suites.contains("api") { APIBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("store") {
     StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: reuse)
     if let postgres {
         let database = postgres.freshDatabase("store_\(calendars)x\(calendarEvents)")
-        StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: false, postgres: (postgres, database))
+        StoreBenchmarks.run(
+            calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: false,
+            postgres: (postgres, database))
     }
 }
 if suites.contains("expand-only") { RecurrenceBenchmarks.run(events: events, iterations: iterations, withPeers: false) }
-if suites.contains("parse-only") { ICalendarBenchmarks.alone(serializing: false, events: events, iterations: iterations) }
+if suites.contains("parse-only") {
+    ICalendarBenchmarks.alone(serializing: false, events: events, iterations: iterations)
+}
 if suites.contains("serialize-only") {
     ICalendarBenchmarks.alone(serializing: true, events: events, iterations: iterations)
 }

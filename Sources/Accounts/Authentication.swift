@@ -22,7 +22,8 @@ public struct BasicCredentials: Sendable, Hashable {
     /// Reads `Basic base64(user:password)`; nil for anything else.
     public init?(authorization: String) {
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Data(base64Encoded: parts[1].trimmingCharacters(in: .whitespaces)),
+        guard parts.count == 2, parts[0].lowercased() == "basic",
+            let decoded = Data(base64Encoded: parts[1].trimmingCharacters(in: .whitespaces)),
             let text = String(validating: [UInt8](decoded), as: UTF8.self), let colon = text.firstIndex(of: ":")
         else { return nil }
         user = String(text[..<colon])
@@ -124,7 +125,9 @@ public final class LoginThrottle: Sendable {
         let cutoff = records.values.map(\.lastSeen).sorted(by: >)[min(count, records.count) - 1]
         records = records.filter { $0.value.lastSeen >= cutoff }
         // Ties at the cutoff could keep more than asked: drop the surplus (each is as old as the rest).
-        while records.count > count, let key = records.first(where: { $0.value.lastSeen == cutoff })?.key { records.removeValue(forKey: key) }
+        while records.count > count, let key = records.first(where: { $0.value.lastSeen == cutoff })?.key {
+            records.removeValue(forKey: key)
+        }
     }
 
     public static func now() -> Double {

@@ -17,7 +17,8 @@ public enum Crypto {
             passwordBytes.withMemoryRebound(to: CChar.self) { passwordChars in
                 output.withUnsafeMutableBufferPointer { out in
                     copenssl_pbkdf2_sha256(
-                        passwordChars.baseAddress, Int32(passwordBytes.count), salt, Int32(salt.count), Int32(iterations), out.baseAddress,
+                        passwordChars.baseAddress, Int32(passwordBytes.count), salt, Int32(salt.count),
+                        Int32(iterations), out.baseAddress,
                         Int32(length))
                 }
             }
@@ -29,7 +30,9 @@ public enum Crypto {
     /// SHA-256.
     public static func sha256(_ data: [UInt8]) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: 32)
-        let status = data.withUnsafeBytes { bytes in output.withUnsafeMutableBufferPointer { copenssl_sha256(bytes.baseAddress, bytes.count, $0.baseAddress) } }
+        let status = data.withUnsafeBytes { bytes in
+            output.withUnsafeMutableBufferPointer { copenssl_sha256(bytes.baseAddress, bytes.count, $0.baseAddress) }
+        }
         precondition(status == 1, "OpenSSL's SHA-256 failed")
         return output
     }
@@ -47,7 +50,9 @@ public enum Crypto {
     /// Compares in time that does not depend on where the inputs differ.
     public static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         guard left.count == right.count else { return false }
-        return left.withUnsafeBytes { l in right.withUnsafeBytes { r in CRYPTO_memcmp(l.baseAddress, r.baseAddress, left.count) == 0 } }
+        return left.withUnsafeBytes { l in
+            right.withUnsafeBytes { r in CRYPTO_memcmp(l.baseAddress, r.baseAddress, left.count) == 0 }
+        }
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -23,7 +23,8 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         let parts = text.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "pbkdf2-sha256", parts[2].hasPrefix("i="),
-            let iterations = Int(parts[2].dropFirst(2)), (1...PasswordHash.maxIterations).contains(iterations), let salt = Crypto.unhex(parts[3]),
+            let iterations = Int(parts[2].dropFirst(2)), (1...PasswordHash.maxIterations).contains(iterations),
+            let salt = Crypto.unhex(parts[3]),
             let hash = Crypto.unhex(parts[4]), !salt.isEmpty, hash.count == 32
         else { return nil }
         self.iterations = iterations
@@ -41,7 +42,8 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `password` is the one hashed (compared in constant time).
     public func verify(_ password: String) -> Bool {
-        Crypto.constantTimeEqual(Crypto.pbkdf2SHA256(password: Array(password.utf8), salt: salt, iterations: iterations), hash)
+        Crypto.constantTimeEqual(
+            Crypto.pbkdf2SHA256(password: Array(password.utf8), salt: salt, iterations: iterations), hash)
     }
 
     public var description: String { "$pbkdf2-sha256$i=\(iterations)$\(Crypto.hex(salt))$\(Crypto.hex(hash))" }

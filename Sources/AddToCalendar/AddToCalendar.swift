@@ -50,7 +50,8 @@ public struct AddToCalendarTargets: Sendable, Hashable {
     /// Every target as one JSON object; the .ics is named by `icsURL` (where it is served).
     public func json(icsURL: String) -> JSONValue {
         .object([
-            ("bridge", bridge.json), ("bridgeLost", lossesJSON(bridgeLost)), ("android", android.json), ("google", google.json),
+            ("bridge", bridge.json), ("bridgeLost", lossesJSON(bridgeLost)), ("android", android.json),
+            ("google", google.json),
             ("outlook", outlook.json), ("office365", office365.json), ("yahoo", yahoo.json),
             ("ics", .object([("url", .string(icsURL)), ("lost", lossesJSON(ics.lost))])),
         ])
@@ -59,7 +60,8 @@ public struct AddToCalendarTargets: Sendable, Hashable {
     public init(_ entry: CalendarEntry, timeZoneComponents: [Component] = []) {
         self.entry = entry
         bridge = BridgePayload(entry)
-        bridgeLost = Self.losses(entry, recurrence: true, alarms: .first, timeZone: true, url: true, availability: false)
+        bridgeLost = Self.losses(
+            entry, recurrence: true, alarms: .first, timeZone: true, url: true, availability: false)
         android = AndroidInsertIntent(entry)
         google = WebLinks.google(entry)
         outlook = WebLinks.outlook(entry, host: "outlook.live.com")
@@ -74,7 +76,9 @@ public struct AddToCalendarTargets: Sendable, Hashable {
     /// itself is always read from the store by its identifier, so an occurrence's event
     /// (which has no stored resource of its own) can never be handed in by mistake.
     /// Floating and all-day times are read in `zoneName`, else the calendar's zone.
-    public static func targets(ofEvent identifier: String, occurrence: EventOccurrence?, zoneName: String?, in store: any EventStore) throws(StoreError)
+    public static func targets(
+        ofEvent identifier: String, occurrence: EventOccurrence?, zoneName: String?, in store: any EventStore
+    ) throws(StoreError)
         -> AddToCalendarTargets
     {
         let event = try store.event(withIdentifier: identifier)
@@ -82,22 +86,29 @@ public struct AddToCalendarTargets: Sendable, Hashable {
             throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
         }
         if let occurrence, occurrence.eventIdentifier != event.localIdentifier {
-            throw StoreError(.invalidArgument, "the occurrence \(occurrence.identifier) is not one of event \(identifier)", resource: identifier)
+            throw StoreError(
+                .invalidArgument, "the occurrence \(occurrence.identifier) is not one of event \(identifier)",
+                resource: identifier)
         }
         let calendar = try store.calendar(withIdentifier: calendarID)
         let name = zoneName ?? calendar.timeZone
         let zone = name.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let stored = try store.resource(named: resourceName, calendar: calendarID)
-        let root = (try? ICalendarParser.parse(stored.data, options: .lenient).components.first) ?? Component(name: "VCALENDAR")
+        let root =
+            (try? ICalendarParser.parse(stored.data, options: .lenient).components.first)
+            ?? Component(name: "VCALENDAR")
         let members = root.components.filter { ComponentType(rawValue: $0.name) != nil }
-        let entry = CalendarEntry(event: event, members: members, occurrence: occurrence, viewerZone: zone, viewerZoneName: name)
+        let entry = CalendarEntry(
+            event: event, members: members, occurrence: occurrence, viewerZone: zone, viewerZoneName: name)
         return AddToCalendarTargets(entry, timeZoneComponents: root.components(named: "VTIMEZONE"))
     }
 
     enum AlarmCarriage { case none, first }
 
     /// What a target with these abilities loses of `entry`.
-    static func losses(_ entry: CalendarEntry, recurrence: Bool, alarms: AlarmCarriage, timeZone: Bool, url: Bool, availability: Bool) -> [Loss] {
+    static func losses(
+        _ entry: CalendarEntry, recurrence: Bool, alarms: AlarmCarriage, timeZone: Bool, url: Bool, availability: Bool
+    ) -> [Loss] {
         var lost: [Loss] = []
         if entry.recurrenceRule != nil && !recurrence { lost.append(.recurrence) }
         if entry.hasRecurrenceExceptions { lost.append(.recurrenceExceptions) }

@@ -35,11 +35,15 @@ public struct AndroidInsertIntent: Sendable, Hashable {
         description = entry.notes
         rrule = entry.recurrenceRule
         availability = entry.isTransparent ? 1 : entry.isTentative ? 2 : 0
-        lost = AddToCalendarTargets.losses(entry, recurrence: true, alarms: .none, timeZone: true, url: false, availability: true)
+        lost = AddToCalendarTargets.losses(
+            entry, recurrence: true, alarms: .none, timeZone: true, url: false, availability: true)
 
         // Intent.toUri form: typed extras (S. string, l. long, B. boolean, i. int), values %-encoded.
-        var parts = ["scheme=content", "action=android.intent.action.INSERT", "S.title=\(Self.encode(title))", "l.beginTime=\(beginTime)",
-            "l.endTime=\(endTime)", "B.allDay=\(allDay)"]
+        var parts = [
+            "scheme=content", "action=android.intent.action.INSERT", "S.title=\(Self.encode(title))",
+            "l.beginTime=\(beginTime)",
+            "l.endTime=\(endTime)", "B.allDay=\(allDay)",
+        ]
         if let eventLocation { parts.append("S.eventLocation=\(Self.encode(eventLocation))") }
         if let description { parts.append("S.description=\(Self.encode(description))") }
         if let rrule { parts.append("S.rrule=\(Self.encode(rrule))") }
@@ -51,17 +55,24 @@ public struct AndroidInsertIntent: Sendable, Hashable {
     /// The extras, the URI and the losses.
     public var json: JSONValue {
         .object([
-            ("extras", .object([
-                ("title", .string(title)), ("beginTime", .integer(Int(beginTime))), ("endTime", .integer(Int(endTime))), ("allDay", .bool(allDay)),
-                ("eventLocation", nullable(eventLocation)), ("description", nullable(description)), ("rrule", nullable(rrule)),
-                ("eventTimezone", .string(eventTimezone)), ("availability", .integer(availability)),
-            ])),
+            (
+                "extras",
+                .object([
+                    ("title", .string(title)), ("beginTime", .integer(Int(beginTime))),
+                    ("endTime", .integer(Int(endTime))), ("allDay", .bool(allDay)),
+                    ("eventLocation", nullable(eventLocation)), ("description", nullable(description)),
+                    ("rrule", nullable(rrule)),
+                    ("eventTimezone", .string(eventTimezone)), ("availability", .integer(availability)),
+                ])
+            ),
             ("uri", .string(uri)), ("lost", lossesJSON(lost)),
         ])
     }
 
     /// Android's `Uri.encode`: everything but letters, digits and `-_.!~*'()` is escaped.
     static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")) ?? ""
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")) ?? ""
     }
 }

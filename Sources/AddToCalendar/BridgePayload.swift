@@ -50,11 +50,15 @@ public struct BridgePayload: Sendable, Hashable {
     /// The payload as the native side reads it: every key present, absent values null.
     public var json: JSONValue {
         .object([
-            ("name", .string(name)), ("startsAtInMillisecondsSinceEpoch", .integer(Int(startsAtInMillisecondsSinceEpoch))),
-            ("endsAtInMillisecondsSinceEpoch", .integer(Int(endsAtInMillisecondsSinceEpoch))), ("allDay", .bool(allDay)),
+            ("name", .string(name)),
+            ("startsAtInMillisecondsSinceEpoch", .integer(Int(startsAtInMillisecondsSinceEpoch))),
+            ("endsAtInMillisecondsSinceEpoch", .integer(Int(endsAtInMillisecondsSinceEpoch))),
+            ("allDay", .bool(allDay)),
             ("allDayStartAtInMillisecondsSinceEpoch", .integer(Int(allDayStartAtInMillisecondsSinceEpoch))),
-            ("allDayEndsAtInMillisecondsSinceEpoch", .integer(Int(allDayEndsAtInMillisecondsSinceEpoch))), ("location", nullable(location)),
-            ("rrule", nullable(rrule)), ("notes", nullable(notes)), ("url", nullable(url)), ("timeZone", nullable(timeZone)),
+            ("allDayEndsAtInMillisecondsSinceEpoch", .integer(Int(allDayEndsAtInMillisecondsSinceEpoch))),
+            ("location", nullable(location)),
+            ("rrule", nullable(rrule)), ("notes", nullable(notes)), ("url", nullable(url)),
+            ("timeZone", nullable(timeZone)),
             ("alarmMinutesBefore", alarmMinutesBefore.map(JSONValue.integer) ?? .null),
         ])
     }

@@ -55,7 +55,9 @@ extension CalendarEntry {
     /// The entry for a whole stored event (`occurrence` nil: the series from its first
     /// instance) or for one of its occurrences. Floating and all-day times are read in
     /// `viewerZone` (the calendar's zone, or the one a caller asks for).
-    public init(event: Event, members: [Component], occurrence: EventOccurrence?, viewerZone: ZoneRules, viewerZoneName: String?) {
+    public init(
+        event: Event, members: [Component], occurrence: EventOccurrence?, viewerZone: ZoneRules, viewerZoneName: String?
+    ) {
         let component = occurrence?.component ?? event.component
         let view = Event(component: component)
         uid = event.externalIdentifier
@@ -73,14 +75,19 @@ extension CalendarEntry {
             startTime = occurrence.start
             endTime = occurrence.end
         } else {
-            let first = (try? CalendarObjectExpansion(resolver: ZoneResolver(calendar: Component(name: "VCALENDAR", components: members)), viewerZone: viewerZone)
+            let first =
+                (try? CalendarObjectExpansion(
+                    resolver: ZoneResolver(calendar: Component(name: "VCALENDAR", components: members)),
+                    viewerZone: viewerZone
+                )
                 .prepare(members, uid: uid).occurrences(from: nil, to: nil, viewerZone: viewerZone, limit: 1))?.first
             startTime = first?.start ?? .instant(0)
             endTime = first?.end ?? startTime
         }
         // The zone: the TZID's IANA zone (Windows names mapped), else the viewer's.
         let tzid = view.timeZone
-        let ianaName = tzid.flatMap { name in TimeZoneDatabase.zone(named: name) != nil ? name : WindowsZones.all[name] }
+        let ianaName = tzid.flatMap { name in TimeZoneDatabase.zone(named: name) != nil ? name : WindowsZones.all[name]
+        }
         if case .instant = startTime, let ianaName, let rules = TimeZoneDatabase.zone(named: ianaName) {
             zone = rules
             zoneName = ianaName
@@ -106,14 +113,16 @@ extension CalendarEntry {
         let isSeries = occurrence?.recurrenceID == nil && event.isRecurring
         let rules = component.properties(named: "RRULE")
         recurrenceRule = isSeries ? rules.first?.value : nil
-        hasRecurrenceExceptions = isSeries
+        hasRecurrenceExceptions =
+            isSeries
             && (rules.count > 1 || component.property("RDATE") != nil || component.property("EXDATE") != nil
                 || members.contains { $0.property("RECURRENCE-ID") != nil })
 
         var minutes: Int?
         var others = false
         for alarm in view.alarms {
-            if minutes == nil, case .relative(let offset, relatedToEnd: false) = alarm.trigger, offset.nominalDays == 0, offset.exactSeconds <= 0,
+            if minutes == nil, case .relative(let offset, relatedToEnd: false) = alarm.trigger, offset.nominalDays == 0,
+                offset.exactSeconds <= 0,
                 offset.exactSeconds % 60 == 0
             {
                 minutes = -offset.exactSeconds / 60
@@ -127,10 +136,15 @@ extension CalendarEntry {
         if let occurrence, occurrence.recurrenceID != nil || occurrence.isDetached {
             // One instance stands alone: its own times, its RECURRENCE-ID, no rule.
             var instance = component
-            instance.properties.removeAll { ["RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "DTSTART", "DTEND", "DURATION"].contains($0.name) }
+            instance.properties.removeAll {
+                ["RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "DTSTART", "DTEND", "DURATION"].contains(
+                    $0.name)
+            }
             instance.properties.append(Property(name: "DTSTART", dateTime: Self.value(occurrence.start)))
             instance.properties.append(Property(name: "DTEND", dateTime: Self.value(occurrence.end)))
-            if let id = occurrence.recurrenceID { instance.properties.append(Property(name: "RECURRENCE-ID", dateTime: Self.value(id))) }
+            if let id = occurrence.recurrenceID {
+                instance.properties.append(Property(name: "RECURRENCE-ID", dateTime: Self.value(id)))
+            }
             components = [instance]
         } else {
             components = members

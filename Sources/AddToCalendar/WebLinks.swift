@@ -12,7 +12,12 @@ enum WebLinks {
         if let dates = entry.dates {
             query.append(("dates", compactDate(dates.first) + "/" + compactDate(dates.afterLast)))
         } else if let zone = entry.zoneName, zone != "UTC" {
-            query.append(("dates", compactLocal(entry.zone.localTime(at: entry.start)) + "/" + compactLocal(entry.zone.localTime(at: entry.end))))
+            query.append(
+                (
+                    "dates",
+                    compactLocal(entry.zone.localTime(at: entry.start)) + "/"
+                        + compactLocal(entry.zone.localTime(at: entry.end))
+                ))
             query.append(("ctz", zone))
         } else {
             query.append(("dates", compactUTC(entry.start) + "/" + compactUTC(entry.end)))
@@ -22,13 +27,16 @@ enum WebLinks {
         if let rule = entry.recurrenceRule { query.append(("recur", "RRULE:" + rule)) }
         return AddToCalendarTargets.Link(
             url: "https://calendar.google.com/calendar/render?" + encodeQuery(query),
-            lost: AddToCalendarTargets.losses(entry, recurrence: true, alarms: .none, timeZone: true, url: true, availability: false))
+            lost: AddToCalendarTargets.losses(
+                entry, recurrence: true, alarms: .none, timeZone: true, url: true, availability: false))
     }
 
     /// Outlook.com (`outlook.live.com`) and Office 365 (`outlook.office.com`) compose
     /// deeplinks: UTC times or dates, no recurrence.
     static func outlook(_ entry: CalendarEntry, host: String) -> AddToCalendarTargets.Link {
-        var query: [(String, String)] = [("path", "/calendar/action/compose"), ("rru", "addevent"), ("subject", entry.title)]
+        var query: [(String, String)] = [
+            ("path", "/calendar/action/compose"), ("rru", "addevent"), ("subject", entry.title),
+        ]
         if let dates = entry.dates {
             query += [("startdt", isoDate(dates.first)), ("enddt", isoDate(dates.afterLast)), ("allday", "true")]
         } else {
@@ -38,7 +46,8 @@ enum WebLinks {
         if let location = entry.location { query.append(("location", location)) }
         return AddToCalendarTargets.Link(
             url: "https://\(host)/calendar/0/deeplink/compose?" + encodeQuery(query),
-            lost: AddToCalendarTargets.losses(entry, recurrence: false, alarms: .none, timeZone: false, url: true, availability: false))
+            lost: AddToCalendarTargets.losses(
+                entry, recurrence: false, alarms: .none, timeZone: false, url: true, availability: false))
     }
 
     /// Yahoo Calendar (`v=60`): UTC times or an all-day date; a plain daily, weekly,
@@ -64,40 +73,52 @@ enum WebLinks {
         }
         return AddToCalendarTargets.Link(
             url: "https://calendar.yahoo.com/?" + encodeQuery(query),
-            lost: AddToCalendarTargets.losses(entry, recurrence: pattern != nil, alarms: .none, timeZone: false, url: true, availability: false))
+            lost: AddToCalendarTargets.losses(
+                entry, recurrence: pattern != nil, alarms: .none, timeZone: false, url: true, availability: false))
     }
 
     /// A rule Yahoo can say: one frequency from daily to yearly, an interval under 100,
     /// no BY parts beyond what DTSTART implies; nil otherwise.
     static func yahooRecurrence(_ text: String, entry: CalendarEntry) -> (repeats: String, end: CivilDate?)? {
         guard let rule = try? RecurrenceRule(parsing: text, strict: false), rule.interval >= 1, rule.interval <= 99,
-            rule.bySecond.isEmpty, rule.byMinute.isEmpty, rule.byHour.isEmpty, rule.byYearDay.isEmpty, rule.byWeekNo.isEmpty,
+            rule.bySecond.isEmpty, rule.byMinute.isEmpty, rule.byHour.isEmpty, rule.byYearDay.isEmpty,
+            rule.byWeekNo.isEmpty,
             rule.bySetPos.isEmpty
         else { return nil }
         let startDate = entry.dates?.first ?? entry.zone.localTime(at: entry.start).date
         let unit: String
         switch rule.frequency {
         case .daily where rule.byDay.isEmpty && rule.byMonthDay.isEmpty && rule.byMonth.isEmpty: unit = "Dy"
-        case .weekly where rule.byMonthDay.isEmpty && rule.byMonth.isEmpty
+        case .weekly
+        where rule.byMonthDay.isEmpty && rule.byMonth.isEmpty
             && (rule.byDay.isEmpty || rule.byDay == [RecurrenceRule.WeekdayNumber(startDate.weekday)]):
             unit = "Wk"
-        case .monthly where rule.byDay.isEmpty && rule.byMonth.isEmpty && (rule.byMonthDay.isEmpty || rule.byMonthDay == [startDate.day]): unit = "Mh"
-        case .yearly where rule.byDay.isEmpty && (rule.byMonth.isEmpty || rule.byMonth == [startDate.month])
+        case .monthly
+        where rule.byDay.isEmpty && rule.byMonth.isEmpty
+            && (rule.byMonthDay.isEmpty || rule.byMonthDay == [startDate.day]):
+            unit = "Mh"
+        case .yearly
+        where rule.byDay.isEmpty && (rule.byMonth.isEmpty || rule.byMonth == [startDate.month])
             && (rule.byMonthDay.isEmpty || rule.byMonthDay == [startDate.day]):
             unit = "Yr"
         default: return nil
         }
         let repeats = (rule.interval < 10 ? "0" : "") + String(rule.interval) + unit
         if let until = rule.until {
-            return (repeats, until.isDate ? until.civil.date : entry.zone.localTime(at: untilInstant(until, zone: entry.zone)).date)
+            return (
+                repeats,
+                until.isDate ? until.civil.date : entry.zone.localTime(at: untilInstant(until, zone: entry.zone)).date
+            )
         }
         guard let count = rule.count else { return (repeats, nil) }
         // The date of the COUNT-th instance, from the series itself; a series a bound of
         // expansion stopped before it has no end date to give (the link then loses the rule).
         var budget = ExpansionBudget.perRequest
         guard let master = entry.components.first(where: { $0.property("RECURRENCE-ID") == nil }),
-            let prepared = try? CalendarObjectExpansion(resolver: ZoneResolver(calendar: Component(name: "VCALENDAR", components: entry.components)))
-                .prepare([master], uid: entry.uid)
+            let prepared = try? CalendarObjectExpansion(
+                resolver: ZoneResolver(calendar: Component(name: "VCALENDAR", components: entry.components))
+            )
+            .prepare([master], uid: entry.uid)
         else { return nil }
         let found = prepared.expand(from: nil, to: nil, viewerZone: entry.zone, limit: count, budget: &budget)
         guard found.isComplete, let last = found.occurrences.last else { return nil }
@@ -120,7 +141,9 @@ enum WebLinks {
     }
 
     static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
-    static func four(_ value: Int) -> String { String(repeating: "0", count: max(0, 4 - String(value).count)) + String(value) }
+    static func four(_ value: Int) -> String {
+        String(repeating: "0", count: max(0, 4 - String(value).count)) + String(value)
+    }
 
     /// `20261201`.
     static func compactDate(_ date: CivilDate) -> String { four(date.year) + two(date.month) + two(date.day) }
@@ -135,12 +158,14 @@ enum WebLinks {
     /// `2026-12-01T11:00:00Z`.
     static func isoUTC(_ seconds: Int) -> String {
         let time = CivilDateTime(secondsSinceEpoch: seconds)
-        return isoDate(time.date) + "T" + two(time.time.hour) + ":" + two(time.time.minute) + ":" + two(time.time.second) + "Z"
+        return isoDate(time.date) + "T" + two(time.time.hour) + ":" + two(time.time.minute) + ":"
+            + two(time.time.second) + "Z"
     }
 
     /// `application/x-www-form-urlencoded` without `+`: every byte outside RFC 3986's unreserved set is %-escaped.
     static func encodeQuery(_ pairs: [(String, String)]) -> String {
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let unreserved = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return pairs.map { name, value in
             name + "=" + (value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
         }.joined(separator: "&")

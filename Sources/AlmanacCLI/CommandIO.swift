@@ -86,7 +86,9 @@ public final class ProcessIO: CommandIO {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(errno)))") }
         Self.writeAll(descriptor, bytes)
-        guard close(descriptor) == 0 else { throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(errno)))") }
+        guard close(descriptor) == 0 else {
+            throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     public var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -31,7 +31,8 @@ struct OptionSpec: Sendable {
 
     /// An option with a value.
     static func valued(
-        _ name: String, _ value: String, _ summary: String, _ fallback: Default, repeatable: Bool = false, kind: ValueKind = .text
+        _ name: String, _ value: String, _ summary: String, _ fallback: Default, repeatable: Bool = false,
+        kind: ValueKind = .text
     ) -> OptionSpec {
         OptionSpec(name: name, value: value, summary: summary, fallback: fallback, isRepeatable: repeatable, kind: kind)
     }
@@ -63,7 +64,8 @@ struct CommandSpec: Sendable {
     let details: String?
 
     init(
-        _ path: [String], operands: String = "", operandKind: ValueKind? = nil, summary: String, options: [OptionSpec] = [], example: String,
+        _ path: [String], operands: String = "", operandKind: ValueKind? = nil, summary: String,
+        options: [OptionSpec] = [], example: String,
         details: String? = nil
     ) {
         self.path = path
@@ -101,7 +103,8 @@ struct CommandGroup: Sendable {
     func spec(_ name: String) throws(CommandFailure) -> CommandSpec {
         guard let spec = subcommand(named: name) else {
             throw .usage(
-                "unknown subcommand '\(self.name) \(name)' (\(subcommands.compactMap(\.path.last).joined(separator: ", ")); see 'almanac \(self.name) --help')")
+                "unknown subcommand '\(self.name) \(name)' (\(subcommands.compactMap(\.path.last).joined(separator: ", ")); see 'almanac \(self.name) --help')"
+            )
         }
         return spec
     }

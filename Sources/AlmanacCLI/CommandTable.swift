@@ -45,10 +45,13 @@ enum CommandTable {
 
     /// The options of every command on the store: the database and the user it acts for.
     static let storeOptions: [OptionSpec] =
-        databaseOptions + [.valued("--user", "NAME", "the user to act for", .value("$ALMANAC_USER, else the only user, else $USER"))]
+        databaseOptions + [
+            .valued("--user", "NAME", "the user to act for", .value("$ALMANAC_USER, else the only user, else $USER"))
+        ]
 
     static let zoneOption = OptionSpec.valued(
-        "--tz", "ZONE", "the IANA zone times are read and shown in (Europe/Berlin)", .value("the calendar's zone, else $TZ, else /etc/localtime"))
+        "--tz", "ZONE", "the IANA zone times are read and shown in (Europe/Berlin)",
+        .value("the calendar's zone, else $TZ, else /etc/localtime"))
 
     static let whenText = """
         WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM" (in --tz, else the calendar's zone,
@@ -75,7 +78,8 @@ enum CommandTable {
                 example: "almanac ics format - < invite.ics",
                 details: "CRLF, folded at 75 octets, upper-case names, minimal quoting. '-' reads standard input."),
             CommandSpec(
-                ["ics", "to-json"], operands: "FILE|-", operandKind: .file, summary: "convert iCalendar to jCal (RFC 7265)",
+                ["ics", "to-json"], operands: "FILE|-", operandKind: .file,
+                summary: "convert iCalendar to jCal (RFC 7265)",
                 options: [
                     .flag("--lenient", "accept what lenient mode recovers from"),
                     .flag("--compact", "one line instead of indented JSON"),
@@ -89,13 +93,18 @@ enum CommandTable {
                 options: [
                     .valued("--from", "DATE", "the window's start", .value("today, midnight in --tz")),
                     .valued("--to", "DATE", "the window's end (excluded)", .value("a year after today")),
-                    .valued("--tz", "ZONE", "the viewer's zone: it places floating and all-day instances", .value("UTC")),
-                    .valued("--format", "text|jsonl", "text, or jsonl (one JSON object per instance)", .value("text"), kind: .choices(["text", "jsonl"])),
+                    .valued(
+                        "--tz", "ZONE", "the viewer's zone: it places floating and all-day instances", .value("UTC")),
+                    .valued(
+                        "--format", "text|jsonl", "text, or jsonl (one JSON object per instance)", .value("text"),
+                        kind: .choices(["text", "jsonl"])),
                     .valued(
                         "--max-instances", "N",
                         "the most instances listed per series (1 to 10000000); a series cut by it is named on stderr and the exit status is 1",
                         .value(String(ExpansionLimits.default.maxInstances))),
-                    .flag("--lenient", "accept what lenient mode recovers from; an unknown TZID becomes UTC with a warning"),
+                    .flag(
+                        "--lenient",
+                        "accept what lenient mode recovers from; an unknown TZID becomes UTC with a warning"),
                 ],
                 example: "almanac ics expand team.ics --from 2026-11-30 --to 2026-12-07 --format jsonl",
                 details: """
@@ -107,14 +116,18 @@ enum CommandTable {
                     instances, YYYY-MM-DD for all-day, local time for floating.
                     """),
         ],
-        details: "Strict mode is the default; docs/icalendar-diagnostics.md lists every check and what --lenient does with it.")
+        details:
+            "Strict mode is the default; docs/icalendar-diagnostics.md lists every check and what --lenient does with it."
+    )
 
     // MARK: The server and its accounts
 
     static let serve = CommandSpec(
         ["serve"], summary: "run the calendar server (CalDAV, feeds, the JSON API, the web calendar)",
         options: [
-            .valued("--host", "ADDRESS", "an IPv4 or IPv6 address to listen on (put TLS in front with a reverse proxy)", .value("127.0.0.1")),
+            .valued(
+                "--host", "ADDRESS", "an IPv4 or IPv6 address to listen on (put TLS in front with a reverse proxy)",
+                .value("127.0.0.1")),
             .valued("--port", "N", "the port; 0 picks a free one", .value("8080")),
         ] + databaseOptions + [
             .valued("--threads", "N", "worker threads", .value("one per core")),
@@ -122,15 +135,20 @@ enum CommandTable {
             .valued("--timeout", "SECONDS", "how long an idle connection stays open", .value("60")),
             .valued("--max-connections", "N", "connections served at once", .value("1024")),
             .valued(
-                "--max-connections-per-address", "N", "connections one client address may hold; 0 for no limit", .value("128; 0 with --trusted-proxy")),
+                "--max-connections-per-address", "N", "connections one client address may hold; 0 for no limit",
+                .value("128; 0 with --trusted-proxy")),
             .valued(
-                "--trusted-proxy", "ADDRESS[,ADDRESS...]", "reverse proxies whose X-Forwarded-For names the client", .value("$ALMANAC_TRUSTED_PROXIES, else none"),
+                "--trusted-proxy", "ADDRESS[,ADDRESS...]", "reverse proxies whose X-Forwarded-For names the client",
+                .value("$ALMANAC_TRUSTED_PROXIES, else none"),
                 repeatable: true),
-            .valued("--quota-objects", "N", "events, to-dos and journals one user may hold; 0 for no limit; more gets 507", .value("100000")),
+            .valued(
+                "--quota-objects", "N", "events, to-dos and journals one user may hold; 0 for no limit; more gets 507",
+                .value("100000")),
             .valued("--quota-bytes", "BYTES", "their bytes; 0 for no limit", .value("1 GiB")),
             .flag("--quiet", "no access log (otherwise one line per request on stderr)"),
             .valued(
-                "--cors-origin", "ORIGIN", "a web origin (https://app.example.com) whose pages may call the JSON API", .value("none"), repeatable: true),
+                "--cors-origin", "ORIGIN", "a web origin (https://app.example.com) whose pages may call the JSON API",
+                .value("none"), repeatable: true),
         ],
         example: "almanac serve --host 0.0.0.0 --port 8080 --trusted-proxy 127.0.0.1",
         details: """
@@ -146,15 +164,18 @@ enum CommandTable {
                 options: databaseOptions + [.flag("--generate", "make up a password and print it once")],
                 example: "almanac user add anna --generate"),
             CommandSpec(
-                ["user", "passwd"], operands: "NAME", operandKind: .text, summary: "change a password; ends the user's web sessions",
+                ["user", "passwd"], operands: "NAME", operandKind: .text,
+                summary: "change a password; ends the user's web sessions",
                 options: databaseOptions + [
                     .flag("--generate", "make up a password and print it once"),
                     .flag("--revoke-tokens", "also revoke the user's API tokens"),
                 ],
                 example: "almanac user passwd anna --revoke-tokens"),
-            CommandSpec(["user", "list"], summary: "list the accounts", options: databaseOptions, example: "almanac user list"),
             CommandSpec(
-                ["user", "remove"], operands: "NAME", operandKind: .text, summary: "remove an account and its calendars", options: databaseOptions,
+                ["user", "list"], summary: "list the accounts", options: databaseOptions, example: "almanac user list"),
+            CommandSpec(
+                ["user", "remove"], operands: "NAME", operandKind: .text,
+                summary: "remove an account and its calendars", options: databaseOptions,
                 example: "almanac user remove bob"),
         ],
         details: "The password comes from the first line of standard input, or a prompt (twice) on a terminal.")
@@ -164,7 +185,9 @@ enum CommandTable {
     static let calendar = CommandGroup(
         name: "calendar", summary: "manage calendars",
         subcommands: [
-            CommandSpec(["calendar", "list"], summary: "the calendars, with object counts, colour and zone", options: storeOptions, example: "almanac calendar list"),
+            CommandSpec(
+                ["calendar", "list"], summary: "the calendars, with object counts, colour and zone",
+                options: storeOptions, example: "almanac calendar list"),
             CommandSpec(
                 ["calendar", "create"], operands: "TITLE", operandKind: .text, summary: "a new calendar",
                 options: [
@@ -174,10 +197,12 @@ enum CommandTable {
                 ] + storeOptions,
                 example: "almanac calendar create Work --color '#336699' --tz Europe/Berlin"),
             CommandSpec(
-                ["calendar", "delete"], operands: "TITLE", operandKind: .text, summary: "delete a calendar with everything in it",
+                ["calendar", "delete"], operands: "TITLE", operandKind: .text,
+                summary: "delete a calendar with everything in it",
                 options: storeOptions, example: "almanac calendar delete Work"),
             CommandSpec(
-                ["calendar", "show"], operands: "TITLE", operandKind: .text, summary: "identifier, zone, counts, CTag and sync token",
+                ["calendar", "show"], operands: "TITLE", operandKind: .text,
+                summary: "identifier, zone, counts, CTag and sync token",
                 options: storeOptions, example: "almanac calendar show Work"),
         ],
         details: nil)
@@ -188,7 +213,9 @@ enum CommandTable {
             .valued("--calendar", "TITLE", "the calendar", .required),
             .valued("--title", "TEXT", "the event's title", .required),
             .valued("--start", "WHEN", "when it starts", .required),
-            .valued("--end", "WHEN", "when it ends (not with --duration)", .note("--end or --duration is required, unless --all-day")),
+            .valued(
+                "--end", "WHEN", "when it ends (not with --duration)",
+                .note("--end or --duration is required, unless --all-day")),
             .valued("--duration", "DURATION", "how long: 90m, 1h30m, 2d, 1w or PT90M", .note("one day with --all-day")),
             .flag("--all-day", "an all-day event"),
             zoneOption,
@@ -198,7 +225,8 @@ enum CommandTable {
             .valued("--notes", "TEXT", "a description", .value("none")),
             .valued("--url", "URL", "a link", .value("none")),
         ] + storeOptions,
-        example: "almanac add --calendar Trainings --title 'Leg day' --start '2026-12-01 18:00' --duration 90m --alarm -15m",
+        example:
+            "almanac add --calendar Trainings --title 'Leg day' --start '2026-12-01 18:00' --duration 90m --alarm -15m",
         details: whenText)
 
     static let list = CommandSpec(
@@ -247,22 +275,28 @@ enum CommandTable {
             .valued("--from", "WHEN", "the range's start", .note("required with --calendar")),
             .valued("--to", "WHEN", "the range's end", .note("required with --calendar")),
             .valued("--title", "TEXT", "only occurrences with this title (ignoring case)", .value("any title")),
-            .valued("--id", "ID", "an event, or an occurrence identifier from 'list' (EVENT/RECURRENCE-ID)", .value("none")),
+            .valued(
+                "--id", "ID", "an event, or an occurrence identifier from 'list' (EVENT/RECURRENCE-ID)", .value("none")),
             .valued("--occurrence", "WHEN", "with --id: only this instance", .value("the whole event")),
-            .valued("--span", "this|future", "with --occurrence: this instance, or it and every later one", .value("this"), kind: .choices(["this", "future"])),
+            .valued(
+                "--span", "this|future", "with --occurrence: this instance, or it and every later one", .value("this"),
+                kind: .choices(["this", "future"])),
             zoneOption,
         ] + storeOptions,
         example: "almanac remove --calendar Trainings --from 2026-12-01 --to 2026-12-09 --title 'leg day'",
         details: whenText)
 
     static let importFile = CommandSpec(
-        ["import"], operands: "FILE|-", operandKind: .file, summary: "import a .ics file, one object per UID (again: replaces by UID)",
-        options: [.valued("--calendar", "TITLE", "the calendar to import into (created when missing)", .required)] + storeOptions,
+        ["import"], operands: "FILE|-", operandKind: .file,
+        summary: "import a .ics file, one object per UID (again: replaces by UID)",
+        options: [.valued("--calendar", "TITLE", "the calendar to import into (created when missing)", .required)]
+            + storeOptions,
         example: "almanac import google-export.ics --calendar Work",
         details: "Each rejected object is reported as FILE:LINE: UID …: reason; exit 1 if anything was rejected.")
 
     static let export = CommandSpec(
-        ["export"], operands: "[FILE]", operandKind: .file, summary: "write the calendar as one .ics file (standard output without FILE)",
+        ["export"], operands: "[FILE]", operandKind: .file,
+        summary: "write the calendar as one .ics file (standard output without FILE)",
         options: [.valued("--calendar", "TITLE", "the calendar to export", .required)] + storeOptions,
         example: "almanac export --calendar Work work.ics")
 
@@ -270,18 +304,23 @@ enum CommandTable {
         name: "feed", summary: "the calendar's secret subscription URL",
         subcommands: [
             CommandSpec(
-                ["feed", "create"], operands: "TITLE", operandKind: .text, summary: "print the feed's webcal:// and https:// URLs (made when missing)",
-                options: [baseURL] + storeOptions, example: "almanac feed create Trainings --base-url https://calendar.example.com"),
+                ["feed", "create"], operands: "TITLE", operandKind: .text,
+                summary: "print the feed's webcal:// and https:// URLs (made when missing)",
+                options: [baseURL] + storeOptions,
+                example: "almanac feed create Trainings --base-url https://calendar.example.com"),
             CommandSpec(
-                ["feed", "rotate"], operands: "TITLE", operandKind: .text, summary: "a new URL; the old one stops working",
+                ["feed", "rotate"], operands: "TITLE", operandKind: .text,
+                summary: "a new URL; the old one stops working",
                 options: [baseURL] + storeOptions, example: "almanac feed rotate Trainings"),
             CommandSpec(
-                ["feed", "revoke"], operands: "TITLE", operandKind: .text, summary: "remove the feed; its URL answers 404",
+                ["feed", "revoke"], operands: "TITLE", operandKind: .text,
+                summary: "remove the feed; its URL answers 404",
                 options: storeOptions, example: "almanac feed revoke Trainings"),
         ],
         details: nil)
 
-    static let baseURL = OptionSpec.valued("--base-url", "URL", "where the server is reached", .value("http://127.0.0.1:8080"))
+    static let baseURL = OptionSpec.valued(
+        "--base-url", "URL", "where the server is reached", .value("http://127.0.0.1:8080"))
 
     static let alarms = CommandSpec(
         ["alarms"], summary: "alarms that fire in a range, through recurrence",
@@ -296,10 +335,15 @@ enum CommandTable {
     static let database = CommandGroup(
         name: "db", summary: "check, migrate, back up and copy the database",
         subcommands: [
-            CommandSpec(["db", "check"], summary: "the database's and the store's own checks, then counts; exit 1 when damaged", options: databaseOptions, example: "almanac db check"),
-            CommandSpec(["db", "migrate"], summary: "bring the schema up to date", options: databaseOptions, example: "almanac db migrate --database postgres://almanac@db/almanac"),
             CommandSpec(
-                ["db", "backup"], operands: "FILE", operandKind: .file, summary: "an online copy of an SQLite database", options: databaseOptions,
+                ["db", "check"], summary: "the database's and the store's own checks, then counts; exit 1 when damaged",
+                options: databaseOptions, example: "almanac db check"),
+            CommandSpec(
+                ["db", "migrate"], summary: "bring the schema up to date", options: databaseOptions,
+                example: "almanac db migrate --database postgres://almanac@db/almanac"),
+            CommandSpec(
+                ["db", "backup"], operands: "FILE", operandKind: .file, summary: "an online copy of an SQLite database",
+                options: databaseOptions,
                 example: "almanac db backup /backup/almanac.sqlite"),
             CommandSpec(
                 ["db", "copy"], summary: "copy everything to another, empty, database",
@@ -318,28 +362,38 @@ enum CommandTable {
         subcommands: [
             CommandSpec(
                 ["token", "create"], operands: "NAME", operandKind: .text, summary: "a new token, printed once",
-                options: [.valued("--scope", "read|read-write|add-only", "what it may do", .required, kind: .choices(["read", "read-write", "add-only"]))] + storeOptions,
+                options: [
+                    .valued(
+                        "--scope", "read|read-write|add-only", "what it may do", .required,
+                        kind: .choices(["read", "read-write", "add-only"]))
+                ] + storeOptions,
                 example: "almanac token create 'class schedule' --scope read-write"),
-            CommandSpec(["token", "list"], summary: "the user's tokens", options: storeOptions, example: "almanac token list"),
             CommandSpec(
-                ["token", "revoke"], operands: "ID", operandKind: .text, summary: "revoke a token", options: storeOptions, example: "almanac token revoke Gk3v9aQz"),
+                ["token", "list"], summary: "the user's tokens", options: storeOptions, example: "almanac token list"),
+            CommandSpec(
+                ["token", "revoke"], operands: "ID", operandKind: .text, summary: "revoke a token",
+                options: storeOptions, example: "almanac token revoke Gk3v9aQz"),
         ],
         details: nil)
 
     static let free = CommandSpec(
         ["free"], summary: "free slots in a range",
         options: [
-            .valued("--calendar", "TITLE[,TITLE...]", "the calendars whose events are busy", .required, repeatable: true),
+            .valued(
+                "--calendar", "TITLE[,TITLE...]", "the calendars whose events are busy", .required, repeatable: true)
         ] + rangeOptions(days: "7 days") + [
             .valued("--duration", "DURATION", "the slot length (60m, 1h)", .value("60m")),
-            .valued("--working-hours", "HOURS", "when slots may be: \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"", .value("all day")),
+            .valued(
+                "--working-hours", "HOURS", "when slots may be: \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"",
+                .value("all day")),
             .valued("--step", "DURATION", "between slot starts", .value("the slot length")),
             .valued("--buffer", "DURATION", "free time kept before and after every busy block", .value("0")),
             zoneOption,
             .flag("--include-past", "offer slots before now too (past times are never offered otherwise)"),
             .flag("--json", "one JSON object per slot (start, end in UTC)"),
         ] + storeOptions,
-        example: "almanac free --calendar Trainings,Meetings --from 2026-12-01 --to 2026-12-08 --working-hours 'Mon-Fri 09:00-17:00'",
+        example:
+            "almanac free --calendar Trainings,Meetings --from 2026-12-01 --to 2026-12-08 --working-hours 'Mon-Fri 09:00-17:00'",
         details: whenText)
 
     static let links = CommandSpec(

@@ -59,7 +59,8 @@ enum CompletionScript {
         script += "            if (( COMP_CWORD == 2 )); then\n"
         script += "                case \"$command\" in\n"
         for group in groups {
-            script += "                    \(group.name)) _almanac_words \"\(group.subcommands.compactMap(\.path.last).joined(separator: " ")) help --help\" ;;\n"
+            script +=
+                "                    \(group.name)) _almanac_words \"\(group.subcommands.compactMap(\.path.last).joined(separator: " ")) help --help\" ;;\n"
         }
         script += "                esac\n                return 0\n            fi\n"
         script += "            command=\"$command ${COMP_WORDS[2]}\" ;;\n    esac\n"
@@ -73,7 +74,8 @@ enum CompletionScript {
                 case .text: script += "        \(label) return 0 ;;\n"
                 case .file: script += "        \(label) _almanac_files; return 0 ;;\n"
                 case .directory: script += "        \(label) _almanac_dirs; return 0 ;;\n"
-                case .choices(let words): script += "        \(label) _almanac_words \"\(words.joined(separator: " "))\"; return 0 ;;\n"
+                case .choices(let words):
+                    script += "        \(label) _almanac_words \"\(words.joined(separator: " "))\"; return 0 ;;\n"
                 }
             }
         }
@@ -141,10 +143,12 @@ enum CompletionScript {
         script += "    \(groups.map(\.name).joined(separator: "|")))\n"
         script += "      if (( CURRENT == 3 )); then\n        case $command in\n"
         for group in groups {
-            let items = group.subcommands.map { quoted("\($0.path.last ?? ""):\(sanitized($0.summary))") }.joined(separator: " ")
+            let items = group.subcommands.map { quoted("\($0.path.last ?? ""):\(sanitized($0.summary))") }.joined(
+                separator: " ")
             script += "          \(group.name)) entries=(\(items)) ;;\n"
         }
-        script += "        esac\n        _describe -t commands \"almanac $command subcommand\" entries\n        return\n      fi\n"
+        script +=
+            "        esac\n        _describe -t commands \"almanac $command subcommand\" entries\n        return\n      fi\n"
         script += "      command=\"$command $words[3]\"\n      shift words\n      (( CURRENT-- )) ;;\n  esac\n"
         script += "  shift words\n  (( CURRENT-- ))\n  case $command in\n"
         for spec in CommandTable.allCommands {
@@ -160,7 +164,9 @@ enum CompletionScript {
                 let label = String(spec.operands.filter { $0 != "[" && $0 != "]" })
                 arguments.append(quoted((many ? "*" : "1") + ":\(label):" + zshAction(kind)))
             }
-            script += "    \(quoted(spec.name))) _arguments -s : \\\n      " + arguments.joined(separator: " \\\n      ") + " ;;\n"
+            script +=
+                "    \(quoted(spec.name))) _arguments -s : \\\n      " + arguments.joined(separator: " \\\n      ")
+                + " ;;\n"
         }
         script += """
               esac
@@ -218,11 +224,14 @@ enum CompletionScript {
             "complete -c almanac -n '__almanac_is help' -a \(quoted(CommandTable.entries.map(\.name).joined(separator: " ")))",
         ]
         for entry in CommandTable.entries {
-            lines.append("complete -c almanac -n 'not __almanac_command' -a \(entry.name) -d \(quoted(describe(entry)))")
+            lines.append(
+                "complete -c almanac -n 'not __almanac_command' -a \(entry.name) -d \(quoted(describe(entry)))")
         }
         for group in groups {
             for spec in group.subcommands {
-                lines.append("complete -c almanac -n \(quoted("__almanac_is \(group.name)")) -a \(spec.path.last ?? "") -d \(quoted(spec.summary))")
+                lines.append(
+                    "complete -c almanac -n \(quoted("__almanac_is \(group.name)")) -a \(spec.path.last ?? "") -d \(quoted(spec.summary))"
+                )
             }
         }
         for spec in CommandTable.allCommands {
@@ -243,7 +252,8 @@ enum CompletionScript {
             switch spec.operandKind {
             case .file?: lines.append("complete -c almanac \(condition) -F")
             case .directory?: lines.append("complete -c almanac \(condition) -a '(__fish_complete_directories)'")
-            case .choices(let words)?: lines.append("complete -c almanac \(condition) -a \(quoted(words.joined(separator: " ")))")
+            case .choices(let words)?:
+                lines.append("complete -c almanac \(condition) -a \(quoted(words.joined(separator: " ")))")
             case .text?, nil: break
             }
         }
@@ -261,14 +271,15 @@ enum CompletionScript {
 
     /// Text for zsh's `[description]` and `name:description`: no brackets or colons.
     static func sanitized(_ text: String) -> String {
-        String(text.map { character -> Character in
-            switch character {
-            case "[": "("
-            case "]": ")"
-            case ":": ";"
-            default: character
-            }
-        })
+        String(
+            text.map { character -> Character in
+                switch character {
+                case "[": "("
+                case "]": ")"
+                case ":": ";"
+                default: character
+                }
+            })
     }
 
     /// A single-quoted shell word; a quote inside becomes `'\''` (close, an escaped

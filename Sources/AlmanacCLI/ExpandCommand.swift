@@ -16,9 +16,15 @@ enum ExpandCommand {
         guard let viewerZone = zoneName == "UTC" ? ZoneRules.utc : TimeZoneDatabase.zone(named: zoneName) else {
             throw .usage("unknown time zone '\(zoneName)' for --tz (an IANA name such as Europe/Berlin)")
         }
-        let from = try options["--from"].map { (text) throws(CommandFailure) in try instant(text, zone: viewerZone, today: today, option: "--from") }
+        let from =
+            try options["--from"].map { (text) throws(CommandFailure) in
+                try instant(text, zone: viewerZone, today: today, option: "--from")
+            }
             ?? viewerZone.instant(for: CivilDateTime(date: today, time: .midnight))
-        let to = try options["--to"].map { (text) throws(CommandFailure) in try instant(text, zone: viewerZone, today: today, option: "--to") }
+        let to =
+            try options["--to"].map { (text) throws(CommandFailure) in
+                try instant(text, zone: viewerZone, today: today, option: "--to")
+            }
             ?? viewerZone.instant(for: CivilDateTime(date: today.adding(days: 365), time: .midnight))
         guard from < to else { throw .usage("--from must be before --to") }
         // The bounds apply to each series; --max-instances raises the instance bound, and the
@@ -26,7 +32,9 @@ enum ExpandCommand {
         var limits = ExpansionLimits.default
         if let text = options["--max-instances"] {
             guard let count = Int(text), (1...maxInstancesBound).contains(count) else {
-                throw .usage("--max-instances is a whole number from 1 to \(maxInstancesBound) (the default is \(ExpansionLimits.default.maxInstances))")
+                throw .usage(
+                    "--max-instances is a whole number from 1 to \(maxInstancesBound) (the default is \(ExpansionLimits.default.maxInstances))"
+                )
             }
             limits = ExpansionLimits(
                 maxInstances: count, maxSteps: max(ExpansionLimits.default.maxSteps, count.multipliedSaturated(by: 20)),
@@ -38,7 +46,8 @@ enum ExpandCommand {
         var output: [UInt8] = []
         var truncated: [TruncatedSeries] = []
         for calendar in document.components {
-            let resolver = ZoneResolver(calendar: calendar, mode: lenient ? .lenient : .strict, readsFloatingInCalendarZone: lenient)
+            let resolver = ZoneResolver(
+                calendar: calendar, mode: lenient ? .lenient : .strict, readsFloatingInCalendarZone: lenient)
             let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: viewerZone, limits: limits)
             let result: CalendarExpansion
             do {
@@ -71,10 +80,12 @@ enum ExpandCommand {
     }
 
     /// `YYYY-MM-DD` (midnight in `zone`), `YYYY-MM-DDTHH:MM[:SS]` (in `zone`) or with a trailing `Z` (UTC).
-    static func instant(_ text: String, zone: ZoneRules, today: CivilDate, option: String) throws(CommandFailure) -> Int {
+    static func instant(_ text: String, zone: ZoneRules, today: CivilDate, option: String) throws(CommandFailure) -> Int
+    {
         // Dates only: the store commands' words (today, tomorrow) are not part of this tool's format.
         let now = CivilDateTime(date: today, time: .midnight).secondsSinceEpoch
-        return TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: option, words: false), zone: zone)
+        return TimeInput.instant(
+            try TimeInput.parse(text, now: now, zone: zone, option: option, words: false), zone: zone)
     }
 
     static func json(_ occurrence: Occurrence) -> String {
@@ -88,7 +99,9 @@ enum ExpandCommand {
         ]
         members.append(("override", .bool(occurrence.isOverride)))
         members.append(("status", occurrence.component.property("STATUS").map { .string($0.textValue()) } ?? .null))
-        if let summary = occurrence.component.property("SUMMARY") { members.append(("summary", .string(summary.textValue()))) }
+        if let summary = occurrence.component.property("SUMMARY") {
+            members.append(("summary", .string(summary.textValue())))
+        }
         return JSONValue.object(members).jsonText
     }
 

@@ -4,7 +4,9 @@ enum HelpText {
 
     /// `almanac --help`: every command, then how the store is chosen and what WHEN is.
     static var topLevel: String {
-        var lines = ["almanac — a calendar engine and server", "", "Usage: almanac <command> [options]", "", "Commands:"]
+        var lines = [
+            "almanac — a calendar engine and server", "", "Usage: almanac <command> [options]", "", "Commands:",
+        ]
         for entry in CommandTable.entries {
             switch entry {
             case .command(let spec):
@@ -13,13 +15,19 @@ enum HelpText {
                 for spec in group.subcommands { lines += item(spec.synopsis, spec.summary) }
             }
         }
-        lines += [""] + wrap(
-            "Store commands work on --database URL, else $ALMANAC_DATABASE (postgres://user@host/db or sqlite:PATH), "
-                + "else almanac.sqlite in the data directory (--data DIR, else $ALMANAC_DATA, else $XDG_DATA_HOME/almanac, "
-                + "else ~/.local/share/almanac), for --user NAME, else $ALMANAC_USER, else the only user.", indent: "")
+        lines +=
+            [""]
+            + wrap(
+                "Store commands work on --database URL, else $ALMANAC_DATABASE (postgres://user@host/db or sqlite:PATH), "
+                    + "else almanac.sqlite in the data directory (--data DIR, else $ALMANAC_DATA, else $XDG_DATA_HOME/almanac, "
+                    + "else ~/.local/share/almanac), for --user NAME, else $ALMANAC_USER, else the only user.",
+                indent: "")
         lines += [""] + CommandTable.whenText.split(separator: "\n").map(String.init)
         lines += ["", "Options:"]
-        lines += item("-h, --help", "show help; 'almanac COMMAND --help' (or 'almanac help COMMAND') shows a command's options, their defaults and an example")
+        lines += item(
+            "-h, --help",
+            "show help; 'almanac COMMAND --help' (or 'almanac help COMMAND') shows a command's options, their defaults and an example"
+        )
         lines += item("--version", "print the version")
         lines += ["", "Exit status: 0 success, 1 invalid or unreadable input, 2 usage error."]
         return lines.joined(separator: "\n") + "\n"
@@ -27,12 +35,17 @@ enum HelpText {
 
     /// A group's subcommands with their summaries.
     static func group(_ group: CommandGroup) -> String {
-        var lines = ["Usage: almanac \(group.name) <subcommand> [options]", "", "\(capitalized(group.summary)).", "", "Subcommands:"]
+        var lines = [
+            "Usage: almanac \(group.name) <subcommand> [options]", "", "\(capitalized(group.summary)).", "",
+            "Subcommands:",
+        ]
         for spec in group.subcommands {
             // The subcommand's own options inline; the store's are in each subcommand's help.
             let shared = Set(CommandTable.storeOptions.map(\.name))
             let own = spec.options.filter { !shared.contains($0.name) }.map { "[\($0.usage)]" }
-            lines += item(([spec.synopsis.dropFirst(group.name.count + 1).description] + own).joined(separator: " "), spec.summary)
+            lines += item(
+                ([spec.synopsis.dropFirst(group.name.count + 1).description] + own).joined(separator: " "), spec.summary
+            )
         }
         if let details = group.details { lines += [""] + wrap(details, indent: "") }
         lines += ["", "'almanac \(group.name) <subcommand> --help' shows a subcommand's options and an example."]

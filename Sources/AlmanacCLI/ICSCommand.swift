@@ -87,8 +87,9 @@ enum ICSCommand {
             if let document = result.document {
                 let components = document.components.reduce(0) { $0 + $1.componentCount }
                 let warnings = result.warnings.count
-                io.write("\(path): ok, \(components) component\(components == 1 ? "" : "s")"
-                    + (warnings > 0 ? ", \(warnings) warning\(warnings == 1 ? "" : "s")" : "") + "\n")
+                io.write(
+                    "\(path): ok, \(components) component\(components == 1 ? "" : "s")"
+                        + (warnings > 0 ? ", \(warnings) warning\(warnings == 1 ? "" : "s")" : "") + "\n")
             } else {
                 failed = true
             }

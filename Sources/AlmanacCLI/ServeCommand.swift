@@ -16,41 +16,60 @@ enum ServeCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         let options = try Options(arguments, for: CommandTable.serve)
         let origins = options.all("--cors-origin")
-        for origin in origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
+        for origin in origins
+        where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
             throw .usage("--cors-origin is a scheme and host such as https://app.example.com, not \(origin)")
         }
         guard options.operands.isEmpty else { throw .usage("'serve' takes no operands (see 'almanac serve --help')") }
         func number(_ name: String, _ fallback: Int, range: ClosedRange<Int>) throws(CommandFailure) -> Int {
             guard let text = options[name] else { return fallback }
-            guard let value = Int(text), range.contains(value) else { throw .usage("\(name) must be a number in \(range)") }
+            guard let value = Int(text), range.contains(value) else {
+                throw .usage("\(name) must be a number in \(range)")
+            }
             return value
         }
         // Proxies by address literal: the option (repeatable, comma-separated), else the environment.
-        let proxyText = options.all("--trusted-proxy").isEmpty ? (io.environment["ALMANAC_TRUSTED_PROXIES"].map { [$0] } ?? []) : options.all("--trusted-proxy")
-        let proxies = Set(proxyText.flatMap { $0.split(separator: ",") }.map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty })
+        let proxyText =
+            options.all("--trusted-proxy").isEmpty
+            ? (io.environment["ALMANAC_TRUSTED_PROXIES"].map { [$0] } ?? []) : options.all("--trusted-proxy")
+        let proxies = Set(
+            proxyText.flatMap { $0.split(separator: ",") }.map { String($0.filter { !$0.isWhitespace }) }.filter {
+                !$0.isEmpty
+            })
         for proxy in proxies where !ServeCommand.isAddressLiteral(proxy) {
             throw .usage("--trusted-proxy takes IPv4 or IPv6 addresses (such as 127.0.0.1), not \(proxy)")
         }
         let defaults = ServerConfiguration(trustedProxies: proxies)
         let configuration = ServerConfiguration(
             host: options["--host"] ?? "127.0.0.1", port: UInt16(try number("--port", 8080, range: 0...65_535)),
-            threads: try number("--threads", defaults.threads, range: 1...256), maxBodySize: try number("--max-body", defaults.maxBodySize, range: 1_024...(1 << 30)),
-            connectionTimeout: try number("--timeout", 60, range: 1...3_600), connectionLimit: try number("--max-connections", defaults.connectionLimit, range: 1...65_536),
-            connectionsPerAddress: try number("--max-connections-per-address", defaults.connectionsPerAddress, range: 0...65_536), trustedProxies: proxies,
+            threads: try number("--threads", defaults.threads, range: 1...256),
+            maxBodySize: try number("--max-body", defaults.maxBodySize, range: 1_024...(1 << 30)),
+            connectionTimeout: try number("--timeout", 60, range: 1...3_600),
+            connectionLimit: try number("--max-connections", defaults.connectionLimit, range: 1...65_536),
+            connectionsPerAddress: try number(
+                "--max-connections-per-address", defaults.connectionsPerAddress, range: 0...65_536),
+            trustedProxies: proxies,
             accessLog: !options.has("--quiet"))
         let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
         let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
         let backend = try StoreContext.openBackend(options, io: io)
-        backend.quota = StoreQuota(maxObjects: quotaObjects == 0 ? nil : quotaObjects, maxBytes: quotaBytes == 0 ? nil : quotaBytes)
+        backend.quota = StoreQuota(
+            maxObjects: quotaObjects == 0 ? nil : quotaObjects, maxBytes: quotaBytes == 0 ? nil : quotaBytes)
 
         var name = io.environment["USER"] ?? "admin"
         if name.isEmpty || name == "root" { name = "admin" }
-        if let created = try StoreContext.run({ () throws(StoreError) in try AlmanacServer.ensureFirstUser(in: backend, name: name) }) {
-            io.write("Created user \(created.user) with password \(created.password)\n(shown once; change it with 'almanac user passwd \(created.user)')\n")
+        if let created = try StoreContext.run({ () throws(StoreError) in
+            try AlmanacServer.ensureFirstUser(in: backend, name: name)
+        }) {
+            io.write(
+                "Created user \(created.user) with password \(created.password)\n(shown once; change it with 'almanac user passwd \(created.user)')\n"
+            )
         }
         let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
         for user in users where user.passwordHash == nil {
-            io.writeError("almanac: user \(user.name) has no password and cannot sign in; set one with 'almanac user passwd \(user.name)'")
+            io.writeError(
+                "almanac: user \(user.name) has no password and cannot sign in; set one with 'almanac user passwd \(user.name)'"
+            )
         }
 
         // Block the signals before the server's threads start, so they inherit the mask
@@ -69,8 +88,10 @@ enum ServeCommand {
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let base = "http://\(host):\(server.port)"
-        io.write("Almanac is serving \(backend.location) on \(base)/\nCalDAV: \(base)/dav/ (add this URL in your calendar app)\n"
-            + "Feeds: \(base)/feeds/<token>.ics (see 'almanac feed create')\nAPI: \(base)/api/v1/ (described at \(base)/api/v1/openapi.json)\n")
+        io.write(
+            "Almanac is serving \(backend.location) on \(base)/\nCalDAV: \(base)/dav/ (add this URL in your calendar app)\n"
+                + "Feeds: \(base)/feeds/<token>.ics (see 'almanac feed create')\nAPI: \(base)/api/v1/ (described at \(base)/api/v1/openapi.json)\n"
+        )
         var received: Int32 = 0
         sigwait(&signals, &received)
         io.write("Stopping (\(received == SIGINT ? "SIGINT" : "SIGTERM")); letting requests in progress finish\n")

@@ -1,8 +1,8 @@
 import Accounts
-import Foundation
 import CalDAV
 import CalendarStore
 import Feeds
+import Foundation
 import HTTPServer
 import JSONAPI
 import Recurrence
@@ -30,18 +30,24 @@ public final class AlmanacServer: Sendable {
     /// - Parameter now: the current time (Unix seconds), for minimum notice, "today" and
     ///   sessions; the system clock unless a test fixes it.
     public init(
-        backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [], now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
+        backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [],
+        now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
         let web = WebCalendar(
             backend: backend,
-            verifyPassword: { user, password, address in authenticator.verify(BasicCredentials(user: user, password: password), address: address) },
+            verifyPassword: { user, password, address in
+                authenticator.verify(BasicCredentials(user: user, password: password), address: address)
+            },
             now: now)
-        router = Self.router(backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins), now: now)
+        router = Self.router(
+            backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins), now: now)
         let router = self.router
-        server = HTTPServer(configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)) { request in
+        server = HTTPServer(
+            configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
+        ) { request in
             // Expansion for a client that went away stops at its next check (ExpansionBudget).
             ExpansionBudget.$isCancelled.withValue(request.isClientGone) { router.respond(to: request) }
         }
@@ -62,7 +68,8 @@ public final class AlmanacServer: Sendable {
             if request.path == "/login" {
                 let length = request.headers["Content-Length"].flatMap { Int($0) }
                 guard let length, length <= unauthenticatedBodyLimit else {
-                    return .text(413, "413 Content Too Large: a sign-in form is at most \(unauthenticatedBodyLimit) bytes\n")
+                    return .text(
+                        413, "413 Content Too Large: a sign-in form is at most \(unauthenticatedBodyLimit) bytes\n")
                 }
                 return nil
             }
@@ -81,7 +88,8 @@ public final class AlmanacServer: Sendable {
     public func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
 
     static func router(
-        backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>, now: @escaping @Sendable () -> Int
+        backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
+        now: @escaping @Sendable () -> Int
     ) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend)
@@ -106,7 +114,9 @@ public final class AlmanacServer: Sendable {
             HTTPResponse(status: 301, headers: ["Location": "/dav/"])
         }
         router.addPrefix("/dav", dav)
-        router.addPrefix(FeedHandler.prefix, methods: ["GET", "HEAD"]) { request in FeedHandler.respond(to: request, backend: backend) }
+        router.addPrefix(FeedHandler.prefix, methods: ["GET", "HEAD"]) { request in
+            FeedHandler.respond(to: request, backend: backend)
+        }
 
         let api = JSONAPIHandler(backend: backend, configuration: APIConfiguration(now: now))
         let signedInAPI: HTTPResponder = { request in
@@ -121,7 +131,8 @@ public final class AlmanacServer: Sendable {
                 if safe || Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) {
                     response = api.respond(to: request, as: APIPrincipal(user: session.user))
                 } else {
-                    response = JSONAPIHandler.problem(status: 403, "a change from the web pages needs the page's X-CSRF-Token")
+                    response = JSONAPIHandler.problem(
+                        status: 403, "a change from the web pages needs the page's X-CSRF-Token")
                 }
             } else {
                 switch authenticator.authenticateAPI(request) {
@@ -150,7 +161,8 @@ public final class AlmanacServer: Sendable {
             status: 204,
             headers: [
                 "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
-                "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, X-CSRF-Token", "Access-Control-Max-Age": "600",
+                "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, X-CSRF-Token",
+                "Access-Control-Max-Age": "600",
                 "Vary": "Origin",
             ])
     }
@@ -166,12 +178,15 @@ public final class AlmanacServer: Sendable {
 
     /// Makes sure someone can sign in: when the store has no users, creates `name`
     /// with a generated password and returns both (to print once).
-    public static func ensureFirstUser(in backend: DatabaseBackend, name: String) throws(StoreError) -> (user: String, password: String)? {
+    public static func ensureFirstUser(in backend: DatabaseBackend, name: String) throws(StoreError) -> (
+        user: String, password: String
+    )? {
         guard try backend.users().isEmpty else { return nil }
         let password = PasswordGenerator.generate()
         do {
-            try backend.createUser(named: name, displayName: nil, passwordHash: PasswordHash(password: password).description)
-        } catch where error.code == .alreadyExists {
+            try backend.createUser(
+                named: name, displayName: nil, passwordHash: PasswordHash(password: password).description)
+        } catch  where error.code == .alreadyExists {
             return nil  // another process sharing the database created it first
         }
         return (name, password)

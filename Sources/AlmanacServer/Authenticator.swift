@@ -1,6 +1,6 @@
 import Accounts
-import Foundation
 import CalendarStore
+import Foundation
 import HTTPServer
 import JSONAPI
 import WebCalendar
@@ -15,7 +15,8 @@ public final class Authenticator: Sendable {
     let gate: HashingGate
 
     public init(
-        backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(), verified: VerifiedPasswords = VerifiedPasswords(),
+        backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(),
+        verified: VerifiedPasswords = VerifiedPasswords(),
         gate: HashingGate = HashingGate()
     ) {
         self.backend = backend
@@ -28,19 +29,27 @@ public final class Authenticator: Sendable {
 
     /// The signed-in user's name, or the response to send instead (401, or 429 while throttled).
     public func authenticate(_ request: HTTPRequest) -> Result<String, HTTPResponseError> {
-        guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header) else {
-            return .failure(HTTPResponseError(.text(401, "401 Unauthorized: sign in with your Almanac user name and password\n", headers: Self.challenge)))
+        guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header)
+        else {
+            return .failure(
+                HTTPResponseError(
+                    .text(
+                        401, "401 Unauthorized: sign in with your Almanac user name and password\n",
+                        headers: Self.challenge)))
         }
         switch verify(credentials, address: request.remoteAddress) {
         case .success(let user): return .success(user)
         case .failure(let failure):
             var headers = Self.challenge
             if failure.isUnavailable {
-                return .failure(HTTPResponseError(.text(503, "503 Service Unavailable: \(failure.message)\n", headers: ["Retry-After": "1"])))
+                return .failure(
+                    HTTPResponseError(
+                        .text(503, "503 Service Unavailable: \(failure.message)\n", headers: ["Retry-After": "1"])))
             }
             if let wait = failure.retryAfter {
                 headers.set("Retry-After", String(wait))
-                return .failure(HTTPResponseError(.text(429, "429 Too Many Requests: \(failure.message)\n", headers: headers)))
+                return .failure(
+                    HTTPResponseError(.text(429, "429 Too Many Requests: \(failure.message)\n", headers: headers)))
             }
             return .failure(HTTPResponseError(.text(401, "401 Unauthorized: \(failure.message)\n", headers: headers)))
         }
@@ -59,9 +68,10 @@ public final class Authenticator: Sendable {
         func lookUp() -> Result<User?, WebSignInFailure> {
             do {
                 return .success(try backend.user(named: credentials.user))
-            } catch where error.code == .database {
+            } catch  where error.code == .database {
                 // Not a wrong password: the database did not answer (PostgreSQL restarting).
-                return .failure(WebSignInFailure(message: "the store is unavailable; try again shortly", isUnavailable: true))
+                return .failure(
+                    WebSignInFailure(message: "the store is unavailable; try again shortly", isUnavailable: true))
             } catch {
                 return .success(nil)
             }
@@ -71,12 +81,16 @@ public final class Authenticator: Sendable {
             switch lookUp() {
             case .failure(let failure): return .failure(failure)
             case .success(let user):
-                if let user, let stored = user.passwordHash, verified.contains(credentials, hash: stored) { return .success(user.name) }
+                if let user, let stored = user.passwordHash, verified.contains(credentials, hash: stored) {
+                    return .success(user.name)
+                }
                 found = .some(user)
             }
         }
         if let wait = throttle.beginAttempt(user: credentials.user, address: address) {
-            return .failure(WebSignInFailure(message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up))))
+            return .failure(
+                WebSignInFailure(
+                    message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up))))
         }
         if found == nil {
             switch lookUp() {
@@ -98,9 +112,13 @@ public final class Authenticator: Sendable {
         }
         guard let matches else {
             throttle.cancelAttempt(user: credentials.user, address: address)
-            return .failure(WebSignInFailure(message: "the server is busy checking passwords; try again shortly", isUnavailable: true))
+            return .failure(
+                WebSignInFailure(
+                    message: "the server is busy checking passwords; try again shortly", isUnavailable: true))
         }
-        guard matches, let user, let stored else { return .failure(WebSignInFailure(message: "wrong user name or password")) }
+        guard matches, let user, let stored else {
+            return .failure(WebSignInFailure(message: "wrong user name or password"))
+        }
         verified.insert(credentials, hash: stored)
         throttle.recordSuccess(user: credentials.user, address: address)
         return .success(user.name)
@@ -122,7 +140,9 @@ public final class Authenticator: Sendable {
                 } catch {
                     return .failure(
                         HTTPResponseError(
-                            JSONAPIHandler.problem(status: 503, "the store is unavailable; try again shortly", headers: ["Retry-After": "1"])))
+                            JSONAPIHandler.problem(
+                                status: 503, "the store is unavailable; try again shortly",
+                                headers: ["Retry-After": "1"])))
                 }
             }
             if let found {
@@ -133,16 +153,23 @@ public final class Authenticator: Sendable {
                 return .failure(
                     HTTPResponseError(
                         JSONAPIHandler.problem(
-                            status: 429, "too many failed sign-ins; try again later", headers: ["Retry-After": String(Int(wait.rounded(.up)))])))
+                            status: 429, "too many failed sign-ins; try again later",
+                            headers: ["Retry-After": String(Int(wait.rounded(.up)))])))
             }
-            return .failure(HTTPResponseError(JSONAPIHandler.problem(status: 401, "the API token is unknown or revoked", headers: Self.challenge)))
+            return .failure(
+                HTTPResponseError(
+                    JSONAPIHandler.problem(status: 401, "the API token is unknown or revoked", headers: Self.challenge))
+            )
         }
         switch authenticate(request) {
         case .success(let user): return .success(APIPrincipal(user: user))
         case .failure(let failure):
-            let detail = String(decoding: failure.response.body, as: UTF8.self).split(separator: ":", maxSplits: 1).last
+            let detail =
+                String(decoding: failure.response.body, as: UTF8.self).split(separator: ":", maxSplits: 1).last
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "sign in"
-            return .failure(HTTPResponseError(JSONAPIHandler.problem(status: failure.response.status, detail, headers: failure.response.headers)))
+            return .failure(
+                HTTPResponseError(
+                    JSONAPIHandler.problem(status: failure.response.status, detail, headers: failure.response.headers)))
         }
     }
 }

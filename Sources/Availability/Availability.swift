@@ -14,7 +14,8 @@ public struct BusyBlock: Sendable, Hashable {
     public var isAllDay: Bool
 
     public init(
-        start: Int, end: Int, source: String, recurrenceID: OccurrenceTime? = nil, title: String? = nil, isTentative: Bool = false,
+        start: Int, end: Int, source: String, recurrenceID: OccurrenceTime? = nil, title: String? = nil,
+        isTentative: Bool = false,
         isAllDay: Bool = false
     ) {
         self.start = start
@@ -41,7 +42,9 @@ public struct ClockRange: Sendable, Hashable, Codable {
     /// `09:00-17:00`; nil when malformed or empty.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "-")
-        guard parts.count == 2, let start = Self.minutes(parts[0]), let end = Self.minutes(parts[1]), start < end else { return nil }
+        guard parts.count == 2, let start = Self.minutes(parts[0]), let end = Self.minutes(parts[1]), start < end else {
+            return nil
+        }
         self.init(start: start, end: end)
     }
 
@@ -61,7 +64,8 @@ public struct ClockRange: Sendable, Hashable, Codable {
 
     static func minutes(_ text: some StringProtocol) -> Int? {
         let parts = text.split(separator: ":")
-        guard parts.count == 2, parts[0].count <= 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
+        guard parts.count == 2, parts[0].count <= 2, parts[1].count == 2, let hour = Int(parts[0]),
+            let minute = Int(parts[1]),
             (0...24).contains(hour), (0..<60).contains(minute), hour * 60 + minute <= 1440
         else { return nil }
         return hour * 60 + minute
@@ -103,8 +107,10 @@ public struct AvailabilityRules: Sendable {
     public var allDayIsBusy: Bool
 
     public init(
-        zone: ZoneRules, workingHours: [Weekday: [ClockRange]], slotLength: Int, slotStep: Int? = nil, dateOverrides: [CivilDate: [ClockRange]] = [:],
-        bufferBefore: Int = 0, bufferAfter: Int = 0, minimumNotice: MinimumNotice = .none, window: (start: Int, end: Int)? = nil,
+        zone: ZoneRules, workingHours: [Weekday: [ClockRange]], slotLength: Int, slotStep: Int? = nil,
+        dateOverrides: [CivilDate: [ClockRange]] = [:],
+        bufferBefore: Int = 0, bufferAfter: Int = 0, minimumNotice: MinimumNotice = .none,
+        window: (start: Int, end: Int)? = nil,
         dailyLimit: Int? = nil, weeklyLimit: Int? = nil, firstWeekday: Weekday = .monday, tentativeIsBusy: Bool = true,
         allDayIsBusy: Bool = false
     ) {
@@ -127,7 +133,9 @@ public struct AvailabilityRules: Sendable {
     /// Every day, all day: the rules for "is this time free at all?".
     public static func allDay(zone: ZoneRules, slotLength: Int, slotStep: Int? = nil) -> AvailabilityRules {
         AvailabilityRules(
-            zone: zone, workingHours: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, [ClockRange(start: 0, end: 1440)]) }),
+            zone: zone,
+            workingHours: Dictionary(
+                uniqueKeysWithValues: Weekday.allCases.map { ($0, [ClockRange(start: 0, end: 1440)]) }),
             slotLength: slotLength, slotStep: slotStep)
     }
 
@@ -141,7 +149,8 @@ public struct AvailabilityRules: Sendable {
             var days: [Weekday] = []
             for part in words[0].split(separator: "+") {
                 let bounds = part.split(separator: "-").map { Weekday(englishName: $0) }
-                guard !bounds.isEmpty, bounds.count <= 2, let first = bounds.first ?? nil, let last = bounds.last ?? nil else { return nil }
+                guard !bounds.isEmpty, bounds.count <= 2, let first = bounds.first ?? nil, let last = bounds.last ?? nil
+                else { return nil }
                 var day = first
                 while true {
                     days.append(day)
@@ -196,7 +205,9 @@ public enum AvailabilitySearch {
     /// whether there were more. A slot never starts before `now` (and the minimum
     /// notice after it); with `now` nil, past times are offered too and the notice,
     /// which counts from now, does not apply.
-    public static func freeSlots(busy: [BusyBlock], rules: AvailabilityRules, from: Int, to: Int, now: Int?, limit: Int = .max) -> [FreeSlot] {
+    public static func freeSlots(
+        busy: [BusyBlock], rules: AvailabilityRules, from: Int, to: Int, now: Int?, limit: Int = .max
+    ) -> [FreeSlot] {
         guard rules.slotLength > 0, rules.slotStep > 0, from < to, limit > 0 else { return [] }
         let blocks = counted(busy, rules: rules)
         // Busy intervals grown by the stacked buffers, merged: a slot [s, e) is clear when
@@ -230,7 +241,11 @@ public enum AvailabilitySearch {
         while date <= lastDate, slots.count < limit {
             defer { date = date.adding(days: 1) }
             if let limit = rules.dailyLimit, perDay[date, default: 0] >= limit { continue }
-            if let limit = rules.weeklyLimit, perWeek[date.startOfWeek(firstWeekday: rules.firstWeekday), default: 0] >= limit { continue }
+            if let limit = rules.weeklyLimit,
+                perWeek[date.startOfWeek(firstWeekday: rules.firstWeekday), default: 0] >= limit
+            {
+                continue
+            }
             for span in ClockRange.joined(rules.dateOverrides[date] ?? rules.workingHours[date.weekday] ?? []) {
                 let spanEnd = instant(date, span.end, rules.zone)
                 var start = instant(date, span.start, rules.zone)
@@ -257,7 +272,9 @@ public enum AvailabilitySearch {
 
     /// Each proposed occurrence's collisions: overlapping busy blocks, and blocks closer
     /// than the stacked buffers.
-    public static func conflicts(proposed: [(start: Int, end: Int)], busy: [BusyBlock], rules: AvailabilityRules) -> [Conflict] {
+    public static func conflicts(proposed: [(start: Int, end: Int)], busy: [BusyBlock], rules: AvailabilityRules)
+        -> [Conflict]
+    {
         let blocks = counted(busy, rules: rules).sorted { $0.start < $1.start }
         var result: [Conflict] = []
         for occurrence in proposed {

@@ -15,7 +15,10 @@ public struct CalDAVHandler: Sendable {
     }
 
     /// Every method the server answers somewhere (``allowed(on:)`` says where).
-    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT", "COPY", "MOVE"]
+    static let methods = [
+        "OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT", "COPY",
+        "MOVE",
+    ]
 
     /// The methods a resource of this kind answers: its `Allow` header, on OPTIONS and
     /// on every 405 (RFC 9110 §10.2.1). PROPPATCH changes only calendars; PUT writes
@@ -35,7 +38,8 @@ public struct CalDAVHandler: Sendable {
     static let unsupported: [String: String] = [
         "LOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "UNLOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
-        "POST": "scheduling (RFC 6638) is not supported: there is no schedule outbox, and clients send invitations themselves",
+        "POST":
+            "scheduling (RFC 6638) is not supported: there is no schedule outbox, and clients send invitations themselves",
         "ACL": "the ACL method (RFC 3744) is not supported: each user reads and writes their own calendars",
         "SEARCH": "DASL SEARCH (RFC 5323) is not supported; use a calendar-query REPORT",
         "MKWORKSPACE": "versioning (RFC 3253) is not supported",
@@ -85,7 +89,9 @@ public struct CalDAVHandler: Sendable {
         guard Self.methods.contains(request.method) else { return Self.notAllowed(request.method, on: path) }
         // Writes aimed at the wrong kind of resource (PUT on a collection, DELETE of a
         // home, MKCALENDAR of an object) are 405 with what it does answer.
-        if ["PUT", "DELETE", "MKCALENDAR", "MKCOL", "COPY", "MOVE"].contains(request.method), !Self.allowed(on: path).contains(request.method) {
+        if ["PUT", "DELETE", "MKCALENDAR", "MKCOL", "COPY", "MOVE"].contains(request.method),
+            !Self.allowed(on: path).contains(request.method)
+        {
             return Self.notAllowed(request.method, on: path)
         }
         let store: any EventStore
@@ -122,7 +128,9 @@ public struct CalDAVHandler: Sendable {
     /// method is a deliberately unsupported one), 501 for a method the server does not know.
     static func notAllowed(_ method: String, on path: DAVPath, _ message: String? = nil) -> HTTPResponse {
         let known = methods.contains(method) || unsupported[method] != nil
-        let reason = message ?? unsupported[method] ?? (known ? "\(method) is not answered here" : "\(method) is not a method this server implements")
+        let reason =
+            message ?? unsupported[method]
+            ?? (known ? "\(method) is not answered here" : "\(method) is not a method this server implements")
         var response = DAVError.response(status: known ? 405 : 501, reason)
         response.headers.set("Allow", allowed(on: path).joined(separator: ", "))
         return response
@@ -149,7 +157,8 @@ struct DAVContext {
             return .failure(HTTPResponseError(DAVError.response(status: 400, error.description)))
         }
         if let namespace, let name, element.namespace != namespace || element.name != name {
-            return .failure(HTTPResponseError(DAVError.response(status: 400, "the body of \(request.method) is a \(name) element")))
+            return .failure(
+                HTTPResponseError(DAVError.response(status: 400, "the body of \(request.method) is a \(name) element")))
         }
         return .success(element)
     }
@@ -163,30 +172,46 @@ struct DAVContext {
 /// DAV error responses: a status and, for preconditions, a `DAV:error` body naming
 /// the precondition (RFC 4918 §16, RFC 4791 §1.3).
 enum DAVError {
-    static func response(status: Int, _ message: String, precondition: PropertyName? = nil, detail: String = "") -> HTTPResponse {
+    static func response(status: Int, _ message: String, precondition: PropertyName? = nil, detail: String = "")
+        -> HTTPResponse
+    {
         guard let precondition else { return .text(status, "\(status) \(HTTPStatus.reason(status)): \(message)\n") }
-        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(DAVNamespace.declarations)>\(precondition.element(detail))"
+        let body =
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(DAVNamespace.declarations)>\(precondition.element(detail))"
             + "<D:responsedescription>\(XMLText.escape(message))</D:responsedescription></D:error>\n"
-        return HTTPResponse(status: status, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+        return HTTPResponse(
+            status: status, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
     }
 
     /// The response a store error calls for.
     static func response(for error: StoreError, collectionHref: String = "") -> HTTPResponse {
         switch error.code {
         case .notFound: return response(status: 404, error.message)
-        case .forbidden: return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "need-privileges"))
+        case .forbidden:
+            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "need-privileges"))
         case .preconditionFailed: return response(status: 412, error.message)
         case .uidConflict:
-            let href = error.conflictingResource.map { "<D:href>\(XMLText.escape(collectionHref + PercentEncoding.encode($0, allowing: DAVPath.segmentCharacters)))</D:href>" } ?? ""
-            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "no-uid-conflict"), detail: href)
+            let href =
+                error.conflictingResource.map {
+                    "<D:href>\(XMLText.escape(collectionHref + PercentEncoding.encode($0, allowing: DAVPath.segmentCharacters)))</D:href>"
+                } ?? ""
+            return response(
+                status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "no-uid-conflict"),
+                detail: href)
         case .invalidCalendarData:
-            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "valid-calendar-data"))
+            return response(
+                status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "valid-calendar-data"))
         case .unsupportedComponent:
-            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-component"))
-        case .invalidSyncToken: return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "valid-sync-token"))
+            return response(
+                status: 403, error.message,
+                precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-component"))
+        case .invalidSyncToken:
+            return response(
+                status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "valid-sync-token"))
         case .invalidArgument: return response(status: 400, error.message)
         case .alreadyExists:
-            return response(status: 405, error.message, precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
+            return response(
+                status: 405, error.message, precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
         case .database:
             error.logDetails()
             var answer = response(status: 503, error.clientMessage)
@@ -195,7 +220,8 @@ enum DAVError {
         case .insufficientStorage:
             // RFC 4918 §9.7.1: 507 for a PUT the server has no room for.
             error.logDetails()
-            return response(status: 507, error.message, precondition: PropertyName(DAVNamespace.dav, "quota-not-exceeded"))
+            return response(
+                status: 507, error.message, precondition: PropertyName(DAVNamespace.dav, "quota-not-exceeded"))
         }
     }
 }

@@ -9,7 +9,9 @@ extension DAVContext {
     /// resourcetype: creates a calendar collection with the initial properties given.
     func makeCalendar() -> HTTPResponse {
         guard case .calendar(_, let name) = path else {
-            return DAVError.response(status: 403, "calendars are made inside the calendar home", precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
+            return DAVError.response(
+                status: 403, "calendars are made inside the calendar home",
+                precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
         }
         var settings: [XMLElement] = []
         if !request.body.isEmpty {
@@ -19,12 +21,15 @@ extension DAVContext {
             case .success(let element): body = element
             case .failure(let failure): return failure.response
             }
-            settings = body.children(DAVNamespace.dav, "set").flatMap { $0.children(DAVNamespace.dav, "prop").flatMap(\.children) }
+            settings = body.children(DAVNamespace.dav, "set").flatMap {
+                $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
+            }
         }
         if request.method == "MKCOL" {
             let type = settings.first { $0.namespace == DAVNamespace.dav && $0.name == "resourcetype" }
             guard type?.child(DAVNamespace.caldav, "calendar") != nil else {
-                return DAVError.response(status: 403, "only calendar collections can be made here (resourcetype CALDAV:calendar)",
+                return DAVError.response(
+                    status: 403, "only calendar collections can be made here (resourcetype CALDAV:calendar)",
                     precondition: PropertyName(DAVNamespace.dav, "valid-resourcetype"))
             }
         }
@@ -48,22 +53,29 @@ extension DAVContext {
     /// PROPPATCH (RFC 4918 §9.2) on a calendar: every change applies, or none.
     func proppatch() -> HTTPResponse {
         guard case .calendar(_, let name) = path else {
-            return DAVError.response(status: 403, "only calendar properties can be changed", precondition: PropertyName(DAVNamespace.dav, "cannot-modify-protected-property"))
+            return DAVError.response(
+                status: 403, "only calendar properties can be changed",
+                precondition: PropertyName(DAVNamespace.dav, "cannot-modify-protected-property"))
         }
         let body: XMLElement
         switch self.body(DAVNamespace.dav, "propertyupdate") {
         case .success(let element): body = element
         case .failure(let failure): return failure.response
         }
-        let sets = body.children(DAVNamespace.dav, "set").flatMap { $0.children(DAVNamespace.dav, "prop").flatMap(\.children) }
-        let removals = body.children(DAVNamespace.dav, "remove").flatMap { $0.children(DAVNamespace.dav, "prop").flatMap(\.children) }
+        let sets = body.children(DAVNamespace.dav, "set").flatMap {
+            $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
+        }
+        let removals = body.children(DAVNamespace.dav, "remove").flatMap {
+            $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
+        }
         do {
             var calendar = try self.calendar(named: name)
             let statuses = apply(sets, removals: removals, to: &calendar)
             var multistatus = Multistatus()
             if statuses.contains(where: { $0.status != 200 }) {
                 // Atomic: nothing is saved, and the good changes report 424 Failed Dependency.
-                multistatus.add(href: path.href, statuses: statuses.map { ($0.name, $0.status == 200 ? 424 : $0.status) })
+                multistatus.add(
+                    href: path.href, statuses: statuses.map { ($0.name, $0.status == 200 ? 424 : $0.status) })
             } else {
                 _ = try store.updateCalendar(calendar)
                 multistatus.add(href: path.href, statuses: statuses)
@@ -75,7 +87,9 @@ extension DAVContext {
     }
 
     /// Applies property settings and removals to a calendar; the status of each.
-    func apply(_ settings: [XMLElement], removals: [XMLElement], to calendar: inout EventCalendar) -> [(name: PropertyName, status: Int)] {
+    func apply(_ settings: [XMLElement], removals: [XMLElement], to calendar: inout EventCalendar) -> [(
+        name: PropertyName, status: Int
+    )] {
         var statuses: [(name: PropertyName, status: Int)] = []
         for element in settings {
             let name = PropertyName(element)
@@ -92,11 +106,19 @@ extension DAVContext {
             case .calendarOrder:
                 if let order = Int(element.text) { calendar.order = order } else { status = 400 }
             case .calendarTimezone:
-                if let zone = Self.zoneName(fromTimezoneProperty: element.text) { calendar.timeZone = zone } else { status = 400 }
+                if let zone = Self.zoneName(fromTimezoneProperty: element.text) {
+                    calendar.timeZone = zone
+                } else {
+                    status = 400
+                }
             case .supportedComponents:
-                let types = Set(element.children(DAVNamespace.caldav, "comp").compactMap { $0.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) } })
+                let types = Set(
+                    element.children(DAVNamespace.caldav, "comp").compactMap {
+                        $0.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) }
+                    })
                 if types.isEmpty { status = 400 } else { calendar.componentTypes = types }
-            case .getCTag, .syncToken, .getETag, .owner, .currentUserPrincipal, .currentUserPrivilegeSet, .supportedReportSet, .principalCollectionSet,
+            case .getCTag, .syncToken, .getETag, .owner, .currentUserPrincipal, .currentUserPrivilegeSet,
+                .supportedReportSet, .principalCollectionSet,
                 .supportedCalendarData, .maxResourceSize:
                 status = 403
             default:
@@ -136,7 +158,9 @@ extension DAVContext {
     }
 
     static func outerXML(_ element: XMLElement) -> String {
-        let attributes = element.attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\(XMLText.escape($0.value))\"" }.joined()
+        let attributes = element.attributes.sorted { $0.key < $1.key }.map {
+            " \($0.key)=\"\(XMLText.escape($0.value))\""
+        }.joined()
         let open = "X:\(element.name) xmlns:X=\"\(XMLText.escape(element.namespace))\"\(attributes)"
         let inner = element.children.isEmpty ? XMLText.escape(element.text) : element.children.map(outerXML).joined()
         return inner.isEmpty ? "<\(open)/>" : "<\(open)>\(inner)</X:\(element.name)>"

@@ -8,7 +8,9 @@ public enum DAVNamespace {
     public static let apple = "http://apple.com/ns/ical/"
 
     /// Prefixes declared on every multistatus root.
-    static let prefixes: [(prefix: String, namespace: String)] = [("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple)]
+    static let prefixes: [(prefix: String, namespace: String)] = [
+        ("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple),
+    ]
 
     static func prefix(for namespace: String) -> String? { prefixes.first { $0.namespace == namespace }?.prefix }
 
@@ -56,7 +58,9 @@ public enum DAVPath: Equatable, Sendable {
         let rest = requestPath.dropFirst(min(requestPath.count, Self.rootPath.count))
         var segments: [String] = []
         for raw in rest.split(separator: "/", omittingEmptySubsequences: true) {
-            guard let segment = PercentEncoding.decode(raw), segment != ".", segment != "..", !segment.isEmpty, !segment.contains("/") else {
+            guard let segment = PercentEncoding.decode(raw), segment != ".", segment != "..", !segment.isEmpty,
+                !segment.contains("/")
+            else {
                 return nil
             }
             segments.append(segment)
@@ -67,7 +71,8 @@ public enum DAVPath: Equatable, Sendable {
         case 2 where segments[0] == "principals": self = .principal(user: segments[1])
         case 2 where segments[0] == "calendars": self = .home(user: segments[1])
         case 3 where segments[0] == "calendars": self = .calendar(user: segments[1], name: segments[2])
-        case 4 where segments[0] == "calendars": self = .object(user: segments[1], calendar: segments[2], name: segments[3])
+        case 4 where segments[0] == "calendars":
+            self = .object(user: segments[1], calendar: segments[2], name: segments[3])
         default: return nil
         }
     }
@@ -83,7 +88,8 @@ public enum DAVPath: Equatable, Sendable {
         case .principals: return Self.rootPath + "principals/"
         case .principal(let user): return Self.rootPath + "principals/" + encode(user) + "/"
         case .home(let user): return Self.rootPath + "calendars/" + encode(user) + "/"
-        case .calendar(let user, let name): return Self.rootPath + "calendars/" + encode(user) + "/" + encode(name) + "/"
+        case .calendar(let user, let name):
+            return Self.rootPath + "calendars/" + encode(user) + "/" + encode(name) + "/"
         case .object(let user, let calendar, let name):
             return Self.rootPath + "calendars/" + encode(user) + "/" + encode(calendar) + "/" + encode(name)
         }
@@ -100,13 +106,15 @@ public enum DAVPath: Equatable, Sendable {
 
 /// A multistatus body (RFC 4918 §13) written response by response into one buffer.
 struct Multistatus {
-    private var body = Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(DAVNamespace.declarations)>".utf8)
+    private var body = Array(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(DAVNamespace.declarations)>".utf8)
     var syncToken: String?
 
     /// One `<D:response>`: the properties found (with their inner XML), then
     /// calendar-data as raw iCalendar bytes (escaped here), then those not found.
     mutating func add(
-        href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil, missing: [PropertyName] = []
+        href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil,
+        missing: [PropertyName] = []
     ) {
         append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
         // A response holds a propstat at least (RFC 4918 §14.24), even when no property was asked.
@@ -121,7 +129,9 @@ struct Multistatus {
             append("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>")
         }
         if !missing.isEmpty {
-            append("<D:propstat><D:prop>" + missing.map { $0.element("") }.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>")
+            append(
+                "<D:propstat><D:prop>" + missing.map { $0.element("") }.joined()
+                    + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>")
         }
         append("</D:response>")
     }
@@ -129,7 +139,9 @@ struct Multistatus {
     /// A response with only a status (a member that is gone, for sync), and the
     /// precondition behind it, if any.
     mutating func add(href: String, status: Int, error: PropertyName? = nil) {
-        append("<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status>")
+        append(
+            "<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status>"
+        )
         if let error { append("<D:error>\(error.element(""))</D:error>") }
         append("</D:response>")
     }
@@ -138,7 +150,9 @@ struct Multistatus {
     mutating func add(href: String, statuses: [(name: PropertyName, status: Int)]) {
         append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
         for (name, status) in statuses {
-            append("<D:propstat><D:prop>\(name.element(""))</D:prop><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:propstat>")
+            append(
+                "<D:propstat><D:prop>\(name.element(""))</D:prop><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:propstat>"
+            )
         }
         append("</D:response>")
     }
@@ -173,7 +187,8 @@ public struct PropertyName: Hashable, Sendable {
     /// Reads Clark notation.
     init?(clark: String) {
         guard clark.hasPrefix("{"), let close = clark.firstIndex(of: "}") else { return nil }
-        self.init(String(clark[clark.index(after: clark.startIndex)..<close]), String(clark[clark.index(after: close)...]))
+        self.init(
+            String(clark[clark.index(after: clark.startIndex)..<close]), String(clark[clark.index(after: close)...]))
     }
 
     /// The element with `inner` XML as its content (empty element when `inner` is empty).

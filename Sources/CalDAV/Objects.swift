@@ -1,6 +1,6 @@
-import Foundation
 import CalendarStore
 import CivilTime
+import Foundation
 import HTTPServer
 import ICalendar
 
@@ -17,7 +17,8 @@ extension DAVContext {
             return HTTPResponse(
                 status: 200,
                 headers: [
-                    "Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag, "Cache-Control": "private, no-cache",
+                    "Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag,
+                    "Cache-Control": "private, no-cache",
                     "Last-Modified": CivilDateTime(secondsSinceEpoch: resource.lastModified).httpDate,
                 ],
                 body: resource.data)
@@ -33,10 +34,13 @@ extension DAVContext {
         }
         if let type = request.headers["Content-Type"]?.lowercased(), !type.hasPrefix("text/calendar") {
             return DAVError.response(
-                status: 415, "calendar objects are text/calendar, not \(type)", precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-data"))
+                status: 415, "calendar objects are text/calendar, not \(type)",
+                precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-data"))
         }
         if request.body.count > handler.maxResourceSize {
-            return DAVError.response(status: 413, "the object is larger than \(handler.maxResourceSize) bytes", precondition: PropertyName(DAVNamespace.caldav, "max-resource-size"))
+            return DAVError.response(
+                status: 413, "the object is larger than \(handler.maxResourceSize) bytes",
+                precondition: PropertyName(DAVNamespace.caldav, "max-resource-size"))
         }
         let ifMatch = request.headers["If-Match"]
         let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
@@ -46,10 +50,12 @@ extension DAVContext {
         } catch {
             // No calendar to put it in: 409 (RFC 4918 §9.7.1), not 404.
             guard error.code == .notFound else { return DAVError.response(for: error) }
-            return DAVError.response(status: 409, "there is no calendar \(calendarName) to hold \(name); make it with MKCALENDAR first")
+            return DAVError.response(
+                status: 409, "there is no calendar \(calendarName) to hold \(name); make it with MKCALENDAR first")
         }
         do {
-            let written = try store.writeResource(request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+            let written = try store.writeResource(
+                request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
             var headers: HTTPHeaders = ["ETag": written.etag]
             for warning in Self.warningHeaders(for: written.warnings) { headers.add("Warning", warning) }
             return HTTPResponse(status: written.created ? 201 : 204, headers: headers)

@@ -44,7 +44,11 @@ extension DAVContext {
                 }
                 let properties: [PropertyName: String]
                 do throws(StoreError) {
-                    if let info { properties = objectProperties(info) } else { properties = try self.properties(of: target) }
+                    if let info {
+                        properties = objectProperties(info)
+                    } else {
+                        properties = try self.properties(of: target)
+                    }
                 } catch {
                     // The resource itself missing is a 404; a member vanishing mid-listing is skipped.
                     if index == 0 { throw error }
@@ -52,7 +56,8 @@ extension DAVContext {
                 }
                 switch wanted {
                 case .all:
-                    multistatus.add(href: href, found: properties.sorted { $0.key.clark < $1.key.clark }.map { ($0.key, $0.value) })
+                    multistatus.add(
+                        href: href, found: properties.sorted { $0.key.clark < $1.key.clark }.map { ($0.key, $0.value) })
                 case .names:
                     multistatus.add(href: href, found: properties.keys.sorted { $0.clark < $1.clark }.map { ($0, "") })
                 case .some(let names):
@@ -76,16 +81,21 @@ extension DAVContext {
         case .principals: return [(.principal(user: user), nil)]
         case .principal, .object: return []
         case .home(let owner):
-            return try store.calendars().filter { $0.owner == owner }.map { (DAVPath.calendar(user: owner, name: $0.name), nil) }
+            return try store.calendars().filter { $0.owner == owner }.map {
+                (DAVPath.calendar(user: owner, name: $0.name), nil)
+            }
         case .calendar(let owner, let name):
             let calendar = try self.calendar(named: name)
-            return try store.resources(calendar: calendar.id).map { (.object(user: owner, calendar: name, name: $0.name), $0) }
+            return try store.resources(calendar: calendar.id).map {
+                (.object(user: owner, calendar: name, name: $0.name), $0)
+            }
         }
     }
 
     /// The live properties of a calendar object.
     static let objectPropertyNames: [PropertyName] = [
-        .currentUserPrincipal, .currentUserPrivilegeSet, .resourceType, .getETag, .getContentType, .getContentLength, .getLastModified,
+        .currentUserPrincipal, .currentUserPrivilegeSet, .resourceType, .getETag, .getContentType, .getContentLength,
+        .getLastModified,
     ]
 
     /// One property of a calendar object, as inner XML, from its listing; nil for a
@@ -111,7 +121,9 @@ extension DAVContext {
     }
 
     /// The asked properties of an object: those it has, with their values, and those it has not.
-    func objectProperties(_ names: [PropertyName], _ info: ResourceInfo) -> (found: [(name: PropertyName, value: String)], missing: [PropertyName]) {
+    func objectProperties(_ names: [PropertyName], _ info: ResourceInfo) -> (
+        found: [(name: PropertyName, value: String)], missing: [PropertyName]
+    ) {
         var found: [(name: PropertyName, value: String)] = []
         var missing: [PropertyName] = []
         for name in names {
@@ -157,8 +169,12 @@ extension DAVContext {
             properties[.resourceType] = "<D:collection/><C:calendar/>"
             properties[.displayName] = XMLText.escape(calendar.title)
             properties[.owner] = "<D:href>\(XMLText.escape(DAVPath.principal(user: owner).href))</D:href>"
-            if let description = calendar.calendarDescription { properties[.calendarDescription] = XMLText.escape(description) }
-            if let zone = calendar.timeZone, let timezone = Self.timezoneCalendar(zone) { properties[.calendarTimezone] = XMLText.escape(timezone) }
+            if let description = calendar.calendarDescription {
+                properties[.calendarDescription] = XMLText.escape(description)
+            }
+            if let zone = calendar.timeZone, let timezone = Self.timezoneCalendar(zone) {
+                properties[.calendarTimezone] = XMLText.escape(timezone)
+            }
             if let color = calendar.color { properties[.calendarColor] = XMLText.escape(color) }
             properties[.calendarOrder] = String(calendar.order)
             properties[.supportedComponents] = ComponentType.allCases.filter(calendar.componentTypes.contains)
@@ -167,7 +183,8 @@ extension DAVContext {
             properties[.maxResourceSize] = String(handler.maxResourceSize)
             properties[.getCTag] = XMLText.escape(calendar.ctag)
             properties[.syncToken] = XMLText.escape(calendar.syncToken.description)
-            properties[.supportedReportSet] = Self.reports(["calendar-query", "calendar-multiget", "free-busy-query"], namespace: "C")
+            properties[.supportedReportSet] =
+                Self.reports(["calendar-query", "calendar-multiget", "free-busy-query"], namespace: "C")
                 + Self.reports(["sync-collection"] + Self.principalReports, namespace: "D")
             for (clark, value) in calendar.deadProperties {
                 if let name = PropertyName(clark: clark) { properties[name] = value }
@@ -179,7 +196,8 @@ extension DAVContext {
         return properties
     }
 
-    static let privileges = "<D:privilege><D:read/></D:privilege><D:privilege><D:write/></D:privilege>"
+    static let privileges =
+        "<D:privilege><D:read/></D:privilege><D:privilege><D:write/></D:privilege>"
         + "<D:privilege><D:write-properties/></D:privilege><D:privilege><D:write-content/></D:privilege>"
         + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
         + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
@@ -198,7 +216,10 @@ extension DAVContext {
         let now = 1_767_225_600  // 2026-01-01: the rules from a few years back to well ahead
         let component = VTimeZone.component(for: rules, from: now - 5 * 366 * 86_400, to: now + 30 * 366 * 86_400)
         return Component(
-            name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")],
+            name: "VCALENDAR",
+            properties: [
+                Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+            ],
             components: [component]
         ).icalendarText
     }

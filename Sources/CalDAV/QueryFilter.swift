@@ -21,18 +21,23 @@ struct QueryFilter {
     }
 
     /// Whether one component passes a comp-filter's nested property and component filters.
-    static func matchesComponent(_ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver) -> Bool {
+    static func matchesComponent(_ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver)
+        -> Bool
+    {
         for propertyFilter in filter.children(DAVNamespace.caldav, "prop-filter")
         where !matchesProperty(propertyFilter, component, zone: zone, resolver: resolver) {
             return false
         }
-        for nested in filter.children(DAVNamespace.caldav, "comp-filter") where !matches(nested, in: component, zone: zone) {
+        for nested in filter.children(DAVNamespace.caldav, "comp-filter")
+        where !matches(nested, in: component, zone: zone) {
             return false
         }
         return true
     }
 
-    static func matchesProperty(_ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver) -> Bool {
+    static func matchesProperty(_ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver)
+        -> Bool
+    {
         guard let name = filter.attributes["name"] else { return true }
         let properties = component.properties(named: name)
         if filter.child(DAVNamespace.caldav, "is-not-defined") != nil { return properties.isEmpty }
@@ -41,11 +46,16 @@ struct QueryFilter {
         let timeRange = filter.child(DAVNamespace.caldav, "time-range").flatMap { try? DAVTime.range($0) }
         return properties.contains { property in
             if let timeRange {
-                guard let value = try? property.dateTimeValue(), let instant = instant(of: value, zone: zone, resolver: resolver),
+                guard let value = try? property.dateTimeValue(),
+                    let instant = instant(of: value, zone: zone, resolver: resolver),
                     timeRange.start <= instant && timeRange.end > instant
                 else { return false }
             }
-            if let textMatch = filter.child(DAVNamespace.caldav, "text-match"), !matchesText(textMatch, property.textValue()) { return false }
+            if let textMatch = filter.child(DAVNamespace.caldav, "text-match"),
+                !matchesText(textMatch, property.textValue())
+            {
+                return false
+            }
             for parameterFilter in filter.children(DAVNamespace.caldav, "param-filter") {
                 guard let parameterName = parameterFilter.attributes["name"] else { continue }
                 let value = property[parameter: parameterName]
@@ -54,7 +64,11 @@ struct QueryFilter {
                     continue
                 }
                 guard let value else { return false }
-                if let textMatch = parameterFilter.child(DAVNamespace.caldav, "text-match"), !matchesText(textMatch, value) { return false }
+                if let textMatch = parameterFilter.child(DAVNamespace.caldav, "text-match"),
+                    !matchesText(textMatch, value)
+                {
+                    return false
+                }
             }
             return true
         }
@@ -104,16 +118,20 @@ extension QueryFilter {
             if element.namespace == DAVNamespace.caldav, element.name == "time-range" {
                 do throws(HTTPResponseError) { _ = try DAVTime.range(element) } catch { return error.response }
             }
-            if element.namespace == DAVNamespace.caldav, element.name == "text-match", let collation = element.attributes["collation"],
+            if element.namespace == DAVNamespace.caldav, element.name == "text-match",
+                let collation = element.attributes["collation"],
                 !collations.contains(collation)
             {
                 return DAVError.response(
-                    status: 403, "the collation \(collation) is not supported; use i;ascii-casemap, i;unicode-casemap or i;octet",
+                    status: 403,
+                    "the collation \(collation) is not supported; use i;ascii-casemap, i;unicode-casemap or i;octet",
                     precondition: PropertyName(DAVNamespace.caldav, "supported-collation"))
             }
         }
         let components = filter.children(DAVNamespace.caldav, "comp-filter")
-        if components.count > 1 { return refuse("a calendar-query has one comp-filter inside VCALENDAR", components[1]) }
+        if components.count > 1 {
+            return refuse("a calendar-query has one comp-filter inside VCALENDAR", components[1])
+        }
         // Time ranges are evaluated on VCALENDAR's member, on the first VALARM inside it and
         // on properties; a time range on any other component would be ignored.
         guard let inner = components.first else { return nil }
@@ -125,7 +143,9 @@ extension QueryFilter {
         var nested = members.enumerated().map { ($0.element, $0.offset == alarm) }
         while let (element, evaluated) = nested.popLast() {
             if !evaluated, element.child(DAVNamespace.caldav, "time-range") != nil {
-                return refuse("a time-range is answered on the calendar's components, their first VALARM and their properties", element)
+                return refuse(
+                    "a time-range is answered on the calendar's components, their first VALARM and their properties",
+                    element)
             }
             nested += element.children(DAVNamespace.caldav, "comp-filter").map { ($0, false) }
         }
@@ -186,14 +206,18 @@ extension QueryFilter {
     /// nor DUE has no instances: its COMPLETED and CREATED decide.
     static func todoOverlaps(_ calendar: Component, range: TimeRange, zone: ZoneRules) -> Bool {
         let todos = calendar.components(named: "VTODO")
-        guard let master = todos.first(where: { $0.property("RECURRENCE-ID") == nil }) ?? todos.first else { return false }
+        guard let master = todos.first(where: { $0.property("RECURRENCE-ID") == nil }) ?? todos.first else {
+            return false
+        }
         func utc(_ name: String, _ component: Component) -> Int? {
             guard let value = try? component.property(name)?.dateTimeValue() else { return nil }
             return instant(of: value, zone: zone, resolver: resolver)
         }
         let resolver = ZoneResolver(calendar: calendar)
         if master.property("DTSTART") == nil && master.property("DUE") == nil {
-            return todoOverlaps(TodoTimes(completed: utc("COMPLETED", master), created: utc("CREATED", master)), start: range.start, end: range.end)
+            return todoOverlaps(
+                TodoTimes(completed: utc("COMPLETED", master), created: utc("CREATED", master)), start: range.start,
+                end: range.end)
         }
         guard
             let prepared = try? CalendarObjectExpansion(resolver: resolver, viewerZone: zone)
@@ -204,7 +228,8 @@ extension QueryFilter {
         // sit at the edges, so a few suffice to find one that passes, if any does.
         var budget = ExpansionBudget.perRequest
         let found = prepared.expand(
-            from: range.start.subtractingReportingOverflow(1).partialValue, to: range.end.addingReportingOverflow(1).partialValue,
+            from: range.start.subtractingReportingOverflow(1).partialValue,
+            to: range.end.addingReportingOverflow(1).partialValue,
             viewerZone: zone, limit: 16, budget: &budget)
         return found.occurrences.contains { occurrence in
             let component = occurrence.component
@@ -236,7 +261,9 @@ extension DAVContext {
         let stored = try store.resources(named: names, calendar: calendar.id)
         // Read and judged on every core.
         let overlaps = Parallel.map(stored) { resource in
-            guard let root = try? ICalendarParser.parse(resource.data, options: .lenient).components.first else { return false }
+            guard let root = try? ICalendarParser.parse(resource.data, options: .lenient).components.first else {
+                return false
+            }
             return QueryFilter.todoOverlaps(root, range: range, zone: zone)
         }
         return zip(stored, overlaps).filter(\.1).map(\.0.info)

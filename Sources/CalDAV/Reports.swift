@@ -20,7 +20,8 @@ extension DAVContext {
         }
         guard case .calendar(_, let calendarName) = path else {
             return DAVError.response(
-                status: 403, "this REPORT is answered on a calendar collection", precondition: PropertyName(DAVNamespace.dav, "supported-report"))
+                status: 403, "this REPORT is answered on a calendar collection",
+                precondition: PropertyName(DAVNamespace.dav, "supported-report"))
         }
         do throws(StoreError) {
             let calendar = try self.calendar(named: calendarName)
@@ -41,7 +42,8 @@ extension DAVContext {
                 return try freeBusy(body, calendar: calendar)
             default:
                 return DAVError.response(
-                    status: 403, "unsupported REPORT \(body.name)", precondition: PropertyName(DAVNamespace.dav, "supported-report"))
+                    status: 403, "unsupported REPORT \(body.name)",
+                    precondition: PropertyName(DAVNamespace.dav, "supported-report"))
             }
         } catch {
             return DAVError.response(for: error)
@@ -88,7 +90,10 @@ extension DAVContext {
 
     /// One object's response: the asked properties, and calendar-data (limited if
     /// asked) when `data` is given. Expanded data goes through `respond(_:calendar:…)`.
-    func respond(_ info: ResourceInfo, data: [UInt8]?, calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
+    func respond(
+        _ info: ResourceInfo, data: [UInt8]?, calendar: EventCalendar, request: ReportRequest,
+        into multistatus: inout Multistatus
+    )
         throws(StoreError)
     {
         let (found, missing) = objectProperties(request.properties, info)
@@ -108,22 +113,29 @@ extension DAVContext {
     /// Answers for `resources`, reading their bytes in one go when calendar-data is asked.
     /// Expanded data comes from the store's own expansion of the range (series are read
     /// once and cached there), each object's instances written on every core.
-    func respond(_ resources: [ResourceInfo], calendar: EventCalendar, request: ReportRequest, into multistatus: inout Multistatus)
+    func respond(
+        _ resources: [ResourceInfo], calendar: EventCalendar, request: ReportRequest,
+        into multistatus: inout Multistatus
+    )
         throws(StoreError)
     {
         guard request.wantsCalendarData else {
-            for info in resources { try respond(info, data: nil, calendar: calendar, request: request, into: &multistatus) }
+            for info in resources {
+                try respond(info, data: nil, calendar: calendar, request: request, into: &multistatus)
+            }
             return
         }
         guard let range = request.expand else {
             for resource in try store.resources(named: resources.map(\.name), calendar: calendar.id) {
-                try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus)
+                try respond(
+                    resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus)
             }
             return
         }
         let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let found = try store.occurrences(
-            in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: Set(ComponentType.allCases)), timeZone: nil, limit: .max)
+            in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: Set(ComponentType.allCases)),
+            timeZone: nil, limit: .max)
         // One answer expands at most maxExpandedInstances instances, the earliest; past that,
         // or when a bound of expansion cut one of the asked series, the collection's 507 says
         // the answer is incomplete (as for sync-collection). The instances written are then
@@ -132,7 +144,9 @@ extension DAVContext {
         var occurrences = found.occurrences
         occurrences.removeAll { !wanted.contains($0.eventIdentifier) }
         let cuts = found.truncatedSeries.filter { wanted.contains($0.eventIdentifier) }
-        if let stop = cuts.map({ $0.lastListedStart ?? range.start }).min() { occurrences.removeAll { $0.startInstant > stop } }
+        if let stop = cuts.map({ $0.lastListedStart ?? range.start }).min() {
+            occurrences.removeAll { $0.startInstant > stop }
+        }
         var truncated = !cuts.isEmpty
         if occurrences.count > Self.maxExpandedInstances {
             truncated = true
@@ -140,11 +154,14 @@ extension DAVContext {
             occurrences.removeLast(occurrences.count - Self.maxExpandedInstances)
         }
         let byEvent = Dictionary(grouping: occurrences, by: \.eventIdentifier)
-        let expansions = Parallel.map(resources) { info in Self.expanded(byEvent[info.localIdentifier] ?? [], zone: zone) }
+        let expansions = Parallel.map(resources) { info in
+            Self.expanded(byEvent[info.localIdentifier] ?? [], zone: zone)
+        }
         for (info, data) in zip(resources, expansions) {
             let (found, missing) = objectProperties(request.properties, info)
             multistatus.add(
-                href: DAVPath.object(user: user, calendar: calendar.name, name: info.name).href, found: found, calendarData: data, missing: missing)
+                href: DAVPath.object(user: user, calendar: calendar.name, name: info.name).href, found: found,
+                calendarData: data, missing: missing)
         }
         if truncated {
             multistatus.add(
@@ -159,11 +176,14 @@ extension DAVContext {
     /// The most FREEBUSY periods one free-busy answer lists (RFC 4791 §7.10).
     static let maxFreeBusyPeriods = 10_000
 
-    func multiget(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError) -> HTTPResponse {
+    func multiget(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError)
+        -> HTTPResponse
+    {
         var multistatus = Multistatus()
         var names: [String] = []
         for href in body.children(DAVNamespace.dav, "href") {
-            guard let target = DAVPath(requestPath: href.text), case .object(let owner, let calendarName, let name) = target, owner == user,
+            guard let target = DAVPath(requestPath: href.text),
+                case .object(let owner, let calendarName, let name) = target, owner == user,
                 calendarName == calendar.name
             else {
                 multistatus.add(href: href.text, status: 404)
@@ -175,7 +195,10 @@ extension DAVContext {
         if request.expand != nil {
             try respond(stored.map(\.info), calendar: calendar, request: request, into: &multistatus)
         } else {
-            for resource in stored { try respond(resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus) }
+            for resource in stored {
+                try respond(
+                    resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus)
+            }
         }
         let found = Set(stored.map(\.name))
         for name in names where !found.contains(name) {
@@ -205,7 +228,9 @@ extension DAVContext {
             // time range (VFREEBUSY, which no stored object is made of) has nothing in it.
             if type == nil, inner?.child(DAVNamespace.caldav, "time-range") != nil { return Multistatus().response() }
         }
-        let alarms = inner?.children(DAVNamespace.caldav, "comp-filter").first { $0.attributes["name"]?.uppercased() == "VALARM" }
+        let alarms = inner?.children(DAVNamespace.caldav, "comp-filter").first {
+            $0.attributes["name"]?.uppercased() == "VALARM"
+        }
         func range(in element: XMLElement?) throws(HTTPResponseError) -> TimeRange? {
             guard let element = element?.child(DAVNamespace.caldav, "time-range") else { return nil }
             return try DAVTime.range(element)
@@ -238,7 +263,9 @@ extension DAVContext {
             selected.sort { $0.name < $1.name }
         } else {
             // `is-not-defined` on the member: the objects made of another component.
-            selected = try store.resources(calendar: calendar.id).filter { type == nil || ($0.componentType == type) != absent }
+            selected = try store.resources(calendar: calendar.id).filter {
+                type == nil || ($0.componentType == type) != absent
+            }
         }
         if let alarmRange {
             let identifiers = try store.events(withAlarmsFiringIn: alarmRange, calendar: calendar.id)
@@ -252,7 +279,9 @@ extension DAVContext {
         // Property, parameter and text filters read each remaining object.
         let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let kept = try store.resources(named: selected.map(\.name), calendar: calendar.id).filter { stored in
-            guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else { return false }
+            guard let root = try? ICalendarParser.parse(stored.data, options: .lenient).components.first else {
+                return false
+            }
             return QueryFilter.matches(inner, in: root, zone: zone)
         }
         try respond(kept.map(\.info), calendar: calendar, request: request, into: &multistatus)
@@ -279,7 +308,8 @@ extension DAVContext {
         let name = account?.displayName ?? user
         let matches = searches.allSatisfy { search in
             let wanted = QueryFilter.asciiLowercased(search.child(DAVNamespace.dav, "match")?.text ?? "")
-            return QueryFilter.asciiLowercased(name).contains(wanted) || QueryFilter.asciiLowercased(user).contains(wanted)
+            return QueryFilter.asciiLowercased(name).contains(wanted)
+                || QueryFilter.asciiLowercased(user).contains(wanted)
         }
         // The properties asked for; python `caldav` puts them beside an empty DAV:prop
         // instead of inside it, so stray property elements count as asked too.
@@ -291,7 +321,8 @@ extension DAVContext {
         var multistatus = Multistatus()
         if matches, let properties = try? properties(of: .principal(user: user)) {
             multistatus.add(
-                href: DAVPath.principal(user: user).href, found: wanted.compactMap { name in properties[name].map { (name, $0) } },
+                href: DAVPath.principal(user: user).href,
+                found: wanted.compactMap { name in properties[name].map { (name, $0) } },
                 missing: wanted.filter { properties[$0] == nil })
         }
         return multistatus.response()
@@ -299,23 +330,27 @@ extension DAVContext {
 
     /// principal-search-property-set (RFC 3744 §9.5): display names are searchable.
     func principalSearchPropertySet() -> HTTPResponse {
-        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:principal-search-property-set\(DAVNamespace.declarations)>"
+        let body =
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:principal-search-property-set\(DAVNamespace.declarations)>"
             + "<D:principal-search-property><D:prop><D:displayname/></D:prop><D:description xml:lang=\"en\">Display name</D:description>"
             + "</D:principal-search-property></D:principal-search-property-set>\n"
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
     }
 
     /// free-busy-query (RFC 4791 §7.10): the busy time of the range as a VFREEBUSY.
     /// Transparent and cancelled instances leave time free; tentative ones are
     /// BUSY-TENTATIVE.
     func freeBusy(_ body: XMLElement, calendar: EventCalendar) throws(StoreError) -> HTTPResponse {
-        guard let timeRange = body.child(DAVNamespace.caldav, "time-range"), let start = timeRange.attributes["start"].flatMap(DAVTime.instant),
+        guard let timeRange = body.child(DAVNamespace.caldav, "time-range"),
+            let start = timeRange.attributes["start"].flatMap(DAVTime.instant),
             let end = timeRange.attributes["end"].flatMap(DAVTime.instant), start < end
         else {
             return DAVError.response(status: 400, "free-busy-query needs a time-range with start and end in UTC")
         }
         let occurrences = try store.events(
-            in: TimeRange(start: start, end: end), calendars: [calendar.id], matching: EventFilter(componentTypes: [.event]),
+            in: TimeRange(start: start, end: end), calendars: [calendar.id],
+            matching: EventFilter(componentTypes: [.event]),
             timeZone: calendar.timeZone)
         var freeBusy = Component(
             name: "VFREEBUSY",
@@ -334,21 +369,30 @@ extension DAVContext {
         for period in Self.coalesced(busy, span: end - start) {
             freeBusy.properties.append(
                 Property(
-                    name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
+                    name: "FREEBUSY",
+                    parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
                     value: DAVTime.period(period.start, period.end)))
         }
         let document = Component(
-            name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")],
+            name: "VCALENDAR",
+            properties: [
+                Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+            ],
             components: [freeBusy])
-        return HTTPResponse(status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
     }
 
     /// Busy periods sorted, with overlapping or touching ones of the same type joined
     /// (RFC 5545 §3.8.2.6 lets FREEBUSY periods be coalesced). Past
     /// ``maxFreeBusyPeriods``, gaps shorter than the range over that count are filled
     /// and tentative time counts as busy: an answer may show more busy time, never less.
-    static func coalesced(_ periods: [(start: Int, end: Int, tentative: Bool)], span: Int) -> [(start: Int, end: Int, tentative: Bool)] {
-        func join(_ periods: [(start: Int, end: Int, tentative: Bool)], gap: Int) -> [(start: Int, end: Int, tentative: Bool)] {
+    static func coalesced(_ periods: [(start: Int, end: Int, tentative: Bool)], span: Int) -> [(
+        start: Int, end: Int, tentative: Bool
+    )] {
+        func join(_ periods: [(start: Int, end: Int, tentative: Bool)], gap: Int) -> [(
+            start: Int, end: Int, tentative: Bool
+        )] {
             var result: [(start: Int, end: Int, tentative: Bool)] = []
             for period in periods.sorted(by: { ($0.start, $0.tentative ? 1 : 0) < ($1.start, $1.tentative ? 1 : 0) }) {
                 if let last = result.last, last.tentative == period.tentative, period.start <= last.end + gap {
@@ -367,7 +411,9 @@ extension DAVContext {
     /// sync-collection (RFC 6578): what changed since the token. With `DAV:limit`, at
     /// most that many changes, a 507 for the collection, and a checkpoint token from
     /// which the client continues without missing anything.
-    func syncCollection(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError) -> HTTPResponse {
+    func syncCollection(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError)
+        -> HTTPResponse
+    {
         let tokenText = body.child(DAVNamespace.dav, "sync-token")?.text ?? ""
         var token: SyncToken?
         if !tokenText.isEmpty {
@@ -445,22 +491,30 @@ extension DAVContext {
                 if !occurrence.isDetached { strippedMaster = component }
             }
             if component.name != "VTODO" || original.property("DTSTART") != nil {
-                component.properties.append(Property(name: "DTSTART", dateTime: DAVTime.value(occurrence.start, zone: zone)))
+                component.properties.append(
+                    Property(name: "DTSTART", dateTime: DAVTime.value(occurrence.start, zone: zone)))
             }
             let endName = component.name == "VTODO" ? "DUE" : "DTEND"
             if component.name != "VTODO" || original.property("DUE") != nil || original.property("DURATION") != nil {
-                component.properties.append(Property(name: endName, dateTime: DAVTime.value(occurrence.end, zone: zone)))
+                component.properties.append(
+                    Property(name: endName, dateTime: DAVTime.value(occurrence.end, zone: zone)))
             }
-            if let id = occurrence.recurrenceID { component.properties.append(Property(name: "RECURRENCE-ID", dateTime: DAVTime.value(id, zone: zone))) }
+            if let id = occurrence.recurrenceID {
+                component.properties.append(Property(name: "RECURRENCE-ID", dateTime: DAVTime.value(id, zone: zone)))
+            }
             components.append(component)
         }
         return Component(name: "VCALENDAR", properties: expandedHeader, components: components).serialized()
     }
 
-    static let expandedHeader = [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")]
+    static let expandedHeader = [
+        Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+    ]
 
     /// What an expanded instance drops: the recurrence and the series' own times.
-    static let instanceTiming: Set<String> = ["RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "DTSTART", "DTEND", "DUE", "DURATION"]
+    static let instanceTiming: Set<String> = [
+        "RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "DTSTART", "DTEND", "DUE", "DURATION",
+    ]
 }
 
 /// CalDAV's time format: `20261201T000000Z` (UTC).
@@ -470,13 +524,16 @@ enum DAVTime {
     static func range(_ element: XMLElement, bothBounds: Bool = false) throws(HTTPResponseError) -> TimeRange {
         func bound(_ name: String) throws(HTTPResponseError) -> Int? {
             guard let text = element.attributes[name] else {
-                if bothBounds { throw HTTPResponseError(DAVError.response(status: 400, "\(element.name) needs a \(name) attribute")) }
+                if bothBounds {
+                    throw HTTPResponseError(DAVError.response(status: 400, "\(element.name) needs a \(name) attribute"))
+                }
                 return nil
             }
             guard let instant = instant(text) else {
                 throw HTTPResponseError(
                     DAVError.response(
-                        status: 400, "\(element.name) \(name)=\"\(text)\" is not a UTC date-time such as 20261201T000000Z",
+                        status: 400,
+                        "\(element.name) \(name)=\"\(text)\" is not a UTC date-time such as 20261201T000000Z",
                         precondition: PropertyName(DAVNamespace.caldav, "valid-filter")))
             }
             return instant
@@ -485,13 +542,16 @@ enum DAVTime {
         let end = try bound("end")
         guard start != nil || end != nil else {
             throw HTTPResponseError(
-                DAVError.response(status: 400, "\(element.name) needs a start or an end", precondition: PropertyName(DAVNamespace.caldav, "valid-filter")))
+                DAVError.response(
+                    status: 400, "\(element.name) needs a start or an end",
+                    precondition: PropertyName(DAVNamespace.caldav, "valid-filter")))
         }
         return TimeRange(start: start ?? Int(Int32.min) * 60, end: end ?? Int(Int32.max - 1) * 60)
     }
 
     static func instant(_ text: String) -> Int? {
-        guard let value = try? Property(name: "DTSTART", value: text).dateTimeValue(), value.form == .utc, !value.isDate else { return nil }
+        guard let value = try? Property(name: "DTSTART", value: text).dateTimeValue(), value.form == .utc, !value.isDate
+        else { return nil }
         return value.civil.secondsSinceEpoch
     }
 

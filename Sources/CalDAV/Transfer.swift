@@ -22,13 +22,16 @@ extension DAVContext {
             return DAVError.response(status: 502, "the Destination \(destinationText) is not a path of this server")
         }
         guard case .object(let owner, let targetCalendar, let targetName) = destination, owner == user else {
-            return DAVError.response(status: 403, "the Destination of \(request.method) is an object path in one of your calendars")
+            return DAVError.response(
+                status: 403, "the Destination of \(request.method) is an object path in one of your calendars")
         }
         if destination == path {
             return DAVError.response(status: 403, "the Destination of \(request.method) is the resource itself")
         }
         if isMove && targetCalendar == sourceCalendar {
-            return DAVError.response(status: 403, "an object is not renamed inside its calendar; PUT it under the new name after DELETE of the old one")
+            return DAVError.response(
+                status: 403,
+                "an object is not renamed inside its calendar; PUT it under the new name after DELETE of the old one")
         }
         let overwriteHeader = request.headers["Overwrite"]?.uppercased()
         guard overwriteHeader == nil || overwriteHeader == "T" || overwriteHeader == "F" else {
@@ -38,7 +41,8 @@ extension DAVContext {
         do throws(StoreError) {
             let source = try store.resource(named: sourceName, calendar: try self.calendar(named: sourceCalendar).id)
             if let ifMatch = request.headers["If-Match"], ifMatch != "*", ifMatch != source.etag {
-                return DAVError.response(status: 412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)")
+                return DAVError.response(
+                    status: 412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)")
             }
             let target: EventCalendar
             do {
@@ -50,18 +54,25 @@ extension DAVContext {
             }
             let written: ResourceWrite
             do {
-                written = try store.writeResource(source.data, name: targetName, calendar: target.id, ifMatch: nil, ifNoneMatch: !overwrite)
+                written = try store.writeResource(
+                    source.data, name: targetName, calendar: target.id, ifMatch: nil, ifNoneMatch: !overwrite)
             } catch {
                 // Overwrite: F and the destination exists (RFC 4918 §9.8.5).
-                if error.code == .preconditionFailed { return DAVError.response(status: 412, "\(targetName) exists and Overwrite is F") }
-                return DAVError.response(for: error, collectionHref: DAVPath.calendar(user: user, name: targetCalendar).href)
+                if error.code == .preconditionFailed {
+                    return DAVError.response(status: 412, "\(targetName) exists and Overwrite is F")
+                }
+                return DAVError.response(
+                    for: error, collectionHref: DAVPath.calendar(user: user, name: targetCalendar).href)
             }
             if isMove {
                 do {
-                    try store.deleteResource(named: sourceName, calendar: try self.calendar(named: sourceCalendar).id, ifMatch: source.etag)
+                    try store.deleteResource(
+                        named: sourceName, calendar: try self.calendar(named: sourceCalendar).id, ifMatch: source.etag)
                 } catch {
                     // The source changed meanwhile: undo the copy, unless it replaced something.
-                    if written.created { try? store.deleteResource(named: targetName, calendar: target.id, ifMatch: written.etag) }
+                    if written.created {
+                        try? store.deleteResource(named: targetName, calendar: target.id, ifMatch: written.etag)
+                    }
                     return DAVError.response(for: error)
                 }
             }

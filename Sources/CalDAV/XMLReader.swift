@@ -29,7 +29,9 @@ struct XMLReader {
 
     private static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 
-    private func fail(_ message: String) -> XMLBodyError { XMLBodyError(description: "malformed XML at byte \(index): \(message)") }
+    private func fail(_ message: String) -> XMLBodyError {
+        XMLBodyError(description: "malformed XML at byte \(index): \(message)")
+    }
 
     mutating func read() throws(XMLBodyError) -> XMLElement {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
@@ -44,7 +46,9 @@ struct XMLReader {
         var root: XMLElement?
         let initialScope = ["xml": Self.xmlNamespace]
         while root == nil {
-            guard index < bytes.count else { throw fail("unclosed element <\(String(decoding: stack.last?.tag ?? [], as: UTF8.self))>") }
+            guard index < bytes.count else {
+                throw fail("unclosed element <\(String(decoding: stack.last?.tag ?? [], as: UTF8.self))>")
+            }
             if bytes[index] != UInt8(ascii: "<") {
                 // Character data of the open element.
                 guard !stack.isEmpty else { throw fail("text outside the root element") }
@@ -66,11 +70,15 @@ struct XMLReader {
                 index += 2
                 let tag = try name()
                 skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { throw fail("expected > after the end tag") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else {
+                    throw fail("expected > after the end tag")
+                }
                 index += 1
                 guard var open = stack.popLast() else { throw fail("an end tag without a start tag") }
                 guard open.tag.elementsEqual(tag) else {
-                    throw fail("</\(String(decoding: tag, as: UTF8.self))> closes <\(String(decoding: open.tag, as: UTF8.self))>")
+                    throw fail(
+                        "</\(String(decoding: tag, as: UTF8.self))> closes <\(String(decoding: open.tag, as: UTF8.self))>"
+                    )
                 }
                 open.element.text = Self.trimmed(open.text)
                 if stack.isEmpty {
@@ -84,7 +92,9 @@ struct XMLReader {
                 count += 1
                 guard stack.count < XMLBody.maximumDepth, count <= XMLBody.maximumElements else {
                     throw XMLBodyError(
-                        description: "the XML nests deeper than \(XMLBody.maximumDepth) or has more than \(XMLBody.maximumElements) elements")
+                        description:
+                            "the XML nests deeper than \(XMLBody.maximumDepth) or has more than \(XMLBody.maximumElements) elements"
+                    )
                 }
                 let (open, isEmpty) = try startTag(scope: stack.last?.scope ?? initialScope)
                 if isEmpty {
@@ -116,7 +126,9 @@ struct XMLReader {
             guard hadSpace else { throw fail("expected white space between attributes") }
             let attribute = try name()
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { throw fail("expected = after an attribute name") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
+                throw fail("expected = after an attribute name")
+            }
             index += 1
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else {
@@ -150,7 +162,8 @@ struct XMLReader {
         index += isEmpty ? 2 : 1
         let (namespace, local) = try resolve(tag, in: scope, isAttribute: false)
         var attributes: [String: String] = [:]
-        for (attribute, value) in raw where !attribute.elementsEqual("xmlns".utf8) && !attribute.starts(with: "xmlns:".utf8) {
+        for (attribute, value) in raw
+        where !attribute.elementsEqual("xmlns".utf8) && !attribute.starts(with: "xmlns:".utf8) {
             // Unprefixed attributes are in no namespace and keep their name; prefixed ones keep
             // the name as written, once their prefix is known to be declared.
             _ = try resolve(attribute, in: scope, isAttribute: true)
@@ -161,7 +174,9 @@ struct XMLReader {
     }
 
     /// The namespace and local part of a qualified name.
-    private func resolve(_ qualified: ArraySlice<UInt8>, in scope: [String: String], isAttribute: Bool) throws(XMLBodyError) -> (String, String) {
+    private func resolve(_ qualified: ArraySlice<UInt8>, in scope: [String: String], isAttribute: Bool)
+        throws(XMLBodyError) -> (String, String)
+    {
         guard let colon = qualified.firstIndex(of: UInt8(ascii: ":")) else {
             return (isAttribute ? "" : scope[""] ?? "", String(decoding: qualified, as: UTF8.self))
         }
@@ -181,7 +196,8 @@ struct XMLReader {
         while index < bytes.count {
             let byte = bytes[index]
             let isStart = Self.isLetter(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
-            let isLater = isStart || (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            let isLater =
+                isStart || (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             guard index == start ? isStart : isLater else { break }
             index += 1
         }
@@ -198,17 +214,22 @@ struct XMLReader {
         while position < raw.endIndex {
             let byte = raw[position]
             if byte == UInt8(ascii: "&") {
-                guard let semicolon = raw[position...].firstIndex(of: UInt8(ascii: ";")), semicolon - position <= 12 else {
+                guard let semicolon = raw[position...].firstIndex(of: UInt8(ascii: ";")), semicolon - position <= 12
+                else {
                     throw fail("& starts no reference")
                 }
                 let reference = String(decoding: raw[(position + 1)..<semicolon], as: UTF8.self)
-                guard let scalar = Self.referenced(reference) else { throw fail("&\(reference); is not a known reference") }
+                guard let scalar = Self.referenced(reference) else {
+                    throw fail("&\(reference); is not a known reference")
+                }
                 output.append(contentsOf: Array(String(Character(scalar)).utf8))
                 position = semicolon + 1
                 previousWasCR = false
                 continue
             }
-            if byte == UInt8(ascii: "]"), raw[position...].starts(with: "]]>".utf8), !attribute { throw fail("]]> in character data") }
+            if byte == UInt8(ascii: "]"), raw[position...].starts(with: "]]>".utf8), !attribute {
+                throw fail("]]> in character data")
+            }
             // Line ends become LF (§2.11); in attributes every white space character a space.
             if byte == 0x0D {
                 output.append(attribute ? 0x20 : 0x0A)
@@ -248,7 +269,9 @@ struct XMLReader {
 
     /// Refuses control characters (the body is already known to be UTF-8).
     private func checkCharacters(_ raw: ArraySlice<UInt8>) throws(XMLBodyError) {
-        if raw.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) { throw fail("a control character") }
+        if raw.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            throw fail("a control character")
+        }
     }
 
     private static func normalizedLineEnds(_ raw: ArraySlice<UInt8>) -> [UInt8] {
@@ -267,7 +290,8 @@ struct XMLReader {
     }
 
     private static func trimmed(_ text: [UInt8]) -> String {
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(decoding: text[first...last], as: UTF8.self)
     }
 
@@ -301,12 +325,16 @@ struct XMLReader {
         guard start <= bytes.count - needle.count else { return nil }
         var position = start
         while position <= bytes.count - needle.count {
-            if bytes[position] == needle[0], bytes[position..<(position + needle.count)].elementsEqual(needle) { return position }
+            if bytes[position] == needle[0], bytes[position..<(position + needle.count)].elementsEqual(needle) {
+                return position
+            }
             position += 1
         }
         return nil
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
 }

@@ -9,7 +9,10 @@ public struct XMLElement: Sendable, Hashable {
     /// The element's own character data (trimmed of surrounding white space).
     public var text: String
 
-    public init(namespace: String, name: String, attributes: [String: String] = [:], children: [XMLElement] = [], text: String = "") {
+    public init(
+        namespace: String, name: String, attributes: [String: String] = [:], children: [XMLElement] = [],
+        text: String = ""
+    ) {
         self.namespace = namespace
         self.name = name
         self.attributes = attributes
@@ -104,6 +107,7 @@ public enum XMLText {
     }
 
     static func needsEscape(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"")
+        byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+            || byte == UInt8(ascii: "\"")
     }
 }

@@ -11,7 +11,9 @@ public enum CalendarExport {
     /// - Parameter anchorFloatingTimes: when true, floating DATE-TIMEs get the
     ///   calendar's zone as TZID (or become UTC when it has none), as subscribers in
     ///   other zones would otherwise read them in their own.
-    public static func icalendar(of calendar: EventCalendar, in store: any EventStore, anchorFloatingTimes: Bool = false)
+    public static func icalendar(
+        of calendar: EventCalendar, in store: any EventStore, anchorFloatingTimes: Bool = false
+    )
         throws(StoreError) -> (bytes: [UInt8], components: Int)
     {
         var members: [Component] = []
@@ -25,7 +27,9 @@ public enum CalendarExport {
             do {
                 objects = try ICalendarParser.parse(stored.data, options: .lenient).components
             } catch {
-                throw StoreError(.invalidCalendarData, "\(resource.name) cannot be exported: \(error)", resource: resource.name, diagnostic: error)
+                throw StoreError(
+                    .invalidCalendarData, "\(resource.name) cannot be exported: \(error)", resource: resource.name,
+                    diagnostic: error)
             }
             for var component in objects.flatMap(\.components) {
                 if component.name == "VTIMEZONE" {
@@ -36,7 +40,9 @@ public enum CalendarExport {
                 members.append(component)
             }
         }
-        var properties = [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")]
+        var properties = [
+            Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+        ]
         properties.append(Property(name: "X-WR-CALNAME", text: calendar.title))
         if let zone = calendar.timeZone { properties.append(Property(name: "X-WR-TIMEZONE", value: zone)) }
         return (document(members, ownTimeZones: ownZones, properties: properties).serialized(), members.count)
@@ -45,7 +51,8 @@ public enum CalendarExport {
     /// A VCALENDAR of `members` with `properties` and a VTIMEZONE for every TZID they
     /// use: the one the objects carried (`ownTimeZones`), else one written from the
     /// IANA rules over the years the times span.
-    public static func document(_ members: [Component], ownTimeZones: [Component], properties: [Property]) -> Component {
+    public static func document(_ members: [Component], ownTimeZones: [Component], properties: [Property]) -> Component
+    {
         var timeZones: [String: Component] = [:]
         for zone in ownTimeZones {
             if let tzid = zone.property("TZID")?.value, timeZones[tzid] == nil { timeZones[tzid] = zone }
@@ -66,7 +73,8 @@ public enum CalendarExport {
             if let own = timeZones[tzid] {
                 zones.append(own)
             } else if let rules = TimeZoneDatabase.zone(named: tzid) {
-                zones.append(VTimeZone.component(for: rules, from: span.from - 366 * 86_400, to: span.to + 20 * 366 * 86_400))
+                zones.append(
+                    VTimeZone.component(for: rules, from: span.from - 366 * 86_400, to: span.to + 20 * 366 * 86_400))
             }
         }
         return Component(name: "VCALENDAR", properties: properties, components: zones + members)
@@ -78,12 +86,14 @@ public enum CalendarExport {
         for index in component.properties.indices where timed.contains(component.properties[index].name) {
             let property = component.properties[index]
             guard property.tzid == nil, property.valueType != .date, property.valueType != .period,
-                let values = try? property.dateTimeValues(), !values.isEmpty, values.allSatisfy({ !$0.isDate && $0.form == .floating })
+                let values = try? property.dateTimeValues(), !values.isEmpty,
+                values.allSatisfy({ !$0.isDate && $0.form == .floating })
             else { continue }
             let form: DateTimeForm = zone == "UTC" ? .utc : .zoned(tzid: zone)
             let anchored = values.map { DateTimeValue($0.civil, form: form) }
             let kept = property.parameters.filter { $0.name != "TZID" && $0.name != "VALUE" }
-            component.properties[index] = anchored.count == 1
+            component.properties[index] =
+                anchored.count == 1
                 ? Property(name: property.name, dateTime: anchored[0], parameters: kept)
                 : Property(name: property.name, dateTimes: anchored, parameters: kept)
         }

@@ -62,7 +62,9 @@ public enum CalendarFileSplitter {
         var placed = Set<Int>()
         var childIndex = 0
         // Warnings by line, walked once alongside the components (whose lines only grow).
-        let byLine = document.warnings.indices.sorted { (document.warnings[$0].line ?? 0, $0) < (document.warnings[$1].line ?? 0, $1) }
+        let byLine = document.warnings.indices.sorted {
+            (document.warnings[$0].line ?? 0, $0) < (document.warnings[$1].line ?? 0, $1)
+        }
         var cursor = 0
         for calendar in document.components where calendar.name == "VCALENDAR" {
             let timeZones = calendar.components.filter { $0.name == "VTIMEZONE" }
@@ -85,7 +87,8 @@ public enum CalendarFileSplitter {
                 placed.formUnion(inside)
                 if component.name == "VTIMEZONE" { continue }
                 guard ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) else {
-                    rejections.append(Rejection(line: line, uid: nil, reason: "\(component.name) cannot be stored in a calendar"))
+                    rejections.append(
+                        Rejection(line: line, uid: nil, reason: "\(component.name) cannot be stored in a calendar"))
                     continue
                 }
                 var warnings = inside.map { document.warnings[$0] }
@@ -95,18 +98,23 @@ public enum CalendarFileSplitter {
                     if let first = derivedLines[uid] {
                         groups[uid]?.warnings.append(
                             ICalendarError(
-                                .missingProperty, "\(component.name) without UID is identical to the one at line \(first) (imported once)",
+                                .missingProperty,
+                                "\(component.name) without UID is identical to the one at line \(first) (imported once)",
                                 severity: .warning, line: line, component: component.name, property: "UID"))
                         continue
                     }
                     derivedLines[uid] = line
                     // The parser's "is missing UID" is answered by the note below.
-                    warnings.removeAll { $0.code == .missingProperty && $0.line == line && $0.message == "\(component.name) is missing UID" }
+                    warnings.removeAll {
+                        $0.code == .missingProperty && $0.line == line
+                            && $0.message == "\(component.name) is missing UID"
+                    }
                     component.removeProperties(named: "UID")
                     component.properties.insert(Property(name: "UID", value: uid), at: 0)
                     warnings.append(
                         ICalendarError(
-                            .missingProperty, "\(component.name) has no UID; imported as UID \(uid), derived from its content",
+                            .missingProperty,
+                            "\(component.name) has no UID; imported as UID \(uid), derived from its content",
                             severity: .warning, line: line, component: component.name, property: "UID"))
                 }
                 if let problem = warnings.first(where: isFatal) {
@@ -139,7 +147,9 @@ public enum CalendarFileSplitter {
                     ] + calendar.properties(named: "CALSCALE"),
                     components: timeZones.filter { used.contains($0.property("TZID")?.value ?? "") } + group.members)
                 objects.append(
-                    Object(uid: uid, line: group.line, data: object.serialized(), calendar: object, warnings: group.warnings))
+                    Object(
+                        uid: uid, line: group.line, data: object.serialized(), calendar: object,
+                        warnings: group.warnings))
             }
         }
         let outside = document.warnings.indices.filter { !placed.contains($0) }.map { document.warnings[$0] }

@@ -52,8 +52,11 @@ struct CalendarObject {
             .limitExceeded:
             return true
         case .invalidValue:
-            return ["DTSTART", "DTEND", "DUE", "DURATION", "RRULE", "EXRULE", "RDATE", "EXDATE", "RECURRENCE-ID", "UID", "TRIGGER"]
-                .contains(warning.property ?? "")
+            return [
+                "DTSTART", "DTEND", "DUE", "DURATION", "RRULE", "EXRULE", "RDATE", "EXDATE", "RECURRENCE-ID", "UID",
+                "TRIGGER",
+            ]
+            .contains(warning.property ?? "")
         default:
             return false
         }
@@ -61,7 +64,8 @@ struct CalendarObject {
 
     init(document: ICalendarDocument, resource: String?) throws(StoreError) {
         func invalid(_ message: String) -> StoreError { StoreError(.invalidCalendarData, message, resource: resource) }
-        guard document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR" else {
+        guard document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR"
+        else {
             throw invalid("a calendar object resource is exactly one VCALENDAR")
         }
         if calendar.property("METHOD") != nil {
@@ -77,14 +81,16 @@ struct CalendarObject {
                 throw invalid("a calendar object resource cannot hold \(component.name)")
             }
             if let type, type != kind {
-                throw invalid("a calendar object resource holds one component type, not \(type.rawValue) and \(kind.rawValue)")
+                throw invalid(
+                    "a calendar object resource holds one component type, not \(type.rawValue) and \(kind.rawValue)")
             }
             type = kind
             guard let componentUID = component.property("UID")?.value, !componentUID.isEmpty else {
                 throw invalid("\(kind.rawValue) has no UID")
             }
             if let uid, uid != componentUID {
-                throw invalid("every component of a calendar object resource has one UID, not \(uid) and \(componentUID)")
+                throw invalid(
+                    "every component of a calendar object resource has one UID, not \(uid) and \(componentUID)")
             }
             uid = componentUID
             if let id = component.property("RECURRENCE-ID") {
@@ -107,7 +113,8 @@ struct CalendarObject {
                 guard let id = try? member.property("RECURRENCE-ID")?.dateTimeValue() else { continue }
                 if id.isDate != masterStart.isDate {
                     throw invalid(
-                        "RECURRENCE-ID \(id.icalendarText) is a \(id.isDate ? "DATE" : "DATE-TIME") but the series starts on a \(masterStart.isDate ? "DATE" : "DATE-TIME")")
+                        "RECURRENCE-ID \(id.icalendarText) is a \(id.isDate ? "DATE" : "DATE-TIME") but the series starts on a \(masterStart.isDate ? "DATE" : "DATE-TIME")"
+                    )
                 }
             }
         }
@@ -115,7 +122,8 @@ struct CalendarObject {
 
     /// The properties expansion and query filters read; a skeleton keeps only these.
     static let timingProperties: Set<String> = [
-        "UID", "DTSTART", "DTEND", "DURATION", "DUE", "RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "SUMMARY", "STATUS",
+        "UID", "DTSTART", "DTEND", "DURATION", "DUE", "RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID", "SUMMARY",
+        "STATUS",
         "CATEGORIES", "TRANSP",
     ]
     /// Names a skeleton component's member in the whole object.
@@ -137,7 +145,12 @@ struct CalendarObject {
             properties.append(Property(name: Self.memberProperty, value: String(index)))
             components.append(Component(name: member.name, properties: properties))
         }
-        return Component(name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Skeleton//EN")], components: components).serialized()
+        return Component(
+            name: "VCALENDAR",
+            properties: [
+                Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Skeleton//EN"),
+            ], components: components
+        ).serialized()
     }
 
     /// The member a skeleton component stands for (0 for a component that is not one).
@@ -203,7 +216,9 @@ struct CalendarObject {
                 for var member in members {
                     member.removeProperties(named: "RRULE")
                     member.removeProperties(named: "RDATE")
-                    for occurrence in try expansion.occurrences(of: [member], uid: uid, from: nil, to: nil) { include(occurrence) }
+                    for occurrence in try expansion.occurrences(of: [member], uid: uid, from: nil, to: nil) {
+                        include(occurrence)
+                    }
                 }
             } else {
                 let expanded = try expansion.expand(members, uid: uid, from: nil, to: nil)
@@ -217,7 +232,10 @@ struct CalendarObject {
             throw .invalidData(error)
         }
         // A task without DTSTART or DUE matches every range (RFC 4791 §9.9).
-        if first == Int.max { first = Int.min; open = true }
+        if first == Int.max {
+            first = Int.min
+            open = true
+        }
         var reach: Int?
         var maxLength = 0
         if let master, let start = try? master.property("DTSTART")?.dateTimeValue(),
@@ -243,7 +261,8 @@ struct CalendarObject {
                     continue
                 }
                 if let interval = alarm.repeatInterval {
-                    distance = distance.addingSaturated(abs(interval.secondsAssumingUniformDays).multipliedSaturated(by: max(0, alarm.repeatCount)))
+                    distance = distance.addingSaturated(
+                        abs(interval.secondsAssumingUniformDays).multipliedSaturated(by: max(0, alarm.repeatCount)))
                 }
                 reach = max(reach ?? 0, min(distance, Self.maxAlarmReach))
             }
@@ -252,7 +271,8 @@ struct CalendarObject {
         return Summary(
             firstStart: first, lastEnd: open ? nil : max(last, first), title: main?.property("SUMMARY")?.textValue(),
             isRecurring: isRecurring, alarmReach: reach, single: single, status: main.flatMap(EventStatus.init),
-            categories: main?.categoryValues ?? [], isTransparent: main?.property("TRANSP")?.value.uppercased() == "TRANSPARENT",
+            categories: main?.categoryValues ?? [],
+            isTransparent: main?.property("TRANSP")?.value.uppercased() == "TRANSPARENT",
             skeleton: single == nil ? skeleton() : nil)
     }
 }

@@ -8,19 +8,28 @@ extension DatabaseBackend {
             throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
         }
         try database.write { (connection) throws(StoreError) in
-            guard let userID = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(token.user)], { $0.int64(0) }) else {
+            guard
+                let userID = try connection.firstRow(
+                    "SELECT id FROM users WHERE name = ?", [.text(token.user)], { $0.int64(0) })
+            else {
                 throw StoreError(.notFound, "no user \(token.user)", resource: token.user)
             }
             try connection.run(
                 "INSERT INTO api_tokens (id, user_id, secret_hash, name, scope, created) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text(token.id), .integer(userID), .text(secretHash), .text(token.name), .text(token.scope.rawValue), .int(token.created)])
+                [
+                    .text(token.id), .integer(userID), .text(secretHash), .text(token.name),
+                    .text(token.scope.rawValue), .int(token.created),
+                ])
         }
     }
 
-    static let tokenColumns = "SELECT t.id, u.name, t.name, t.scope, t.created FROM api_tokens t JOIN users u ON u.id = t.user_id"
+    static let tokenColumns =
+        "SELECT t.id, u.name, t.name, t.scope, t.created FROM api_tokens t JOIN users u ON u.id = t.user_id"
 
     func token(_ row: Row) -> APIToken {
-        APIToken(id: row.string(0), user: row.string(1), name: row.string(2), scope: APIToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4))
+        APIToken(
+            id: row.string(0), user: row.string(1), name: row.string(2),
+            scope: APIToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4))
     }
 
     public func apiToken(secretHash: String) throws(StoreError) -> APIToken? {
@@ -37,7 +46,9 @@ extension DatabaseBackend {
 
     public func revokeAPIToken(id: String, user: String) throws(StoreError) {
         let removed = try database.write { (connection) throws(StoreError) -> Int in
-            try connection.run("DELETE FROM api_tokens WHERE id = ? AND user_id = (SELECT id FROM users WHERE name = ?)", [.text(id), .text(user)])
+            try connection.run(
+                "DELETE FROM api_tokens WHERE id = ? AND user_id = (SELECT id FROM users WHERE name = ?)",
+                [.text(id), .text(user)])
         }
         if removed == 0 { throw StoreError(.notFound, "\(user) has no token \(id)", resource: id) }
     }
@@ -45,13 +56,17 @@ extension DatabaseBackend {
     public func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             _ = try connection.run(
-                "INSERT INTO api_token_events (token_id, event_identifier) VALUES (?, ?) ON CONFLICT DO NOTHING", [.text(tokenID), .text(identifier)])
+                "INSERT INTO api_token_events (token_id, event_identifier) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [.text(tokenID), .text(identifier)])
         }
     }
 
     public func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String> {
         try database.read { (connection) throws(StoreError) -> Set<String> in
-            Set(try connection.rows("SELECT event_identifier FROM api_token_events WHERE token_id = ?", [.text(tokenID)]) { $0.string(0) })
+            Set(
+                try connection.rows(
+                    "SELECT event_identifier FROM api_token_events WHERE token_id = ?", [.text(tokenID)]
+                ) { $0.string(0) })
         }
     }
 }
@@ -61,7 +76,10 @@ extension DatabaseBackend {
 
     public func createSession(_ session: WebSession, secretHash: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
-            guard let userID = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(session.user)], { $0.int64(0) }) else {
+            guard
+                let userID = try connection.firstRow(
+                    "SELECT id FROM users WHERE name = ?", [.text(session.user)], { $0.int64(0) })
+            else {
                 throw StoreError(.notFound, "no user \(session.user)", resource: session.user)
             }
             let now = WallClock.now()
@@ -99,7 +117,9 @@ extension DatabaseBackend {
     }
 
     public func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError) {
-        if let day = settings.firstWeekday, !(1...7).contains(day) { throw StoreError(.invalidArgument, "the first weekday is 1 (Monday) to 7 (Sunday)") }
+        if let day = settings.firstWeekday, !(1...7).contains(day) {
+            throw StoreError(.invalidArgument, "the first weekday is 1 (Monday) to 7 (Sunday)")
+        }
         if let zone = settings.timeZone, TimeZoneDatabase.zone(named: zone) == nil {
             throw StoreError(.invalidArgument, "unknown time zone \(zone) (use an IANA name such as Europe/Berlin)")
         }
@@ -124,7 +144,11 @@ extension DatabaseEventStore {
                 """
                 INSERT INTO added_marks (user_id, event_identifier, platform, native_identifier, added) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (user_id, event_identifier) DO UPDATE SET platform = excluded.platform, native_identifier = excluded.native_identifier
-                """, [.integer(userID), .text(mark.eventIdentifier), .optional(mark.platform), .optional(mark.nativeIdentifier), .int(stored.added)])
+                """,
+                [
+                    .integer(userID), .text(mark.eventIdentifier), .optional(mark.platform),
+                    .optional(mark.nativeIdentifier), .int(stored.added),
+                ])
             return try addedMark(event: mark.eventIdentifier, connection) ?? stored
         }
     }
@@ -133,16 +157,24 @@ extension DatabaseEventStore {
         try connection.firstRow(
             "SELECT event_identifier, platform, native_identifier, added FROM added_marks WHERE user_id = ? AND event_identifier = ?",
             [.integer(userID), .text(identifier)]
-        ) { row in AddedMark(eventIdentifier: row.string(0), platform: row.optionalString(1), nativeIdentifier: row.optionalString(2), added: row.int(3)) }
+        ) { row in
+            AddedMark(
+                eventIdentifier: row.string(0), platform: row.optionalString(1),
+                nativeIdentifier: row.optionalString(2), added: row.int(3))
+        }
     }
 
     public func addedMark(event identifier: String) throws(StoreError) -> AddedMark? {
-        try database.read { (connection) throws(StoreError) -> AddedMark? in try addedMark(event: identifier, connection) }
+        try database.read { (connection) throws(StoreError) -> AddedMark? in
+            try addedMark(event: identifier, connection)
+        }
     }
 
     public func removeAddedMark(event identifier: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
-            _ = try connection.run("DELETE FROM added_marks WHERE user_id = ? AND event_identifier = ?", [.integer(userID), .text(identifier)])
+            _ = try connection.run(
+                "DELETE FROM added_marks WHERE user_id = ? AND event_identifier = ?",
+                [.integer(userID), .text(identifier)])
         }
     }
 }

@@ -63,10 +63,13 @@ public final class DatabaseBackend: StoreBackend {
             try self.init(postgresURL: location)
         } else {
             if !location.hasPrefix("sqlite:"), location.hasPrefix("postgres") || location.contains("://") {
-                throw StoreError(.invalidArgument, "\(location) is not a database: use postgres://user@host/db or sqlite:PATH")
+                throw StoreError(
+                    .invalidArgument, "\(location) is not a database: use postgres://user@host/db or sqlite:PATH")
             }
             let path = location.hasPrefix("sqlite:") ? String(location.dropFirst(7)) : location
-            guard !path.isEmpty else { throw StoreError(.invalidArgument, "name a database: sqlite:PATH or postgres://user@host/db") }
+            guard !path.isEmpty else {
+                throw StoreError(.invalidArgument, "name a database: sqlite:PATH or postgres://user@host/db")
+            }
             try self.init(sqlitePath: path)
         }
     }
@@ -95,7 +98,8 @@ public final class DatabaseBackend: StoreBackend {
         for part in path.split(separator: "/") {
             prefix += "/" + part
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw StoreError(.database, "cannot create the data directory \(prefix): \(String(cString: strerror(errno)))")
+                throw StoreError(
+                    .database, "cannot create the data directory \(prefix): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -109,7 +113,8 @@ public final class DatabaseBackend: StoreBackend {
     @discardableResult
     public func createUser(named name: String, displayName: String?, passwordHash: String?) throws(StoreError) -> User {
         guard Self.isValidUserName(name) else {
-            throw StoreError(.invalidArgument, "a user name is 1–64 letters, digits, '.', '_', '-' or '@'", resource: name)
+            throw StoreError(
+                .invalidArgument, "a user name is 1–64 letters, digits, '.', '_', '-' or '@'", resource: name)
         }
         return try database.write { (connection) throws(StoreError) -> User in
             if try connection.firstRow("SELECT 1 FROM users WHERE name = ?", [.text(name)], { _ in true }) != nil {
@@ -142,7 +147,8 @@ public final class DatabaseBackend: StoreBackend {
 
     public func user(named name: String) throws(StoreError) -> User {
         let found = try database.read { (connection) throws(StoreError) -> User? in
-            try connection.firstRow("SELECT name, display_name, password_hash FROM users WHERE name = ?", [.text(name)]) { row in
+            try connection.firstRow("SELECT name, display_name, password_hash FROM users WHERE name = ?", [.text(name)])
+            { row in
                 User(name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2))
             }
         }
@@ -152,14 +158,19 @@ public final class DatabaseBackend: StoreBackend {
 
     /// Sets (or clears) a user's password hash.
     @discardableResult
-    public func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (sessions: Int, tokens: Int) {
+    public func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (
+        sessions: Int, tokens: Int
+    ) {
         try database.write { (connection) throws(StoreError) -> (sessions: Int, tokens: Int) in
-            guard let id = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(name)], { $0.int64(0) }) else {
+            guard
+                let id = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(name)], { $0.int64(0) })
+            else {
                 throw StoreError(.notFound, "no user \(name)", resource: name)
             }
             try connection.run("UPDATE users SET password_hash = ? WHERE id = ?", [.optional(hash), .integer(id)])
             let sessions = try connection.run("DELETE FROM sessions WHERE user_id = ?", [.integer(id)])
-            let tokens = revokingTokens ? try connection.run("DELETE FROM api_tokens WHERE user_id = ?", [.integer(id)]) : 0
+            let tokens =
+                revokingTokens ? try connection.run("DELETE FROM api_tokens WHERE user_id = ?", [.integer(id)]) : 0
             return (sessions, tokens)
         }
     }
@@ -167,7 +178,9 @@ public final class DatabaseBackend: StoreBackend {
     /// Removes a user with their calendars and everything in them.
     public func removeUser(named name: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
-            guard let id = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(name)], { $0.int64(0) }) else {
+            guard
+                let id = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(name)], { $0.int64(0) })
+            else {
                 throw StoreError(.notFound, "no user \(name)", resource: name)
             }
             try connection.run(
@@ -193,7 +206,8 @@ public final class DatabaseBackend: StoreBackend {
         guard !token.isEmpty else { return nil }
         return try database.read { (connection) throws(StoreError) -> (owner: String, calendar: String)? in
             try connection.firstRow(
-                "SELECT u.name, c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id WHERE c.feed_token = ?", [.text(token)]
+                "SELECT u.name, c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id WHERE c.feed_token = ?",
+                [.text(token)]
             ) { ($0.string(0), $0.string(1)) }
         }
     }
@@ -207,9 +221,18 @@ public final class DatabaseBackend: StoreBackend {
         var problems = try database.engineCheck().filter { $0 != "ok" }
         problems += try database.read { (connection) throws(StoreError) -> [String] in
             let checks = [
-                ("objects without their bytes", "SELECT count(*) FROM objects o WHERE NOT EXISTS (SELECT 1 FROM object_data d WHERE d.id = o.id)"),
-                ("objects missing from the range index", "SELECT count(*) FROM objects o WHERE NOT EXISTS (SELECT 1 FROM object_ranges r WHERE r.id = o.id)"),
-                ("range index entries without an object", "SELECT count(*) FROM object_ranges r WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.id = r.id)"),
+                (
+                    "objects without their bytes",
+                    "SELECT count(*) FROM objects o WHERE NOT EXISTS (SELECT 1 FROM object_data d WHERE d.id = o.id)"
+                ),
+                (
+                    "objects missing from the range index",
+                    "SELECT count(*) FROM objects o WHERE NOT EXISTS (SELECT 1 FROM object_ranges r WHERE r.id = o.id)"
+                ),
+                (
+                    "range index entries without an object",
+                    "SELECT count(*) FROM object_ranges r WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.id = r.id)"
+                ),
                 (
                     "objects or tombstones with a change sequence ahead of their calendar's",
                     """
@@ -232,14 +255,16 @@ public final class DatabaseBackend: StoreBackend {
     /// online backup API while the store stays in use.
     public func backup(to destination: String) throws(StoreError) {
         guard let sqlite = database as? SQLiteDatabase else {
-            throw StoreError(.invalidArgument, "backup copies an SQLite file; back PostgreSQL up with pg_dump or pg_basebackup")
+            throw StoreError(
+                .invalidArgument, "backup copies an SQLite file; back PostgreSQL up with pg_dump or pg_basebackup")
         }
         try sqlite.backup(to: destination)
     }
 
     /// Counts for `db check` and benchmarks.
     public func statistics() throws(StoreError) -> (users: Int, calendars: Int, objects: Int, tombstones: Int) {
-        try database.read { (connection) throws(StoreError) -> (users: Int, calendars: Int, objects: Int, tombstones: Int) in
+        try database.read {
+            (connection) throws(StoreError) -> (users: Int, calendars: Int, objects: Int, tombstones: Int) in
             func count(_ table: String) throws(StoreError) -> Int {
                 try connection.firstRow("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0
             }

@@ -23,8 +23,10 @@ extension DatabaseBackend {
         (
             "calendars",
             [
-                "id", "identifier", "owner_id", "name", "title", "color", "description", "time_zone", "sort_order", "components", "kind",
-                "feed_url", "refresh_interval", "sequence", "tombstone_horizon", "created", "feed_token", "object_count", "object_bytes",
+                "id", "identifier", "owner_id", "name", "title", "color", "description", "time_zone", "sort_order",
+                "components", "kind",
+                "feed_url", "refresh_interval", "sequence", "tombstone_horizon", "created", "feed_token",
+                "object_count", "object_bytes",
             ]
         ),
         ("calendar_properties", ["calendar_id", "name", "value"]),
@@ -32,8 +34,10 @@ extension DatabaseBackend {
         (
             "objects",
             [
-                "id", "identifier", "calendar_id", "name", "uid", "component", "etag", "sequence", "summary", "first_start", "last_end",
-                "recurring", "alarm_reach", "time_kind", "start_key", "end_key", "tzid", "status", "categories", "created", "modified", "size",
+                "id", "identifier", "calendar_id", "name", "uid", "component", "etag", "sequence", "summary",
+                "first_start", "last_end",
+                "recurring", "alarm_reach", "time_kind", "start_key", "end_key", "tzid", "status", "categories",
+                "created", "modified", "size",
                 "transparent",
             ]
         ),
@@ -51,7 +55,8 @@ extension DatabaseBackend {
     /// Then compares row counts and every object's calendar, name and ETag.
     public func copy(to target: DatabaseBackend) throws(StoreError) -> CopyReport {
         guard try target.users().isEmpty else {
-            throw StoreError(.alreadyExists, "the target database \(target.location) already holds users; copy into an empty one")
+            throw StoreError(
+                .alreadyExists, "the target database \(target.location) already holds users; copy into an empty one")
         }
         let sourceDatabase = database
         let targetDatabase = target.database
@@ -62,18 +67,21 @@ extension DatabaseBackend {
                     let insert =
                         "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
                     var count = 0
-                    try source.forEachRow("SELECT \(columns.joined(separator: ", ")) FROM \(table)", []) { (row) throws(StoreError) in
+                    try source.forEachRow("SELECT \(columns.joined(separator: ", ")) FROM \(table)", []) {
+                        (row) throws(StoreError) in
                         try destination.run(insert, (0..<Int32(columns.count)).map { row.value($0) })
                         count += 1
                     }
                     rows.append(CopyReport.TableCount(table: table, count: count))
                 }
                 var ranges = 0
-                try source.forEachRow("SELECT id, calendar_id, first_start, last_end FROM objects", []) { (row) throws(StoreError) in
+                try source.forEachRow("SELECT id, calendar_id, first_start, last_end FROM objects", []) {
+                    (row) throws(StoreError) in
                     try destination.run(
                         IntervalIndex.upsert(destination.dialect),
                         [
-                            .integer(row.int64(0)), .integer(row.int64(1)), .integer(row.int64(1)), .int(IntervalIndex.lowerMinute(row.int(2))),
+                            .integer(row.int64(0)), .integer(row.int64(1)), .integer(row.int64(1)),
+                            .int(IntervalIndex.lowerMinute(row.int(2))),
                             .int(IntervalIndex.upperMinute(row.optionalInt(3))),
                         ])
                     ranges += 1
@@ -82,7 +90,9 @@ extension DatabaseBackend {
                 if destination.dialect == .postgres {
                     // Rows came with their ids: new rows must be numbered after them.
                     for table in ["users", "calendars", "objects"] {
-                        try destination.run("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)")
+                        try destination.run(
+                            "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)"
+                        )
                     }
                 }
                 return CopyReport(rows: rows, verifiedObjects: 0)
@@ -100,10 +110,13 @@ extension DatabaseBackend {
                 try connection.firstRow("SELECT count(*) FROM \(copied.table)") { $0.int(0) } ?? 0
             }
             guard found == copied.count else {
-                throw StoreError(.database, "the copy of \(copied.table) has \(found) rows in \(target.location), not \(copied.count)")
+                throw StoreError(
+                    .database,
+                    "the copy of \(copied.table) has \(found) rows in \(target.location), not \(copied.count)")
             }
         }
-        let listing = "SELECT c.identifier, o.name, o.etag FROM objects o JOIN calendars c ON c.id = o.calendar_id ORDER BY c.identifier, o.name"
+        let listing =
+            "SELECT c.identifier, o.name, o.etag FROM objects o JOIN calendars c ON c.id = o.calendar_id ORDER BY c.identifier, o.name"
         func objects(_ backend: DatabaseBackend) throws(StoreError) -> [String] {
             try backend.database.read { (connection) throws(StoreError) -> [String] in
                 try connection.rows(listing) { "\($0.string(0))/\($0.string(1)) \($0.string(2))" }
@@ -113,7 +126,9 @@ extension DatabaseBackend {
         let theirs = try objects(target)
         guard mine == theirs else {
             let missing = Set(mine).subtracting(theirs).sorted().prefix(3)
-            throw StoreError(.database, "the copied objects differ from the originals (for example \(missing.joined(separator: ", ")))")
+            throw StoreError(
+                .database,
+                "the copied objects differ from the originals (for example \(missing.joined(separator: ", ")))")
         }
         return mine.count
     }

@@ -6,12 +6,18 @@ extension DatabaseEventStore {
             let current = row.calendar.syncToken
             var since = 0
             if let token {
-                let horizon = try connection.firstRow("SELECT tombstone_horizon FROM calendars WHERE id = ?", [.integer(row.rowID)]) { $0.int(0) } ?? 0
+                let horizon =
+                    try connection.firstRow(
+                        "SELECT tombstone_horizon FROM calendars WHERE id = ?", [.integer(row.rowID)]
+                    ) { $0.int(0) } ?? 0
                 guard token.calendar == row.calendar.id, token.sequence <= current.sequence else {
-                    throw StoreError(.invalidSyncToken, "sync token \(token) was not issued by this calendar", resource: calendar)
+                    throw StoreError(
+                        .invalidSyncToken, "sync token \(token) was not issued by this calendar", resource: calendar)
                 }
                 guard token.sequence >= horizon else {
-                    throw StoreError(.invalidSyncToken, "sync token \(token) has expired; sync again from the start", resource: calendar)
+                    throw StoreError(
+                        .invalidSyncToken, "sync token \(token) has expired; sync again from the start",
+                        resource: calendar)
                 }
                 since = token.sequence
             }
@@ -19,17 +25,23 @@ extension DatabaseEventStore {
             // One row past the limit tells whether the listing was cut.
             let sql = """
                 SELECT sequence, name, etag, component, identifier, size, modified FROM objects WHERE calendar_id = ?1 AND sequence > ?2
-                """ + (token == nil ? "" : " UNION ALL SELECT sequence, name, NULL, NULL, NULL, NULL, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
+                """
+                + (token == nil
+                    ? ""
+                    : " UNION ALL SELECT sequence, name, NULL, NULL, NULL, NULL, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
                 + " ORDER BY 1" + (limit == nil ? "" : " LIMIT ?3")
             // The limit is a parameter, not part of the text: one prepared statement serves every
             // limit a client asks for. One row past it (saturating: a client may ask for Int.max).
-            let values: [SQLValue] = [.integer(row.rowID), .int(since)] + (limit.map { [.int($0 == Int.max ? $0 : $0 + 1)] } ?? [])
-            var rows = try connection.rows(sql, values) { object -> (sequence: Int, name: String, info: ResourceInfo?) in
+            let values: [SQLValue] =
+                [.integer(row.rowID), .int(since)] + (limit.map { [.int($0 == Int.max ? $0 : $0 + 1)] } ?? [])
+            var rows = try connection.rows(sql, values) {
+                object -> (sequence: Int, name: String, info: ResourceInfo?) in
                 guard !object.isNull(2) else { return (object.int(0), object.string(1), nil) }
                 return (
                     object.int(0), object.string(1),
                     ResourceInfo(
-                        name: object.string(1), etag: object.string(2), componentType: ComponentType(rawValue: object.string(3)) ?? .event,
+                        name: object.string(1), etag: object.string(2),
+                        componentType: ComponentType(rawValue: object.string(3)) ?? .event,
                         localIdentifier: object.string(4), size: object.int(5), lastModified: object.int(6))
                 )
             }
@@ -50,9 +62,12 @@ extension DatabaseEventStore {
     public func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let row = try calendarRow(calendar, connection, write: true)
-            try connection.run("DELETE FROM tombstones WHERE calendar_id = ? AND sequence <= ?", [.integer(row.rowID), .int(token.sequence)])
             try connection.run(
-                "UPDATE calendars SET tombstone_horizon = ?1 WHERE id = ?2 AND tombstone_horizon < ?1", [.int(token.sequence), .integer(row.rowID)])
+                "DELETE FROM tombstones WHERE calendar_id = ? AND sequence <= ?",
+                [.integer(row.rowID), .int(token.sequence)])
+            try connection.run(
+                "UPDATE calendars SET tombstone_horizon = ?1 WHERE id = ?2 AND tombstone_horizon < ?1",
+                [.int(token.sequence), .integer(row.rowID)])
         }
     }
 }

@@ -10,18 +10,23 @@ extension DatabaseEventStore {
         let now = DateTimeValue(CivilDateTime(secondsSinceEpoch: WallClock.now()), form: .utc)
         component.setProperty(Property(name: "DTSTAMP", dateTime: now))
         component.setProperty(Property(name: "LAST-MODIFIED", dateTime: now))
-        if isNew, component.property("CREATED") == nil { component.setProperty(Property(name: "CREATED", dateTime: now)) }
+        if isNew, component.property("CREATED") == nil {
+            component.setProperty(Property(name: "CREATED", dateTime: now))
+        }
         return component
     }
 
     /// Checks an edited calendar object, serializes it and writes it at `name`.
     @discardableResult
-    func write(_ calendar: Component, name: String, into row: CalendarRow, ifNoneMatch: Bool = false, _ connection: Connection)
+    func write(
+        _ calendar: Component, name: String, into row: CalendarRow, ifNoneMatch: Bool = false, _ connection: Connection
+    )
         throws(StoreError) -> ObjectRow
     {
         let object = try CalendarObject(document: ICalendarDocument(components: [calendar]), resource: name)
         let data = calendar.serialized()
-        return try writeObject(object, data: data, name: name, calendar: row, ifMatch: nil, ifNoneMatch: ifNoneMatch, connection)
+        return try writeObject(
+            object, data: data, name: name, calendar: row, ifMatch: nil, ifNoneMatch: ifNoneMatch, connection)
     }
 
     /// A free resource name for a new object with this UID.
@@ -43,7 +48,9 @@ extension DatabaseEventStore {
         }
         return try database.write { (connection) throws(StoreError) -> Event in
             guard let identifier = event.localIdentifier else {
-                if ifMatch != nil { throw StoreError(.preconditionFailed, "a new event has no ETag to match (If-Match)") }
+                if ifMatch != nil {
+                    throw StoreError(.preconditionFailed, "a new event has no ETag to match (If-Match)")
+                }
                 return try create(event, connection)
             }
             let (object, row) = try locate(identifier, write: true, connection)
@@ -82,10 +89,13 @@ extension DatabaseEventStore {
         }
         let row = try calendarRow(calendarID, connection, write: true)
         var component = Self.stamped(event.component, isNew: true)
-        if event.externalIdentifier.isEmpty { component.setProperty(Property(name: "UID", value: Identifiers.newUID())) }
+        if event.externalIdentifier.isEmpty {
+            component.setProperty(Property(name: "UID", value: Identifiers.newUID()))
+        }
         let uid = component.property("UID")!.value
         var editing = SeriesEditing(
-            try CalendarObject(document: ICalendarDocument(components: [SeriesEditing.calendar(with: [component])]), resource: nil))
+            try CalendarObject(
+                document: ICalendarDocument(components: [SeriesEditing.calendar(with: [component])]), resource: nil))
         editing.addMissingTimeZones()
         let name = try freeName(forUID: uid, in: row, connection)
         let written = try write(editing.calendar, name: name, into: row, ifNoneMatch: true, connection)
@@ -93,7 +103,9 @@ extension DatabaseEventStore {
     }
 
     /// Moves a whole event to another calendar (the object keeps its UID and its overrides).
-    func move(_ event: Event, from object: ObjectRow, calendar row: CalendarRow, to target: String, _ connection: Connection)
+    func move(
+        _ event: Event, from object: ObjectRow, calendar row: CalendarRow, to target: String, _ connection: Connection
+    )
         throws(StoreError) -> Event
     {
         let targetRow = try calendarRow(target, connection, write: true)
@@ -113,7 +125,10 @@ extension DatabaseEventStore {
     /// new series (a new UID and resource) starts from it with the edited properties,
     /// taking over the later RDATEs, EXDATEs and overrides (moved by the same shift when
     /// the edit moved the start).
-    func splitSeries(_ editing: SeriesEditing, at key: Int, with component: Component, object: ObjectRow, row: CalendarRow, _ connection: Connection)
+    func splitSeries(
+        _ editing: SeriesEditing, at key: Int, with component: Component, object: ObjectRow, row: CalendarRow,
+        _ connection: Connection
+    )
         throws(StoreError) -> Event
     {
         var old = editing
@@ -145,7 +160,8 @@ extension DatabaseEventStore {
             members.append(override)
         }
         var fresh = SeriesEditing(
-            try CalendarObject(document: ICalendarDocument(components: [SeriesEditing.calendar(with: members)]), resource: nil))
+            try CalendarObject(
+                document: ICalendarDocument(components: [SeriesEditing.calendar(with: members)]), resource: nil))
         fresh.addMissingTimeZones()
         let name = try freeName(forUID: newUID, in: row, connection)
         let written = try write(fresh.calendar, name: name, into: row, ifNoneMatch: true, connection)
@@ -194,12 +210,15 @@ extension DatabaseEventStore {
         throws(StoreError) -> (removed: Int, added: [Event])
     {
         try database.write { (connection) throws(StoreError) -> (removed: Int, added: [Event]) in
-            let removed = try range.map { (range) throws(StoreError) in
-                try removeEvents(in: range, calendar: calendar, title: nil, timeZone: timeZone, connection).count
-            } ?? 0
+            let removed =
+                try range.map { (range) throws(StoreError) in
+                    try removeEvents(in: range, calendar: calendar, title: nil, timeZone: timeZone, connection).count
+                } ?? 0
             var added: [Event] = []
             for var event in events {
-                guard event.localIdentifier == nil else { throw StoreError(.invalidArgument, "replaceEvents adds new events only") }
+                guard event.localIdentifier == nil else {
+                    throw StoreError(.invalidArgument, "replaceEvents adds new events only")
+                }
                 event.calendarIdentifier = calendar
                 added.append(try create(event, connection))
             }
@@ -207,7 +226,9 @@ extension DatabaseEventStore {
         }
     }
 
-    func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?, _ connection: Connection)
+    func removeEvents(
+        in range: TimeRange, calendar: String, title: String?, timeZone: String?, _ connection: Connection
+    )
         throws(StoreError) -> [EventOccurrence]
     {
         let filter = EventFilter(title: title.map { .equals($0) }, componentTypes: Set(ComponentType.allCases))
@@ -216,18 +237,23 @@ extension DatabaseEventStore {
         var removed: [EventOccurrence] = []
         var budget = backend.expansionBudget
         for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
-            let expansion = try occurrences(of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
+            let expansion = try occurrences(
+                of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
             // Removing only the instances a bound let through would leave the rest behind unsaid.
             if let cut = expansion.truncated { throw Self.truncationRefused(cut) }
             let inRange = expansion.occurrences
             let matching = inRange.filter { filter.matches($0.filterComponent) }
             guard !matching.isEmpty else { continue }
             removed += matching
-            guard let object = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(candidate.rowID)], objectRow) else {
+            guard
+                let object = try connection.firstRow(
+                    Self.objectColumns + " WHERE o.id = ?", [.integer(candidate.rowID)], objectRow)
+            else {
                 continue
             }
             // A whole object goes when every instance it has lies in the range and matches.
-            let wholeObjectInRange = candidate.lastEnd.map { candidate.firstStart >= range.start && $0 <= range.end } ?? false
+            let wholeObjectInRange =
+                candidate.lastEnd.map { candidate.firstStart >= range.start && $0 <= range.end } ?? false
             if !candidate.recurring || (wholeObjectInRange && matching.count == inRange.count) {
                 try deleteObject(object, calendar: row, connection)
                 continue

@@ -8,7 +8,8 @@ extension DatabaseEventStore {
     /// The calendars a query covers: the visible ones with these identifiers, or all visible.
     func visibleCalendars(_ identifiers: [String]?, _ connection: Connection) throws(StoreError) -> [CalendarRow] {
         guard let identifiers else {
-            return try connection.rows(Self.calendarColumns + " ORDER BY c.sort_order, c.id", [.integer(userID)], calendarRow)
+            return try connection.rows(
+                Self.calendarColumns + " ORDER BY c.sort_order, c.id", [.integer(userID)], calendarRow)
         }
         var rows: [CalendarRow] = []
         for identifier in identifiers { rows.append(try calendarRow(identifier, connection, write: false)) }
@@ -27,15 +28,18 @@ extension DatabaseEventStore {
     /// An object read for expansion, from the cache when its ETag is unchanged.
     func cachedSeries(id: Int64, etag: String, _ connection: Connection) throws(StoreError) -> CachedSeries {
         if let cached = backend.cache.object(id: id, etag: etag) { return cached }
-        guard let (data, skeleton) = try connection.firstRow(
-            "SELECT data, skeleton FROM object_data WHERE id = ?", [.integer(id)], { ($0.bytes(0), $0.isNull(1) ? nil : $0.bytes(1)) })
+        guard
+            let (data, skeleton) = try connection.firstRow(
+                "SELECT data, skeleton FROM object_data WHERE id = ?", [.integer(id)],
+                { ($0.bytes(0), $0.isNull(1) ? nil : $0.bytes(1)) })
         else {
             throw StoreError(.notFound, "object \(id) vanished")
         }
         let object = try CalendarObject(parsing: skeleton ?? data)
         let prepared: PreparedObject
         do {
-            prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(object.members, uid: object.uid)
+            prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(
+                object.members, uid: object.uid)
         } catch {
             throw .invalidData(error)
         }
@@ -47,28 +51,37 @@ extension DatabaseEventStore {
     /// What a read answers when its expansions would take more than one request's
     /// ``ExpansionBudget``: the range holds more recurrence work than one answer may do.
     static let budgetSpent = StoreError(
-        .invalidArgument, "answering this would expand more recurrence than one request may; ask for a shorter range or fewer calendars")
+        .invalidArgument,
+        "answering this would expand more recurrence than one request may; ask for a shorter range or fewer calendars")
 
     /// The occurrences of a candidate in `from..<to`, as the store reports them, and the
     /// series itself when a bound of its expansion (``ExpansionLimits``) stopped it before
     /// `to`. The work comes out of `budget`, and a read that spends it all is refused
     /// (``budgetSpent``).
     func occurrences(
-        of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules, budget: inout ExpansionBudget, _ connection: Connection
+        of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules,
+        budget: inout ExpansionBudget, _ connection: Connection
     ) throws(StoreError) -> (occurrences: [EventOccurrence], truncated: TruncatedEvent?) {
         let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
         let expansion = series.prepared.expand(from: from, to: to, viewerZone: zone, budget: &budget)
         if budget.isSpent { throw Self.budgetSpent }
         let found = expansion.occurrences
-        let truncated = expansion.isComplete ? nil : TruncatedEvent(
-            eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id, externalIdentifier: series.prepared.uid,
-            title: series.prepared.summary, listed: found.count, lastListedStart: found.last?.start.instant(in: zone))
+        let truncated =
+            expansion.isComplete
+            ? nil
+            : TruncatedEvent(
+                eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id,
+                externalIdentifier: series.prepared.uid,
+                title: series.prepared.summary, listed: found.count,
+                lastListedStart: found.last?.start.instant(in: zone))
         let occurrences = found.map { occurrence in
             EventOccurrence(
-                source: series.fromSkeleton ? .member(series.stored, skeleton: occurrence.component) : .parsed(occurrence.component),
+                source: series.fromSkeleton
+                    ? .member(series.stored, skeleton: occurrence.component) : .parsed(occurrence.component),
                 start: occurrence.start, end: occurrence.end, recurrenceID: occurrence.recurrenceID,
                 isDetached: occurrence.isOverride, timeZone: occurrence.tzid, eventIdentifier: candidate.identifier,
-                calendarIdentifier: calendar.calendar.id, etag: candidate.etag, viewerZone: zone, seriesZone: occurrence.zone)
+                calendarIdentifier: calendar.calendar.id, etag: candidate.etag, viewerZone: zone,
+                seriesZone: occurrence.zone)
         }
         return (occurrences, truncated)
     }
@@ -123,19 +136,24 @@ extension DatabaseEventStore {
             var single: Candidate.Single?
             if let kindValue = row.optionalInt(8), let kind = SingleTiming(rawValue: kindValue) {
                 single = Candidate.Single(
-                    start: kind.time(row.int(9)), end: kind.time(row.int(10)), tzid: row.optionalString(11), title: row.optionalString(12),
-                    status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)), categories: row.optionalString(14),
+                    start: kind.time(row.int(9)), end: kind.time(row.int(10)), tzid: row.optionalString(11),
+                    title: row.optionalString(12),
+                    status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)),
+                    categories: row.optionalString(14),
                     transparent: row.int(18) != 0)
             }
             return Candidate(
-                rowID: row.int64(0), identifier: row.string(1), name: row.string(15), size: row.int(16), modified: row.int(17), sequence: row.int(2), etag: row.string(3),
-                componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0, firstStart: row.int(6),
+                rowID: row.int64(0), identifier: row.string(1), name: row.string(15), size: row.int(16),
+                modified: row.int(17), sequence: row.int(2), etag: row.string(3),
+                componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0,
+                firstStart: row.int(6),
                 lastEnd: row.optionalInt(7), single: single)
         }
     }
 
     func occurrences(
-        in range: TimeRange, calendars: [CalendarRow], filter: EventFilter, timeZone: String?, limit: Int = .max, _ connection: Connection
+        in range: TimeRange, calendars: [CalendarRow], filter: EventFilter, timeZone: String?, limit: Int = .max,
+        _ connection: Connection
     ) throws(StoreError) -> OccurrenceList {
         let limit = max(0, limit)
         var result: [EventOccurrence] = []
@@ -153,8 +171,10 @@ extension DatabaseEventStore {
             where filter.componentTypes.contains(candidate.componentType) {
                 guard let single = candidate.single else {
                     let found = try occurrences(
-                        of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
-                    for occurrence in found.occurrences where filter.isEmpty || filter.matches(occurrence.filterComponent) {
+                        of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone,
+                        budget: &budget, connection)
+                    for occurrence in found.occurrences
+                    where filter.isEmpty || filter.matches(occurrence.filterComponent) {
                         result.append(occurrence)
                     }
                     if let cut = found.truncated { truncated.append(cut) }
@@ -162,10 +182,14 @@ extension DatabaseEventStore {
                     continue
                 }
                 // A one-off object is answered from its row; its bytes are parsed only if asked for.
-                guard OccurrenceTime.overlaps(start: single.start, end: single.end, from: range.start, to: range.end, in: zone),
+                guard
+                    OccurrenceTime.overlaps(
+                        start: single.start, end: single.end, from: range.start, to: range.end, in: zone),
                     filter.matches(
                         title: single.title, status: single.status,
-                        categories: { single.categories?.split(separator: SingleTiming.categorySeparator).map(String.init) ?? [] })
+                        categories: {
+                            single.categories?.split(separator: SingleTiming.categorySeparator).map(String.init) ?? []
+                        })
                 else { continue }
                 matched.append((candidate, single))
             }
@@ -175,9 +199,14 @@ extension DatabaseEventStore {
                 guard let data = data[candidate.rowID] else { continue }
                 result.append(
                     EventOccurrence(
-                        source: .stored(StoredObject(data: data), title: single.title, status: single.status, transparent: single.transparent), start: single.start, end: single.end, recurrenceID: nil, isDetached: false,
-                        timeZone: single.tzid, eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id,
-                        etag: candidate.etag, viewerZone: zone, seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) }))
+                        source: .stored(
+                            StoredObject(data: data), title: single.title, status: single.status,
+                            transparent: single.transparent), start: single.start, end: single.end, recurrenceID: nil,
+                        isDetached: false,
+                        timeZone: single.tzid, eventIdentifier: candidate.identifier,
+                        calendarIdentifier: calendar.calendar.id,
+                        etag: candidate.etag, viewerZone: zone,
+                        seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) }))
                 trim()
             }
         }
@@ -189,7 +218,8 @@ extension DatabaseEventStore {
         return OccurrenceList(occurrences: listed, truncatedSeries: truncated)
     }
 
-    public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime] {
+    public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime]
+    {
         try database.read { (connection) throws(StoreError) -> [BusyTime] in
             var result: [BusyTime] = []
             var intervals: [BusyInterval] = []
@@ -197,28 +227,35 @@ extension DatabaseEventStore {
             for calendar in try visibleCalendars(calendars, connection) {
                 let zone = try viewerZone(timeZone, calendar: calendar)
                 let calendarID = calendar.calendar.id
-                for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection) where candidate.componentType == .event {
+                for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
+                where candidate.componentType == .event {
                     if let single = candidate.single {
                         guard !single.transparent, single.status != .cancelled,
-                            OccurrenceTime.overlaps(start: single.start, end: single.end, from: range.start, to: range.end, in: zone)
+                            OccurrenceTime.overlaps(
+                                start: single.start, end: single.end, from: range.start, to: range.end, in: zone)
                         else { continue }
                         var isAllDay = false
                         if case .date = single.start { isAllDay = true }
                         result.append(
                             BusyTime(
-                                start: single.start.instant(in: zone), end: single.end.instant(in: zone), eventIdentifier: candidate.identifier,
-                                calendarIdentifier: calendarID, recurrenceID: nil, isTentative: single.status == .tentative, isAllDay: isAllDay))
+                                start: single.start.instant(in: zone), end: single.end.instant(in: zone),
+                                eventIdentifier: candidate.identifier,
+                                calendarIdentifier: calendarID, recurrenceID: nil,
+                                isTentative: single.status == .tentative, isAllDay: isAllDay))
                         continue
                     }
                     let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     intervals.removeAll(keepingCapacity: true)
-                    let isComplete = series.prepared.busyIntervals(from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
+                    let isComplete = series.prepared.busyIntervals(
+                        from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
                     if budget.isSpent { throw Self.budgetSpent }
                     for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {
                         result.append(
                             BusyTime(
-                                start: interval.start, end: interval.end, eventIdentifier: candidate.identifier, calendarIdentifier: calendarID,
-                                recurrenceID: interval.recurrenceID, isTentative: interval.traits.contains(.tentative), isAllDay: interval.isAllDay))
+                                start: interval.start, end: interval.end, eventIdentifier: candidate.identifier,
+                                calendarIdentifier: calendarID,
+                                recurrenceID: interval.recurrenceID, isTentative: interval.traits.contains(.tentative),
+                                isAllDay: interval.isAllDay))
                     }
                     // A series a bound stopped may be busy anywhere after its last listed instance: that
                     // time counts as busy, so a free-slot search never offers it (more busy time, never less).
@@ -226,7 +263,8 @@ extension DatabaseEventStore {
                         let from = intervals.map(\.start).max().map { max(range.start, $0) } ?? range.start
                         result.append(
                             BusyTime(
-                                start: from, end: range.end, eventIdentifier: candidate.identifier, calendarIdentifier: calendarID, recurrenceID: nil,
+                                start: from, end: range.end, eventIdentifier: candidate.identifier,
+                                calendarIdentifier: calendarID, recurrenceID: nil,
                                 isTentative: false, isAllDay: false))
                     }
                 }
@@ -243,11 +281,14 @@ extension DatabaseEventStore {
         switch connection.dialect {
         case .sqlite:
             for id in ids {
-                result[id] = try connection.firstRow("SELECT data FROM object_data WHERE id = ?", [.integer(id)]) { $0.bytes(0) }
+                result[id] = try connection.firstRow("SELECT data FROM object_data WHERE id = ?", [.integer(id)]) {
+                    $0.bytes(0)
+                }
             }
         case .postgres:
             try connection.forEachRow(
-                "SELECT id, data FROM object_data WHERE id = ANY(CAST(? AS BIGINT[]))", [.text(SQLArray.literal(ids.map(String.init)))]
+                "SELECT id, data FROM object_data WHERE id = ANY(CAST(? AS BIGINT[]))",
+                [.text(SQLArray.literal(ids.map(String.init)))]
             ) { result[$0.int64(0)] = $0.bytes(1) }
         }
         return result
@@ -280,16 +321,22 @@ extension DatabaseEventStore {
         return result
     }
 
-    public func occurrences(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
+    public func occurrences(
+        in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int
+    )
         throws(StoreError) -> OccurrenceList
     {
         try database.read { (connection) throws(StoreError) -> OccurrenceList in
-            try occurrences(in: range, calendars: try visibleCalendars(calendars, connection), filter: filter, timeZone: timeZone, limit: limit, connection)
+            try occurrences(
+                in: range, calendars: try visibleCalendars(calendars, connection), filter: filter, timeZone: timeZone,
+                limit: limit, connection)
         }
     }
 
     /// The stored object an event identifier (local, else UID) names, in a calendar the user sees.
-    func locate(_ identifier: String, write: Bool, _ connection: Connection) throws(StoreError) -> (ObjectRow, CalendarRow) {
+    func locate(_ identifier: String, write: Bool, _ connection: Connection) throws(StoreError) -> (
+        ObjectRow, CalendarRow
+    ) {
         // Which object, and its calendar: only in calendars this user owns or was granted.
         let visible = """
             SELECT o.id, o.calendar_id, c.identifier FROM objects o
@@ -297,13 +344,20 @@ extension DatabaseEventStore {
             WHERE (c.owner_id = ?1 OR g.access IS NOT NULL)
             """
         let key = { (row: Row) in (rowID: row.int64(0), calendarRowID: row.int64(1), calendar: row.string(2)) }
-        var found = try connection.firstRow(visible + " AND o.identifier = ?2", [.integer(userID), .text(identifier)], key)
-        if found == nil { found = try connection.firstRow(visible + " AND o.uid = ?2 ORDER BY o.id", [.integer(userID), .text(identifier)], key) }
+        var found = try connection.firstRow(
+            visible + " AND o.identifier = ?2", [.integer(userID), .text(identifier)], key)
+        if found == nil {
+            found = try connection.firstRow(
+                visible + " AND o.uid = ?2 ORDER BY o.id", [.integer(userID), .text(identifier)], key)
+        }
         guard let found else { throw StoreError(.notFound, "no event \(identifier)", resource: identifier) }
         // The calendar first (for a write, that locks it on PostgreSQL), then the object as it
         // is now: a writer in another process may have changed it in between.
         let row = try calendarRow(found.calendar, connection, write: write)
-        guard let object = try connection.firstRow(Self.objectColumns + " WHERE o.id = ?", [.integer(found.rowID)], objectRow) else {
+        guard
+            let object = try connection.firstRow(
+                Self.objectColumns + " WHERE o.id = ?", [.integer(found.rowID)], objectRow)
+        else {
             throw StoreError(.notFound, "no event \(identifier)", resource: identifier)
         }
         guard object.calendarRowID == found.calendarRowID else {
@@ -335,7 +389,8 @@ extension DatabaseEventStore {
             var result: [Event] = []
             for calendar in try visibleCalendars(nil, connection) {
                 if let object = try connection.firstRow(
-                    Self.objectColumns + " WHERE o.calendar_id = ? AND o.uid = ?", [.integer(calendar.rowID), .text(uid)], objectRow)
+                    Self.objectColumns + " WHERE o.calendar_id = ? AND o.uid = ?",
+                    [.integer(calendar.rowID), .text(uid)], objectRow)
                 {
                     result.append(try event(from: object, calendar: calendar))
                 }
@@ -346,17 +401,26 @@ extension DatabaseEventStore {
 
     // MARK: Alarms
 
-    public func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int) throws(StoreError) -> [AlarmFiring] {
+    public func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int)
+        throws(StoreError) -> [AlarmFiring]
+    {
         let limit = max(0, limit)
         var result: [AlarmFiring] = []
         func trim() {
-            result.sort { $0.fireTime != $1.fireTime ? $0.fireTime < $1.fireTime : $0.occurrence.identifier < $1.occurrence.identifier }
+            result.sort {
+                $0.fireTime != $1.fireTime
+                    ? $0.fireTime < $1.fireTime : $0.occurrence.identifier < $1.occurrence.identifier
+            }
             if result.count > limit { result.removeLast(result.count - limit) }
         }
-        let cuts = try visitAlarms(firingIn: range, calendars: calendars, timeZone: timeZone) { alarm, occurrence, schedule in
+        let cuts = try visitAlarms(firingIn: range, calendars: calendars, timeZone: timeZone) {
+            alarm, occurrence, schedule in
             // Each alarm's firings ascend, so its first `limit` are all the answer can need.
             for repetition in schedule.repetitions.prefix(limit) {
-                result.append(AlarmFiring(fireTime: schedule.time(of: repetition), alarm: alarm, occurrence: occurrence, repetition: repetition))
+                result.append(
+                    AlarmFiring(
+                        fireTime: schedule.time(of: repetition), alarm: alarm, occurrence: occurrence,
+                        repetition: repetition))
             }
             if result.count > limit.multipliedSaturated(by: 2).addingSaturated(1_000) { trim() }
         }
@@ -370,9 +434,13 @@ extension DatabaseEventStore {
 
     public func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String> {
         var result = Set<String>()
-        let cuts = try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil) { _, occurrence, _ in result.insert(occurrence.eventIdentifier) }
+        let cuts = try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil) { _, occurrence, _ in
+            result.insert(occurrence.eventIdentifier)
+        }
         // A cut series with an alarm in the range is in the answer already; any other is not known.
-        if let cut = cuts.first(where: { !result.contains($0.series.eventIdentifier) }) { throw Self.truncationRefused(cut.series) }
+        if let cut = cuts.first(where: { !result.contains($0.series.eventIdentifier) }) {
+            throw Self.truncationRefused(cut.series)
+        }
         return result
     }
 
@@ -389,13 +457,18 @@ extension DatabaseEventStore {
             var budget = backend.expansionBudget
             for calendar in try visibleCalendars(calendars, connection) {
                 let zone = try viewerZone(timeZone, calendar: calendar)
-                let reach = try connection.firstRow(
-                    "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)], { $0.optionalInt(0) }) ?? nil
+                let reach =
+                    try connection.firstRow(
+                        "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)],
+                        { $0.optionalInt(0) }) ?? nil
                 guard let reach else { continue }
                 let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
                 for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
-                    let expansion = try occurrences(of: candidate, calendar: calendar, from: from, to: to, zone: zone, budget: &budget, connection)
-                    if let cut = expansion.truncated { cuts.append((cut, (cut.lastListedStart ?? from).subtractingSaturated(reach))) }
+                    let expansion = try occurrences(
+                        of: candidate, calendar: calendar, from: from, to: to, zone: zone, budget: &budget, connection)
+                    if let cut = expansion.truncated {
+                        cuts.append((cut, (cut.lastListedStart ?? from).subtractingSaturated(reach)))
+                    }
                     var absoluteSeen = Set<Int>()
                     for occurrence in expansion.occurrences {
                         for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {

@@ -2,7 +2,9 @@ import ICalendar
 
 // Importing many objects at once: parsed and indexed on every core, written under one lock.
 extension DatabaseEventStore {
-    public func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>] {
+    public func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<
+        ResourceInfo, StoreError
+    >] {
         // Parse and index on every core, outside the write lock; only the checks and writes hold it.
         let parsed = Parallel.map(objects) { data in
             Result { () throws(StoreError) -> (CalendarObject, CalendarObject.Summary) in
@@ -19,7 +21,8 @@ extension DatabaseEventStore {
         // The splitter's component is what its bytes serialize, so it is read, not parsed again.
         let parsed = Parallel.map(objects) { object in
             Result { () throws(StoreError) -> (CalendarObject, CalendarObject.Summary) in
-                let checked = try CalendarObject(document: ICalendarDocument(components: [object.calendar]), resource: nil)
+                let checked = try CalendarObject(
+                    document: ICalendarDocument(components: [object.calendar]), resource: nil)
                 return (checked, try checked.summary())
             }
         }
@@ -27,7 +30,8 @@ extension DatabaseEventStore {
     }
 
     func importParsed(
-        _ parsed: [Result<(CalendarObject, CalendarObject.Summary), StoreError>], data objects: [[UInt8]], calendar: String
+        _ parsed: [Result<(CalendarObject, CalendarObject.Summary), StoreError>], data objects: [[UInt8]],
+        calendar: String
     ) throws(StoreError) -> [Result<ResourceInfo, StoreError>] {
         try database.write { (connection) throws(StoreError) -> [Result<ResourceInfo, StoreError>] in
             let row = try calendarRow(calendar, connection, write: true)
@@ -47,10 +51,12 @@ extension DatabaseEventStore {
                     case .failure(let error): throw error
                     }
                     var name = try connection.firstRow(
-                        "SELECT name FROM objects WHERE calendar_id = ? AND uid = ?", [.integer(row.rowID), .text(object.uid)], { $0.string(0) })
+                        "SELECT name FROM objects WHERE calendar_id = ? AND uid = ?",
+                        [.integer(row.rowID), .text(object.uid)], { $0.string(0) })
                     if name == nil { name = claimed[object.uid] ?? Identifiers.resourceName(forUID: object.uid) }
                     checked = try checkWrite(
-                        object, summary: summary, data: data, name: name!, calendar: row, ifMatch: nil, ifNoneMatch: false, connection)
+                        object, summary: summary, data: data, name: name!, calendar: row, ifMatch: nil,
+                        ifNoneMatch: false, connection)
                 } catch {
                     results.append(.failure(error))
                     continue
@@ -61,7 +67,8 @@ extension DatabaseEventStore {
                 results.append(
                     .success(
                         ResourceInfo(
-                            name: written.name, etag: written.etag, componentType: written.componentType, localIdentifier: written.identifier,
+                            name: written.name, etag: written.etag, componentType: written.componentType,
+                            localIdentifier: written.identifier,
                             size: written.data.count, lastModified: written.modified)))
             }
             try connection.run("UPDATE calendars SET sequence = ? WHERE id = ?", [.int(sequence), .integer(row.rowID)])

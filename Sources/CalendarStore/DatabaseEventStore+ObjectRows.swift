@@ -20,13 +20,17 @@ extension DatabaseEventStore {
 
     func objectRow(_ row: Row) -> ObjectRow {
         ObjectRow(
-            rowID: row.int64(0), identifier: row.string(1), calendarRowID: row.int64(2), name: row.string(3), uid: row.string(4),
+            rowID: row.int64(0), identifier: row.string(1), calendarRowID: row.int64(2), name: row.string(3),
+            uid: row.string(4),
             componentType: ComponentType(rawValue: row.string(5)) ?? .event, data: row.bytes(6), etag: row.string(7),
             sequence: row.int(8), modified: row.int(9))
     }
 
-    func object(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError) -> ObjectRow? {
-        try connection.firstRow(Self.objectColumns + " WHERE o.calendar_id = ? AND o.name = ?", [.integer(calendar.rowID), .text(name)], objectRow)
+    func object(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError) -> ObjectRow?
+    {
+        try connection.firstRow(
+            Self.objectColumns + " WHERE o.calendar_id = ? AND o.name = ?", [.integer(calendar.rowID), .text(name)],
+            objectRow)
     }
 
     /// A write that passed every check: what `performWrite` stores.
@@ -44,7 +48,8 @@ extension DatabaseEventStore {
         -> (rowID: Int64, identifier: String, etag: String, size: Int)?
     {
         try connection.firstRow(
-            "SELECT id, identifier, etag, size FROM objects WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)]
+            "SELECT id, identifier, etag, size FROM objects WHERE calendar_id = ? AND name = ?",
+            [.integer(calendar.rowID), .text(name)]
         ) { row in (row.int64(0), row.string(1), row.string(2), row.int(3)) }
     }
 }

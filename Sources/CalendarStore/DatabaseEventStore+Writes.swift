@@ -5,26 +5,36 @@ import CivilTime
 extension DatabaseEventStore {
     /// Refuses (507) a write that would take the calendar owner's objects or bytes past
     /// the backend's quota. Shrinking writes and replacements that add no object pass.
-    func checkQuota(calendar: CalendarRow, addedObjects: Int, addedBytes: Int, _ connection: Connection) throws(StoreError) {
+    func checkQuota(calendar: CalendarRow, addedObjects: Int, addedBytes: Int, _ connection: Connection)
+        throws(StoreError)
+    {
         let quota = backend.quota
         guard quota.maxObjects != nil || quota.maxBytes != nil, addedObjects > 0 || addedBytes > 0 else { return }
         // Cast: PostgreSQL sums bigints as numeric.
-        let (objects, bytes) = try connection.firstRow(
-            "SELECT CAST(coalesce(sum(object_count), 0) AS BIGINT), CAST(coalesce(sum(object_bytes), 0) AS BIGINT) FROM calendars WHERE owner_id = ?", [.integer(calendar.ownerID)]
-        ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
+        let (objects, bytes) =
+            try connection.firstRow(
+                "SELECT CAST(coalesce(sum(object_count), 0) AS BIGINT), CAST(coalesce(sum(object_bytes), 0) AS BIGINT) FROM calendars WHERE owner_id = ?",
+                [.integer(calendar.ownerID)]
+            ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
         if let limit = quota.maxObjects, addedObjects > 0, objects + addedObjects > limit {
-            throw StoreError(.insufficientStorage, "the calendars of this account hold \(objects) objects, the most they may (\(limit)); remove some first")
+            throw StoreError(
+                .insufficientStorage,
+                "the calendars of this account hold \(objects) objects, the most they may (\(limit)); remove some first"
+            )
         }
         if let limit = quota.maxBytes, addedBytes > 0, bytes + addedBytes > limit {
             throw StoreError(
-                .insufficientStorage, "the calendars of this account hold \(bytes) bytes; this write would pass their quota of \(limit) bytes")
+                .insufficientStorage,
+                "the calendars of this account hold \(bytes) bytes; this write would pass their quota of \(limit) bytes"
+            )
         }
     }
 
     /// Checks a write against the calendar's rules and the preconditions, writing nothing:
     /// every way a write can be refused is found here, so a refused write changes nothing.
     func checkWrite(
-        _ object: CalendarObject, summary: CalendarObject.Summary? = nil, data: [UInt8], name: String, calendar: CalendarRow,
+        _ object: CalendarObject, summary: CalendarObject.Summary? = nil, data: [UInt8], name: String,
+        calendar: CalendarRow,
         ifMatch: String?, ifNoneMatch: Bool, _ connection: Connection
     ) throws(StoreError) -> CheckedWrite {
         guard calendar.calendar.componentTypes.contains(object.componentType) else {
@@ -38,7 +48,10 @@ extension DatabaseEventStore {
         }
         if let ifMatch, ifMatch != "*" ? existing?.etag != ifMatch : existing == nil {
             throw StoreError(
-                .preconditionFailed, existing == nil ? "\(name) does not exist (If-Match)" : "\(name) has changed: its ETag is \(existing!.etag), not \(ifMatch)",
+                .preconditionFailed,
+                existing == nil
+                    ? "\(name) does not exist (If-Match)"
+                    : "\(name) has changed: its ETag is \(existing!.etag), not \(ifMatch)",
                 resource: name)
         }
         if let other = try connection.firstRow(
@@ -46,28 +59,37 @@ extension DatabaseEventStore {
             [.integer(calendar.rowID), .text(object.uid), .text(name)], { $0.string(0) })
         {
             throw StoreError(
-                .uidConflict, "UID \(object.uid) is already used by \(other) in this calendar", resource: name, conflictingResource: other)
+                .uidConflict, "UID \(object.uid) is already used by \(other) in this calendar", resource: name,
+                conflictingResource: other)
         }
-        try checkQuota(calendar: calendar, addedObjects: existing == nil ? 1 : 0, addedBytes: data.count - (existing?.size ?? 0), connection)
+        try checkQuota(
+            calendar: calendar, addedObjects: existing == nil ? 1 : 0, addedBytes: data.count - (existing?.size ?? 0),
+            connection)
         var summary = summary
         if summary == nil { summary = try object.summary() }
-        return CheckedWrite(object: object, summary: summary!, data: data, name: name, existing: existing.map { ($0.rowID, $0.identifier) })
+        return CheckedWrite(
+            object: object, summary: summary!, data: data, name: name,
+            existing: existing.map { ($0.rowID, $0.identifier) })
     }
 
     /// Checks, then stores `object` (parsed from `data`) at `name`. Returns the new row.
     @discardableResult
     func writeObject(
-        _ object: CalendarObject, data: [UInt8], name: String, calendar: CalendarRow, ifMatch: String?, ifNoneMatch: Bool,
+        _ object: CalendarObject, data: [UInt8], name: String, calendar: CalendarRow, ifMatch: String?,
+        ifNoneMatch: Bool,
         _ connection: Connection
     ) throws(StoreError) -> ObjectRow {
-        let checked = try checkWrite(object, data: data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
-        return try performWrite(checked, calendar: calendar, sequence: try bumpSequence(calendar.rowID, connection), connection)
+        let checked = try checkWrite(
+            object, data: data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
+        return try performWrite(
+            checked, calendar: calendar, sequence: try bumpSequence(calendar.rowID, connection), connection)
     }
 
     /// Stores a checked write at change `sequence`: the bytes, the derived columns, the
     /// interval box, and no tombstone for the name. Throws only when the database fails,
     /// and then the caller's transaction must roll back.
-    func performWrite(_ checked: CheckedWrite, calendar: CalendarRow, sequence: Int, _ connection: Connection) throws(StoreError)
+    func performWrite(_ checked: CheckedWrite, calendar: CalendarRow, sequence: Int, _ connection: Connection)
+        throws(StoreError)
         -> ObjectRow
     {
         let object = checked.object
@@ -80,16 +102,22 @@ extension DatabaseEventStore {
         var timing: [SQLValue] = [nil, nil, nil, nil]
         if let single = summary.single {
             let kind = SingleTiming(single.start)
-            timing = [.int(kind.rawValue), .int(kind.key(single.start)), .int(kind.key(single.end)), .optional(single.tzid)]
+            timing = [
+                .int(kind.rawValue), .int(kind.key(single.start)), .int(kind.key(single.end)), .optional(single.tzid),
+            ]
         }
-        let values: [SQLValue] = [
-            .text(object.uid), .text(object.componentType.rawValue), .text(etag), .int(sequence), .optional(summary.title),
-            .int(summary.firstStart), .optional(summary.lastEnd), .int(summary.isRecurring ? 1 : 0), .optional(summary.alarmReach),
-        ] + timing + [
-            .optional(summary.status?.rawValue),
-            summary.categories.isEmpty ? nil : .text(summary.categories.joined(separator: SingleTiming.categorySeparator)), .int(now),
-            .int(data.count), .int(summary.isTransparent ? 1 : 0),
-        ]
+        let values: [SQLValue] =
+            [
+                .text(object.uid), .text(object.componentType.rawValue), .text(etag), .int(sequence),
+                .optional(summary.title),
+                .int(summary.firstStart), .optional(summary.lastEnd), .int(summary.isRecurring ? 1 : 0),
+                .optional(summary.alarmReach),
+            ] + timing + [
+                .optional(summary.status?.rawValue),
+                summary.categories.isEmpty
+                    ? nil : .text(summary.categories.joined(separator: SingleTiming.categorySeparator)), .int(now),
+                .int(data.count), .int(summary.isTransparent ? 1 : 0),
+            ]
         let rowID: Int64
         let identifier: String
         if let existing {
@@ -116,7 +144,8 @@ extension DatabaseEventStore {
             guard let inserted else { throw StoreError(.database, "the new object's row was not returned") }
             rowID = inserted
             try connection.run(
-                "UPDATE calendars SET object_count = object_count + 1, object_bytes = object_bytes + ? WHERE id = ?", [.int(data.count), .integer(calendar.rowID)])
+                "UPDATE calendars SET object_count = object_count + 1, object_bytes = object_bytes + ? WHERE id = ?",
+                [.int(data.count), .integer(calendar.rowID)])
         }
         try connection.run(
             """
@@ -127,10 +156,12 @@ extension DatabaseEventStore {
         try connection.run(
             IntervalIndex.upsert(connection.dialect),
             [
-                .integer(rowID), .integer(calendar.rowID), .integer(calendar.rowID), .int(IntervalIndex.lowerMinute(summary.firstStart)),
+                .integer(rowID), .integer(calendar.rowID), .integer(calendar.rowID),
+                .int(IntervalIndex.lowerMinute(summary.firstStart)),
                 .int(IntervalIndex.upperMinute(summary.lastEnd)),
             ])
-        try connection.run("DELETE FROM tombstones WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)])
+        try connection.run(
+            "DELETE FROM tombstones WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)])
         return ObjectRow(
             rowID: rowID, identifier: identifier, calendarRowID: calendar.rowID, name: name, uid: object.uid,
             componentType: object.componentType, data: data, etag: etag, sequence: sequence, modified: now)
@@ -152,7 +183,6 @@ extension DatabaseEventStore {
             [.integer(calendar.rowID), .text(object.name), .int(sequence)])
     }
 
-
     public func writeResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
         throws(StoreError) -> ResourceWrite
     {
@@ -165,8 +195,10 @@ extension DatabaseEventStore {
         return try database.write { (connection) throws(StoreError) -> ResourceWrite in
             let row = try calendarRow(calendar, connection, write: true)
             let checked = try checkWrite(
-                object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
-            let written = try performWrite(checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection)
+                object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch,
+                ifNoneMatch: ifNoneMatch, connection)
+            let written = try performWrite(
+                checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection)
             return ResourceWrite(etag: written.etag, created: checked.existing == nil, warnings: object.warnings)
         }
     }
@@ -175,7 +207,6 @@ extension DatabaseEventStore {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && name.utf8.count <= 255
     }
 
-
     public func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let row = try calendarRow(calendar, connection, write: true)
@@ -183,7 +214,9 @@ extension DatabaseEventStore {
                 throw StoreError(.notFound, "no resource \(name)", resource: name)
             }
             if let ifMatch, ifMatch != "*", ifMatch != object.etag {
-                throw StoreError(.preconditionFailed, "\(name) has changed: its ETag is \(object.etag), not \(ifMatch)", resource: name)
+                throw StoreError(
+                    .preconditionFailed, "\(name) has changed: its ETag is \(object.etag), not \(ifMatch)",
+                    resource: name)
             }
             try deleteObject(object, calendar: row, connection)
         }

@@ -39,7 +39,8 @@ extension DatabaseEventStore {
         calendar.calendarDescription = row.optionalString(7)
         calendar.timeZone = row.optionalString(8)
         calendar.order = row.int(9)
-        calendar.componentTypes = Set(row.string(10).split(separator: ",").compactMap { ComponentType(rawValue: String($0)) })
+        calendar.componentTypes = Set(
+            row.string(10).split(separator: ",").compactMap { ComponentType(rawValue: String($0)) })
         if row.string(11) == "subscription" {
             calendar.kind = .subscription(url: row.string(12), refreshInterval: row.optionalInt(13) ?? 86_400)
         }
@@ -53,7 +54,9 @@ extension DatabaseEventStore {
     }
 
     func loadDeadProperties(_ row: inout CalendarRow, _ connection: Connection) throws(StoreError) {
-        try connection.forEachRow("SELECT name, value FROM calendar_properties WHERE calendar_id = ?", [.integer(row.rowID)]) { property in
+        try connection.forEachRow(
+            "SELECT name, value FROM calendar_properties WHERE calendar_id = ?", [.integer(row.rowID)]
+        ) { property in
             row.calendar.deadProperties[property.string(0)] = property.string(1)
         }
     }
@@ -66,7 +69,8 @@ extension DatabaseEventStore {
         guard var row = try connection.firstRow(sql, [.integer(userID), .text(identifier)], calendarRow)
         else { throw StoreError(.notFound, "no calendar \(identifier)", resource: identifier) }
         if write && !row.writable {
-            throw StoreError(.forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only", resource: identifier)
+            throw StoreError(
+                .forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only", resource: identifier)
         }
         try loadDeadProperties(&row, connection)
         return row
@@ -76,7 +80,8 @@ extension DatabaseEventStore {
 
     public func calendars() throws(StoreError) -> [EventCalendar] {
         try database.read { (connection) throws(StoreError) -> [EventCalendar] in
-            var rows = try connection.rows(Self.calendarColumns + " ORDER BY c.sort_order, c.title, c.id", [.integer(userID)], calendarRow)
+            var rows = try connection.rows(
+                Self.calendarColumns + " ORDER BY c.sort_order, c.title, c.id", [.integer(userID)], calendarRow)
             for index in rows.indices { try loadDeadProperties(&rows[index], connection) }
             return rows.map(\.calendar)
         }
@@ -90,8 +95,10 @@ extension DatabaseEventStore {
 
     public func calendar(named name: String) throws(StoreError) -> EventCalendar {
         try database.read { (connection) throws(StoreError) -> EventCalendar in
-            guard var row = try connection.firstRow(
-                Self.calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)], calendarRow)
+            guard
+                var row = try connection.firstRow(
+                    Self.calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)],
+                    calendarRow)
             else { throw StoreError(.notFound, "no calendar named \(name)", resource: name) }
             try loadDeadProperties(&row, connection)
             return row.calendar
@@ -114,14 +121,17 @@ extension DatabaseEventStore {
         throws(StoreError) -> EventCalendar
     {
         if try connection.firstRow(
-            "SELECT 1 FROM calendars WHERE owner_id = ? AND name = ?", [.integer(userID), .text(name)], { _ in true }) != nil
+            "SELECT 1 FROM calendars WHERE owner_id = ? AND name = ?", [.integer(userID), .text(name)], { _ in true })
+            != nil
         {
             throw StoreError(.alreadyExists, "a calendar named \(name) exists", resource: name)
         }
         var calendar = calendar
         if calendar.color == nil {
             // Apart from the user's other calendars unless the caller chose a colour.
-            let taken = try connection.rows("SELECT color FROM calendars WHERE owner_id = ?", [.integer(userID)]) { $0.optionalString(0) }
+            let taken = try connection.rows("SELECT color FROM calendars WHERE owner_id = ?", [.integer(userID)]) {
+                $0.optionalString(0)
+            }
             calendar.color = CalendarPalette.next(after: taken)
         }
         let rowID = try connection.firstRow(
@@ -130,7 +140,8 @@ extension DatabaseEventStore {
                 components, kind, feed_url, refresh_interval, created)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
             """,
-            [.text(identifier), .integer(userID), .text(name)] + settableColumns(calendar) + [.int(WallClock.now())], { $0.int64(0) })
+            [.text(identifier), .integer(userID), .text(name)] + settableColumns(calendar) + [.int(WallClock.now())],
+            { $0.int64(0) })
         guard let rowID else { throw StoreError(.database, "the new calendar's row was not returned") }
         try writeDeadProperties(calendar.deadProperties, rowID: rowID, connection)
         return try calendarRow(identifier, connection, write: false).calendar
@@ -147,7 +158,8 @@ extension DatabaseEventStore {
     }
 
     func settableColumns(_ calendar: EventCalendar) -> [SQLValue] {
-        let components = ComponentType.allCases.filter(calendar.componentTypes.contains).map(\.rawValue).joined(separator: ",")
+        let components = ComponentType.allCases.filter(calendar.componentTypes.contains).map(\.rawValue).joined(
+            separator: ",")
         var kind: SQLValue = "local"
         var url: SQLValue = nil
         var interval: SQLValue = nil
@@ -157,23 +169,28 @@ extension DatabaseEventStore {
             interval = .int(refresh)
         }
         return [
-            .text(calendar.title), .optional(calendar.color), .optional(calendar.calendarDescription), .optional(calendar.timeZone),
+            .text(calendar.title), .optional(calendar.color), .optional(calendar.calendarDescription),
+            .optional(calendar.timeZone),
             .int(calendar.order), .text(components), kind, url, interval,
         ]
     }
 
-    func writeDeadProperties(_ properties: [String: String], rowID: Int64, _ connection: Connection) throws(StoreError) {
+    func writeDeadProperties(_ properties: [String: String], rowID: Int64, _ connection: Connection) throws(StoreError)
+    {
         try connection.run("DELETE FROM calendar_properties WHERE calendar_id = ?", [.integer(rowID)])
         for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
             try connection.run(
-                "INSERT INTO calendar_properties (calendar_id, name, value) VALUES (?, ?, ?)", [.integer(rowID), .text(name), .text(value)])
+                "INSERT INTO calendar_properties (calendar_id, name, value) VALUES (?, ?, ?)",
+                [.integer(rowID), .text(name), .text(value)])
         }
     }
 
     /// Bumps a calendar's change sequence and returns the new value.
     func bumpSequence(_ rowID: Int64, _ connection: Connection) throws(StoreError) -> Int {
-        guard let sequence = try connection.firstRow(
-            "UPDATE calendars SET sequence = sequence + 1 WHERE id = ? RETURNING sequence", [.integer(rowID)], { $0.int(0) })
+        guard
+            let sequence = try connection.firstRow(
+                "UPDATE calendars SET sequence = sequence + 1 WHERE id = ? RETURNING sequence", [.integer(rowID)],
+                { $0.int(0) })
         else { throw StoreError(.notFound, "calendar row \(rowID) vanished") }
         return sequence
     }
@@ -205,7 +222,8 @@ extension DatabaseEventStore {
             }
             try StoreError.checkIfMatch(ifMatch, current: row.calendar.etag, resource: identifier)
             try connection.run(
-                "DELETE FROM object_ranges WHERE id IN (SELECT id FROM objects WHERE calendar_id = ?)", [.integer(row.rowID)])
+                "DELETE FROM object_ranges WHERE id IN (SELECT id FROM objects WHERE calendar_id = ?)",
+                [.integer(row.rowID)])
             try connection.run("DELETE FROM calendars WHERE id = ?", [.integer(row.rowID)])
         }
     }
@@ -213,8 +231,10 @@ extension DatabaseEventStore {
     public func calendar(titled title: String, createIfMissing: Bool) throws(StoreError) -> EventCalendar? {
         let wanted = title.lowercased()
         let find = { (connection: Connection) throws(StoreError) -> EventCalendar? in
-            try connection.rows(Self.calendarColumns + " AND c.owner_id = ?1 ORDER BY c.id", [.integer(userID)], calendarRow)
-                .first { $0.calendar.title.lowercased() == wanted }?.calendar
+            try connection.rows(
+                Self.calendarColumns + " AND c.owner_id = ?1 ORDER BY c.id", [.integer(userID)], calendarRow
+            )
+            .first { $0.calendar.title.lowercased() == wanted }?.calendar
         }
         if let found = try database.read(find) { return try calendar(withIdentifier: found.id) }
         guard createIfMissing else { return nil }
@@ -232,8 +252,11 @@ extension DatabaseEventStore {
     public func setFeedToken(_ token: String?, calendar identifier: String) throws(StoreError) -> EventCalendar {
         try database.write { (connection) throws(StoreError) -> EventCalendar in
             let row = try calendarRow(identifier, connection, write: true)
-            guard row.ownerID == userID else { throw StoreError(.forbidden, "only the owner publishes a calendar", resource: identifier) }
-            try connection.run("UPDATE calendars SET feed_token = ? WHERE id = ?", [.optional(token), .integer(row.rowID)])
+            guard row.ownerID == userID else {
+                throw StoreError(.forbidden, "only the owner publishes a calendar", resource: identifier)
+            }
+            try connection.run(
+                "UPDATE calendars SET feed_token = ? WHERE id = ?", [.optional(token), .integer(row.rowID)])
             return try calendarRow(identifier, connection, write: false).calendar
         }
     }
@@ -241,8 +264,13 @@ extension DatabaseEventStore {
     public func grant(_ access: Access?, onCalendar identifier: String, to grantee: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let row = try calendarRow(identifier, connection, write: true)
-            guard row.ownerID == userID else { throw StoreError(.forbidden, "only the owner shares a calendar", resource: identifier) }
-            guard let granteeID = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(grantee)], { $0.int64(0) }) else {
+            guard row.ownerID == userID else {
+                throw StoreError(.forbidden, "only the owner shares a calendar", resource: identifier)
+            }
+            guard
+                let granteeID = try connection.firstRow(
+                    "SELECT id FROM users WHERE name = ?", [.text(grantee)], { $0.int64(0) })
+            else {
                 throw StoreError(.notFound, "no user \(grantee)", resource: grantee)
             }
             if let access {
@@ -253,7 +281,9 @@ extension DatabaseEventStore {
                     """,
                     [.integer(row.rowID), .integer(granteeID), .text(access.rawValue)])
             } else {
-                try connection.run("DELETE FROM grants WHERE calendar_id = ? AND user_id = ?", [.integer(row.rowID), .integer(granteeID)])
+                try connection.run(
+                    "DELETE FROM grants WHERE calendar_id = ? AND user_id = ?",
+                    [.integer(row.rowID), .integer(granteeID)])
             }
         }
     }

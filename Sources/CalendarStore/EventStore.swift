@@ -1,4 +1,5 @@
 import Recurrence
+
 /// The calendar operations every interface (CalDAV, the JSON API, the web views,
 /// the CLI) uses, in the manner of EventKit's `EKEventStore` and Android's
 /// `CalendarContract`.
@@ -53,7 +54,9 @@ public protocol EventStore: Sendable {
     /// Each series is expanded within the bounds of ``ExpansionLimits`` (100,000 instances
     /// per series); a series cut by them before the range's end, where that could change
     /// this answer, is named in ``OccurrenceList/truncatedSeries`` — show that, never only the list.
-    func occurrences(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
+    func occurrences(
+        in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int
+    )
         throws(StoreError) -> OccurrenceList
     /// Saves an event: creates it when new, else changes it with `span` (see `Span`).
     /// Returns the event as stored. With `ifMatch` (an ETag, a comma-separated list of
@@ -81,7 +84,8 @@ public protocol EventStore: Sendable {
     /// The first `limit` alarm firings in `range`, with their occurrences, in firing order
     /// (repeats of one alarm are separate firings). Ask for one more than you will show
     /// to learn whether the answer was cut.
-    func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int) throws(StoreError) -> [AlarmFiring]
+    func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int) throws(StoreError)
+        -> [AlarmFiring]
     /// The identifiers of the events in a calendar with an alarm that fires in `range`
     /// (RFC 4791 §9.9, a VALARM time range).
     func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String>
@@ -100,16 +104,21 @@ public protocol EventStore: Sendable {
     /// The resources of a calendar with an instance of a `componentType` component that
     /// overlaps `range` (RFC 4791 §9.9: recurrence-aware, overrides included, floating
     /// times read in the calendar's time zone), by name.
-    func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: String) throws(StoreError) -> [ResourceInfo]
+    func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: String) throws(StoreError)
+        -> [ResourceInfo]
     /// The named resources of a calendar with their bytes, in the order asked; names
     /// with nothing stored are left out.
     func resources(named names: [String], calendar: String) throws(StoreError) -> [StoredResource]
     /// Imports calendar objects (each one VCALENDAR with one UID) in one transaction,
     /// each atomically on its own: an object that fails is skipped with its error and
     /// the others are kept. An object whose UID the calendar already has replaces it.
-    func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>]
+    func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<
+        ResourceInfo, StoreError
+    >]
     /// Imports the objects a file was split into, as `importResources` does.
-    func importObjects(_ objects: [CalendarFileSplitter.Object], calendar: String) throws(StoreError) -> [Result<ResourceInfo, StoreError>]
+    func importObjects(_ objects: [CalendarFileSplitter.Object], calendar: String) throws(StoreError) -> [Result<
+        ResourceInfo, StoreError
+    >]
 
     // MARK: Changes
 
@@ -134,13 +143,18 @@ extension EventStore {
     /// `OccurrenceTime.text` writes it, the part after `/` in an occurrence identifier),
     /// or, with nil, the only occurrence of a one-off event. Floating and all-day times
     /// are read in `timeZone`.
-    public func occurrence(ofEvent identifier: String, recurrenceID: String?, timeZone: String?) throws(StoreError) -> EventOccurrence {
+    public func occurrence(ofEvent identifier: String, recurrenceID: String?, timeZone: String?) throws(StoreError)
+        -> EventOccurrence
+    {
         let event = try event(withIdentifier: identifier)
-        guard let calendar = event.calendarIdentifier, let eventID = event.localIdentifier else { throw StoreError(.notFound, "no event \(identifier)") }
+        guard let calendar = event.calendarIdentifier, let eventID = event.localIdentifier else {
+            throw StoreError(.notFound, "no event \(identifier)")
+        }
         let center: Int
         if let recurrenceID {
             guard let time = OccurrenceTime(text: recurrenceID) else {
-                throw StoreError(.notFound, "no occurrence \(recurrenceID) of event \(identifier)", resource: identifier)
+                throw StoreError(
+                    .notFound, "no occurrence \(recurrenceID) of event \(identifier)", resource: identifier)
             }
             center = time.instant(in: .utc)
         } else {
@@ -151,12 +165,18 @@ extension EventStore {
         }
         // A wall-clock id means different instants in different zones: look a day and a half either side.
         let found = try occurrences(
-            in: TimeRange(start: center - 129_600, end: center + 129_601), calendars: [calendar], matching: EventFilter(componentTypes: Set(ComponentType.allCases)),
+            in: TimeRange(start: center - 129_600, end: center + 129_601), calendars: [calendar],
+            matching: EventFilter(componentTypes: Set(ComponentType.allCases)),
             timeZone: timeZone, limit: .max)
-        if let match = found.occurrences.first(where: { $0.eventIdentifier == eventID && $0.recurrenceID?.text == recurrenceID }) { return match }
+        if let match = found.occurrences.first(where: {
+            $0.eventIdentifier == eventID && $0.recurrenceID?.text == recurrenceID
+        }) {
+            return match
+        }
         // Only a cut of this series leaves the answer open; another series' cut does not.
         if let cut = found.truncatedSeries.first(where: { $0.eventIdentifier == eventID }) {
-            throw StoreError(.invalidArgument, "cannot find occurrence \(recurrenceID ?? "") of \(cut)", resource: identifier)
+            throw StoreError(
+                .invalidArgument, "cannot find occurrence \(recurrenceID ?? "") of \(cut)", resource: identifier)
         }
         throw StoreError(.notFound, "no occurrence \(recurrenceID ?? "") of event \(identifier)", resource: identifier)
     }
@@ -177,12 +197,16 @@ extension EventStore {
     /// are complete; when a bound of expansion cut a series, the read is refused with
     /// `invalidArgument`, naming the series (ask for a shorter range, or read the
     /// ``OccurrenceList`` to show what there is and say what is missing).
-    public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int)
+    public func events(
+        in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int
+    )
         throws(StoreError) -> [EventOccurrence]
     {
         let list = try occurrences(in: range, calendars: calendars, matching: filter, timeZone: timeZone, limit: limit)
         if let cut = list.truncatedSeries.first {
-            throw StoreError(.invalidArgument, (list.truncationNotice ?? cut.description) + "; ask for a shorter range", resource: cut.eventIdentifier)
+            throw StoreError(
+                .invalidArgument, (list.truncationNotice ?? cut.description) + "; ask for a shorter range",
+                resource: cut.eventIdentifier)
         }
         return list.occurrences
     }
@@ -203,13 +227,19 @@ extension EventStore {
     public func save(_ event: Event) throws(StoreError) -> Event { try save(event, span: .thisEvent, ifMatch: nil) }
 
     @discardableResult
-    public func save(_ event: Event, span: Span) throws(StoreError) -> Event { try save(event, span: span, ifMatch: nil) }
+    public func save(_ event: Event, span: Span) throws(StoreError) -> Event {
+        try save(event, span: span, ifMatch: nil)
+    }
 
     public func remove(_ event: Event, span: Span) throws(StoreError) { try remove(event, span: span, ifMatch: nil) }
 
-    public func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar { try updateCalendar(calendar, ifMatch: nil) }
+    public func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar {
+        try updateCalendar(calendar, ifMatch: nil)
+    }
 
-    public func deleteCalendar(withIdentifier identifier: String) throws(StoreError) { try deleteCalendar(withIdentifier: identifier, ifMatch: nil) }
+    public func deleteCalendar(withIdentifier identifier: String) throws(StoreError) {
+        try deleteCalendar(withIdentifier: identifier, ifMatch: nil)
+    }
 
     public func remove(_ event: Event) throws(StoreError) { try remove(event, span: .thisEvent, ifMatch: nil) }
 
@@ -218,11 +248,15 @@ extension EventStore {
     }
 
     @discardableResult
-    public func removeEvents(in range: TimeRange, calendar: String, title: String? = nil) throws(StoreError) -> [EventOccurrence] {
+    public func removeEvents(in range: TimeRange, calendar: String, title: String? = nil) throws(StoreError)
+        -> [EventOccurrence]
+    {
         try removeEvents(in: range, calendar: calendar, title: title, timeZone: nil)
     }
 
-    public func alarms(firingIn range: TimeRange, calendars: [String]? = nil, limit: Int = 10_000) throws(StoreError) -> [AlarmFiring] {
+    public func alarms(firingIn range: TimeRange, calendars: [String]? = nil, limit: Int = 10_000) throws(StoreError)
+        -> [AlarmFiring]
+    {
         try alarms(firingIn: range, calendars: calendars, timeZone: nil, limit: limit)
     }
 }

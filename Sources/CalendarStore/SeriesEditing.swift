@@ -68,7 +68,9 @@ struct SeriesEditing {
     /// The UNTIL that ends a series just before the instance at `key`: a DATE for an
     /// all-day series, floating for a floating one, else UTC (RFC 5545 §3.3.10).
     func until(before key: Int) -> DateTimeValue {
-        guard let start = seriesStart else { return DateTimeValue(CivilDateTime(secondsSinceEpoch: key - 1), form: .utc) }
+        guard let start = seriesStart else {
+            return DateTimeValue(CivilDateTime(secondsSinceEpoch: key - 1), form: .utc)
+        }
         if start.isDate { return DateTimeValue(date: CivilDateTime(secondsSinceEpoch: key).date.adding(days: -1)) }
         if start.form == .floating { return DateTimeValue(CivilDateTime(secondsSinceEpoch: key - 1), form: .floating) }
         return DateTimeValue(CivilDateTime(secondsSinceEpoch: key - 1), form: .utc)
@@ -115,7 +117,9 @@ struct SeriesEditing {
     /// Ends the series before the instance at `key`: every rule gets UNTIL (instead of
     /// COUNT), and RDATEs, EXDATEs and overrides from `key` on are dropped. Returns what
     /// was cut, for a new series to take over.
-    mutating func truncate(before key: Int) -> (rules: [RecurrenceRule], dates: [DateTimeValue], exclusions: [DateTimeValue], overrides: [Component]) {
+    mutating func truncate(before key: Int) -> (
+        rules: [RecurrenceRule], dates: [DateTimeValue], exclusions: [DateTimeValue], overrides: [Component]
+    ) {
         guard var master else { return ([], [], [], []) }
         var laterRules: [RecurrenceRule] = []
         var rules: [RecurrenceRule] = []
@@ -172,7 +176,9 @@ struct SeriesEditing {
                     present.insert(tzid)
                     tzids.append(tzid)
                 }
-                if let value = try? property.dateTimeValue(), ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID"].contains(property.name) {
+                if let value = try? property.dateTimeValue(),
+                    ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID"].contains(property.name)
+                {
                     earliest = min(earliest, value.civil.secondsSinceEpoch)
                     latest = max(latest, value.civil.secondsSinceEpoch)
                 }
@@ -196,7 +202,9 @@ struct SeriesEditing {
     static func calendar(with members: [Component]) -> Component {
         Component(
             name: "VCALENDAR",
-            properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN")],
+            properties: [
+                Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+            ],
             components: members)
     }
 }

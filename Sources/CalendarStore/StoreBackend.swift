@@ -10,7 +10,9 @@ public protocol StoreBackend: Sendable {
     /// ends every web session of theirs (a changed password locks out whoever had the old
     /// one) and, with `revokingTokens`, revokes their API tokens. Returns how many of each.
     @discardableResult
-    func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (sessions: Int, tokens: Int)
+    func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (
+        sessions: Int, tokens: Int
+    )
     func removeUser(named name: String) throws(StoreError)
     /// The store acting for `user`; `notFound` when there is no such user.
     func eventStore(for user: String) throws(StoreError) -> any EventStore
@@ -45,7 +47,8 @@ public protocol StoreBackend: Sendable {
 extension StoreBackend {
     /// A new feed token: 32 random bytes, URL-safe.
     public static func newFeedToken() -> String {
-        Identifiers.newUUID().lowercased().filter { $0 != "-" } + Identifiers.newUUID().lowercased().filter { $0 != "-" }
+        Identifiers.newUUID().lowercased().filter { $0 != "-" }
+            + Identifiers.newUUID().lowercased().filter { $0 != "-" }
     }
 
     @discardableResult

@@ -101,7 +101,8 @@ extension StoreError {
         }
         guard let ifMatch, trimmed(ifMatch[...]) != "*" else { return }
         guard !ifMatch.split(separator: ",").contains(where: { trimmed($0) == current }) else { return }
-        throw StoreError(.preconditionFailed, "it has changed: its ETag is \(current), not \(ifMatch)", resource: resource)
+        throw StoreError(
+            .preconditionFailed, "it has changed: its ETag is \(current), not \(ifMatch)", resource: resource)
     }
 }
 
@@ -111,7 +112,8 @@ extension StoreError {
     /// see ``logDetails()``).
     public var clientMessage: String {
         guard code == .database else { return message }
-        return "the store could not complete the request and nothing was changed; try again shortly (if it goes on, the server's log says why)"
+        return
+            "the store could not complete the request and nothing was changed; try again shortly (if it goes on, the server's log says why)"
     }
 
     /// Writes a `database` failure's own words, and its statement, to standard error,

@@ -1,4 +1,5 @@
 import Dispatch
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -53,7 +54,8 @@ enum Identifiers {
     /// A resource name for a UID: the UID where it is safe in a URL path segment,
     /// else a new UUID, with `.ics`.
     static func resourceName(forUID uid: String) -> String {
-        let safe = uid.utf8.count <= 200 && !uid.isEmpty
+        let safe =
+            uid.utf8.count <= 200 && !uid.isEmpty
             && uid.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")

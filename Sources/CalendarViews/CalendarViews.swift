@@ -29,7 +29,8 @@ public struct ViewEvent: Sendable, Hashable {
     }
 
     public init(
-        id: String, eventID: String, calendarID: String, title: String, start: Int, end: Int, dates: DateSpan? = nil, color: String? = nil,
+        id: String, eventID: String, calendarID: String, title: String, start: Int, end: Int, dates: DateSpan? = nil,
+        color: String? = nil,
         isBusy: Bool = true
     ) {
         self.id = id

@@ -44,7 +44,8 @@ public struct MonthGrid: Sendable {
         self.firstWeekday = firstWeekday
         let days = daySummaries(for: dates, zone: zone, events: events).map { day in
             Day(
-                date: day.date, isInMonth: day.date.month == month && day.date.year == year, isToday: day.date == today, events: day.events,
+                date: day.date, isInMonth: day.date.month == month && day.date.year == year, isToday: day.date == today,
+                events: day.events,
                 marker: day.marker)
         }
         weeks = stride(from: 0, to: days.count, by: 7).map { Array(days[$0..<$0 + 7]) }

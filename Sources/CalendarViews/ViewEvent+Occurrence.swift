@@ -6,7 +6,8 @@ extension ViewEvent {
     /// (instants, floating wall clocks or dates), read in `zone`; an all-day one keeps its
     /// dates (one day when the end is missing or not after the start).
     public init(
-        id: String, eventID: String, calendarID: String, title: String, start: OccurrenceTime, end: OccurrenceTime, zone: ZoneRules, color: String?,
+        id: String, eventID: String, calendarID: String, title: String, start: OccurrenceTime, end: OccurrenceTime,
+        zone: ZoneRules, color: String?,
         isBusy: Bool
     ) {
         var dates: DateSpan?
@@ -17,7 +18,8 @@ extension ViewEvent {
         }
         let startInstant = start.instant(in: zone)
         self.init(
-            id: id, eventID: eventID, calendarID: calendarID, title: title, start: startInstant, end: max(startInstant, end.instant(in: zone)),
+            id: id, eventID: eventID, calendarID: calendarID, title: title, start: startInstant,
+            end: max(startInstant, end.instant(in: zone)),
             dates: dates, color: color, isBusy: isBusy)
     }
 }

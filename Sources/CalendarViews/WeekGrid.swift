@@ -65,7 +65,9 @@ public struct WeekGrid: Sendable {
 
     /// The grid of `days` days (7 by default) from `first`; `now`, if given, marks where
     /// now is on its day.
-    public init(from first: CivilDate, days: Int = 7, zone: ZoneRules, events: [ViewEvent], today: CivilDate, now: Int? = nil) {
+    public init(
+        from first: CivilDate, days: Int = 7, zone: ZoneRules, events: [ViewEvent], today: CivilDate, now: Int? = nil
+    ) {
         let bounds = DayBounds(zone: zone)
         let dayCount = max(1, days)
         let dates = (0..<dayCount).map { first.adding(days: $0) }
@@ -78,7 +80,8 @@ public struct WeekGrid: Sendable {
                 let start = max(event.start, dayStart)
                 let end = min(max(event.end, event.start), dayEnd)
                 return Placed(
-                    event: event, startMinute: (start - dayStart) / 60, endMinute: (end - dayStart + 59) / 60, lane: 0, lanes: 1,
+                    event: event, startMinute: (start - dayStart) / 60, endMinute: (end - dayStart + 59) / 60, lane: 0,
+                    lanes: 1,
                     continuesFromBefore: event.start < dayStart, continuesAfter: event.end > dayEnd)
             }
             Self.assignLanes(&placed)
@@ -90,13 +93,16 @@ public struct WeekGrid: Sendable {
         // All-day events: clip to the week, then first fit into lanes.
         var rows: [AllDay] = []
         var laneEnds: [Int] = []
-        let allDayEvents = events.filter { event in event.dates.map { $0.first < first.adding(days: dayCount) && $0.afterLast > first } ?? false }
-            .sorted { left, right in
-                let a = left.dates!, b = right.dates!
-                if a.first != b.first { return a.first < b.first }
-                if a.afterLast != b.afterLast { return a.afterLast > b.afterLast }
-                return left.title < right.title
-            }
+        let allDayEvents = events.filter { event in
+            event.dates.map { $0.first < first.adding(days: dayCount) && $0.afterLast > first } ?? false
+        }
+        .sorted { left, right in
+            let a = left.dates!
+            let b = right.dates!
+            if a.first != b.first { return a.first < b.first }
+            if a.afterLast != b.afterLast { return a.afterLast > b.afterLast }
+            return left.title < right.title
+        }
         for event in allDayEvents {
             let dates = event.dates!
             let startColumn = max(0, dates.first.days(since: first))
@@ -117,7 +123,9 @@ public struct WeekGrid: Sendable {
         var instant = start
         while instant < end {
             let local = zone.localTime(at: instant)
-            if local.time.minute == 0 && local.time.second == 0 { found.append(((instant - start) / 60, local.time.hour, instant)) }
+            if local.time.minute == 0 && local.time.second == 0 {
+                found.append(((instant - start) / 60, local.time.hour, instant))
+            }
             instant += 900
         }
         var counts: [Int: Int] = [:]
@@ -125,7 +133,9 @@ public struct WeekGrid: Sendable {
         return found.map { mark in
             let repeated = (counts[mark.hour] ?? 0) > 1
             let clock = (mark.hour < 10 ? "0" : "") + String(mark.hour) + ":00"
-            return HourMark(minute: mark.minute, hour: mark.hour, label: repeated ? clock + " " + zone.abbreviation(at: mark.instant) : clock, isRepeated: repeated)
+            return HourMark(
+                minute: mark.minute, hour: mark.hour,
+                label: repeated ? clock + " " + zone.abbreviation(at: mark.instant) : clock, isRepeated: repeated)
         }
     }
 

@@ -108,7 +108,8 @@ extension UTCOffset: CustomStringConvertible {
     /// The RFC 5545 form: `+0100`, `-0530`, `+053045` when seconds are not zero.
     public var description: String {
         let magnitude = abs(seconds)
-        var text = (seconds < 0 ? "-" : "+") + CivilFormat.twoDigits(magnitude / 3600)
+        var text =
+            (seconds < 0 ? "-" : "+") + CivilFormat.twoDigits(magnitude / 3600)
             + CivilFormat.twoDigits(magnitude / 60 % 60)
         if magnitude % 60 != 0 { text += CivilFormat.twoDigits(magnitude % 60) }
         return text

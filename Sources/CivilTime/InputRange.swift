@@ -10,7 +10,8 @@ extension CivilDate {
     public init?(isoText text: some StringProtocol) {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            let year = Self.digits(bytes, 0..<4), let month = Self.digits(bytes, 5..<7), let day = Self.digits(bytes, 8..<10),
+            let year = Self.digits(bytes, 0..<4), let month = Self.digits(bytes, 5..<7),
+            let day = Self.digits(bytes, 8..<10),
             Self.supportedYears.contains(year)
         else { return nil }
         self.init(year: year, month: month, day: day)
@@ -40,7 +41,8 @@ extension CivilDate {
         let newYear = index >= 0 ? index / 12 : (index - 11) / 12
         let newMonth = index - newYear * 12 + 1
         guard Self.supportedYears.contains(newYear) else { return nil }
-        return CivilDate(year: newYear, month: newMonth, day: Swift.min(day, CivilDate.daysInMonth(year: newYear, month: newMonth)))
+        return CivilDate(
+            year: newYear, month: newMonth, day: Swift.min(day, CivilDate.daysInMonth(year: newYear, month: newMonth)))
     }
 }
 
@@ -49,7 +51,8 @@ extension TimeOfDay {
     /// else, such as `9:00` or `24:00`.
     public init?(isoText text: some StringProtocol) {
         let bytes = Array(text.utf8)
-        guard bytes.count == 5 || bytes.count == 8, bytes[2] == UInt8(ascii: ":"), let hour = CivilDate.digits(bytes, 0..<2),
+        guard bytes.count == 5 || bytes.count == 8, bytes[2] == UInt8(ascii: ":"),
+            let hour = CivilDate.digits(bytes, 0..<2),
             let minute = CivilDate.digits(bytes, 3..<5)
         else { return nil }
         var second = 0
@@ -67,7 +70,8 @@ public enum CalendarUnitText {
     public static func month(_ text: some StringProtocol) -> (year: Int, month: Int)? {
         let bytes = Array(text.utf8)
         guard bytes.count == 7, bytes[4] == UInt8(ascii: "-"), let year = CivilDate.digits(bytes, 0..<4),
-            let month = CivilDate.digits(bytes, 5..<7), CivilDate.supportedYears.contains(year), (1...12).contains(month)
+            let month = CivilDate.digits(bytes, 5..<7), CivilDate.supportedYears.contains(year),
+            (1...12).contains(month)
         else { return nil }
         return (year, month)
     }
@@ -76,7 +80,8 @@ public enum CalendarUnitText {
     /// nil for a week the year does not have.
     public static func week(_ text: some StringProtocol) -> (year: Int, week: Int)? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 8, bytes[4] == UInt8(ascii: "-"), bytes[5] == UInt8(ascii: "W"), let year = CivilDate.digits(bytes, 0..<4),
+        guard bytes.count == 8, bytes[4] == UInt8(ascii: "-"), bytes[5] == UInt8(ascii: "W"),
+            let year = CivilDate.digits(bytes, 0..<4),
             let week = CivilDate.digits(bytes, 6..<8), CivilDate.supportedYears.contains(year),
             (1...CivilDate.numberOfWeeks(inYear: year, weekStart: .monday)).contains(week)
         else { return nil }

@@ -204,7 +204,8 @@ struct POSIXTimeZoneParser {
         guard let standardName = name(), let standardWest = duration(maximumHours: 24) else { return nil }
         let standardOffset = UTCOffset(seconds: -standardWest)
         if isAtEnd {
-            return POSIXTimeZone(standardAbbreviation: standardName, standardOffset: standardOffset, daylightSaving: nil)
+            return POSIXTimeZone(
+                standardAbbreviation: standardName, standardOffset: standardOffset, daylightSaving: nil)
         }
         guard let daylightName = name() else { return nil }
         var daylightOffset = UTCOffset(seconds: standardOffset.seconds + 3600)

@@ -233,7 +233,9 @@ struct TZifReader {
             guard (-89_999...93_599).contains(offset) else {
                 throw error(.invalidData, "UT offset \(offset) s is out of range", at: start)
             }
-            guard isDaylightSaving <= 1 else { throw error(.invalidData, "isdst is \(isDaylightSaving)", at: start + 4) }
+            guard isDaylightSaving <= 1 else {
+                throw error(.invalidData, "isdst is \(isDaylightSaving)", at: start + 4)
+            }
             guard designationIndex < header.characterCount else {
                 throw error(.invalidData, "designation index \(designationIndex) past charcnt", at: start + 5)
             }

@@ -1,6 +1,7 @@
 /// A day of the week, numbered as ISO 8601 does (Monday is 1, Sunday is 7).
 public enum Weekday: Int, Sendable, Hashable, CaseIterable, Comparable {
-    case monday = 1, tuesday, wednesday, thursday, friday, saturday, sunday
+    case monday = 1
+    case tuesday, wednesday, thursday, friday, saturday, sunday
 
     /// The two-letter code RFC 5545 uses in `BYDAY` and `WKST` (`MO` … `SU`).
     public var icalendarCode: String {
@@ -64,7 +65,9 @@ extension Weekday {
     /// `tues`), ignoring case; nil otherwise.
     public init?(englishName text: some StringProtocol) {
         let lowered = text.lowercased()
-        guard lowered.count >= 3, let day = Weekday.allCases.first(where: { $0.englishName.lowercased().hasPrefix(lowered) }) else { return nil }
+        guard lowered.count >= 3,
+            let day = Weekday.allCases.first(where: { $0.englishName.lowercased().hasPrefix(lowered) })
+        else { return nil }
         self = day
     }
 }
@@ -77,6 +80,9 @@ extension CivilDate {
 
     /// `January` … `December`.
     public var monthName: String {
-        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][month - 1]
+        [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ][month - 1]
     }
 }

@@ -75,7 +75,8 @@ public struct ZoneRules: Sendable, Hashable {
     public static func == (lhs: ZoneRules, rhs: ZoneRules) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.identifier == rhs.identifier && lhs.initialOffset == rhs.initialOffset
-                && lhs.initialAbbreviation == rhs.initialAbbreviation && lhs.initialIsDaylightSaving == rhs.initialIsDaylightSaving
+                && lhs.initialAbbreviation == rhs.initialAbbreviation
+                && lhs.initialIsDaylightSaving == rhs.initialIsDaylightSaving
                 && lhs.transitions == rhs.transitions && lhs.footer == rhs.footer)
     }
 
@@ -271,7 +272,8 @@ public struct ZoneRules: Sendable, Hashable {
             for var change in footer.transitions(inYear: year) where change.instant > lookup.last?.instant ?? .min {
                 if let previous = lookup.last {
                     change.offsetBefore = previous.offsetAfter
-                    if previous.offsetAfter == change.offsetAfter && previous.isDaylightSaving == change.isDaylightSaving
+                    if previous.offsetAfter == change.offsetAfter
+                        && previous.isDaylightSaving == change.isDaylightSaving
                         && previous.abbreviation == change.abbreviation
                     {
                         continue

@@ -7,7 +7,8 @@ import CMicroHTTPD
 /// MHD_AccessHandlerCallback: called first with no body, then with each chunk of the
 /// body, then once more with none — the point at which the request is answered.
 func handleAccess(
-    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?,
     _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>?,
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
@@ -21,7 +22,9 @@ func handleAccess(
         let state = RequestState(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
             query: collectQuery(connection), headers: headers,
-            remoteAddress: ClientAddress.resolve(socket: socketAddress, forwardedFor: headers.values("X-Forwarded-For"), trusted: server.configuration.trustedProxies))
+            remoteAddress: ClientAddress.resolve(
+                socket: socketAddress, forwardedFor: headers.values("X-Forwarded-For"),
+                trusted: server.configuration.trustedProxies))
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         server.inFlight.add(1, ordering: .relaxed)
         let length = headers["Content-Length"].flatMap { Int($0) }
@@ -33,7 +36,9 @@ func handleAccess(
         if let admission = server.admission, (length ?? 0) > 0 || headers["Transfer-Encoding"] != nil {
             // A body is coming: whoever sends it must be let in before it is read (an
             // unauthenticated upload gets its 401 now, not after 16 MiB are buffered).
-            let request = HTTPRequest(method: state.method, path: state.path, query: state.query, headers: headers, remoteAddress: state.remoteAddress)
+            let request = HTTPRequest(
+                method: state.method, path: state.path, query: state.query, headers: headers,
+                remoteAddress: state.remoteAddress)
             if var refusal = admission(request) {
                 refusal.headers.set("Connection", "close")
                 state.tooLarge = true
@@ -70,7 +75,8 @@ func handleAccess(
 
 /// MHD_RequestCompletedCallback: the response went out (or the connection died).
 func handleCompletion(
-    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     _ termination: MHD_RequestTerminationCode
 ) {
     guard let context, let requestContext, let pointer = requestContext.pointee else { return }
@@ -82,7 +88,9 @@ func handleCompletion(
 }
 
 private func tooLarge(_ server: ServerContext) -> HTTPResponse {
-    .text(413, "413 Content Too Large: the limit is \(server.configuration.maxBodySize) bytes\n", headers: ["Connection": "close"])
+    .text(
+        413, "413 Content Too Large: the limit is \(server.configuration.maxBodySize) bytes\n",
+        headers: ["Connection": "close"])
 }
 
 // MHD_RESPMEM_PERSISTENT and MHD_RESPMEM_MUST_COPY (a closed C enum, built by value).
@@ -93,7 +101,9 @@ private func send(_ response: HTTPResponse, on connection: OpaquePointer, state:
     state.status = response.status
     state.bytesSent = response.body.count
     let created = response.body.withUnsafeBytes { bytes -> OpaquePointer? in
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return MHD_create_response_from_buffer(0, nil, persistentMemory) }
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            return MHD_create_response_from_buffer(0, nil, persistentMemory)
+        }
         return MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: base), copiedMemory)
     }
     guard let created else { return MHD_Result.NO }

@@ -53,7 +53,10 @@ public struct HTTPRequest: Sendable {
     /// now and then, not per item.
     public var isClientGone: @Sendable () -> Bool = { false }
 
-    public init(method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
+    public init(
+        method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], body: [UInt8] = [],
+        remoteAddress: String = "127.0.0.1"
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -135,7 +138,9 @@ public enum PercentEncoding {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
         }
         return String(validating: bytes, as: UTF8.self)
@@ -145,7 +150,8 @@ public enum PercentEncoding {
     public static func encode(_ text: String, allowing allowed: Set<UInt8> = []) -> String {
         func kept(_ byte: UInt8) -> Bool {
             (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~")
                 || allowed.contains(byte)
         }
         // Most names need no escape: hand them back without copying.
@@ -211,7 +217,8 @@ public enum ClientAddress {
     /// trusted party vouches for beyond). Anything before it may be made up by the client.
     public static func resolve(socket: String, forwardedFor headers: [String], trusted: Set<String>) -> String {
         guard trusted.contains(socket) else { return socket }
-        let hops = headers.flatMap { $0.split(separator: ",") }.map { String($0.filter { $0 != " " && $0 != "\t" }) }.filter { !$0.isEmpty }
+        let hops = headers.flatMap { $0.split(separator: ",") }.map { String($0.filter { $0 != " " && $0 != "\t" }) }
+            .filter { !$0.isEmpty }
         for hop in hops.reversed() where !trusted.contains(hop) { return hop }
         return hops.first ?? socket
     }

@@ -35,7 +35,8 @@ public struct ServerConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int? = nil, maxBodySize: Int = 16 << 20,
-        connectionTimeout: Int = 60, connectionLimit: Int = 1_024, connectionsPerAddress: Int? = nil, trustedProxies: Set<String> = [],
+        connectionTimeout: Int = 60, connectionLimit: Int = 1_024, connectionsPerAddress: Int? = nil,
+        trustedProxies: Set<String> = [],
         accessLog: Bool = true
     ) {
         self.host = host
@@ -67,7 +68,8 @@ public final class HTTPServer: Sendable {
 
     /// - Parameter admission: asked when the headers of a request with a body arrive,
     ///   before the body is read (see ``HTTPAdmission``).
-    public init(configuration: ServerConfiguration, admission: HTTPAdmission? = nil, responder: @escaping HTTPResponder) {
+    public init(configuration: ServerConfiguration, admission: HTTPAdmission? = nil, responder: @escaping HTTPResponder)
+    {
         context = ServerContext(configuration: configuration, admission: admission, responder: responder)
     }
 
@@ -79,10 +81,15 @@ public final class HTTPServer: Sendable {
         let configuration = context.configuration
         let unmanaged = Unmanaged.passUnretained(context).toOpaque()
         let started = cmhd_start(
-            configuration.host, configuration.port, UInt32(configuration.threads), UInt32(configuration.connectionTimeout),
-            UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerAddress), handleAccess, unmanaged, handleCompletion, unmanaged)
+            configuration.host, configuration.port, UInt32(configuration.threads),
+            UInt32(configuration.connectionTimeout),
+            UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerAddress), handleAccess, unmanaged,
+            handleCompletion, unmanaged)
         guard let started else {
-            throw ServerError(description: "cannot listen on \(configuration.host) port \(configuration.port) (in use, or not an address of this machine)")
+            throw ServerError(
+                description:
+                    "cannot listen on \(configuration.host) port \(configuration.port) (in use, or not an address of this machine)"
+            )
         }
         daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
         boundPort.store(cmhd_bound_port(started), ordering: .releasing)
@@ -132,7 +139,8 @@ final class ServerContext: Sendable {
     func log(_ state: RequestState) {
         guard configuration.accessLog else { return }
         let milliseconds = (HTTPServer.now() - state.startedAt) * 1000
-        let line = "\(state.remoteAddress) \(state.method) \(state.target) \(state.status) \(state.bytesSent) \((milliseconds * 10).rounded() / 10)ms\n"
+        let line =
+            "\(state.remoteAddress) \(state.method) \(state.target) \(state.status) \(state.bytesSent) \((milliseconds * 10).rounded() / 10)ms\n"
         _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
     }
 }

@@ -21,7 +21,8 @@ public struct Router: Sendable {
     }
 
     /// Routes every path that starts with `prefix`, for `methods` (any method when nil).
-    public mutating func addPrefix(_ prefix: String, methods: Set<String>? = nil, _ responder: @escaping HTTPResponder) {
+    public mutating func addPrefix(_ prefix: String, methods: Set<String>? = nil, _ responder: @escaping HTTPResponder)
+    {
         routes.append(Route(methods: methods, path: prefix, isPrefix: true, responder: responder))
     }
 

@@ -33,12 +33,19 @@ public enum JCal {
         var parameters: [(key: String, value: JSONValue)] = []
         for parameter in property.parameters where parameter.name != "VALUE" {
             parameters.append(
-                (parameter.name.lowercased(),
-                 parameter.values.count == 1 ? .string(parameter.values[0]) : .array(parameter.values.map(JSONValue.string))))
+                (
+                    parameter.name.lowercased(),
+                    parameter.values.count == 1
+                        ? .string(parameter.values[0]) : .array(parameter.values.map(JSONValue.string))
+                ))
         }
-        var result: [JSONValue] = [.string(property.name.lowercased()), .object(parameters), .string(type.rawValue.lowercased())]
+        var result: [JSONValue] = [
+            .string(property.name.lowercased()), .object(parameters), .string(type.rawValue.lowercased()),
+        ]
         func invalid() -> ICalendarError {
-            ICalendarError(.invalidValue, "\(property.name) value \"\(property.value)\" is not a valid \(type.rawValue)", property: property.name)
+            ICalendarError(
+                .invalidValue, "\(property.name) value \"\(property.value)\" is not a valid \(type.rawValue)",
+                property: property.name)
         }
         switch kind?.shape {
         case .geo?:
@@ -78,7 +85,8 @@ public enum JCal {
                 guard let period = item.withUTF8Bytes({ ValueSyntax.period($0, tzid: nil) }) else { throw invalid() }
                 switch period.end {
                 case .dateTime(let end): result.append(.string(jcalText(period.start) + "/" + jcalText(end)))
-                case .duration(let duration): result.append(.string(jcalText(period.start) + "/" + duration.description))
+                case .duration(let duration):
+                    result.append(.string(jcalText(period.start) + "/" + duration.description))
                 }
             case .utcOffset:
                 guard let offset = item.withUTF8Bytes({ ValueSyntax.utcOffset($0) }) else { throw invalid() }
@@ -167,7 +175,8 @@ public enum JCal {
             throw ICalendarError(.invalidJCal, "expected a jCal component array such as [\"vcalendar\", [], []]")
         }
         if case .string = items[0] { return ICalendarDocument(components: [try component(from: json)]) }
-        return ICalendarDocument(components: try items.map { (item) throws(ICalendarError) in try component(from: item) })
+        return ICalendarDocument(
+            components: try items.map { (item) throws(ICalendarError) in try component(from: item) })
     }
 
     /// Reads jCal text.
@@ -191,7 +200,8 @@ public enum JCal {
         guard isName(name) else { throw ICalendarError(.invalidJCal, "invalid component name \"\(name)\"") }
         let upper = name.uppercased()
         var component = Component(uncheckedName: upper)
-        component.properties = try properties.map { (item) throws(ICalendarError) in try property(from: item, in: upper) }
+        component.properties = try properties.map { (item) throws(ICalendarError) in try property(from: item, in: upper)
+        }
         component.components = try children.map { (item) throws(ICalendarError) in try self.component(from: item) }
         return component
     }
@@ -201,14 +211,18 @@ public enum JCal {
     }
 
     /// Reads one jCal property.
-    public static func property(from json: JSONValue, in componentName: String? = nil) throws(ICalendarError) -> Property {
+    public static func property(from json: JSONValue, in componentName: String? = nil) throws(ICalendarError)
+        -> Property
+    {
         guard case .array(let items) = json, items.count >= 4, case .string(let rawName) = items[0],
             case .object(let parameterMembers) = items[1], case .string(let typeName) = items[2]
         else {
             throw ICalendarError(
                 .invalidJCal, "a jCal property is [name, {parameters}, type, value, …]", component: componentName)
         }
-        guard isName(rawName) else { throw ICalendarError(.invalidJCal, "invalid property name \"\(rawName)\"", component: componentName) }
+        guard isName(rawName) else {
+            throw ICalendarError(.invalidJCal, "invalid property name \"\(rawName)\"", component: componentName)
+        }
         let name = rawName.uppercased()
         func fail(_ message: String) -> ICalendarError {
             ICalendarError(.invalidJCal, message, component: componentName, property: name)
@@ -217,7 +231,8 @@ public enum JCal {
         for member in parameterMembers {
             guard isName(member.key) else { throw fail("invalid parameter name \"\(member.key)\"") }
             switch member.value {
-            case .string(let value): parameters.append(Parameter(uncheckedName: member.key.uppercased(), values: [value]))
+            case .string(let value):
+                parameters.append(Parameter(uncheckedName: member.key.uppercased(), values: [value]))
             case .array(let values):
                 var strings: [String] = []
                 for value in values {
@@ -228,7 +243,9 @@ public enum JCal {
             default: throw fail("parameter \(member.key) must be a string or an array of strings")
             }
         }
-        guard let type = ValueType(rawValue: typeName.uppercased()) else { throw fail("unknown value type \"\(typeName)\"") }
+        guard let type = ValueType(rawValue: typeName.uppercased()) else {
+            throw fail("unknown value type \"\(typeName)\"")
+        }
         let kind = PropertyKind.lookup(name)
         if type != .unknown, type != (kind?.defaultType ?? .unknown) {
             parameters.append(Parameter(uncheckedName: "VALUE", values: [type.rawValue]))
@@ -239,9 +256,13 @@ public enum JCal {
             guard values.count == 1, case .array(let pair) = values[0], pair.count == 2,
                 let latitude = number(pair[0]), let longitude = number(pair[1])
             else { throw fail("GEO is [latitude, longitude]") }
-            return Property(uncheckedName: name, parameters: parameters, value: "\(JSONValue.numberText(latitude));\(JSONValue.numberText(longitude))")
+            return Property(
+                uncheckedName: name, parameters: parameters,
+                value: "\(JSONValue.numberText(latitude));\(JSONValue.numberText(longitude))")
         case .requestStatus?:
-            guard values.count == 1, case .array(let parts) = values[0] else { throw fail("REQUEST-STATUS is an array of strings") }
+            guard values.count == 1, case .array(let parts) = values[0] else {
+                throw fail("REQUEST-STATUS is an array of strings")
+            }
             var texts: [String] = []
             for part in parts {
                 guard case .string(let text) = part else { throw fail("REQUEST-STATUS is an array of strings") }
@@ -274,32 +295,43 @@ public enum JCal {
         switch (type, value) {
         case (.text, .string(let text)):
             // TEXT escapes line breaks; no other control character has a form in iCalendar.
-            if let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: true) { throw fail(controlMessage(scalar)) }
+            if let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: true) {
+                throw fail(controlMessage(scalar))
+            }
             return TextEscaping.escape(text)
         case (.binary, .string(let text)), (.uri, .string(let text)), (.calAddress, .string(let text)),
             (.unknown, .string(let text)), (.duration, .string(let text)):
             // Written as they are, so they may hold no control character at all (a line break would start a line).
-            if let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: false) { throw fail(controlMessage(scalar)) }
+            if let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: false) {
+                throw fail(controlMessage(scalar))
+            }
             return text
         case (.date, .string(let text)), (.dateTime, .string(let text)):
-            guard let converted = dateTimeText(text, type: type) else { throw fail("\"\(text)\" is not a jCal \(type.rawValue.lowercased())") }
+            guard let converted = dateTimeText(text, type: type) else {
+                throw fail("\"\(text)\" is not a jCal \(type.rawValue.lowercased())")
+            }
             return converted
         case (.time, .string(let text)):
             let compact = text.replacingAll(":", with: "")
-            guard compact.withUTF8Bytes({ ValueSyntax.time($0) }) != nil else { throw fail("\"\(text)\" is not a jCal time") }
+            guard compact.withUTF8Bytes({ ValueSyntax.time($0) }) != nil else {
+                throw fail("\"\(text)\" is not a jCal time")
+            }
             return compact
         case (.period, .string(let text)):
             let halves = text.split(separator: "/", maxSplits: 1).map(String.init)
             guard halves.count == 2, let start = dateTimeText(halves[0], type: .dateTime) else {
                 throw fail("\"\(text)\" is not a jCal period")
             }
-            let end = halves[1].hasPrefix("P") || halves[1].hasPrefix("+") || halves[1].hasPrefix("-")
+            let end =
+                halves[1].hasPrefix("P") || halves[1].hasPrefix("+") || halves[1].hasPrefix("-")
                 ? halves[1] : dateTimeText(halves[1], type: .dateTime)
             guard let end else { throw fail("\"\(text)\" is not a jCal period") }
             return start + "/" + end
         case (.utcOffset, .string(let text)):
             let compact = text.replacingAll(":", with: "")
-            guard compact.withUTF8Bytes({ ValueSyntax.utcOffset($0) }) != nil else { throw fail("\"\(text)\" is not a jCal utc-offset") }
+            guard compact.withUTF8Bytes({ ValueSyntax.utcOffset($0) }) != nil else {
+                throw fail("\"\(text)\" is not a jCal utc-offset")
+            }
             return compact
         case (.integer, .integer(let integer)): return String(integer)
         case (.float, let number):

@@ -20,7 +20,8 @@ public enum JSONValue: Sendable, Hashable {
         case (.number(let a), .number(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         default: false
         }
     }
@@ -120,7 +121,9 @@ public enum JSONValue: Sendable, Hashable {
             case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0..<0x20, 0x7F:
                 let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+                output.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)],
+                ])
             default: output.append(byte)
             }
         }
@@ -161,7 +164,9 @@ struct JSONReader {
     func fail(_ message: String) -> JSONValue.SyntaxError { JSONValue.SyntaxError(offset: index, message: message) }
 
     mutating func skipSpace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -274,7 +279,9 @@ struct JSONReader {
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             isFloat = true
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             let exponentStart = index
             while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
             guard index > exponentStart else { throw fail("expected digits in the exponent") }
@@ -294,7 +301,9 @@ struct JSONReader {
             switch byte {
             case 0x22:
                 index += 1
-                guard let string = String(validating: output, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                guard let string = String(validating: output, as: UTF8.self) else {
+                    throw fail("invalid UTF-8 in a string")
+                }
                 return string
             case 0x5C:
                 index += 1
@@ -311,7 +320,8 @@ struct JSONReader {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800..<0xDC00).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == 0x5C, bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == 0x5C, bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw fail("unpaired surrogate")
                         }
                         index += 2

@@ -39,7 +39,8 @@ enum LenientRepair {
             let text = items.joined(separator: ",")
             if kind.requiresUTC, !text.hasSuffix("Z") { return nil }
             let shape = type == .date ? "YYYYMMDD" : "YYYYMMDDTHHMMSS"
-            return .replace(text, message: "\(name) value \"\(String(decoding: value, as: UTF8.self))\" read as \(text) (\(shape))")
+            return .replace(
+                text, message: "\(name) value \"\(String(decoding: value, as: UTF8.self))\" read as \(text) (\(shape))")
         default:
             return nil
         }
@@ -81,7 +82,9 @@ enum LenientRepair {
             }
             if isUTC { bytes.append(UInt8(ascii: "Z")) }
         }
-        let valid = bytes.withUnsafeBufferPointer { asDate ? ValueSyntax.date($0) != nil : ValueSyntax.dateTime($0) != nil }
+        let valid = bytes.withUnsafeBufferPointer {
+            asDate ? ValueSyntax.date($0) != nil : ValueSyntax.dateTime($0) != nil
+        }
         guard valid, !bytes.elementsEqual(item) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -117,7 +120,9 @@ enum LenientRepair {
             let partName = name(part)
             if partName == "UNTIL", let equals = part.firstIndex(of: UInt8(ascii: "=")) {
                 let until = Array(part[(equals + 1)...])
-                let valid = until.withUnsafeBufferPointer { ValueSyntax.dateOrDateTime($0, type: nil, tzid: nil) != nil }
+                let valid = until.withUnsafeBufferPointer {
+                    ValueSyntax.dateOrDateTime($0, type: nil, tzid: nil) != nil
+                }
                 if !valid, let repaired = until.withUnsafeBufferPointer({ dateTime($0, asDate: false) }) {
                     part = Array("UNTIL=".utf8) + Array(repaired.utf8)
                     notes.append("UNTIL read as \(repaired)")
@@ -180,7 +185,9 @@ enum LenientRepair {
                 } else {
                     guard ByteClass.isName(byte) else { return nil }
                     // "Call me" is two words, not a name; "REFRESH - INTERVAL" is one.
-                    if pendingSpace, let last = name.last, last != UInt8(ascii: "-"), byte != UInt8(ascii: "-") { return nil }
+                    if pendingSpace, let last = name.last, last != UInt8(ascii: "-"), byte != UInt8(ascii: "-") {
+                        return nil
+                    }
                     pendingSpace = false
                     name.append(byte)
                 }
@@ -225,7 +232,8 @@ enum LenientRepair {
                     while index < line.count {
                         let byte = line[index]
                         if byte == UInt8(ascii: "\\"), index + 1 < line.count,
-                            [UInt8(ascii: ";"), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "\\")].contains(line[index + 1])
+                            [UInt8(ascii: ";"), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "\\")].contains(
+                                line[index + 1])
                         {
                             value.append(line[index + 1])
                             sawEscape = true
@@ -248,7 +256,9 @@ enum LenientRepair {
             }
             for (position, value) in values.enumerated() {
                 if position > 0 { canonical.append(UInt8(ascii: ",")) }
-                let needsQuotes = value.contains { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ":") }
+                let needsQuotes = value.contains {
+                    $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ":")
+                }
                 if needsQuotes { canonical.append(0x22) }
                 canonical += value
                 if needsQuotes { canonical.append(0x22) }
@@ -272,7 +282,8 @@ enum LenientRepair {
     /// name, or carries parameters.
     static func isPropertyWithoutValue(_ tolerated: ToleratedLine) -> Bool {
         guard !tolerated.hasValue, tolerated.nameIsUpperCase else { return false }
-        return PropertyKind.lookup(tolerated.name) != nil || tolerated.name.hasPrefix("X-") || tolerated.parameterCount > 0
+        return PropertyKind.lookup(tolerated.name) != nil || tolerated.name.hasPrefix("X-")
+            || tolerated.parameterCount > 0
             || tolerated.name == "BEGIN" || tolerated.name == "END"
     }
 
@@ -288,7 +299,9 @@ enum LenientRepair {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 var best = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { best = min(best, table[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    best = min(best, table[i - 2][j - 2] + 1)
+                }
                 table[i][j] = best
             }
         }

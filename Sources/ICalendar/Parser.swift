@@ -254,7 +254,8 @@ struct ContentParser {
     func find(_ byte: UInt8, from start: Int) -> Int { Self.find(byte, in: input, from: start) }
 
     static func find(_ byte: UInt8, in input: Bytes, from start: Int) -> Int {
-        guard start < input.count, let found = memchr(input.baseAddress! + start, Int32(byte), input.count - start) else {
+        guard start < input.count, let found = memchr(input.baseAddress! + start, Int32(byte), input.count - start)
+        else {
             return input.count
         }
         return UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - input.baseAddress!
@@ -353,7 +354,8 @@ struct ContentParser {
         guard blank > 0, probe < input.count, input[probe] == 0x20 || input[probe] == 0x09 else { return false }
         for offset in 0..<blank {
             try report(
-                .emptyLine, "empty line inside a folded line (skipped; the fold continues)", line: lineNumber + offset, column: nil)
+                .emptyLine, "empty line inside a folded line (skipped; the fold continues)", line: lineNumber + offset,
+                column: nil)
         }
         lineNumber += blank
         position = probe
@@ -368,7 +370,8 @@ struct ContentParser {
         let string = String(decoding: bytes, as: UTF8.self)
         // Decoding replaces each invalid sequence with U+FFFD, so the bytes come
         // back unchanged exactly when the input was valid UTF-8.
-        let unchanged = string.utf8.count == bytes.count
+        let unchanged =
+            string.utf8.count == bytes.count
             && string.withUTF8Bytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
         if unchanged { return string }
         let bad = UTF8Validation.firstInvalidByte(bytes) ?? 0
@@ -428,7 +431,9 @@ struct ContentParser {
                 if next < line.count, ByteClass.isName(line[next]),
                     try appendAsFold(
                         line, code: .repairedLine,
-                        message: "line of words before its ':' appended to the previous property (a fold without its leading space)")
+                        message:
+                            "line of words before its ':' appended to the previous property (a fold without its leading space)"
+                    )
                 {
                     return
                 }
@@ -583,7 +588,8 @@ struct ContentParser {
         ].compactMap { $0 }
         guard !what.isEmpty else { return false }
         try report(
-            .repairedLine, "\(tolerated.name) line read past " + what.joined(separator: " and "), line: location(0).line,
+            .repairedLine, "\(tolerated.name) line read past " + what.joined(separator: " and "),
+            line: location(0).line,
             column: nil, property: tolerated.name)
         var canonical = tolerated.canonical
         let count = canonical.count
@@ -613,12 +619,14 @@ struct ContentParser {
         }
         if !strict, previousWasProperty,
             try appendAsFold(
-                line, code: .missingColon, message: "line without ':' appended to the previous property (a fold without its leading space)")
+                line, code: .missingColon,
+                message: "line without ':' appended to the previous property (a fold without its leading space)")
         {
             return
         }
         try report(
-            .missingColon, strict ? "content line without ':'; expected NAME[;PARAM=VALUE]:VALUE" : "line without ':' skipped",
+            .missingColon,
+            strict ? "content line without ':'; expected NAME[;PARAM=VALUE]:VALUE" : "line without ':' skipped",
             line: l, column: nil)
     }
 
@@ -672,7 +680,8 @@ struct ContentParser {
                 try report(
                     .notCalendar, "top-level \(name) outside any VCALENDAR (read as if inside one)", line: line,
                     column: column, component: name)
-                var calendar = Frame(component: Component(uncheckedName: "VCALENDAR"), beginLine: line, rules: nil, once: 0)
+                var calendar = Frame(
+                    component: Component(uncheckedName: "VCALENDAR"), beginLine: line, rules: nil, once: 0)
                 calendar.isImplicit = true
                 swap(&calendar, &current)
                 stack.append(calendar)
@@ -684,7 +693,9 @@ struct ContentParser {
         }
         var component = Component(uncheckedName: name)
         // Siblings tend to be alike (VEVENT after VEVENT): reserve what the last one at this depth held.
-        if stack.count < propertiesAtDepth.count { component.properties.reserveCapacity(propertiesAtDepth[stack.count]) }
+        if stack.count < propertiesAtDepth.count {
+            component.properties.reserveCapacity(propertiesAtDepth[stack.count])
+        }
         let once = rulesIndex.map { componentRules[$0].once } ?? 0
         var frame = Frame(component: component, beginLine: line, rules: rulesIndex, once: once)
         swap(&frame, &current)
@@ -703,7 +714,8 @@ struct ContentParser {
                 // END:VTOOD for VTODO: a misspelling of the open component, not a stray END.
                 // Names are compared only when short: the distance costs the product of their lengths.
                 if !strict, !stack.isEmpty, known == nil, isName, (4...32).contains(value.count),
-                    current.component.name.utf8.count <= 32, LenientRepair.editDistance(name, current.component.name) <= 2
+                    current.component.name.utf8.count <= 32,
+                    LenientRepair.editDistance(name, current.component.name) <= 2
                 {
                     try report(
                         .misspeltEnd, "END:\(name) read as END:\(current.component.name)", line: line, column: column)
@@ -711,7 +723,8 @@ struct ContentParser {
                 }
                 let expected = stack.isEmpty ? "BEGIN" : "END:\(current.component.name)"
                 return try report(
-                    .mismatchedEnd, "END:\(name) with no open \(name); expected \(expected)", line: line, column: column)
+                    .mismatchedEnd, "END:\(name) with no open \(name); expected \(expected)", line: line, column: column
+                )
             }
             closing = stack.count - match + 1
             try report(
@@ -776,7 +789,9 @@ struct ContentParser {
         }
         if let kind { try checkOccurrence(name, kind, at: offset) }
         // Only RRULE and EXRULE are RECUR: most properties skip the name comparison.
-        if kind?.defaultType == .recur, name == "RRULE", ["VEVENT", "VTODO", "VJOURNAL"].contains(current.component.name) {
+        if kind?.defaultType == .recur, name == "RRULE",
+            ["VEVENT", "VTODO", "VJOURNAL"].contains(current.component.name)
+        {
             if current.sawRule {
                 try report(
                     .duplicateProperty,
@@ -912,7 +927,9 @@ struct RecentStrings {
 
     func value(for bytes: UnsafeBufferPointer<UInt8>) -> String? {
         for index in keys.indices where keys[index].count == bytes.count {
-            let equal = keys[index].withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            let equal = keys[index].withUnsafeBufferPointer {
+                memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            }
             if equal { return values[index] }
         }
         return nil

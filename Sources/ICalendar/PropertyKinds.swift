@@ -186,11 +186,16 @@ enum ValueValidation {
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
     /// The first problem in `value`, as a byte offset and a message, or `nil`.
-    static func problem(in value: Bytes, kind: PropertyKind, type explicitType: ValueType?) -> (offset: Int, message: String)? {
+    static func problem(in value: Bytes, kind: PropertyKind, type explicitType: ValueType?) -> (
+        offset: Int, message: String
+    )? {
         let type = explicitType ?? kind.defaultType
         if let explicitType, explicitType != .unknown, !kind.allows(explicitType) {
-            return (0, "VALUE=\(explicitType.rawValue) is not allowed here; expected "
-                + kind.allowedTypes.map(\.rawValue).joined(separator: " or "))
+            return (
+                0,
+                "VALUE=\(explicitType.rawValue) is not allowed here; expected "
+                    + kind.allowedTypes.map(\.rawValue).joined(separator: " or ")
+            )
         }
         switch kind.shape {
         case .geo:

@@ -126,7 +126,8 @@ extension Property {
         let result = withValueBytes { RecurrenceRule.parse($0, strict: false) }
         switch result {
         case .success(let rule): return rule
-        case .failure(let problem): throw ICalendarError(.invalidValue, "invalid \(name): \(problem.message)", property: name)
+        case .failure(let problem):
+            throw ICalendarError(.invalidValue, "invalid \(name): \(problem.message)", property: name)
         }
     }
 
@@ -184,8 +185,10 @@ extension Property {
         let extra = parameters.filter { $0.name != "ENCODING" && $0.name != "VALUE" }
         self.init(
             name: name,
-            parameters: [Parameter(uncheckedName: "ENCODING", values: ["BASE64"]),
-                Parameter(uncheckedName: "VALUE", values: ["BINARY"])] + extra,
+            parameters: [
+                Parameter(uncheckedName: "ENCODING", values: ["BASE64"]),
+                Parameter(uncheckedName: "VALUE", values: ["BINARY"]),
+            ] + extra,
             value: Base64.encode(binary))
     }
 }

@@ -7,8 +7,13 @@ import CivilTime
 /// parts) are kept in ``extensions`` so they survive a round trip.
 public struct RecurrenceRule: Sendable, Hashable {
     public enum Frequency: String, Sendable, Hashable, CaseIterable, Comparable {
-        case secondly = "SECONDLY", minutely = "MINUTELY", hourly = "HOURLY", daily = "DAILY"
-        case weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
+        case secondly = "SECONDLY"
+        case minutely = "MINUTELY"
+        case hourly = "HOURLY"
+        case daily = "DAILY"
+        case weekly = "WEEKLY"
+        case monthly = "MONTHLY"
+        case yearly = "YEARLY"
 
         /// Shorter periods sort first.
         public static func < (lhs: Frequency, rhs: Frequency) -> Bool {
@@ -158,10 +163,14 @@ public struct RecurrenceRule: Sendable, Hashable {
                 rule.frequency = frequency
                 sawFrequency = true
             case "INTERVAL":
-                guard let number = ValueSyntax.integer(value), number >= 1 else { return fail("expected a positive integer") }
+                guard let number = ValueSyntax.integer(value), number >= 1 else {
+                    return fail("expected a positive integer")
+                }
                 rule.interval = number
             case "COUNT":
-                guard let number = ValueSyntax.integer(value), number >= 1 else { return fail("expected a positive integer") }
+                guard let number = ValueSyntax.integer(value), number >= 1 else {
+                    return fail("expected a positive integer")
+                }
                 rule.count = number
             case "UNTIL":
                 guard let until = ValueSyntax.dateOrDateTime(value, type: nil, tzid: nil) else {
@@ -200,7 +209,8 @@ public struct RecurrenceRule: Sendable, Hashable {
                     else { return fail("expected weekdays such as MO, -1SU, 2TU") }
                     var ordinal: Int?
                     if item.count > 2 {
-                        guard let number = ValueSyntax.integer(UnsafeBufferPointer(rebasing: item[..<(item.count - 2)])),
+                        guard
+                            let number = ValueSyntax.integer(UnsafeBufferPointer(rebasing: item[..<(item.count - 2)])),
                             number != 0, abs(number) <= 53
                         else { return fail("a weekday's ordinal must be ±1 to ±53") }
                         ordinal = number
@@ -228,17 +238,20 @@ public struct RecurrenceRule: Sendable, Hashable {
             }
             if rule.byDay.contains(where: { $0.ordinal != nil }) {
                 if rule.frequency != .monthly && rule.frequency != .yearly {
-                    return .failure(Problem(offset: 0, message: "BYDAY with an ordinal is only valid with FREQ=MONTHLY or YEARLY"))
+                    return .failure(
+                        Problem(offset: 0, message: "BYDAY with an ordinal is only valid with FREQ=MONTHLY or YEARLY"))
                 }
                 if rule.frequency == .yearly && !rule.byWeekNo.isEmpty {
-                    return .failure(Problem(offset: 0, message: "BYDAY with an ordinal is not valid together with BYWEEKNO"))
+                    return .failure(
+                        Problem(offset: 0, message: "BYDAY with an ordinal is not valid together with BYWEEKNO"))
                 }
             }
             if !rule.byMonthDay.isEmpty && rule.frequency == .weekly {
                 return .failure(Problem(offset: 0, message: "BYMONTHDAY is not valid with FREQ=WEEKLY"))
             }
             if !rule.byYearDay.isEmpty && [.daily, .weekly, .monthly].contains(rule.frequency) {
-                return .failure(Problem(offset: 0, message: "BYYEARDAY is not valid with FREQ=DAILY, WEEKLY or MONTHLY"))
+                return .failure(
+                    Problem(offset: 0, message: "BYYEARDAY is not valid with FREQ=DAILY, WEEKLY or MONTHLY"))
             }
         }
         return .success(rule)

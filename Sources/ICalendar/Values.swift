@@ -349,7 +349,10 @@ enum ValueSyntax {
             let start = dateOrDateTime(Bytes(rebasing: bytes[..<split]), type: .dateTime, tzid: tzid)
         else { return nil }
         let rest = Bytes(rebasing: bytes[(split + 1)...])
-        if let first = rest.first, first == UInt8(ascii: "P") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "p") {
+        if let first = rest.first,
+            first == UInt8(ascii: "P") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
+                || first == UInt8(ascii: "p")
+        {
             guard let duration = duration(rest), !duration.isNegative else { return nil }
             return Period(start: start, end: .duration(duration))
         }
@@ -363,7 +366,8 @@ enum ValueSyntax {
         for index in 0..<colon {
             let byte = bytes[index]
             let isAlpha = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-            if index == 0 ? !isAlpha : !(isAlpha || digit(byte) != nil || byte == 0x2B || byte == 0x2D || byte == 0x2E) {
+            if index == 0 ? !isAlpha : !(isAlpha || digit(byte) != nil || byte == 0x2B || byte == 0x2D || byte == 0x2E)
+            {
                 return false
             }
         }

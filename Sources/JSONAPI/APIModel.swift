@@ -18,19 +18,24 @@ enum APIModel {
     /// name), and `±HH:MM` offsets are read and kept as UTC.
     static func time(_ text: String, timeZone: String?, field: String) throws(APIProblem) -> DateTimeValue {
         let invalid = APIProblem(
-            .invalidField, "\(field) must be a date (2026-12-01) or a date-time (2026-12-01T12:00:00, optionally with Z or an offset), not \"\(text)\"",
+            .invalidField,
+            "\(field) must be a date (2026-12-01) or a date-time (2026-12-01T12:00:00, optionally with Z or an offset), not \"\(text)\"",
             fields: [field])
         if text.count == 10 {
             guard let date = CivilDate(isoText: text) else { throw invalid }
             return DateTimeValue(date: date)
         }
-        guard text.count >= 19, let date = CivilDate(isoText: text.prefix(10)), text[text.index(text.startIndex, offsetBy: 10)] == "T" else {
+        guard text.count >= 19, let date = CivilDate(isoText: text.prefix(10)),
+            text[text.index(text.startIndex, offsetBy: 10)] == "T"
+        else {
             throw invalid
         }
         // HH:MM:SS, two digits each (a leap second reads as :59).
         let clock = Array(text.utf8.dropFirst(11).prefix(8))
-        guard clock.count == 8, clock[2] == UInt8(ascii: ":"), clock[5] == UInt8(ascii: ":"), let hour = twoDigits(clock, 0),
-            let minute = twoDigits(clock, 3), let second = twoDigits(clock, 6), let time = TimeOfDay(hour: hour, minute: minute, second: min(second, 59))
+        guard clock.count == 8, clock[2] == UInt8(ascii: ":"), clock[5] == UInt8(ascii: ":"),
+            let hour = twoDigits(clock, 0),
+            let minute = twoDigits(clock, 3), let second = twoDigits(clock, 6),
+            let time = TimeOfDay(hour: hour, minute: minute, second: min(second, 59))
         else { throw invalid }
         let local = CivilDateTime(date: date, time: time)
         let rest = text.dropFirst(19)
@@ -38,13 +43,16 @@ enum APIModel {
         if rest.isEmpty {
             guard let timeZone else { return DateTimeValue(local, form: .floating) }
             guard TimeZoneDatabase.zone(named: timeZone) != nil else {
-                throw APIProblem(.invalidField, "unknown time zone \(timeZone) (use an IANA name such as Europe/Berlin)", fields: ["timeZone"])
+                throw APIProblem(
+                    .invalidField, "unknown time zone \(timeZone) (use an IANA name such as Europe/Berlin)",
+                    fields: ["timeZone"])
             }
             return DateTimeValue(local, form: .zoned(tzid: timeZone))
         }
         // An offset (RFC 3339): +01:00 or -05:30, two digits each, under a day.
         let offset = Array(rest.utf8)
-        guard offset.count == 6, offset[0] == UInt8(ascii: "+") || offset[0] == UInt8(ascii: "-"), offset[3] == UInt8(ascii: ":"),
+        guard offset.count == 6, offset[0] == UInt8(ascii: "+") || offset[0] == UInt8(ascii: "-"),
+            offset[3] == UInt8(ascii: ":"),
             let hours = twoDigits(offset, 1), let minutes = twoDigits(offset, 4), hours < 24, minutes < 60
         else { throw invalid }
         let sign = offset[0] == UInt8(ascii: "-") ? -1 : 1
@@ -55,7 +63,8 @@ enum APIModel {
 
     /// Two ASCII digits at `index`.
     static func twoDigits(_ bytes: [UInt8], _ index: Int) -> Int? {
-        guard index + 1 < bytes.count, (0x30...0x39).contains(bytes[index]), (0x30...0x39).contains(bytes[index + 1]) else { return nil }
+        guard index + 1 < bytes.count, (0x30...0x39).contains(bytes[index]), (0x30...0x39).contains(bytes[index + 1])
+        else { return nil }
         return Int(bytes[index] - 0x30) * 10 + Int(bytes[index + 1] - 0x30)
     }
 
@@ -71,7 +80,8 @@ enum APIModel {
 
     static func json(_ calendar: EventCalendar) -> JSONValue {
         .object([
-            ("id", .string(calendar.id)), ("title", .string(calendar.title)), ("color", calendar.color.map(JSONValue.string) ?? .null),
+            ("id", .string(calendar.id)), ("title", .string(calendar.title)),
+            ("color", calendar.color.map(JSONValue.string) ?? .null),
             ("description", calendar.calendarDescription.map(JSONValue.string) ?? .null),
             ("timeZone", calendar.timeZone.map(JSONValue.string) ?? .null), ("order", .integer(calendar.order)),
             ("componentTypes", .array(calendar.componentTypes.map(\.rawValue).sorted().map(JSONValue.string))),
@@ -88,22 +98,30 @@ enum APIModel {
         for (key, value) in body {
             switch key {
             case "title":
-                guard case .string(let title) = value, !title.isEmpty else { throw wrongType(key, "a non-empty string") }
+                guard case .string(let title) = value, !title.isEmpty else {
+                    throw wrongType(key, "a non-empty string")
+                }
                 calendar.title = title
             case "color":
                 calendar.color = try optionalString(value, key)
-                if let color = calendar.color, !isColor(color) { throw APIProblem(.invalidField, "color is #RRGGBB or #RRGGBBAA", fields: [key]) }
+                if let color = calendar.color, !isColor(color) {
+                    throw APIProblem(.invalidField, "color is #RRGGBB or #RRGGBBAA", fields: [key])
+                }
             case "description": calendar.calendarDescription = try optionalString(value, key)
             case "timeZone":
                 calendar.timeZone = try optionalString(value, key)
                 if let zone = calendar.timeZone, TimeZoneDatabase.zone(named: zone) == nil {
-                    throw APIProblem(.invalidField, "unknown time zone \(zone) (use an IANA name such as Europe/Berlin)", fields: [key])
+                    throw APIProblem(
+                        .invalidField, "unknown time zone \(zone) (use an IANA name such as Europe/Berlin)",
+                        fields: [key])
                 }
             case "order":
                 guard case .integer(let order) = value else { throw wrongType(key, "an integer") }
                 calendar.order = order
             case "componentTypes":
-                guard case .array(let items) = value, !items.isEmpty else { throw wrongType(key, "a non-empty array of VEVENT, VTODO, VJOURNAL") }
+                guard case .array(let items) = value, !items.isEmpty else {
+                    throw wrongType(key, "a non-empty array of VEVENT, VTODO, VJOURNAL")
+                }
                 var types: Set<ComponentType> = []
                 for item in items {
                     guard case .string(let name) = item, let type = ComponentType(rawValue: name) else {
@@ -126,9 +144,12 @@ enum APIModel {
     static func json(_ event: Event) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("id", event.localIdentifier.map(JSONValue.string) ?? .null), ("uid", .string(event.externalIdentifier)),
-            ("calendarId", event.calendarIdentifier.map(JSONValue.string) ?? .null), ("etag", event.etag.map(JSONValue.string) ?? .null),
-            ("title", event.title.map(JSONValue.string) ?? .null), ("notes", event.notes.map(JSONValue.string) ?? .null),
-            ("location", event.location.map(JSONValue.string) ?? .null), ("url", event.url.map(JSONValue.string) ?? .null),
+            ("calendarId", event.calendarIdentifier.map(JSONValue.string) ?? .null),
+            ("etag", event.etag.map(JSONValue.string) ?? .null),
+            ("title", event.title.map(JSONValue.string) ?? .null),
+            ("notes", event.notes.map(JSONValue.string) ?? .null),
+            ("location", event.location.map(JSONValue.string) ?? .null),
+            ("url", event.url.map(JSONValue.string) ?? .null),
             ("start", event.start.map { .string(text($0)) } ?? .null),
         ]
         let end = event.end ?? event.start.flatMap { start in event.duration.map { start.adding($0) } }
@@ -153,15 +174,21 @@ enum APIModel {
         switch alarm.trigger {
         case .relative(let offset, let relatedToEnd):
             trigger = (relatedToEnd ? "END:" : "") + Property(name: "TRIGGER", duration: offset).value
-            if !relatedToEnd, offset.nominalDays == 0, offset.exactSeconds <= 0, offset.exactSeconds % 60 == 0 { minutes = .integer(-offset.exactSeconds / 60) }
+            if !relatedToEnd, offset.nominalDays == 0, offset.exactSeconds <= 0, offset.exactSeconds % 60 == 0 {
+                minutes = .integer(-offset.exactSeconds / 60)
+            }
         case .absolute(let instant): trigger = CivilDateTime(secondsSinceEpoch: instant).description + "Z"
         case nil: break
         }
-        return .object([("minutesBefore", minutes), ("trigger", .string(trigger)), ("action", .string(alarm.action?.rawValue ?? "DISPLAY"))])
+        return .object([
+            ("minutesBefore", minutes), ("trigger", .string(trigger)),
+            ("action", .string(alarm.action?.rawValue ?? "DISPLAY")),
+        ])
     }
 
     static let eventFields: Set<String> = [
-        "calendarId", "title", "notes", "location", "url", "start", "end", "duration", "timeZone", "allDay", "rrule", "exdates", "alarms",
+        "calendarId", "title", "notes", "location", "url", "start", "end", "duration", "timeZone", "allDay", "rrule",
+        "exdates", "alarms",
         "availability", "status", "categories", "jcal", "uid",
         // Read-only members a client may send back unchanged; they are ignored.
         "id", "etag", "sequence", "recurrenceId",
@@ -190,12 +217,16 @@ enum APIModel {
             zoneName = event.timeZone
         }
         if let zoneName, TimeZoneDatabase.zone(named: zoneName) == nil {
-            throw APIProblem(.invalidField, "unknown time zone \(zoneName) (use an IANA name such as Europe/Berlin)", fields: ["timeZone"])
+            throw APIProblem(
+                .invalidField, "unknown time zone \(zoneName) (use an IANA name such as Europe/Berlin)",
+                fields: ["timeZone"])
         }
         for key in ["title", "notes", "location", "url"] {
             guard let value = body[key] else { continue }
             // TEXT members escape line breaks; a URL is written as it is, so it may hold none.
-            let text = try optionalString(value, key).map { (text) throws(APIProblem) in try checked(text, key, allowingLineBreaks: key != "url") }
+            let text = try optionalString(value, key).map { (text) throws(APIProblem) in
+                try checked(text, key, allowingLineBreaks: key != "url")
+            }
             switch key {
             case "title": event.title = text
             case "notes": event.notes = text
@@ -205,7 +236,8 @@ enum APIModel {
         }
         if let uid = body["uid"], event.localIdentifier == nil {
             guard case .string(let text) = uid, !text.isEmpty else { throw wrongType("uid", "a non-empty string") }
-            event.component.setProperty(Property(name: "UID", value: try checked(text, "uid", allowingLineBreaks: false)))
+            event.component.setProperty(
+                Property(name: "UID", value: try checked(text, "uid", allowingLineBreaks: false)))
         }
         // Times: start, then end or duration; timeZone applies to wall-clock times.
         let retime = body["start"] != nil || body["timeZone"] != nil
@@ -214,10 +246,14 @@ enum APIModel {
             event.start = try time(text, timeZone: zoneName, field: "start")
         }
         if let value = body["end"] ?? (retime && body["duration"] == nil ? event.end.map { .string(text($0)) } : nil) {
-            event.end = try optionalString(value, "end").map { (text) throws(APIProblem) in try time(text, timeZone: zoneName, field: "end") }
+            event.end = try optionalString(value, "end").map { (text) throws(APIProblem) in
+                try time(text, timeZone: zoneName, field: "end")
+            }
         }
         if let value = body["duration"], value != .null {
-            guard case .string(let text) = value, let duration = try? Property(name: "DURATION", value: text).durationValue(), !duration.isNegative else {
+            guard case .string(let text) = value,
+                let duration = try? Property(name: "DURATION", value: text).durationValue(), !duration.isNegative
+            else {
                 throw wrongType("duration", "an ISO 8601 duration such as PT1H30M")
             }
             event.duration = duration
@@ -225,15 +261,23 @@ enum APIModel {
         if let value = body["allDay"] {
             guard case .bool(let allDay) = value else { throw wrongType("allDay", "true or false") }
             if allDay != event.isAllDay {
-                throw APIProblem(.invalidField, allDay ? "an all-day event has a date as start (2026-12-01)" : "a timed event has a date-time as start", fields: ["allDay"])
+                throw APIProblem(
+                    .invalidField,
+                    allDay
+                        ? "an all-day event has a date as start (2026-12-01)"
+                        : "a timed event has a date-time as start", fields: ["allDay"])
             }
         }
         if let start = event.start, let end = event.end {
-            if start.isDate != end.isDate { throw APIProblem(.invalidField, "start and end are both dates or both date-times", fields: ["end"]) }
+            if start.isDate != end.isDate {
+                throw APIProblem(.invalidField, "start and end are both dates or both date-times", fields: ["end"])
+            }
         }
         if let value = body["rrule"] {
             event.component.removeProperties(named: "RRULE")
-            if let text = try optionalString(value, "rrule").map({ (text) throws(APIProblem) in try checked(text, "rrule", allowingLineBreaks: false) }) {
+            if let text = try optionalString(value, "rrule").map({ (text) throws(APIProblem) in
+                try checked(text, "rrule", allowingLineBreaks: false)
+            }) {
                 let rule = text.hasPrefix("RRULE:") ? String(text.dropFirst(6)) : text
                 guard (try? RecurrenceRule(parsing: rule, strict: true)) != nil else {
                     throw APIProblem(.invalidField, "rrule is not a valid RFC 5545 rule: \(rule)", fields: ["rrule"])
@@ -245,23 +289,32 @@ enum APIModel {
             event.component.removeProperties(named: "EXDATE")
             guard case .array(let items) = value else { throw wrongType("exdates", "an array of dates or date-times") }
             for item in items {
-                guard case .string(let text) = item else { throw wrongType("exdates", "an array of dates or date-times") }
-                event.component.properties.append(Property(name: "EXDATE", dateTime: try time(text, timeZone: zoneName, field: "exdates")))
+                guard case .string(let text) = item else {
+                    throw wrongType("exdates", "an array of dates or date-times")
+                }
+                event.component.properties.append(
+                    Property(name: "EXDATE", dateTime: try time(text, timeZone: zoneName, field: "exdates")))
             }
         }
         if let value = body["alarms"] {
-            guard case .array(let items) = value else { throw wrongType("alarms", "an array of {\"minutesBefore\": 15} or {\"trigger\": \"-PT15M\"}") }
+            guard case .array(let items) = value else {
+                throw wrongType("alarms", "an array of {\"minutesBefore\": 15} or {\"trigger\": \"-PT15M\"}")
+            }
             var alarms: [Alarm] = []
             for item in items { alarms.append(try alarm(item)) }
             event.alarms = alarms
         }
         if let value = body["availability"] {
-            guard case .string(let text) = value, let availability = Availability(rawValue: text) else { throw wrongType("availability", "busy or free") }
+            guard case .string(let text) = value, let availability = Availability(rawValue: text) else {
+                throw wrongType("availability", "busy or free")
+            }
             event.availability = availability
         }
         if let value = body["status"] {
             if let text = try optionalString(value, "status") {
-                guard let status = EventStatus(rawValue: text.uppercased()) else { throw wrongType("status", "confirmed, tentative or cancelled") }
+                guard let status = EventStatus(rawValue: text.uppercased()) else {
+                    throw wrongType("status", "confirmed, tentative or cancelled")
+                }
                 event.status = status
             } else {
                 event.status = nil
@@ -282,18 +335,26 @@ enum APIModel {
         guard case .object(let members) = value else { throw wrongType("alarms", "objects") }
         let allowed: Set<String> = ["minutesBefore", "trigger", "action"]
         let unknown = members.map(\.key).filter { !allowed.contains($0) }
-        if !unknown.isEmpty { throw APIProblem(.unknownField, "unknown alarm field: \(unknown.joined(separator: ", "))", fields: unknown.map { "alarms." + $0 }) }
+        if !unknown.isEmpty {
+            throw APIProblem(
+                .unknownField, "unknown alarm field: \(unknown.joined(separator: ", "))",
+                fields: unknown.map { "alarms." + $0 })
+        }
         let action: Alarm.Action
         switch value["action"] {
         case nil, .null?: action = .display
         case .string(let text)?:
-            guard let known = Alarm.Action(rawValue: text.uppercased()) else { throw wrongType("alarms.action", "DISPLAY, AUDIO or EMAIL") }
+            guard let known = Alarm.Action(rawValue: text.uppercased()) else {
+                throw wrongType("alarms.action", "DISPLAY, AUDIO or EMAIL")
+            }
             action = known
         default: throw wrongType("alarms.action", "DISPLAY, AUDIO or EMAIL")
         }
         switch (value["minutesBefore"], value["trigger"]) {
         case (.integer(let minutes)?, nil), (.integer(let minutes)?, .null?):
-            guard minutes >= 0, minutes <= 60 * 24 * 366 else { throw wrongType("alarms.minutesBefore", "minutes from 0 to a year") }
+            guard minutes >= 0, minutes <= 60 * 24 * 366 else {
+                throw wrongType("alarms.minutesBefore", "minutes from 0 to a year")
+            }
             var alarm = Alarm.minutesBefore(minutes)
             if action != .display { alarm = Alarm(trigger: alarm.trigger!, action: action) }
             return alarm
@@ -316,12 +377,15 @@ enum APIModel {
     static func json(_ occurrence: EventOccurrence) -> JSONValue {
         .object([
             ("id", .string(occurrence.identifier)), ("eventId", .string(occurrence.eventIdentifier)),
-            ("calendarId", .string(occurrence.calendarIdentifier)), ("title", occurrence.title.map(JSONValue.string) ?? .null),
+            ("calendarId", .string(occurrence.calendarIdentifier)),
+            ("title", occurrence.title.map(JSONValue.string) ?? .null),
             ("start", .string(text(occurrence.start, zone: occurrence.viewerZone))),
             ("end", .string(text(occurrence.end, zone: occurrence.viewerZone))), ("allDay", .bool(occurrence.isAllDay)),
             ("timeZone", occurrence.timeZone.map(JSONValue.string) ?? .null),
-            ("recurrenceId", occurrence.recurrenceID.map { .string($0.text) } ?? .null), ("detached", .bool(occurrence.isDetached)),
-            ("status", occurrence.status.map { .string($0.rawValue.lowercased()) } ?? .null), ("etag", .string(occurrence.etag)),
+            ("recurrenceId", occurrence.recurrenceID.map { .string($0.text) } ?? .null),
+            ("detached", .bool(occurrence.isDetached)),
+            ("status", occurrence.status.map { .string($0.rawValue.lowercased()) } ?? .null),
+            ("etag", .string(occurrence.etag)),
         ])
     }
 
@@ -339,9 +403,13 @@ enum APIModel {
     /// carry (a control character; with `allowingLineBreaks`, CR and LF are allowed:
     /// TEXT escapes them).
     static func checked(_ text: String, _ field: String, allowingLineBreaks: Bool) throws(APIProblem) -> String {
-        guard let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: allowingLineBreaks) else { return text }
+        guard let scalar = ValueCharacters.forbidden(in: text, allowingLineBreaks: allowingLineBreaks) else {
+            return text
+        }
         throw APIProblem(
-            .invalidField, "\(field) holds the control character \(ValueCharacters.name(of: scalar)), which iCalendar cannot store", fields: [field])
+            .invalidField,
+            "\(field) holds the control character \(ValueCharacters.name(of: scalar)), which iCalendar cannot store",
+            fields: [field])
     }
 
     static func wrongType(_ key: String, _ expected: String) -> APIProblem {
@@ -353,6 +421,7 @@ extension DateTimeValue {
     /// This time plus a duration, in the same form.
     func adding(_ duration: CalendarDuration) -> DateTimeValue {
         if isDate { return DateTimeValue(date: civil.date.adding(days: duration.nominalDays)) }
-        return DateTimeValue(civil.adding(days: duration.nominalDays).adding(seconds: duration.exactSeconds), form: form)
+        return DateTimeValue(
+            civil.adding(days: duration.nominalDays).adding(seconds: duration.exactSeconds), form: form)
     }
 }

@@ -81,7 +81,10 @@ struct APIProblem: Error {
     /// Extra members (conflicts, for 409).
     var extra: [(key: String, value: JSONValue)] = []
 
-    init(_ kind: Kind, _ detail: String, fields: [String] = [], allow: [String] = [], extra: [(key: String, value: JSONValue)] = []) {
+    init(
+        _ kind: Kind, _ detail: String, fields: [String] = [], allow: [String] = [],
+        extra: [(key: String, value: JSONValue)] = []
+    ) {
         self.kind = kind
         self.detail = detail
         self.fields = fields
@@ -110,7 +113,8 @@ struct APIProblem: Error {
 
     var response: HTTPResponse {
         var members: [(key: String, value: JSONValue)] = [
-            ("type", .string(kind.type)), ("title", .string(kind.title)), ("status", .integer(kind.status)), ("detail", .string(detail)),
+            ("type", .string(kind.type)), ("title", .string(kind.title)), ("status", .integer(kind.status)),
+            ("detail", .string(detail)),
         ]
         if !fields.isEmpty { members.append(("fields", .array(fields.map { .string($0) }))) }
         members += extra

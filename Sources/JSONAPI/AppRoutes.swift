@@ -9,20 +9,28 @@ extension APIContext {
     // MARK: Add to Calendar
 
     /// Every "Add to Calendar" target of an event, or of one occurrence.
-    func addToCalendarTargets(event identifier: String, occurrence recurrenceID: String?, zoneName: String?) throws(APIProblem) -> AddToCalendarTargets {
+    func addToCalendarTargets(event identifier: String, occurrence recurrenceID: String?, zoneName: String?)
+        throws(APIProblem) -> AddToCalendarTargets
+    {
         try requireVisible(event: identifier)
         if let zoneName, TimeZoneDatabase.zone(named: zoneName) == nil {
-            throw APIProblem(.invalidQuery, "unknown time zone \(zoneName) (use an IANA name such as Europe/Berlin)", fields: ["tz"])
+            throw APIProblem(
+                .invalidQuery, "unknown time zone \(zoneName) (use an IANA name such as Europe/Berlin)", fields: ["tz"])
         }
-        let occurrence = try recurrenceID.map { (id) throws(APIProblem) in try findOccurrence(event: identifier, recurrenceID: id, zoneName: zoneName) }
-        return try attempt { () throws(StoreError) in try AddToCalendarTargets.targets(ofEvent: identifier, occurrence: occurrence, zoneName: zoneName, in: store) }
+        let occurrence = try recurrenceID.map { (id) throws(APIProblem) in
+            try findOccurrence(event: identifier, recurrenceID: id, zoneName: zoneName)
+        }
+        return try attempt { () throws(StoreError) in
+            try AddToCalendarTargets.targets(ofEvent: identifier, occurrence: occurrence, zoneName: zoneName, in: store)
+        }
     }
 
     /// GET /events/{id}/add-to-calendar[?occurrence=][&tz=].
     func addToCalendar(event identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
         guard method == "GET" else { throw methodNotAllowed(["GET"]) }
         let parameters = try query(allowing: ["occurrence", "tz"])
-        let targets = try addToCalendarTargets(event: identifier, occurrence: parameters["occurrence"], zoneName: parameters["tz"])
+        let targets = try addToCalendarTargets(
+            event: identifier, occurrence: parameters["occurrence"], zoneName: parameters["tz"])
         return json(targets.json(icsURL: "/events/" + PercentEncoding.encode(identifier) + ".ics"))
     }
 
@@ -44,8 +52,12 @@ extension APIContext {
             var mark = AddedMark(eventIdentifier: identifier)
             if !request.body.isEmpty {
                 let body = try body(allowing: ["platform", "nativeIdentifier"])
-                if let platform = try body["platform"].flatMap({ (value) throws(APIProblem) in try APIModel.optionalString(value, "platform") }) {
-                    guard ["ios", "android", "web"].contains(platform) else { throw APIModel.wrongType("platform", "ios, android or web") }
+                if let platform = try body["platform"].flatMap({ (value) throws(APIProblem) in
+                    try APIModel.optionalString(value, "platform")
+                }) {
+                    guard ["ios", "android", "web"].contains(platform) else {
+                        throw APIModel.wrongType("platform", "ios, android or web")
+                    }
                     mark.platform = platform
                 }
                 mark.nativeIdentifier = try body["nativeIdentifier"].flatMap { (value) throws(APIProblem) in

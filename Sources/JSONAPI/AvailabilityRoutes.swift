@@ -1,31 +1,38 @@
 import Availability
 import CalendarStore
-import StoreAdapters
 import CivilTime
 import HTTPServer
 import ICalendar
 import Recurrence
+import StoreAdapters
 
 extension APIContext {
     /// The busy time of `calendars` (all the user's when nil) in a range: every
     /// occurrence that is not transparent or cancelled.
     func busyBlocks(calendars: [String]?, in range: TimeRange, zoneName: String?) throws(APIProblem) -> [BusyBlock] {
-        let busy = try attempt { () throws(StoreError) in try store.busyTime(in: range, calendars: calendars, timeZone: zoneName ?? "UTC") }
+        let busy = try attempt { () throws(StoreError) in
+            try store.busyTime(in: range, calendars: calendars, timeZone: zoneName ?? "UTC")
+        }
         return busy.map(BusyBlock.init)
     }
 
     /// The booking rules a query or body gives (working hours, buffers, notice, slots, limits).
-    func rules(_ parameters: [String: String], zone: ZoneRules, defaultLength: Int?) throws(APIProblem) -> AvailabilityRules {
+    func rules(_ parameters: [String: String], zone: ZoneRules, defaultLength: Int?) throws(APIProblem)
+        -> AvailabilityRules
+    {
         func seconds(_ name: String, default value: Int? = nil) throws(APIProblem) -> Int? {
             guard let text = parameters[name] else { return value }
             guard let seconds = Self.durationSeconds(text), seconds >= 0, seconds <= 366 * 86_400 else {
-                throw APIProblem(.invalidQuery, "\(name) is minutes (30) or an ISO 8601 duration (PT30M)", fields: [name])
+                throw APIProblem(
+                    .invalidQuery, "\(name) is minutes (30) or an ISO 8601 duration (PT30M)", fields: [name])
             }
             return seconds
         }
         func count(_ name: String) throws(APIProblem) -> Int? {
             guard let text = parameters[name] else { return nil }
-            guard let value = Int(text), value >= 0, value <= 10_000 else { throw APIProblem(.invalidQuery, "\(name) is a count", fields: [name]) }
+            guard let value = Int(text), value >= 0, value <= 10_000 else {
+                throw APIProblem(.invalidQuery, "\(name) is a count", fields: [name])
+            }
             return value
         }
         func busyChoice(_ name: String, default value: Bool) throws(APIProblem) -> Bool {
@@ -37,12 +44,16 @@ extension APIContext {
             }
         }
         guard let length = try seconds("duration", default: defaultLength), length >= Self.minimumSlotSeconds else {
-            throw APIProblem(.invalidQuery, "duration is the slot length, at least a minute: minutes (60) or PT1H", fields: ["duration"])
+            throw APIProblem(
+                .invalidQuery, "duration is the slot length, at least a minute: minutes (60) or PT1H",
+                fields: ["duration"])
         }
         var hours = AvailabilityRules.allDay(zone: zone, slotLength: length).workingHours
         if let text = parameters["workingHours"] {
             guard let parsed = AvailabilityRules.workingHours(text) else {
-                throw APIProblem(.invalidQuery, "workingHours reads like \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"", fields: ["workingHours"])
+                throw APIProblem(
+                    .invalidQuery, "workingHours reads like \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"",
+                    fields: ["workingHours"])
             }
             hours = parsed
         }
@@ -51,19 +62,25 @@ extension APIContext {
         for item in parameters["dateHours"]?.split(separator: ",") ?? [] {
             let words = item.split(separator: " ")
             guard words.count >= 2, let date = CivilDate(isoText: words[0]) else {
-                throw APIProblem(.invalidQuery, "dateHours reads like \"2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00\"", fields: ["dateHours"])
+                throw APIProblem(
+                    .invalidQuery, "dateHours reads like \"2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00\"",
+                    fields: ["dateHours"])
             }
             var spans: [ClockRange] = []
             for word in words.dropFirst() {
                 guard let span = ClockRange(word) else {
-                    throw APIProblem(.invalidQuery, "dateHours reads like \"2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00\"", fields: ["dateHours"])
+                    throw APIProblem(
+                        .invalidQuery, "dateHours reads like \"2026-12-24 09:00-12:00, 2026-12-31 10:00-14:00\"",
+                        fields: ["dateHours"])
                 }
                 spans.append(span)
             }
             overrides[date] = spans
         }
         for item in parameters["daysOff"]?.split(separator: ",") ?? [] {
-            guard let date = CivilDate(isoText: item) else { throw APIProblem(.invalidQuery, "daysOff is a list of dates", fields: ["daysOff"]) }
+            guard let date = CivilDate(isoText: item) else {
+                throw APIProblem(.invalidQuery, "daysOff is a list of dates", fields: ["daysOff"])
+            }
             overrides[date] = []
         }
         var notice = MinimumNotice.none
@@ -75,24 +92,38 @@ extension APIContext {
         var window: (start: Int, end: Int)?
         if let days = try count("bookingWindowDays") {
             let today = zone.localTime(at: configuration.now()).date
-            window = (configuration.now(), zone.instant(for: CivilDateTime(date: today.adding(days: days + 1), time: .midnight)))
+            window = (
+                configuration.now(),
+                zone.instant(for: CivilDateTime(date: today.adding(days: days + 1), time: .midnight))
+            )
         }
         if let text = parameters["bookingWindow"] {
             // FIRST/LAST, dates in the zone, both included.
             let parts = text.split(separator: "/")
-            guard parts.count == 2, let first = CivilDate(isoText: parts[0]), let last = CivilDate(isoText: parts[1]), first <= last else {
-                throw APIProblem(.invalidQuery, "bookingWindow is FIRST/LAST, such as 2026-12-01/2026-12-20", fields: ["bookingWindow"])
+            guard parts.count == 2, let first = CivilDate(isoText: parts[0]), let last = CivilDate(isoText: parts[1]),
+                first <= last
+            else {
+                throw APIProblem(
+                    .invalidQuery, "bookingWindow is FIRST/LAST, such as 2026-12-01/2026-12-20",
+                    fields: ["bookingWindow"])
             }
-            let range = (zone.instant(for: CivilDateTime(date: first, time: .midnight)), zone.instant(for: CivilDateTime(date: last.adding(days: 1), time: .midnight)))
+            let range = (
+                zone.instant(for: CivilDateTime(date: first, time: .midnight)),
+                zone.instant(for: CivilDateTime(date: last.adding(days: 1), time: .midnight))
+            )
             window = window.map { (max($0.start, range.0), min($0.end, range.1)) } ?? range
         }
         let step = try seconds("step")
-        if let step, step < Self.minimumSlotSeconds { throw APIProblem(.invalidQuery, "step is at least a minute", fields: ["step"]) }
+        if let step, step < Self.minimumSlotSeconds {
+            throw APIProblem(.invalidQuery, "step is at least a minute", fields: ["step"])
+        }
         return AvailabilityRules(
             zone: zone, workingHours: hours, slotLength: length, slotStep: step, dateOverrides: overrides,
-            bufferBefore: try seconds("bufferBefore") ?? 0, bufferAfter: try seconds("bufferAfter") ?? 0, minimumNotice: notice, window: window,
+            bufferBefore: try seconds("bufferBefore") ?? 0, bufferAfter: try seconds("bufferAfter") ?? 0,
+            minimumNotice: notice, window: window,
             dailyLimit: try count("dailyLimit"), weeklyLimit: try count("weeklyLimit"),
-            firstWeekday: try Self.weekday(parameters["firstWeekday"] ?? "monday"), tentativeIsBusy: try busyChoice("tentative", default: true),
+            firstWeekday: try Self.weekday(parameters["firstWeekday"] ?? "monday"),
+            tentativeIsBusy: try busyChoice("tentative", default: true),
             allDayIsBusy: try busyChoice("allDay", default: false))
     }
 
@@ -103,7 +134,9 @@ extension APIContext {
             guard (0...CalendarDuration.maxSeconds / 60).contains(minutes) else { return nil }
             return minutes * 60
         }
-        guard let duration = try? Property(name: "DURATION", value: text).durationValue(), !duration.isNegative else { return nil }
+        guard let duration = try? Property(name: "DURATION", value: text).durationValue(), !duration.isNegative else {
+            return nil
+        }
         return duration.secondsAssumingUniformDays
     }
 
@@ -111,7 +144,8 @@ extension APIContext {
     static let minimumSlotSeconds = 60
 
     static let ruleParameters: Set<String> = [
-        "duration", "step", "workingHours", "dateHours", "daysOff", "bookingWindow", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit", "weeklyLimit",
+        "duration", "step", "workingHours", "dateHours", "daysOff", "bookingWindow", "bufferBefore", "bufferAfter",
+        "notice", "bookingWindowDays", "dailyLimit", "weeklyLimit",
         "firstWeekday", "tentative", "allDay",
     ]
 
@@ -121,7 +155,8 @@ extension APIContext {
     func availability(_ method: String) throws(APIProblem) -> HTTPResponse {
         guard method == "GET" else { throw methodNotAllowed(["GET"]) }
         try requireRead()
-        let parameters = try query(allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz", "includePast"]))
+        let parameters = try query(
+            allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz", "includePast"]))
         let includePast: Bool
         switch parameters["includePast"] {
         case nil, "false": includePast = false
@@ -134,13 +169,20 @@ extension APIContext {
         let calendars = parameters["calendars"].map { $0.split(separator: ",").map(String.init) }
         // Blocks just outside the range still push slots away through the buffers.
         let margin = rules.bufferBefore + rules.bufferAfter + 86_400
-        let busy = try busyBlocks(calendars: calendars, in: TimeRange(start: range.start - margin, end: range.end + margin), zoneName: zoneName)
+        let busy = try busyBlocks(
+            calendars: calendars, in: TimeRange(start: range.start - margin, end: range.end + margin),
+            zoneName: zoneName)
         let now = configuration.now()
         let slots = AvailabilitySearch.freeSlots(
-            busy: busy, rules: rules, from: range.start, to: range.end, now: includePast ? nil : now, limit: configuration.maxItems + 1)
+            busy: busy, rules: rules, from: range.start, to: range.end, now: includePast ? nil : now,
+            limit: configuration.maxItems + 1)
         var extra: [(key: String, value: JSONValue)] = [("timeZone", .string(zoneName ?? "UTC"))]
         if !includePast, let until = AvailabilitySearch.pastPart(from: range.start, to: range.end, now: now) {
-            extra.append(("pastExcluded", .object([("until", .string(Self.utc(until))), ("wholeRange", .bool(until == range.end))])))
+            extra.append(
+                (
+                    "pastExcluded",
+                    .object([("until", .string(Self.utc(until))), ("wholeRange", .bool(until == range.end))])
+                ))
         }
         return listing("slots", slots, extra: extra, time: \.start) {
             .object([("start", .string(Self.utc($0.start))), ("end", .string(Self.utc($0.end)))])
@@ -153,7 +195,8 @@ extension APIContext {
     func conflicts(_ method: String) throws(APIProblem) -> HTTPResponse {
         guard method == "POST" else { throw methodNotAllowed(["POST"]) }
         try requireRead()
-        var body = try body(allowing: APIModel.eventFields.union(["calendars", "bufferBefore", "bufferAfter", "tentative", "allDay"]))
+        var body = try body(
+            allowing: APIModel.eventFields.union(["calendars", "bufferBefore", "bufferAfter", "tentative", "allDay"]))
         var options: [String: String] = [:]
         for key in ["bufferBefore", "bufferAfter", "tentative"] {
             guard let value = body.removeValue(forKey: key) else { continue }
@@ -165,13 +208,19 @@ extension APIContext {
         }
         var calendars: [String]?
         if let value = body.removeValue(forKey: "calendars") {
-            guard case .array(let items) = value else { throw APIModel.wrongType("calendars", "an array of calendar ids") }
+            guard case .array(let items) = value else {
+                throw APIModel.wrongType("calendars", "an array of calendar ids")
+            }
             calendars = try items.map { (item) throws(APIProblem) -> String in
-                guard case .string(let id) = item else { throw APIModel.wrongType("calendars", "an array of calendar ids") }
+                guard case .string(let id) = item else {
+                    throw APIModel.wrongType("calendars", "an array of calendar ids")
+                }
                 return id
             }
         }
-        guard body["start"] != nil || body["jcal"] != nil else { throw APIProblem(.invalidField, "the proposed event needs a start", fields: ["start"]) }
+        guard body["start"] != nil || body["jcal"] != nil else {
+            throw APIProblem(.invalidField, "the proposed event needs a start", fields: ["start"])
+        }
         var event = Event(component: Component(name: ComponentType.event.rawValue))
         event.component.setProperty(Property(name: "UID", value: "proposed"))
         try APIModel.apply(body, to: &event)
@@ -184,7 +233,9 @@ extension APIContext {
     /// The conflicts of a proposed event with busy time, as JSON: its occurrences over the
     /// next configured range (at most the first 1,000 of them, ``maxProposedOccurrences``),
     /// each against the busy blocks. `checkedAll` becomes false when it had more.
-    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:]) throws(APIProblem) -> [JSONValue] {
+    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:]) throws(APIProblem)
+        -> [JSONValue]
+    {
         var checkedAll = true
         return try conflicts(of: event, calendars: calendars, options: options, checkedAll: &checkedAll)
     }
@@ -192,18 +243,24 @@ extension APIContext {
     /// The most occurrences of a proposed event checked for conflicts.
     static let maxProposedOccurrences = 1_000
 
-    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:], checkedAll: inout Bool) throws(APIProblem) -> [JSONValue] {
+    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:], checkedAll: inout Bool)
+        throws(APIProblem) -> [JSONValue]
+    {
         let zoneName = event.timeZone
         let zone = zoneName.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let rules = try rules(options.merging(["duration": "1"]) { old, _ in old }, zone: zone, defaultLength: 60)
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: nil), viewerZone: zone)
-        let start = event.start.map { $0.form == .utc ? $0.civil.secondsSinceEpoch : zone.instant(for: $0.civil) } ?? configuration.now()
+        let start =
+            event.start.map { $0.form == .utc ? $0.civil.secondsSinceEpoch : zone.instant(for: $0.civil) }
+            ?? configuration.now()
         let horizon = TimeRange(start: start - 86_400, end: start + configuration.maxRangeDays * 86_400)
         var proposed: [(start: Int, end: Int)]
         do {
             var budget = ExpansionBudget.perRequest
             let expanded = try expansion.prepare([event.component], uid: event.externalIdentifier)
-                .expand(from: horizon.start, to: horizon.end, viewerZone: zone, limit: Self.maxProposedOccurrences + 1, budget: &budget)
+                .expand(
+                    from: horizon.start, to: horizon.end, viewerZone: zone, limit: Self.maxProposedOccurrences + 1,
+                    budget: &budget)
             proposed = expanded.occurrences.map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
             if proposed.count > Self.maxProposedOccurrences || !expanded.isComplete { checkedAll = false }
             proposed = Array(proposed.prefix(Self.maxProposedOccurrences))
@@ -212,8 +269,10 @@ extension APIContext {
         }
         guard let first = proposed.first, let last = proposed.last else { return [] }
         let margin = rules.bufferBefore + rules.bufferAfter + 86_400
-        let busy = try busyBlocks(calendars: calendars, in: TimeRange(start: first.start - margin, end: last.end + margin), zoneName: zoneName)
-            .filter { $0.source != event.localIdentifier }
+        let busy = try busyBlocks(
+            calendars: calendars, in: TimeRange(start: first.start - margin, end: last.end + margin), zoneName: zoneName
+        )
+        .filter { $0.source != event.localIdentifier }
         var titles: [String: String?] = [:]
         return AvailabilitySearch.conflicts(proposed: proposed, busy: busy, rules: rules).map { conflict in
             let eventID = conflict.with.source
@@ -221,12 +280,16 @@ extension APIContext {
             let title = titles[eventID] ?? nil
             let occurrenceID = eventID + (conflict.with.recurrenceID.map { "/" + $0.text } ?? "")
             return .object([
-                ("occurrence", .object([("start", .string(Self.utc(conflict.start))), ("end", .string(Self.utc(conflict.end)))])),
+                (
+                    "occurrence",
+                    .object([("start", .string(Self.utc(conflict.start))), ("end", .string(Self.utc(conflict.end)))])
+                ),
                 (
                     "with",
                     .object([
                         ("eventId", .string(eventID)), ("occurrenceId", .string(occurrenceID)),
-                        ("title", title.map(JSONValue.string) ?? .null), ("start", .string(Self.utc(conflict.with.start))),
+                        ("title", title.map(JSONValue.string) ?? .null),
+                        ("start", .string(Self.utc(conflict.with.start))),
                         ("end", .string(Self.utc(conflict.with.end))),
                     ])
                 ),
@@ -253,7 +316,9 @@ extension APIContext {
         }
         var blocks: [(start: DateTimeValue, end: DateTimeValue)] = []
         for item in items {
-            guard case .object(let members) = item, members.count == 2, case .string(let start)? = item["start"], case .string(let end)? = item["end"] else {
+            guard case .object(let members) = item, members.count == 2, case .string(let start)? = item["start"],
+                case .string(let end)? = item["end"]
+            else {
                 throw APIModel.wrongType("blocks", "objects with only start and end")
             }
             let from = try APIModel.time(start, timeZone: nil, field: "blocks.start")
@@ -265,7 +330,9 @@ extension APIContext {
         }
         var replaced: TimeRange?
         if body["from"] != nil || body["to"] != nil {
-            guard case .string(let from)? = body["from"], case .string(let to)? = body["to"] else { throw APIModel.wrongType("from", "a UTC date-time, with to") }
+            guard case .string(let from)? = body["from"], case .string(let to)? = body["to"] else {
+                throw APIModel.wrongType("from", "a UTC date-time, with to")
+            }
             let start = try APIModel.time(from, timeZone: nil, field: "from")
             let end = try APIModel.time(to, timeZone: nil, field: "to")
             replaced = TimeRange(start: start.civil.secondsSinceEpoch, end: end.civil.secondsSinceEpoch)
@@ -281,6 +348,10 @@ extension APIContext {
         let (removed, added) = try attempt { () throws(StoreError) in
             try store.replaceEvents(in: replaced, calendar: calendar.id, with: events, timeZone: "UTC")
         }
-        return json(.object([("calendarId", .string(calendar.id)), ("imported", .integer(added.count)), ("removed", .integer(removed))]))
+        return json(
+            .object([
+                ("calendarId", .string(calendar.id)), ("imported", .integer(added.count)),
+                ("removed", .integer(removed)),
+            ]))
     }
 }

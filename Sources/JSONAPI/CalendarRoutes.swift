@@ -15,7 +15,9 @@ extension APIContext {
         case "POST":
             try requireWrite()
             let body = try body(allowing: APIModel.calendarFields)
-            guard body["title"] != nil else { throw APIProblem(.invalidField, "a calendar needs a title", fields: ["title"]) }
+            guard body["title"] != nil else {
+                throw APIProblem(.invalidField, "a calendar needs a title", fields: ["title"])
+            }
             var calendar = EventCalendar(title: "")
             try APIModel.apply(body, to: &calendar)
             let created = try attempt { () throws(StoreError) in try store.createCalendar(calendar) }
@@ -42,7 +44,9 @@ extension APIContext {
             return json(APIModel.json(updated), etag: APIModel.etag(updated))
         case "DELETE":
             try requireWrite()
-            try attempt { () throws(StoreError) in try store.deleteCalendar(withIdentifier: identifier, ifMatch: ifMatch) }
+            try attempt { () throws(StoreError) in
+                try store.deleteCalendar(withIdentifier: identifier, ifMatch: ifMatch)
+            }
             return HTTPResponse(status: 204)
         default: throw methodNotAllowed(["GET", "PATCH", "DELETE"])
         }
@@ -58,7 +62,8 @@ extension APIContext {
             let body = try body(allowing: APIModel.calendarFields.subtracting(["title"]))
             try APIModel.apply(body, to: &template)
         }
-        let existing = try attempt { () throws(StoreError) in try store.calendar(titled: title, createIfMissing: false) }
+        let existing = try attempt { () throws(StoreError) in try store.calendar(titled: title, createIfMissing: false)
+        }
         if let existing { return json(APIModel.json(existing), etag: APIModel.etag(existing)) }
         let created = try attempt { () throws(StoreError) in try store.createCalendar(template) }
         var response = json(APIModel.json(created), status: 201, etag: APIModel.etag(created))

@@ -9,10 +9,13 @@ extension APIContext {
 
     /// `from` and `to` (dates, read in `zone`, or date-times) as a range no longer than
     /// the configured maximum.
-    func range(_ parameters: [String: String], zone: ZoneRules, required: Bool = true) throws(APIProblem) -> TimeRange? {
+    func range(_ parameters: [String: String], zone: ZoneRules, required: Bool = true) throws(APIProblem) -> TimeRange?
+    {
         guard let fromText = parameters["from"], let toText = parameters["to"] else {
             if required || parameters["from"] != nil || parameters["to"] != nil {
-                throw APIProblem(.invalidQuery, "from and to are required (2026-12-01 or 2026-12-01T09:00:00Z)", fields: ["from", "to"])
+                throw APIProblem(
+                    .invalidQuery, "from and to are required (2026-12-01 or 2026-12-01T09:00:00Z)",
+                    fields: ["from", "to"])
             }
             return nil
         }
@@ -27,18 +30,24 @@ extension APIContext {
             return zone.instant(for: value.civil)
         }
         let range = TimeRange(start: try instant(fromText, "from"), end: try instant(toText, "to"))
-        guard range.start < range.end else { throw APIProblem(.invalidQuery, "from must be before to", fields: ["from", "to"]) }
+        guard range.start < range.end else {
+            throw APIProblem(.invalidQuery, "from must be before to", fields: ["from", "to"])
+        }
         guard range.end - range.start <= configuration.maxRangeDays * 86_400 else {
-            throw APIProblem(.rangeTooLong, "a range is at most \(configuration.maxRangeDays) days", fields: ["from", "to"])
+            throw APIProblem(
+                .rangeTooLong, "a range is at most \(configuration.maxRangeDays) days", fields: ["from", "to"])
         }
         return range
     }
 
     /// The `tz` parameter's zone, else `fallback`'s, else UTC.
-    func zone(_ parameters: [String: String], fallback: String? = nil) throws(APIProblem) -> (rules: ZoneRules, name: String?) {
+    func zone(_ parameters: [String: String], fallback: String? = nil) throws(APIProblem) -> (
+        rules: ZoneRules, name: String?
+    ) {
         guard let name = parameters["tz"] ?? fallback else { return (.utc, nil) }
         guard let rules = TimeZoneDatabase.zone(named: name) else {
-            throw APIProblem(.invalidQuery, "unknown time zone \(name) (use an IANA name such as Europe/Berlin)", fields: ["tz"])
+            throw APIProblem(
+                .invalidQuery, "unknown time zone \(name) (use an IANA name such as Europe/Berlin)", fields: ["tz"])
         }
         return (rules, name)
     }
@@ -55,7 +64,9 @@ extension APIContext {
         guard case .string(let calendarID)? = body["calendarId"] else {
             throw APIProblem(.invalidField, "calendarId names the calendar the event goes to", fields: ["calendarId"])
         }
-        guard body["start"] != nil || body["jcal"] != nil else { throw APIProblem(.invalidField, "an event needs a start", fields: ["start"]) }
+        guard body["start"] != nil || body["jcal"] != nil else {
+            throw APIProblem(.invalidField, "an event needs a start", fields: ["start"])
+        }
         // The store gives a new event without `uid` its UID.
         var event = Event(component: Component(name: ComponentType.event.rawValue))
         try APIModel.apply(body, to: &event)
@@ -64,8 +75,12 @@ extension APIContext {
         // has more, the answer says so: `truncated` beside a 409's conflicts, a Warning on a 201.
         var checkedAll = true
         if parameters["rejectConflicts"] == "true" {
-            if principal.scope == .addOnly { throw APIProblem(.forbidden, "an add-only token may not look for conflicts") }
-            let found = try conflicts(of: event, calendars: parameters["calendars"].map { $0.split(separator: ",").map(String.init) }, checkedAll: &checkedAll)
+            if principal.scope == .addOnly {
+                throw APIProblem(.forbidden, "an add-only token may not look for conflicts")
+            }
+            let found = try conflicts(
+                of: event, calendars: parameters["calendars"].map { $0.split(separator: ",").map(String.init) },
+                checkedAll: &checkedAll)
             if !found.isEmpty {
                 throw APIProblem(
                     .conflict, "the event collides with \(found.count) busy time\(found.count == 1 ? "" : "s")",
@@ -77,10 +92,14 @@ extension APIContext {
             try attempt { () throws(StoreError) in try backend.noteCreation(ofEvent: identifier, byToken: token.id) }
         }
         var response = json(APIModel.json(saved), status: 201, etag: saved.etag)
-        if let identifier = saved.localIdentifier { response.headers.set("Location", JSONAPIHandler.prefix + "/events/" + identifier) }
+        if let identifier = saved.localIdentifier {
+            response.headers.set("Location", JSONAPIHandler.prefix + "/events/" + identifier)
+        }
         if !checkedAll {
             response.headers.set(
-                "Warning", "199 almanac \"only the first \(Self.maxProposedOccurrences) occurrences in the next \(configuration.maxRangeDays) days were checked for conflicts\"")
+                "Warning",
+                "199 almanac \"only the first \(Self.maxProposedOccurrences) occurrences in the next \(configuration.maxRangeDays) days were checked for conflicts\""
+            )
         }
         return response
     }
@@ -100,15 +119,20 @@ extension APIContext {
                 // Replace what the JSON models; keep what it does not (X- properties).
                 event.component.properties.removeAll { Self.modeled.contains($0.name) }
                 event.component.components.removeAll { $0.name == "VALARM" }
-                guard body["start"] != nil || body["jcal"] != nil else { throw APIProblem(.invalidField, "an event needs a start", fields: ["start"]) }
+                guard body["start"] != nil || body["jcal"] != nil else {
+                    throw APIProblem(.invalidField, "an event needs a start", fields: ["start"])
+                }
                 if body["title"] == nil { body["title"] = .null }
             }
             if let target = body["calendarId"] {
-                guard case .string(let calendar) = target else { throw APIModel.wrongType("calendarId", "a calendar id") }
+                guard case .string(let calendar) = target else {
+                    throw APIModel.wrongType("calendarId", "a calendar id")
+                }
                 event.calendarIdentifier = calendar
             }
             try APIModel.apply(body, to: &event)
-            let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch) }
+            let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch)
+            }
             return json(APIModel.json(saved), etag: saved.etag)
         case "DELETE":
             try requireWrite()
@@ -120,7 +144,8 @@ extension APIContext {
 
     /// The properties the event JSON models (a PUT replaces them).
     static let modeled: Set<String> = [
-        "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION", "RRULE", "EXDATE", "TRANSP", "STATUS", "CATEGORIES",
+        "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION", "RRULE", "EXDATE", "TRANSP",
+        "STATUS", "CATEGORIES",
     ]
 
     // MARK: Occurrences
@@ -135,14 +160,18 @@ extension APIContext {
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
         let filter = EventFilter(title: parameters["title"].map { .contains($0) })
         let found = try attempt { () throws(StoreError) in
-            try store.occurrences(in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC", limit: configuration.maxItems + 1)
+            try store.occurrences(
+                in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC",
+                limit: configuration.maxItems + 1)
         }
         return occurrenceListing(found, APIModel.json)
     }
 
     /// PATCH and DELETE of one occurrence, `/occurrences/{event}/{recurrence-id}`, with
     /// `?span=this|future`; GET reads it.
-    func occurrence(event identifier: String, recurrenceID: String?, _ method: String) throws(APIProblem) -> HTTPResponse {
+    func occurrence(event identifier: String, recurrenceID: String?, _ method: String) throws(APIProblem)
+        -> HTTPResponse
+    {
         try requireVisible(event: identifier)
         let parameters = try query(allowing: ["span", "tz"])
         let span: Span
@@ -173,8 +202,12 @@ extension APIContext {
 
     /// The occurrence of an event whose RECURRENCE-ID reads `recurrenceID` (nil: the
     /// only occurrence of a one-off event).
-    func findOccurrence(event identifier: String, recurrenceID: String?, zoneName: String?) throws(APIProblem) -> EventOccurrence {
-        try attempt { () throws(StoreError) in try store.occurrence(ofEvent: identifier, recurrenceID: recurrenceID, timeZone: zoneName) }
+    func findOccurrence(event identifier: String, recurrenceID: String?, zoneName: String?) throws(APIProblem)
+        -> EventOccurrence
+    {
+        try attempt { () throws(StoreError) in
+            try store.occurrence(ofEvent: identifier, recurrenceID: recurrenceID, timeZone: zoneName)
+        }
     }
 
     /// DELETE /calendars/{id}/events?from&to[&title][&tz]: removes the occurrences in the
@@ -187,7 +220,8 @@ extension APIContext {
         let (zone, zoneName) = try zone(parameters, fallback: calendar.timeZone)
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
         let removed = try attempt { () throws(StoreError) in
-            try store.removeEvents(in: range, calendar: identifier, title: parameters["title"], timeZone: zoneName ?? "UTC")
+            try store.removeEvents(
+                in: range, calendar: identifier, title: parameters["title"], timeZone: zoneName ?? "UTC")
         }
         return json(.object([("removed", .array(removed.map(APIModel.json)))]))
     }
@@ -201,7 +235,8 @@ extension APIContext {
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
         let calendars = parameters["calendars"].map { $0.split(separator: ",").map(String.init) }
         let firings = try attempt { () throws(StoreError) in
-            try store.alarms(firingIn: range, calendars: calendars, timeZone: zoneName, limit: configuration.maxItems + 1)
+            try store.alarms(
+                firingIn: range, calendars: calendars, timeZone: zoneName, limit: configuration.maxItems + 1)
         }
         return listing("alarms", firings, time: \.fireTime) { firing in
             .object([
@@ -215,11 +250,13 @@ extension APIContext {
     /// of the event or of one occurrence, as the Add to Calendar button adds it.
     func eventICS(_ identifier: String) throws(APIProblem) -> HTTPResponse {
         let parameters = try query(allowing: ["occurrence", "tz"])
-        let targets = try addToCalendarTargets(event: identifier, occurrence: parameters["occurrence"], zoneName: parameters["tz"])
+        let targets = try addToCalendarTargets(
+            event: identifier, occurrence: parameters["occurrence"], zoneName: parameters["tz"])
         return HTTPResponse(
             status: 200,
             headers: [
-                "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": "attachment; filename=\"event.ics\"", "Cache-Control": "private, no-cache",
+                "Content-Type": "text/calendar; charset=utf-8",
+                "Content-Disposition": "attachment; filename=\"event.ics\"", "Cache-Control": "private, no-cache",
             ], body: targets.ics.bytes)
     }
 }

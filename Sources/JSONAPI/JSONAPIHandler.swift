@@ -59,7 +59,8 @@ public struct JSONAPIHandler: Sendable {
             } catch {
                 throw APIProblem(error)
             }
-            let context = APIContext(store: store, backend: backend, principal: principal, request: request, configuration: configuration)
+            let context = APIContext(
+                store: store, backend: backend, principal: principal, request: request, configuration: configuration)
             return try context.route()
         } catch {
             return error.response
@@ -69,23 +70,28 @@ public struct JSONAPIHandler: Sendable {
     /// A problem document for what happens before a request reaches the API (sign-in
     /// failures, throttling), with `headers` added.
     public static func problem(status: Int, _ detail: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        let kind: APIProblem.Kind = switch status {
-        case 401: .unauthorized
-        case 429: .tooManyRequests
-        case 404: .notFound
-        case 403: .forbidden
-        default: .unavailable
-        }
+        let kind: APIProblem.Kind =
+            switch status {
+            case 401: .unauthorized
+            case 429: .tooManyRequests
+            case 404: .notFound
+            case 403: .forbidden
+            default: .unavailable
+            }
         var response = APIProblem(kind, detail).response
         for (name, value) in headers { response.headers.set(name, value) }
         return response
     }
 
     /// Every route: its path template and methods (what the OpenAPI document describes).
-    public static var routeTable: [(template: String, methods: [String])] { APIContext.routes.map { ($0.template, $0.methods) } }
+    public static var routeTable: [(template: String, methods: [String])] {
+        APIContext.routes.map { ($0.template, $0.methods) }
+    }
 
     /// The OpenAPI document (no sign-in needed to read it).
-    public static func openAPIResponse(to request: HTTPRequest) -> HTTPResponse { OpenAPIDocument.document.response(to: request) }
+    public static func openAPIResponse(to request: HTTPRequest) -> HTTPResponse {
+        OpenAPIDocument.document.response(to: request)
+    }
 }
 
 /// One request being answered.
@@ -104,7 +110,9 @@ struct APIContext {
         }
         var result: [String] = []
         for raw in request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            guard let segment = PercentEncoding.decode(raw), !segment.isEmpty else { throw APIProblem(.notFound, "no such resource: \(request.path)") }
+            guard let segment = PercentEncoding.decode(raw), !segment.isEmpty else {
+                throw APIProblem(.notFound, "no such resource: \(request.path)")
+            }
             result.append(segment)
         }
         return result
@@ -138,48 +146,79 @@ struct APIContext {
 
     /// Every route of the API; the OpenAPI document describes exactly these (a test checks it).
     static let routes: [Route] = [
-        Route(template: "/api/v1/openapi.json", methods: ["GET"]) { (context, _) throws(APIProblem) in JSONAPIHandler.openAPIResponse(to: context.request) },
-        Route(template: "/api/v1/calendars", methods: ["GET", "POST"]) { (context, _) throws(APIProblem) in try context.calendars(context.request.method) },
-        Route(template: "/api/v1/calendars/by-title/{title}", methods: ["PUT"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/openapi.json", methods: ["GET"]) { (context, _) throws(APIProblem) in
+            JSONAPIHandler.openAPIResponse(to: context.request)
+        },
+        Route(template: "/api/v1/calendars", methods: ["GET", "POST"]) { (context, _) throws(APIProblem) in
+            try context.calendars(context.request.method)
+        },
+        Route(template: "/api/v1/calendars/by-title/{title}", methods: ["PUT"]) {
+            (context, parameters) throws(APIProblem) in
             try context.calendarByTitle(parameters["title"]!, context.request.method)
         },
-        Route(template: "/api/v1/calendars/{id}", methods: ["GET", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/calendars/{id}", methods: ["GET", "PATCH", "DELETE"]) {
+            (context, parameters) throws(APIProblem) in
             try context.calendar(parameters["id"]!, context.request.method)
         },
-        Route(template: "/api/v1/calendars/{id}/occurrences", methods: ["GET"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/calendars/{id}/occurrences", methods: ["GET"]) {
+            (context, parameters) throws(APIProblem) in
             try context.occurrences(calendar: parameters["id"]!, context.request.method)
         },
-        Route(template: "/api/v1/calendars/{id}/events", methods: ["DELETE"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/calendars/{id}/events", methods: ["DELETE"]) {
+            (context, parameters) throws(APIProblem) in
             try context.removeMatching(calendar: parameters["id"]!, context.request.method)
         },
-        Route(template: "/api/v1/events", methods: ["POST"]) { (context, _) throws(APIProblem) in try context.createEvent(context.request.method) },
-        Route(template: "/api/v1/events/{id}", methods: ["GET", "PUT", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/events", methods: ["POST"]) { (context, _) throws(APIProblem) in
+            try context.createEvent(context.request.method)
+        },
+        Route(template: "/api/v1/events/{id}", methods: ["GET", "PUT", "PATCH", "DELETE"]) {
+            (context, parameters) throws(APIProblem) in
             try context.event(parameters["id"]!, context.request.method)
         },
-        Route(template: "/api/v1/events/{id}/add-to-calendar", methods: ["GET"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/events/{id}/add-to-calendar", methods: ["GET"]) {
+            (context, parameters) throws(APIProblem) in
             try context.addToCalendar(event: parameters["id"]!, context.request.method)
         },
-        Route(template: "/api/v1/events/{id}/added", methods: ["GET", "PUT", "DELETE"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/events/{id}/added", methods: ["GET", "PUT", "DELETE"]) {
+            (context, parameters) throws(APIProblem) in
             try context.added(event: parameters["id"]!, context.request.method)
         },
-        Route(template: "/api/v1/occurrences/{eventId}", methods: ["GET", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
+        Route(template: "/api/v1/occurrences/{eventId}", methods: ["GET", "PATCH", "DELETE"]) {
+            (context, parameters) throws(APIProblem) in
             try context.occurrence(event: parameters["eventId"]!, recurrenceID: nil, context.request.method)
         },
-        Route(template: "/api/v1/occurrences/{eventId}/{recurrenceId}", methods: ["GET", "PATCH", "DELETE"]) { (context, parameters) throws(APIProblem) in
-            try context.occurrence(event: parameters["eventId"]!, recurrenceID: parameters["recurrenceId"]!, context.request.method)
+        Route(template: "/api/v1/occurrences/{eventId}/{recurrenceId}", methods: ["GET", "PATCH", "DELETE"]) {
+            (context, parameters) throws(APIProblem) in
+            try context.occurrence(
+                event: parameters["eventId"]!, recurrenceID: parameters["recurrenceId"]!, context.request.method)
         },
-        Route(template: "/api/v1/alarms", methods: ["GET"]) { (context, _) throws(APIProblem) in try context.alarms(context.request.method) },
-        Route(template: "/api/v1/summary", methods: ["GET"]) { (context, _) throws(APIProblem) in try context.summary(context.request.method) },
-        Route(template: "/api/v1/availability", methods: ["GET"]) { (context, _) throws(APIProblem) in try context.availability(context.request.method) },
-        Route(template: "/api/v1/conflicts", methods: ["POST"]) { (context, _) throws(APIProblem) in try context.conflicts(context.request.method) },
-        Route(template: "/api/v1/busy", methods: ["POST"]) { (context, _) throws(APIProblem) in try context.importBusy(context.request.method) },
-        Route(template: "/events/{id}.ics", methods: ["GET"]) { (context, parameters) throws(APIProblem) in try context.eventICS(parameters["id"]!) },
+        Route(template: "/api/v1/alarms", methods: ["GET"]) { (context, _) throws(APIProblem) in
+            try context.alarms(context.request.method)
+        },
+        Route(template: "/api/v1/summary", methods: ["GET"]) { (context, _) throws(APIProblem) in
+            try context.summary(context.request.method)
+        },
+        Route(template: "/api/v1/availability", methods: ["GET"]) { (context, _) throws(APIProblem) in
+            try context.availability(context.request.method)
+        },
+        Route(template: "/api/v1/conflicts", methods: ["POST"]) { (context, _) throws(APIProblem) in
+            try context.conflicts(context.request.method)
+        },
+        Route(template: "/api/v1/busy", methods: ["POST"]) { (context, _) throws(APIProblem) in
+            try context.importBusy(context.request.method)
+        },
+        Route(template: "/events/{id}.ics", methods: ["GET"]) { (context, parameters) throws(APIProblem) in
+            try context.eventICS(parameters["id"]!)
+        },
     ]
 
     func route() throws(APIProblem) -> HTTPResponse {
         let path = try segments()
         // The first matching template wins (by-title before {id}).
-        guard let (route, parameters) = Self.routes.lazy.compactMap({ route in route.match(path).map { (route, $0) } }).first else {
+        guard
+            let (route, parameters) = Self.routes.lazy.compactMap({ route in route.match(path).map { (route, $0) } })
+                .first
+        else {
             throw APIProblem(.notFound, "no such resource: \(request.path)")
         }
         let method = request.method == "HEAD" ? "GET" : request.method
@@ -191,12 +230,16 @@ struct APIContext {
 
     /// Requires a scope that may read everything (not add-only).
     func requireRead() throws(APIProblem) {
-        if principal.scope == .addOnly { throw APIProblem(.forbidden, "an add-only token may only create events and read back its own") }
+        if principal.scope == .addOnly {
+            throw APIProblem(.forbidden, "an add-only token may only create events and read back its own")
+        }
     }
 
     /// Requires a scope that may change things.
     func requireWrite() throws(APIProblem) {
-        if principal.scope != .readWrite { throw APIProblem(.forbidden, "this token may not change the calendar (scope \(principal.scope.rawValue))") }
+        if principal.scope != .readWrite {
+            throw APIProblem(.forbidden, "this token may not change the calendar (scope \(principal.scope.rawValue))")
+        }
     }
 
     /// Requires that the principal may see this event: every scope but add-only may; an
@@ -208,7 +251,9 @@ struct APIContext {
     }
 
     func methodNotAllowed(_ allowed: [String]) -> APIProblem {
-        APIProblem(.methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))", allow: allowed)
+        APIProblem(
+            .methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))",
+            allow: allowed)
     }
 
     // MARK: Responses
@@ -217,7 +262,8 @@ struct APIContext {
     /// `items` (in order), with `truncated` and `continueFrom` (the first left out's
     /// `time`) when there were more. `extra` members come first.
     func listing<Item>(
-        _ key: String, _ items: [Item], extra: [(key: String, value: JSONValue)] = [], time: (Item) -> Int, _ render: (Item) -> JSONValue
+        _ key: String, _ items: [Item], extra: [(key: String, value: JSONValue)] = [], time: (Item) -> Int,
+        _ render: (Item) -> JSONValue
     ) -> HTTPResponse {
         var members = extra
         members.append((key, .array(items.prefix(configuration.maxItems).map(render))))
@@ -235,19 +281,24 @@ struct APIContext {
     func occurrenceListing(_ list: OccurrenceList, _ render: (EventOccurrence) -> JSONValue) -> HTTPResponse {
         guard !list.isComplete else { return listing("occurrences", list.occurrences, time: \.startInstant, render) }
         var items = Array(list.occurrences.prefix(configuration.maxItems))
-        var resume = list.occurrences.count > configuration.maxItems ? list.occurrences[configuration.maxItems].startInstant : nil
+        var resume =
+            list.occurrences.count > configuration.maxItems
+            ? list.occurrences[configuration.maxItems].startInstant : nil
         for series in list.truncatedSeries {
             guard let last = series.lastListedStart else { continue }
             resume = min(resume ?? .max, last.addingSaturated(1))
         }
         if let resume { items.removeAll { $0.startInstant >= resume } }
-        var members: [(key: String, value: JSONValue)] = [("occurrences", .array(items.map(render))), ("truncated", .bool(true))]
+        var members: [(key: String, value: JSONValue)] = [
+            ("occurrences", .array(items.map(render))), ("truncated", .bool(true)),
+        ]
         if let resume { members.append(("continueFrom", .string(Self.utc(resume)))) }
         let series: [JSONValue] = list.truncatedSeries.map { series in
             .object([
                 ("eventId", .string(series.eventIdentifier)), ("calendarId", .string(series.calendarIdentifier)),
                 ("uid", .string(series.externalIdentifier)), ("title", series.title.map(JSONValue.string) ?? .null),
-                ("listed", .integer(series.listed)), ("lastListedStart", series.lastListedStart.map { .string(Self.utc($0)) } ?? .null),
+                ("listed", .integer(series.listed)),
+                ("lastListedStart", series.lastListedStart.map { .string(Self.utc($0)) } ?? .null),
             ])
         }
         members.append(("truncatedSeries", .array(series)))
@@ -257,7 +308,9 @@ struct APIContext {
     static func utc(_ seconds: Int) -> String { CivilDateTime(secondsSinceEpoch: seconds).description + "Z" }
 
     func json(_ value: JSONValue, status: Int = 200, etag: String? = nil) -> HTTPResponse {
-        var response = HTTPResponse(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: Array(value.jsonText.utf8))
+        var response = HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+            body: Array(value.jsonText.utf8))
         if let etag { response.headers.set("ETag", etag) }
         return response
     }
@@ -272,7 +325,11 @@ struct APIContext {
         // preflight) is never read as one.
         let type = request.headers["Content-Type"]?.lowercased() ?? ""
         guard type.hasPrefix("application/json") || type.hasPrefix("application/merge-patch+json") else {
-            throw APIProblem(.unsupportedMediaType, type.isEmpty ? "the body needs Content-Type: application/json" : "the body must be application/json, not \(type)")
+            throw APIProblem(
+                .unsupportedMediaType,
+                type.isEmpty
+                    ? "the body needs Content-Type: application/json" : "the body must be application/json, not \(type)"
+            )
         }
         let value: JSONValue
         do {
@@ -280,7 +337,9 @@ struct APIContext {
         } catch {
             throw APIProblem(.invalidBody, "the body is not JSON: \(error.message) at byte \(error.offset)")
         }
-        guard case .object(let members) = value else { throw APIProblem(.invalidBody, "the body must be a JSON object") }
+        guard case .object(let members) = value else {
+            throw APIProblem(.invalidBody, "the body must be a JSON object")
+        }
         var result: [String: JSONValue] = [:]
         var unknown: [String] = []
         for (key, value) in members {
@@ -289,7 +348,9 @@ struct APIContext {
             result[key] = value
         }
         if !unknown.isEmpty {
-            throw APIProblem(.unknownField, "unknown field\(unknown.count == 1 ? "" : "s"): \(unknown.joined(separator: ", "))", fields: unknown)
+            throw APIProblem(
+                .unknownField, "unknown field\(unknown.count == 1 ? "" : "s"): \(unknown.joined(separator: ", "))",
+                fields: unknown)
         }
         return result
     }
@@ -303,7 +364,10 @@ struct APIContext {
             result[name] = value
         }
         if !unknown.isEmpty {
-            throw APIProblem(.unknownField, "unknown query parameter\(unknown.count == 1 ? "" : "s"): \(unknown.joined(separator: ", "))", fields: unknown)
+            throw APIProblem(
+                .unknownField,
+                "unknown query parameter\(unknown.count == 1 ? "" : "s"): \(unknown.joined(separator: ", "))",
+                fields: unknown)
         }
         return result
     }

@@ -112,7 +112,8 @@ public struct CalendarObjectExpansion {
     }
 
     func length(of component: Component, anchor: Anchor) throws(ICalendarError) -> Length {
-        let endProperty = component.name == "VTODO" && component.property("DTSTART") != nil
+        let endProperty =
+            component.name == "VTODO" && component.property("DTSTART") != nil
             ? component.property("DUE") : component.property("DTEND")
         if let endProperty, component.property("DTSTART") != nil {
             let end = try endProperty.dateTimeValue()
@@ -133,7 +134,8 @@ public struct CalendarObjectExpansion {
         -> [Occurrence]
     {
         // Expanding once, listing a COUNT series' instances up front would only cost.
-        try prepare(components, uid: uid, listingInstances: false).occurrences(from: from, to: to, viewerZone: viewerZone)
+        try prepare(components, uid: uid, listingInstances: false).occurrences(
+            from: from, to: to, viewerZone: viewerZone)
     }
 
     /// The occurrences of one calendar object, and whether they are all of them in the
@@ -142,7 +144,8 @@ public struct CalendarObjectExpansion {
         -> (occurrences: [Occurrence], isComplete: Bool)
     {
         var budget = ExpansionBudget.unbounded
-        return try prepare(components, uid: uid, listingInstances: false).expand(from: from, to: to, viewerZone: viewerZone, budget: &budget)
+        return try prepare(components, uid: uid, listingInstances: false).expand(
+            from: from, to: to, viewerZone: viewerZone, budget: &budget)
     }
 
     /// Reads one calendar object once (rules, overrides, lengths, zones) so that its
@@ -151,7 +154,9 @@ public struct CalendarObjectExpansion {
         try prepare(components, uid: uid, listingInstances: true)
     }
 
-    func prepare(_ components: [Component], uid: String, listingInstances: Bool) throws(ICalendarError) -> PreparedObject {
+    func prepare(_ components: [Component], uid: String, listingInstances: Bool) throws(ICalendarError)
+        -> PreparedObject
+    {
         let master = components.first { $0.property("RECURRENCE-ID") == nil }
         let overrides = components.filter { $0.property("RECURRENCE-ID") != nil }
 
@@ -168,7 +173,8 @@ public struct CalendarObjectExpansion {
                 singles.append(
                     PreparedObject.Single(
                         component: component, start: occurrenceTime(startKey, in: anchor.time),
-                        end: occurrenceTime(length.end(of: startKey, in: anchor.time), in: anchor.time), recurrenceID: id,
+                        end: occurrenceTime(length.end(of: startKey, in: anchor.time), in: anchor.time),
+                        recurrenceID: id,
                         tzid: anchor.tzid, zone: anchor.time.isInstant ? anchor.time.zone : nil))
             }
             return PreparedObject(uid: uid, series: nil, singles: singles)
@@ -180,7 +186,8 @@ public struct CalendarObjectExpansion {
         var byKey: [Int: PreparedObject.Override] = [:]
         var futureRanges: [(key: Int, override: PreparedObject.Override)] = []
         for component in overrides {
-            guard let idProperty = component.property("RECURRENCE-ID"), let overrideAnchor = try makeAnchor(for: component)
+            guard let idProperty = component.property("RECURRENCE-ID"),
+                let overrideAnchor = try makeAnchor(for: component)
             else { continue }
             let id = try idProperty.dateTimeValue()
             let idKey = try key(of: id, in: anchor.time)
@@ -209,11 +216,14 @@ public struct CalendarObjectExpansion {
         if listingInstances && recurrence.rules.allSatisfy({ $0.count != nil }) {
             var listed: [RecurrenceInstance] = []
             var iterator = recurrence.makeIterator()
-            while listed.count <= PreparedObject.listedInstanceLimit, let instance = iterator.next() { listed.append(instance) }
+            while listed.count <= PreparedObject.listedInstanceLimit, let instance = iterator.next() {
+                listed.append(instance)
+            }
             if listed.count <= PreparedObject.listedInstanceLimit, !iterator.isTruncated { instances = listed }
         }
         let series = PreparedObject.Series(
-            master: master, time: anchor.time, tzid: anchor.tzid, recurrence: recurrence, length: masterLength, overrides: byKey,
+            master: master, time: anchor.time, tzid: anchor.tzid, recurrence: recurrence, length: masterLength,
+            overrides: byKey,
             futureRanges: futureRanges, reach: reach, maxShift: maxShift, instances: instances)
         return PreparedObject(uid: uid, series: series, singles: [])
     }
@@ -225,8 +235,12 @@ public struct CalendarObjectExpansion {
     }
 
     func recurrenceSet(of master: Component, anchor: Anchor) throws(ICalendarError) -> RecurrenceSet {
-        let rules = try master.properties(named: "RRULE").map { (property) throws(ICalendarError) in try property.recurrenceRule() }
-        let exceptionRules = try master.properties(named: "EXRULE").map { (property) throws(ICalendarError) in try property.recurrenceRule() }
+        let rules = try master.properties(named: "RRULE").map { (property) throws(ICalendarError) in
+            try property.recurrenceRule()
+        }
+        let exceptionRules = try master.properties(named: "EXRULE").map { (property) throws(ICalendarError) in
+            try property.recurrenceRule()
+        }
         var dates: [RecurrenceInstance] = []
         for property in master.properties(named: "RDATE") {
             if property.valueType == .period {
@@ -236,7 +250,8 @@ public struct CalendarObjectExpansion {
                     switch period.end {
                     case .dateTime(let value): end = try key(of: value, in: anchor.time)
                     case .duration(let duration):
-                        end = Length(exactSeconds: duration.exactSeconds, nominalDays: duration.nominalDays).end(of: start, in: anchor.time)
+                        end = Length(exactSeconds: duration.exactSeconds, nominalDays: duration.nominalDays).end(
+                            of: start, in: anchor.time)
                     }
                     dates.append(RecurrenceInstance(start: start, explicitEnd: end))
                 }

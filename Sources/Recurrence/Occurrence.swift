@@ -23,7 +23,9 @@ public enum OccurrenceTime: Sendable, Hashable, Comparable {
     /// Whether an instance from `start` to `end` belongs to the window `from..<to` (nil
     /// for unbounded) for a viewer in `zone`: it starts before the window ends and ends
     /// after it starts; a zero-length instance must start within it.
-    public static func overlaps(start: OccurrenceTime, end: OccurrenceTime, from: Int?, to: Int?, in zone: ZoneRules) -> Bool {
+    public static func overlaps(start: OccurrenceTime, end: OccurrenceTime, from: Int?, to: Int?, in zone: ZoneRules)
+        -> Bool
+    {
         let startInstant = start.instant(in: zone)
         let endInstant = end.instant(in: zone)
         if let to, startInstant >= to { return false }
@@ -55,14 +57,17 @@ public enum OccurrenceTime: Sendable, Hashable, Comparable {
             return Int(text[start..<text.index(start, offsetBy: count)])
         }
         let length = text.count
-        guard length == 10 || length == 19 || length == 20, let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-            let date = CivilDate(year: year, month: month, day: day), text.dropFirst(4).first == "-", text.dropFirst(7).first == "-"
+        guard length == 10 || length == 19 || length == 20, let year = number(0, 4), let month = number(5, 2),
+            let day = number(8, 2),
+            let date = CivilDate(year: year, month: month, day: day), text.dropFirst(4).first == "-",
+            text.dropFirst(7).first == "-"
         else { return nil }
         if length == 10 {
             self = .date(date)
             return
         }
-        guard text.dropFirst(10).first == "T", let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+        guard text.dropFirst(10).first == "T", let hour = number(11, 2), let minute = number(14, 2),
+            let second = number(17, 2),
             let time = TimeOfDay(hour: hour, minute: minute, second: second)
         else { return nil }
         let local = CivilDateTime(date: date, time: time)

@@ -25,7 +25,8 @@ public final class PreparedObject: Sendable {
         let instances: [RecurrenceInstance]?
 
         init(
-            master: Component, time: SeriesTime, tzid: String?, recurrence: RecurrenceSet, length: CalendarObjectExpansion.Length,
+            master: Component, time: SeriesTime, tzid: String?, recurrence: RecurrenceSet,
+            length: CalendarObjectExpansion.Length,
             overrides: [Int: Override], futureRanges: [(key: Int, override: Override)], reach: Int, maxShift: Int,
             instances: [RecurrenceInstance]?
         ) {
@@ -110,7 +111,8 @@ public final class PreparedObject: Sendable {
         let isComplete = visit(from: from, to: to, viewerZone: viewerZone, limit: limit, budget: &budget) { instance in
             result.append(
                 Occurrence(
-                    uid: uid, component: component(instance.describer), start: instance.start, end: instance.end, recurrenceID: instance.recurrenceID,
+                    uid: uid, component: component(instance.describer), start: instance.start, end: instance.end,
+                    recurrenceID: instance.recurrenceID,
                     isOverride: instance.isOverride, tzid: tzid(instance.describer), zone: zone(instance.describer)))
         }
         return (result, isComplete)
@@ -121,13 +123,16 @@ public final class PreparedObject: Sendable {
     /// building occurrences (a free-slot search reads thousands of them).
     /// Returns false when a bound of ``ExpansionLimits`` stopped the expansion early.
     @discardableResult
-    public func busyIntervals(from: Int, to: Int, viewerZone: ZoneRules, budget: inout ExpansionBudget, into result: inout [BusyInterval]) -> Bool {
+    public func busyIntervals(
+        from: Int, to: Int, viewerZone: ZoneRules, budget: inout ExpansionBudget, into result: inout [BusyInterval]
+    ) -> Bool {
         visit(from: from, to: to, viewerZone: viewerZone, limit: .max, budget: &budget) { instance in
             var isAllDay = false
             if case .date = instance.start { isAllDay = true }
             result.append(
                 BusyInterval(
-                    start: instance.start.instant(in: viewerZone), end: instance.end.instant(in: viewerZone), traits: traits(instance.describer),
+                    start: instance.start.instant(in: viewerZone), end: instance.end.instant(in: viewerZone),
+                    traits: traits(instance.describer),
                     isAllDay: isAllDay, recurrenceID: instance.recurrenceID))
         }
     }
@@ -189,7 +194,10 @@ public final class PreparedObject: Sendable {
     /// Calls `emit` for each instance overlapping `from..<to`, in series order, at most `limit`
     /// times. Returns false when a bound of ``ExpansionLimits`` ended the walk early.
     @discardableResult
-    func visit(from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int, budget: inout ExpansionBudget, _ emit: (Instance) -> Void) -> Bool {
+    func visit(
+        from: Int?, to: Int?, viewerZone: ZoneRules, limit: Int, budget: inout ExpansionBudget,
+        _ emit: (Instance) -> Void
+    ) -> Bool {
         var emitted = 0
         guard !budget.isSpent else { return false }
         func overlaps(_ start: OccurrenceTime, _ end: OccurrenceTime) -> Bool {
@@ -201,7 +209,10 @@ public final class PreparedObject: Sendable {
                 let (start, end, recurrenceID) = (singles[index].start, singles[index].end, singles[index].recurrenceID)
                 guard overlaps(start, end) else { continue }
                 emitted += 1
-                emit(Instance(describer: .single(index), start: start, end: end, recurrenceID: recurrenceID, isOverride: recurrenceID != nil))
+                emit(
+                    Instance(
+                        describer: .single(index), start: start, end: end, recurrenceID: recurrenceID,
+                        isOverride: recurrenceID != nil))
             }
             return true
         }
@@ -220,9 +231,14 @@ public final class PreparedObject: Sendable {
             let end = item.time.occurrenceTime(item.endKey)
             guard overlaps(start, end) else { return }
             emitted += 1
-            emit(Instance(describer: .override(key), start: start, end: end, recurrenceID: time.occurrenceTime(key), isOverride: true))
+            emit(
+                Instance(
+                    describer: .override(key), start: start, end: end, recurrenceID: time.occurrenceTime(key),
+                    isOverride: true))
         }
-        var iterator = series.instances == nil ? series.recurrence.makeIterator(skippingTo: windowFrom, before: windowTo, maxSteps: budget.steps) : nil
+        var iterator =
+            series.instances == nil
+            ? series.recurrence.makeIterator(skippingTo: windowFrom, before: windowTo, maxSteps: budget.steps) : nil
         var listIndex = 0
         if let instances = series.instances, let windowFrom {
             // The first listed instance at or after the window's start.
@@ -276,7 +292,8 @@ public final class PreparedObject: Sendable {
             if case .future = describer { isOverride = true }
             emit(
                 Instance(
-                    describer: describer, start: start, end: end, recurrenceID: repeats ? time.occurrenceTime(instance.start) : nil, isOverride: isOverride))
+                    describer: describer, start: start, end: end,
+                    recurrenceID: repeats ? time.occurrenceTime(instance.start) : nil, isOverride: isOverride))
         }
         // Overrides whose original instance lies outside the expanded range (or is not an
         // instance at all) still show where they now are.

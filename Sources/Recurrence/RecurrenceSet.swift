@@ -97,15 +97,20 @@ public struct RecurrenceSet: Sendable {
         self.limits = limits
         let isDate = time.kind == .allDay
         // Iterators are built once (reading a rule allocates) and copied per expansion.
-        var sources = rules.map { RuleIterator(rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits) }
+        var sources = rules.map {
+            RuleIterator(rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits)
+        }
         if rules.isEmpty {
             // No rule: DTSTART alone (plus RDATEs).
             sources.append(
-                RuleIterator(rule: RecurrenceRule(frequency: .yearly, count: 1), start: start, isDate: isDate, zone: time.untilZone, limits: limits))
+                RuleIterator(
+                    rule: RecurrenceRule(frequency: .yearly, count: 1), start: start, isDate: isDate,
+                    zone: time.untilZone, limits: limits))
         }
         sourceTemplates = sources
         exclusionTemplates = exceptionRules.map {
-            RuleIterator(rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits, startIsInstance: false)
+            RuleIterator(
+                rule: $0, start: start, isDate: isDate, zone: time.untilZone, limits: limits, startIsInstance: false)
         }
     }
 
@@ -144,7 +149,8 @@ public struct RecurrenceSet: Sendable {
             for index in exclusions.indices { exclusions[index].skip(toward: local) }
         }
         let firstDate = from.map { key in dates.firstIndex { $0.start >= key } ?? dates.count } ?? 0
-        return Iterator(set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate, end: to, maxSteps: stepLimit)
+        return Iterator(
+            set: self, sources: sources, exclusions: exclusions, dateIndex: firstDate, end: to, maxSteps: stepLimit)
     }
 
     /// Merges the sources lazily: the smallest next key wins; equal keys are produced once.
@@ -168,7 +174,10 @@ public struct RecurrenceSet: Sendable {
         public private(set) var isTruncated = false
         private var exclusionsExhausted = false
 
-        init(set: RecurrenceSet, sources: [RuleIterator], exclusions: [RuleIterator], dateIndex: Int, end: Int?, maxSteps: Int) {
+        init(
+            set: RecurrenceSet, sources: [RuleIterator], exclusions: [RuleIterator], dateIndex: Int, end: Int?,
+            maxSteps: Int
+        ) {
             self.set = set
             self.maxSteps = maxSteps
             self.sources = sources
@@ -224,7 +233,8 @@ public struct RecurrenceSet: Sendable {
                     if heads[bestSource] == nil, sources[bestSource].isExhausted { isTruncated = true }
                 }
                 examined += 1
-                if let last, candidate.start <= last { continue }  // a duplicate (several rules, RDATE on a rule instance)
+                // a duplicate (several rules, RDATE on a rule instance)
+                if let last, candidate.start <= last { continue }
                 if isExcluded(candidate.start) { continue }
                 // An exclusion rule that ran out of steps cannot say whether this one is excluded.
                 if exclusionsExhausted { return nil }

@@ -126,7 +126,10 @@ struct RuleIterator: IteratorProtocol {
     ///   - zone: the series' zone, for comparing a UTC UNTIL as an instant.
     ///   - startIsInstance: whether DTSTART is the first instance whatever the rule says
     ///     (an RRULE, RFC 5545 §3.8.5.3); an EXRULE excludes DTSTART only when it matches.
-    init(rule: RecurrenceRule, start: CivilDateTime, isDate: Bool, zone: ZoneRules?, limits: ExpansionLimits, startIsInstance: Bool = true) {
+    init(
+        rule: RecurrenceRule, start: CivilDateTime, isDate: Bool, zone: ZoneRules?, limits: ExpansionLimits,
+        startIsInstance: Bool = true
+    ) {
         frequency = rule.frequency
         interval = max(1, rule.interval)
         self.start = start
@@ -170,9 +173,12 @@ struct RuleIterator: IteratorProtocol {
         self.monthDays = monthDays
         weekdayMask = plainDays.reduce(0) { $0 | UInt8(1) << UInt8($1.rawValue - 1) }
         ordinalDays = ordinals
-        hasDayFilter = monthMask != 0 || !weekNumbers.isEmpty || !yearDays.isEmpty || !monthDays.isEmpty
+        hasDayFilter =
+            monthMask != 0 || !weekNumbers.isEmpty || !yearDays.isEmpty || !monthDays.isEmpty
             || weekdayMask != 0 || !ordinals.isEmpty
-        onlyMonthDays = (rule.frequency == .monthly || rule.frequency == .yearly) && !monthDays.isEmpty && weekNumbers.isEmpty && yearDays.isEmpty && weekdayMask == 0 && ordinals.isEmpty
+        onlyMonthDays =
+            (rule.frequency == .monthly || rule.frequency == .yearly) && !monthDays.isEmpty && weekNumbers.isEmpty
+            && yearDays.isEmpty && weekdayMask == 0 && ordinals.isEmpty
         needsDayOfYear = !rule.byYearDay.isEmpty || (!ordinals.isEmpty && rule.frequency == .yearly && months.isEmpty)
         // In a YEARLY rule with BYMONTH, "2MO" is the second Monday of the month; without, of the year.
         ordinalsInMonth = rule.frequency == .monthly || !months.isEmpty
@@ -313,7 +319,9 @@ struct RuleIterator: IteratorProtocol {
             guard year > -100_000, year < 100_000 else { return }
             if monthMask != 0 {
                 for month in 1...12 where monthMask & (UInt16(1) << UInt16(month)) != 0 {
-                    addDays(from: CivilDate(year: year, month: month, day: 1)!, count: CivilDate.daysInMonth(year: year, month: month))
+                    addDays(
+                        from: CivilDate(year: year, month: month, day: 1)!,
+                        count: CivilDate.daysInMonth(year: year, month: month))
                 }
             } else {
                 addDays(from: CivilDate(year: year, month: 1, day: 1)!, count: CivilDate.daysInYear(year))
@@ -322,7 +330,9 @@ struct RuleIterator: IteratorProtocol {
             let year = floorDivide(periodIndex, 12)
             let month = periodIndex - year * 12 + 1
             guard monthMask == 0 || monthMask & (UInt16(1) << UInt16(month)) != 0 else { return }
-            addDays(from: CivilDate(year: year, month: month, day: 1)!, count: CivilDate.daysInMonth(year: year, month: month))
+            addDays(
+                from: CivilDate(year: year, month: month, day: 1)!,
+                count: CivilDate.daysInMonth(year: year, month: month))
         case .weekly:
             addDays(from: CivilDate(daysSinceEpoch: periodIndex * 7 + weekStart.days(after: .thursday)), count: 7)
         case .daily:
@@ -358,7 +368,11 @@ struct RuleIterator: IteratorProtocol {
         var dayOfYear = needsDayOfYear ? first.dayOfYear : 0
         var monthLength = CivilDate.daysInMonth(year: year, month: month)
         for _ in 0..<count {
-            if !hasDayFilter || matches(year: year, month: month, day: day, weekday: weekday, dayOfYear: dayOfYear, monthLength: monthLength) {
+            if !hasDayFilter
+                || matches(
+                    year: year, month: month, day: day, weekday: weekday, dayOfYear: dayOfYear, monthLength: monthLength
+                )
+            {
                 addTimes(on: CivilDate(year: year, month: month, day: day)!)
             }
             weekday = weekday.advanced(by: 1)

@@ -31,20 +31,25 @@ public enum VTimeZone {
         }
         var onsets: [Onset] = []
         func tooMany() -> ICalendarError {
-            ICalendarError(.limitExceeded, "\(tzid) changes offset more than \(maxOnsets) times before \(horizon)", component: "VTIMEZONE")
+            ICalendarError(
+                .limitExceeded, "\(tzid) changes offset more than \(maxOnsets) times before \(horizon)",
+                component: "VTIMEZONE")
         }
         for observance in component.components where observance.name == "STANDARD" || observance.name == "DAYLIGHT" {
             guard let start = try observance.property("DTSTART")?.dateTimeValue(),
                 let to = try observance.property("TZOFFSETTO")?.utcOffsetValue()
             else {
                 throw ICalendarError(
-                    .missingProperty, "\(tzid): \(observance.name) needs DTSTART and TZOFFSETTO", component: "VTIMEZONE")
+                    .missingProperty, "\(tzid): \(observance.name) needs DTSTART and TZOFFSETTO", component: "VTIMEZONE"
+                )
             }
             let from = try observance.property("TZOFFSETFROM")?.utcOffsetValue()
             let isDaylight = observance.name == "DAYLIGHT"
             let name = observance.property("TZNAME")?.textValue() ?? ""
             var locals: [CivilDateTime] = []
-            let rules = try observance.properties(named: "RRULE").map { (property) throws(ICalendarError) in try property.recurrenceRule() }
+            let rules = try observance.properties(named: "RRULE").map { (property) throws(ICalendarError) in
+                try property.recurrenceRule()
+            }
             for var rule in rules {
                 // An UNTIL in UTC is compared as the instant of the onset in the offset before it.
                 if let until = rule.until, until.form == .utc, let from {
@@ -53,8 +58,11 @@ public enum VTimeZone {
                 // One budget for the whole VTIMEZONE: each rule may add only what the others left.
                 let room = maxOnsets - onsets.count - locals.count
                 var iterator = RuleIterator(
-                    rule: rule, start: start.civil, isDate: false, zone: nil, limits: ExpansionLimits(maxInstances: room + 1))
-                while locals.count <= room, let local = iterator.next(), local.date.year <= horizon { locals.append(local) }
+                    rule: rule, start: start.civil, isDate: false, zone: nil,
+                    limits: ExpansionLimits(maxInstances: room + 1))
+                while locals.count <= room, let local = iterator.next(), local.date.year <= horizon {
+                    locals.append(local)
+                }
                 guard locals.count <= room, !iterator.isExhausted else { throw tooMany() }
             }
             if rules.isEmpty { locals.append(start.civil) }
@@ -62,15 +70,20 @@ public enum VTimeZone {
                 if let values = try? property.dateTimeValues() {
                     for value in values {
                         // A UTC RDATE names the instant; turn it back into the local onset time.
-                        locals.append(value.form == .utc && from != nil ? value.civil.adding(seconds: from!.seconds) : value.civil)
+                        locals.append(
+                            value.form == .utc && from != nil ? value.civil.adding(seconds: from!.seconds) : value.civil
+                        )
                     }
                 }
             }
-            for local in locals { onsets.append(Onset(local: local, from: from, to: to, isDaylight: isDaylight, name: name)) }
+            for local in locals {
+                onsets.append(Onset(local: local, from: from, to: to, isDaylight: isDaylight, name: name))
+            }
             guard onsets.count <= maxOnsets else { throw tooMany() }
         }
         guard !onsets.isEmpty else {
-            throw ICalendarError(.missingProperty, "\(tzid) has no STANDARD or DAYLIGHT observance", component: "VTIMEZONE")
+            throw ICalendarError(
+                .missingProperty, "\(tzid) has no STANDARD or DAYLIGHT observance", component: "VTIMEZONE")
         }
         // Sort by the wall clock first; the instant needs the offset before, known once sorted.
         onsets.sort { $0.local < $1.local }
@@ -113,12 +126,14 @@ extension VTimeZone {
             let offset = zone.offset(at: from)
             let start = zone.localTime(at: from)
             timeZone.components.append(
-                Component(name: "STANDARD", properties: [
-                    Property(name: "DTSTART", value: DateTimeValue(start, form: .floating).icalendarText),
-                    Property(name: "TZOFFSETFROM", value: offset.description),
-                    Property(name: "TZOFFSETTO", value: offset.description),
-                    Property(name: "TZNAME", text: zone.abbreviation(at: from)),
-                ]))
+                Component(
+                    name: "STANDARD",
+                    properties: [
+                        Property(name: "DTSTART", value: DateTimeValue(start, form: .floating).icalendarText),
+                        Property(name: "TZOFFSETFROM", value: offset.description),
+                        Property(name: "TZOFFSETTO", value: offset.description),
+                        Property(name: "TZNAME", text: zone.abbreviation(at: from)),
+                    ]))
             return timeZone
         }
         struct Kind: Hashable {
@@ -130,9 +145,12 @@ extension VTimeZone {
         var order: [Kind] = []
         var onsets: [Kind: [CivilDateTime]] = [:]
         for change in changes {
-            let kind = Kind(isDaylight: change.isDaylightSaving, before: change.offsetBefore, after: change.offsetAfter, name: change.abbreviation)
+            let kind = Kind(
+                isDaylight: change.isDaylightSaving, before: change.offsetBefore, after: change.offsetAfter,
+                name: change.abbreviation)
             if onsets[kind] == nil { order.append(kind) }
-            onsets[kind, default: []].append(CivilDateTime(secondsSinceEpoch: change.instant + change.offsetBefore.seconds))
+            onsets[kind, default: []].append(
+                CivilDateTime(secondsSinceEpoch: change.instant + change.offsetBefore.seconds))
         }
         for kind in order {
             let locals = onsets[kind]!
@@ -145,7 +163,8 @@ extension VTimeZone {
             for local in locals.dropFirst() {
                 properties.append(Property(name: "RDATE", value: DateTimeValue(local, form: .floating).icalendarText))
             }
-            timeZone.components.append(Component(name: kind.isDaylight ? "DAYLIGHT" : "STANDARD", properties: properties))
+            timeZone.components.append(
+                Component(name: kind.isDaylight ? "DAYLIGHT" : "STANDARD", properties: properties))
         }
         return timeZone
     }

@@ -89,7 +89,9 @@ public final class ZoneResolver {
     private func resolve(_ tzid: String) throws(ICalendarError) -> ZoneRules {
         let trimmed = tzid.trimmingSpaces
         if let zone = TimeZoneDatabase.zone(named: trimmed) { return zone }
-        if let iana = WindowsZones.ianaIdentifier(forWindowsName: trimmed), let zone = TimeZoneDatabase.zone(named: iana) {
+        if let iana = WindowsZones.ianaIdentifier(forWindowsName: trimmed),
+            let zone = TimeZoneDatabase.zone(named: iana)
+        {
             return zone
         }
         if let component = timeZones[tzid] {

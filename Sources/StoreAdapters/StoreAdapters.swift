@@ -9,7 +9,8 @@ extension ViewEvent {
     /// An occurrence from the store, as the views place it, in its calendar's colour.
     public init(_ occurrence: EventOccurrence, color: String?) {
         self.init(
-            id: occurrence.identifier, eventID: occurrence.eventIdentifier, calendarID: occurrence.calendarIdentifier, title: occurrence.title ?? "",
+            id: occurrence.identifier, eventID: occurrence.eventIdentifier, calendarID: occurrence.calendarIdentifier,
+            title: occurrence.title ?? "",
             start: occurrence.start, end: occurrence.end, zone: occurrence.viewerZone, color: color,
             isBusy: !occurrence.isCancelled && !occurrence.isTransparent)
     }
@@ -19,7 +20,8 @@ extension BusyBlock {
     /// The store's busy time of one instance (`EventStore.busyTime`).
     public init(_ busy: BusyTime) {
         self.init(
-            start: busy.start, end: busy.end, source: busy.eventIdentifier, recurrenceID: busy.recurrenceID, isTentative: busy.isTentative,
+            start: busy.start, end: busy.end, source: busy.eventIdentifier, recurrenceID: busy.recurrenceID,
+            isTentative: busy.isTentative,
             isAllDay: busy.isAllDay)
     }
 }

@@ -1,11 +1,11 @@
 import AddToCalendar
 import CalendarStore
-import StoreAdapters
 import CalendarViews
 import CivilTime
 import HTTPServer
 import ICalendar
 import Recurrence
+import StoreAdapters
 
 extension WebContext {
     /// `/calendar?view=month|week|day&date=YYYY-MM-DD[&firstWeekday=][&tz=][&cal=ID…]`.
@@ -23,7 +23,8 @@ extension WebContext {
             guard !ids.isEmpty else { return [] }
             do {
                 let found = try store.occurrences(
-                    in: TimeRange(start: range.start, end: range.end), calendars: ids, matching: .all, timeZone: view.zoneName, limit: .max)
+                    in: TimeRange(start: range.start, end: range.end), calendars: ids, matching: .all,
+                    timeZone: view.zoneName, limit: .max)
                 notice = found.truncationNotice
                 return found.occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }
             } catch {
@@ -38,21 +39,28 @@ extension WebContext {
         switch view.view {
         case "week":
             let first = view.date.startOfWeek(firstWeekday: view.firstWeekday)
-            let week = WeekGrid(from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)), today: today, now: now)
+            let week = WeekGrid(
+                from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)),
+                today: today, now: now)
             title = "Week of \(first)"
             grid = timeGrid(week, view: view, label: "Week of \(first)")
             previous = Self.supported(view.date.adding(days: -7))
             next = Self.supported(view.date.adding(days: 7))
         case "day":
-            let day = WeekGrid(from: view.date, days: 1, zone: view.zone, events: try events(WeekGrid.range(from: view.date, days: 1, zone: view.zone)), today: today, now: now)
+            let day = WeekGrid(
+                from: view.date, days: 1, zone: view.zone,
+                events: try events(WeekGrid.range(from: view.date, days: 1, zone: view.zone)), today: today, now: now)
             title = "\(view.date.weekday.englishName) \(view.date)"
             grid = timeGrid(day, view: view, label: title)
             previous = Self.supported(view.date.adding(days: -1))
             next = Self.supported(view.date.adding(days: 1))
         default:
-            guard let range = MonthGrid.range(year: view.date.year, month: view.date.month, firstWeekday: view.firstWeekday, zone: view.zone),
+            guard
+                let range = MonthGrid.range(
+                    year: view.date.year, month: view.date.month, firstWeekday: view.firstWeekday, zone: view.zone),
                 let month = MonthGrid(
-                    year: view.date.year, month: view.date.month, firstWeekday: view.firstWeekday, zone: view.zone, events: try events(range),
+                    year: view.date.year, month: view.date.month, firstWeekday: view.firstWeekday, zone: view.zone,
+                    events: try events(range),
                     today: today)
             else { throw WebFailure(400, "No such month.") }
             title = "\(view.date.monthName) \(view.date.year)"
@@ -91,15 +99,22 @@ extension WebContext {
     static func supported(_ date: CivilDate) -> CivilDate? { date.isSupported ? date : nil }
 
     /// The previous or next button; without a date (past year 9999 or before year 1), a disabled one.
-    func navigationLink(_ view: ViewParameters, to date: CivilDate?, rel: String, label: String, symbol: String) -> String {
-        guard let date else { return "<span class=\"button\" aria-disabled=\"true\" aria-label=\"\(label)\">\(symbol)</span>" }
-        return "<a class=\"button\" href=\"\(link(view, date: date))\" rel=\"\(rel)\" aria-label=\"\(label)\">\(symbol)</a>"
+    func navigationLink(_ view: ViewParameters, to date: CivilDate?, rel: String, label: String, symbol: String)
+        -> String
+    {
+        guard let date else {
+            return "<span class=\"button\" aria-disabled=\"true\" aria-label=\"\(label)\">\(symbol)</span>"
+        }
+        return
+            "<a class=\"button\" href=\"\(link(view, date: date))\" rel=\"\(rel)\" aria-label=\"\(label)\">\(symbol)</a>"
     }
 
     /// A bookmarkable link to the calendar with these changes, keeping the page's overrides.
     func link(_ view: ViewParameters, date: CivilDate? = nil, view name: String? = nil) -> String {
         var pairs: [(String, String)] = [("view", name ?? view.view), ("date", (date ?? view.date).description)]
-        for (key, value) in request.queryItems where ["firstWeekday", "tz", "cal"].contains(key) { pairs.append((key, value)) }
+        for (key, value) in request.queryItems where ["firstWeekday", "tz", "cal"].contains(key) {
+            pairs.append((key, value))
+        }
         return HTML.escape("/calendar?" + HTML.query(pairs))
     }
 
@@ -121,7 +136,8 @@ extension WebContext {
     }
 
     func monthGrid(_ month: MonthGrid, view: ViewParameters) -> String {
-        var html = "<table class=\"month\" role=\"grid\" aria-label=\"\(CivilDate(year: month.year, month: month.month, day: 1)!.monthName) \(month.year)\">"
+        var html =
+            "<table class=\"month\" role=\"grid\" aria-label=\"\(CivilDate(year: month.year, month: month.month, day: 1)!.monthName) \(month.year)\">"
         html += "<thead><tr role=\"row\">"
         for weekday in month.weekdays {
             let name = weekday.englishName
@@ -136,17 +152,27 @@ extension WebContext {
                 if day.isToday { classes.append("today") }
                 if day.date == view.date { classes.append("selected") }
                 if day.marker.hasConflict { classes.append("conflict") }
-                let label = "\(day.date.weekday.englishName) \(day.date), \(day.marker.count) event\(day.marker.count == 1 ? "" : "s")"
+                let label =
+                    "\(day.date.weekday.englishName) \(day.date), \(day.marker.count) event\(day.marker.count == 1 ? "" : "s")"
                     + (day.marker.hasConflict ? ", overlapping" : "")
-                html += "<td role=\"gridcell\" class=\"\(classes.joined(separator: " "))\" data-date=\"\(day.date)\" data-count=\"\(day.marker.count)\""
+                html +=
+                    "<td role=\"gridcell\" class=\"\(classes.joined(separator: " "))\" data-date=\"\(day.date)\" data-count=\"\(day.marker.count)\""
                     + (day.isToday ? " aria-current=\"date\"" : "") + ">"
-                html += "<a class=\"number\" href=\"\(link(view, date: day.date, view: "day"))\" aria-label=\"\(HTML.escape(label))\">\(day.date.day)</a>"
+                html +=
+                    "<a class=\"number\" href=\"\(link(view, date: day.date, view: "day"))\" aria-label=\"\(HTML.escape(label))\">\(day.date.day)</a>"
                 if day.marker.count > 0 {
-                    html += "<span class=\"markers\">" + (day.marker.colors.isEmpty ? dot(nil) : day.marker.colors.map { dot($0) }.joined())
-                        + (day.marker.hasConflict ? "<span class=\"warning\" title=\"Overlapping events\">!</span>" : "") + "</span>"
-                    html += "<ul class=\"events\">" + day.events.prefix(3).map { event in
-                        "<li>\(dot(event.color))<a href=\"\(eventLink(event))\">\(HTML.escape(event.title.isEmpty ? "(untitled)" : event.title))</a></li>"
-                    }.joined() + (day.events.count > 3 ? "<li class=\"more\">+\(day.events.count - 3) more</li>" : "") + "</ul>"
+                    html +=
+                        "<span class=\"markers\">"
+                        + (day.marker.colors.isEmpty ? dot(nil) : day.marker.colors.map { dot($0) }.joined())
+                        + (day.marker.hasConflict
+                            ? "<span class=\"warning\" title=\"Overlapping events\">!</span>" : "") + "</span>"
+                    html +=
+                        "<ul class=\"events\">"
+                        + day.events.prefix(3).map { event in
+                            "<li>\(dot(event.color))<a href=\"\(eventLink(event))\">\(HTML.escape(event.title.isEmpty ? "(untitled)" : event.title))</a></li>"
+                        }.joined()
+                        + (day.events.count > 3 ? "<li class=\"more\">+\(day.events.count - 3) more</li>" : "")
+                        + "</ul>"
                 }
                 html += "</td>"
             }
@@ -168,23 +194,30 @@ extension WebContext {
         func top(_ minute: Int) -> String { Self.percent(Double(minute) / Double(scale) * 100) }
         let height = "height:\(Double(scale) / 30)rem"  // two rem an hour
         let kind = grid.columns.count == 1 ? "day" : "week"
-        var html = "<table class=\"time-grid \(kind)\" role=\"grid\" aria-label=\"\(HTML.escape(label))\" data-scale-minutes=\"\(scale)\"><thead><tr role=\"row\">"
-        html += "<td class=\"gutter-head\" aria-hidden=\"true\">\(HTML.escape(view.zone.abbreviation(at: calendar.now())))</td>"
+        var html =
+            "<table class=\"time-grid \(kind)\" role=\"grid\" aria-label=\"\(HTML.escape(label))\" data-scale-minutes=\"\(scale)\"><thead><tr role=\"row\">"
+        html +=
+            "<td class=\"gutter-head\" aria-hidden=\"true\">\(HTML.escape(view.zone.abbreviation(at: calendar.now())))</td>"
         for column in grid.columns {
             let name = column.date.weekday.englishName
-            html += "<th role=\"columnheader\" scope=\"col\" abbr=\"\(name) \(column.date)\"\(column.isToday ? " class=\"today\" aria-current=\"date\"" : "")>"
+            html +=
+                "<th role=\"columnheader\" scope=\"col\" abbr=\"\(name) \(column.date)\"\(column.isToday ? " class=\"today\" aria-current=\"date\"" : "")>"
                 + "<a href=\"\(link(view, date: column.date, view: "day"))\">\(name.prefix(3)) \(column.date.day)</a>"
-                + (column.marker.hasConflict ? "<span class=\"warning\" title=\"Overlapping events\">!</span>" : "") + "</th>"
+                + (column.marker.hasConflict ? "<span class=\"warning\" title=\"Overlapping events\">!</span>" : "")
+                + "</th>"
         }
         html += "</tr></thead><tbody>"
         // The all-day row: one table row per lane, events spanning their columns.
         let count = grid.columns.count
         for lane in 0..<grid.allDayLanes {
-            html += "<tr role=\"row\" class=\"all-day\">" + (lane == 0 ? "<th scope=\"row\" class=\"gutter\" rowspan=\"\(grid.allDayLanes)\">All day</th>" : "")
+            html +=
+                "<tr role=\"row\" class=\"all-day\">"
+                + (lane == 0 ? "<th scope=\"row\" class=\"gutter\" rowspan=\"\(grid.allDayLanes)\">All day</th>" : "")
             var column = 0
             for item in grid.allDay.filter({ $0.lane == lane }).sorted(by: { $0.first < $1.first }) {
                 if item.first > column { html += "<td role=\"gridcell\" colspan=\"\(item.first - column)\"></td>" }
-                html += "<td role=\"gridcell\" colspan=\"\(item.span)\" class=\"all-day-event\" style=\"border-color:\(HTML.escape(Self.safeColor(item.event.color)))\">"
+                html +=
+                    "<td role=\"gridcell\" colspan=\"\(item.span)\" class=\"all-day-event\" style=\"border-color:\(HTML.escape(Self.safeColor(item.event.color)))\">"
                     + "<a href=\"\(eventLink(item.event))\">\(HTML.escape(item.event.title))</a></td>"
                 column = item.first + item.span
             }
@@ -192,30 +225,40 @@ extension WebContext {
             html += "</tr>"
         }
         // The gutter, then timed events, placed by minute in each day's column.
-        html += "<tr role=\"row\" class=\"timed\"><th scope=\"row\" class=\"gutter\"><div class=\"hours\" style=\"\(height)\">"
+        html +=
+            "<tr role=\"row\" class=\"timed\"><th scope=\"row\" class=\"gutter\"><div class=\"hours\" style=\"\(height)\">"
         for mark in gutter {
-            html += "<span class=\"hour-label\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>"
+            html +=
+                "<span class=\"hour-label\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>"
         }
         html += "</div></th>"
         for column in grid.columns {
-            html += "<td role=\"gridcell\" class=\"day-column\(column.isToday ? " today" : "")\" data-date=\"\(column.date)\" data-minutes=\"\(column.minutes)\"><div class=\"hours\" style=\"\(height)\">"
+            html +=
+                "<td role=\"gridcell\" class=\"day-column\(column.isToday ? " today" : "")\" data-date=\"\(column.date)\" data-minutes=\"\(column.minutes)\"><div class=\"hours\" style=\"\(height)\">"
             let ownLabels = column.hours != gutter
             for mark in column.hours {
                 html += "<span class=\"hour-line\" style=\"top:\(top(mark.minute))\" aria-hidden=\"true\"></span>"
-                if ownLabels { html += "<span class=\"hour-label own\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>" }
+                if ownLabels {
+                    html +=
+                        "<span class=\"hour-label own\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>"
+                }
             }
             if column.minutes < scale {
-                html += "<span class=\"no-time\" style=\"top:\(top(column.minutes))\" title=\"This day is \(column.minutes / 60) hours long\"></span>"
+                html +=
+                    "<span class=\"no-time\" style=\"top:\(top(column.minutes))\" title=\"This day is \(column.minutes / 60) hours long\"></span>"
             }
             for placed in column.timed {
                 let height = max(1.5, Double(max(placed.endMinute - placed.startMinute, 1)) / Double(scale) * 100)
                 let width = 100.0 / Double(placed.lanes)
-                let style = "top:\(top(placed.startMinute));height:\(Self.percent(height));left:\(Self.percent(width * Double(placed.lane)));width:\(Self.percent(width));border-color:\(Self.safeColor(placed.event.color))"
-                html += "<a class=\"timed-event\" href=\"\(eventLink(placed.event))\" style=\"\(HTML.escape(style))\" data-lane=\"\(placed.lane)\" data-lanes=\"\(placed.lanes)\" data-start-minute=\"\(placed.startMinute)\" data-end-minute=\"\(placed.endMinute)\">"
+                let style =
+                    "top:\(top(placed.startMinute));height:\(Self.percent(height));left:\(Self.percent(width * Double(placed.lane)));width:\(Self.percent(width));border-color:\(Self.safeColor(placed.event.color))"
+                html +=
+                    "<a class=\"timed-event\" href=\"\(eventLink(placed.event))\" style=\"\(HTML.escape(style))\" data-lane=\"\(placed.lane)\" data-lanes=\"\(placed.lanes)\" data-start-minute=\"\(placed.startMinute)\" data-end-minute=\"\(placed.endMinute)\">"
                     + "<span class=\"time\">\(Self.wallClock(placed.event.start, view.zone))</span> \(HTML.escape(placed.event.title))</a>"
             }
             if let minute = column.nowMinute {
-                html += "<div class=\"now-line\" style=\"top:\(top(minute))\" data-now-minute=\"\(minute)\" data-day-minutes=\"\(column.minutes)\" role=\"presentation\" title=\"Now\"></div>"
+                html +=
+                    "<div class=\"now-line\" style=\"top:\(top(minute))\" data-now-minute=\"\(minute)\" data-day-minutes=\"\(column.minutes)\" role=\"presentation\" title=\"Now\"></div>"
             }
             html += "</div></td>"
         }
@@ -229,7 +272,8 @@ extension WebContext {
         var html = "<section class=\"day-details\" aria-live=\"polite\">"
         for day in month.weeks.joined() {
             let selected = day.date == view.date
-            html += "<div class=\"day-detail\" data-date=\"\(day.date)\"\(selected ? "" : " hidden")><h2>\(day.date.weekday.englishName) \(day.date)</h2>"
+            html +=
+                "<div class=\"day-detail\" data-date=\"\(day.date)\"\(selected ? "" : " hidden")><h2>\(day.date.weekday.englishName) \(day.date)</h2>"
                 + dayList(day.events, view: view) + "</div>"
         }
         return html + "</section>"
@@ -246,10 +290,14 @@ extension WebContext {
 
     func dayList(_ events: [ViewEvent], view: ViewParameters) -> String {
         guard !events.isEmpty else { return "<p class=\"empty\">Nothing on this day.</p>" }
-        return "<ul class=\"agenda\">" + events.map { event in
-            let time = event.isAllDay ? "All day" : Self.wallClock(event.start, view.zone) + "–" + Self.wallClock(event.end, view.zone)
-            return "<li>\(dot(event.color))<span class=\"time\">\(time)</span> <a href=\"\(eventLink(event))\">\(HTML.escape(event.title.isEmpty ? "(untitled)" : event.title))</a></li>"
-        }.joined() + "</ul>"
+        return "<ul class=\"agenda\">"
+            + events.map { event in
+                let time =
+                    event.isAllDay
+                    ? "All day" : Self.wallClock(event.start, view.zone) + "–" + Self.wallClock(event.end, view.zone)
+                return
+                    "<li>\(dot(event.color))<span class=\"time\">\(time)</span> <a href=\"\(eventLink(event))\">\(HTML.escape(event.title.isEmpty ? "(untitled)" : event.title))</a></li>"
+            }.joined() + "</ul>"
     }
 
     static func wallClock(_ instant: Int, _ zone: ZoneRules) -> String {
@@ -262,13 +310,15 @@ extension WebContext {
         // A GET form: visibility toggles work without JavaScript (Apply), and the
         // script submits on change.
         var html = "<form class=\"calendars\" method=\"get\" action=\"/calendar\" data-autosubmit>"
-        html += "<input type=\"hidden\" name=\"view\" value=\"\(view.view)\"><input type=\"hidden\" name=\"date\" value=\"\(view.date)\">"
+        html +=
+            "<input type=\"hidden\" name=\"view\" value=\"\(view.view)\"><input type=\"hidden\" name=\"date\" value=\"\(view.date)\">"
         for (key, value) in request.queryItems where ["firstWeekday", "tz"].contains(key) {
             html += "<input type=\"hidden\" name=\"\(key)\" value=\"\(HTML.escape(value))\">"
         }
         html += "<fieldset><legend>Calendars</legend>"
         for item in view.calendars {
-            html += "<label>\(dot(colors[item.id]))<input type=\"checkbox\" name=\"cal\" value=\"\(HTML.escape(item.id))\"\(view.visible.contains(item.id) ? " checked" : "")> \(HTML.escape(item.title))</label>"
+            html +=
+                "<label>\(dot(colors[item.id]))<input type=\"checkbox\" name=\"cal\" value=\"\(HTML.escape(item.id))\"\(view.visible.contains(item.id) ? " checked" : "")> \(HTML.escape(item.title))</label>"
         }
         return html + "</fieldset><button type=\"submit\" class=\"apply\">Apply</button></form>"
     }

@@ -1,16 +1,18 @@
 import AddToCalendar
 import Availability
 import CalendarStore
-import StoreAdapters
 import CalendarViews
 import CivilTime
 import HTTPServer
 import ICalendar
 import Recurrence
+import StoreAdapters
 
 extension WebContext {
     /// The event and, for `occurrence`, that instance of it.
-    func loadEvent(_ store: any EventStore, id: String, occurrence: String?, zoneName: String) throws(WebFailure) -> (Event, EventOccurrence?) {
+    func loadEvent(_ store: any EventStore, id: String, occurrence: String?, zoneName: String) throws(WebFailure) -> (
+        Event, EventOccurrence?
+    ) {
         do {
             guard let occurrence else { return (try store.event(withIdentifier: id), nil) }
             let found = try store.occurrence(ofEvent: id, recurrenceID: occurrence, timeZone: zoneName)
@@ -31,7 +33,8 @@ extension WebContext {
         let (event, occurrence) = try loadEvent(store, id: id, occurrence: occurrenceID, zoneName: view.zoneName)
         let targets: AddToCalendarTargets
         do {
-            targets = try AddToCalendarTargets.targets(ofEvent: id, occurrence: occurrence, zoneName: view.zoneName, in: store)
+            targets = try AddToCalendarTargets.targets(
+                ofEvent: id, occurrence: occurrence, zoneName: view.zoneName, in: store)
         } catch {
             throw WebFailure(error)
         }
@@ -41,9 +44,12 @@ extension WebContext {
         let added = (try? store.addedMark(event: id)) ?? nil
         let addedURL = "/api/v1/events/" + PercentEncoding.encode(id) + "/added"
         // The download is what the button adds: this occurrence, or the whole event.
-        let icsURL = "/events/" + PercentEncoding.encode(id) + ".ics" + (occurrenceID.map { "?" + HTML.query([("occurrence", $0)]) } ?? "")
+        let icsURL =
+            "/events/" + PercentEncoding.encode(id) + ".ics"
+            + (occurrenceID.map { "?" + HTML.query([("occurrence", $0)]) } ?? "")
         let links = [
-            ("Google Calendar", targets.google.url), ("Outlook.com", targets.outlook.url), ("Office 365", targets.office365.url),
+            ("Google Calendar", targets.google.url), ("Outlook.com", targets.outlook.url),
+            ("Office 365", targets.office365.url),
             ("Yahoo Calendar", targets.yahoo.url),
         ]
         var editPairs = [("id", id)]
@@ -86,7 +92,9 @@ extension WebContext {
         let from = zone.localTime(at: start.instant(in: zone))
         let to = zone.localTime(at: end.instant(in: zone))
         let day = from.date.weekday.englishName
-        let endText = to.date == from.date ? clock(to.time.hour * 60 + to.time.minute) : "\(to.date) " + clock(to.time.hour * 60 + to.time.minute)
+        let endText =
+            to.date == from.date
+            ? clock(to.time.hour * 60 + to.time.minute) : "\(to.date) " + clock(to.time.hour * 60 + to.time.minute)
         return "\(day) \(from.date) \(clock(from.time.hour * 60 + from.time.minute))–\(endText) (\(zone.identifier))"
     }
 
@@ -97,7 +105,10 @@ extension WebContext {
         let session = try requireSession()
         let store = try store(for: session)
         let view = try parameters(store: store, user: session.user)
-        var fields: [String: String] = ["startDate": view.date.description, "startTime": "09:00", "endDate": view.date.description, "endTime": "10:00"]
+        var fields: [String: String] = [
+            "startDate": view.date.description, "startTime": "09:00", "endDate": view.date.description,
+            "endTime": "10:00",
+        ]
         if let id = request.queryValue("id") {
             let occurrenceID = request.queryValue("occurrence")
             let (event, occurrence) = try loadEvent(store, id: id, occurrence: occurrenceID, zoneName: view.zoneName)
@@ -109,13 +120,17 @@ extension WebContext {
             fields["calendar"] = event.calendarIdentifier
             fields["rrule"] = event.component.property("RRULE")?.value
             fields["recurring"] = event.isRecurring ? "1" : nil
-            if case .relative(let offset, false)? = event.alarms.first?.trigger, offset.nominalDays == 0, offset.exactSeconds <= 0 {
+            if case .relative(let offset, false)? = event.alarms.first?.trigger, offset.nominalDays == 0,
+                offset.exactSeconds <= 0
+            {
                 fields["alarm"] = String(-offset.exactSeconds / 60)
             }
             // Times as the Add to Calendar entry resolves them (TZID, DURATION, the first instance).
             let entry: CalendarEntry
             do {
-                entry = try AddToCalendarTargets.targets(ofEvent: id, occurrence: occurrence, zoneName: view.zoneName, in: store).entry
+                entry = try AddToCalendarTargets.targets(
+                    ofEvent: id, occurrence: occurrence, zoneName: view.zoneName, in: store
+                ).entry
             } catch {
                 throw WebFailure(error)
             }
@@ -135,20 +150,28 @@ extension WebContext {
         return html(fields["id"] == nil ? "New event" : "Edit event", eventForm(fields, view: view, conflicts: []))
     }
 
-    func eventForm(_ fields: [String: String], view: ViewParameters, conflicts: [String], error: String? = nil) -> String {
+    func eventForm(_ fields: [String: String], view: ViewParameters, conflicts: [String], error: String? = nil)
+        -> String
+    {
         func value(_ name: String) -> String { HTML.escape(fields[name] ?? "") }
-        let presets = [("", "Does not repeat"), ("FREQ=DAILY", "Every day"), ("FREQ=WEEKLY", "Every week"), ("FREQ=MONTHLY", "Every month"),
-            ("FREQ=YEARLY", "Every year"), ("custom", "Custom rule")]
+        let presets = [
+            ("", "Does not repeat"), ("FREQ=DAILY", "Every day"), ("FREQ=WEEKLY", "Every week"),
+            ("FREQ=MONTHLY", "Every month"),
+            ("FREQ=YEARLY", "Every year"), ("custom", "Custom rule"),
+        ]
         let rule = fields["rrule"] ?? ""
         let preset = fields["repeat"] ?? (rule.isEmpty ? "" : (presets.contains { $0.0 == rule } ? rule : "custom"))
         let calendarOptions = view.calendars.map { item in
             "<option value=\"\(HTML.escape(item.id))\"\(item.id == fields["calendar"] ? " selected" : "")>\(HTML.escape(item.title))</option>"
         }.joined()
-        var html = "<header class=\"bar\"><a class=\"button\" href=\"/calendar\">‹ Calendar</a></header><main class=\"page\">"
+        var html =
+            "<header class=\"bar\"><a class=\"button\" href=\"/calendar\">‹ Calendar</a></header><main class=\"page\">"
         html += "<h1>\(fields["id"] == nil ? "New event" : "Edit event")</h1>"
         if let error { html += "<p class=\"error\" role=\"alert\">\(HTML.escape(error))</p>" }
         if !conflicts.isEmpty {
-            html += "<div class=\"conflicts\" role=\"alert\"><p>This overlaps:</p><ul>" + conflicts.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            html +=
+                "<div class=\"conflicts\" role=\"alert\"><p>This overlaps:</p><ul>"
+                + conflicts.map { "<li>\(HTML.escape($0))</li>" }.joined()
                 + "</ul><p>Save anyway, or change the time.</p></div>"
         }
         html += """
@@ -202,10 +225,13 @@ extension WebContext {
         guard let title = fields["title"], !title.isEmpty else { return refuse("The event needs a title.") }
         for (field, label) in [("title", "title"), ("location", "location"), ("notes", "notes")] {
             if let scalar = fields[field].flatMap({ ValueCharacters.forbidden(in: $0, allowingLineBreaks: true) }) {
-                return refuse("The \(label) holds the control character \(ValueCharacters.name(of: scalar)), which a calendar cannot store.")
+                return refuse(
+                    "The \(label) holds the control character \(ValueCharacters.name(of: scalar)), which a calendar cannot store."
+                )
             }
         }
-        guard let startDate = Self.date(fields["startDate"] ?? ""), let endDate = Self.date(fields["endDate"] ?? "") else {
+        guard let startDate = Self.date(fields["startDate"] ?? ""), let endDate = Self.date(fields["endDate"] ?? "")
+        else {
             return refuse("Start and end dates are YYYY-MM-DD.")
         }
         let allDay = fields["allDay"] == "1"
@@ -216,7 +242,9 @@ extension WebContext {
             start = DateTimeValue(date: startDate)
             end = DateTimeValue(date: endDate.adding(days: 1))
         } else {
-            guard let startClock = Self.clockMinutes(fields["startTime"] ?? ""), let endClock = Self.clockMinutes(fields["endTime"] ?? "") else {
+            guard let startClock = Self.clockMinutes(fields["startTime"] ?? ""),
+                let endClock = Self.clockMinutes(fields["endTime"] ?? "")
+            else {
                 return refuse("Times are HH:MM.")
             }
             let from = CivilDateTime(date: startDate, time: .midnight).adding(seconds: startClock * 60)
@@ -239,7 +267,9 @@ extension WebContext {
         }
         var alarmMinutes: Int?
         if let text = fields["alarm"], !text.isEmpty {
-            guard let minutes = Int(text), (0...40_320).contains(minutes) else { return refuse("The alert is 0 to 40,320 minutes before.") }
+            guard let minutes = Int(text), (0...40_320).contains(minutes) else {
+                return refuse("The alert is 0 to 40,320 minutes before.")
+            }
             alarmMinutes = minutes
         }
         var calendarID = fields["calendar"] ?? view.calendars.first?.id ?? ""
@@ -259,7 +289,10 @@ extension WebContext {
         let span: Span = fields["span"] == "future" ? .futureEvents : .thisEvent
         let existingID = fields["id"].flatMap { $0.isEmpty ? nil : $0 }
         if let existingID {
-            event = try loadEvent(store, id: existingID, occurrence: fields["occurrence"].flatMap { $0.isEmpty ? nil : $0 }, zoneName: zoneName).0
+            event = try loadEvent(
+                store, id: existingID, occurrence: fields["occurrence"].flatMap { $0.isEmpty ? nil : $0 },
+                zoneName: zoneName
+            ).0
             event.calendarIdentifier = calendarID
         } else {
             event = Event(title: title, start: start, calendarIdentifier: calendarID)
@@ -294,7 +327,9 @@ extension WebContext {
 
     static func clockMinutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":")
-        guard parts.count >= 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        guard parts.count >= 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour),
+            (0..<60).contains(minute)
+        else { return nil }
         return hour * 60 + minute
     }
 
@@ -312,7 +347,9 @@ extension WebContext {
             let now = calendar.now()
             var budget = ExpansionBudget.perRequest
             let found = try expansion.prepare([event.component], uid: event.externalIdentifier)
-                .expand(from: now - 86_400, to: now + 366 * 86_400, viewerZone: zone, limit: Self.conflictCheckLimit + 1, budget: &budget)
+                .expand(
+                    from: now - 86_400, to: now + 366 * 86_400, viewerZone: zone, limit: Self.conflictCheckLimit + 1,
+                    budget: &budget)
             proposed = found.occurrences.map { ($0.start.instant(in: zone), $0.end.instant(in: zone)) }
             isCut = !found.isComplete || proposed.count > Self.conflictCheckLimit
         } catch {
@@ -322,13 +359,16 @@ extension WebContext {
         guard let first = proposed.first, let last = proposed.last else { return [] }
         let busy: [BusyTime]
         do {
-            busy = try store.busyTime(in: TimeRange(start: first.start, end: max(last.end, last.start + 1)), calendars: nil, timeZone: zone.identifier)
+            busy = try store.busyTime(
+                in: TimeRange(start: first.start, end: max(last.end, last.start + 1)), calendars: nil,
+                timeZone: zone.identifier)
         } catch {
             throw WebFailure(error)
         }
         let rules = AvailabilityRules(zone: zone, workingHours: [:], slotLength: 60, allDayIsBusy: false)
         let found = AvailabilitySearch.conflicts(
-            proposed: proposed, busy: busy.filter { $0.eventIdentifier != event.localIdentifier }.map(BusyBlock.init), rules: rules)
+            proposed: proposed, busy: busy.filter { $0.eventIdentifier != event.localIdentifier }.map(BusyBlock.init),
+            rules: rules)
         guard !found.isEmpty else { return [] }
         var lines: [String] = []
         var titles: [String: String] = [:]
@@ -339,7 +379,9 @@ extension WebContext {
             lines.append("\(title), \(Self.describe(.instant(conflict.with.start), .instant(conflict.with.end), zone))")
         }
         if found.count > 10 { lines.append("and \(found.count - 10) more") }
-        if isCut { lines.append("(only its first \(Self.conflictCheckLimit) instances in the coming year were checked)") }
+        if isCut {
+            lines.append("(only its first \(Self.conflictCheckLimit) instances in the coming year were checked)")
+        }
         return lines
     }
 }

@@ -4,7 +4,9 @@ import HTTPServer
 enum HTML {
     /// Escapes text for element content and quoted attribute values.
     static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return text }
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+            return text
+        }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
         for character in text {
@@ -28,7 +30,9 @@ enum HTML {
     /// A whole page: phone-width first, the stylesheet and the script (by nonce), the CSRF
     /// token for scripts, what a native shell said of itself (so CSS can hide web-only
     /// controls there), and `body`.
-    static func page(title: String, nonce: String, csrf: String?, bridge: (platform: String, components: String)?, body: String) -> String {
+    static func page(
+        title: String, nonce: String, csrf: String?, bridge: (platform: String, components: String)?, body: String
+    ) -> String {
         """
         <!DOCTYPE html>
         <html lang="en"\(bridge.map { " data-bridge-platform=\"\(escape($0.platform))\" data-bridge-components=\"\(escape($0.components))\"" } ?? "")>

@@ -3,9 +3,11 @@ import HTTPServer
 /// The stylesheet and script, `Resources/app.css` and `Resources/app.js`, embedded in
 /// the binary by SwiftPM (no CDN, no build step) and served with an ETag.
 enum StaticFiles {
-    static let css = StaticDocument(bytes: PackageResources.app_css, contentType: "text/css; charset=utf-8", cacheControl: "public, max-age=3600")
+    static let css = StaticDocument(
+        bytes: PackageResources.app_css, contentType: "text/css; charset=utf-8", cacheControl: "public, max-age=3600")
     static let javascript = StaticDocument(
-        bytes: PackageResources.app_js, contentType: "text/javascript; charset=utf-8", cacheControl: "public, max-age=3600")
+        bytes: PackageResources.app_js, contentType: "text/javascript; charset=utf-8",
+        cacheControl: "public, max-age=3600")
 
     static func response(to request: HTTPRequest) -> HTTPResponse {
         switch request.path {

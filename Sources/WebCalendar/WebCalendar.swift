@@ -3,8 +3,8 @@ import AddToCalendar
 import CalendarStore
 import CalendarViews
 import CivilTime
-import HTTPServer
 import Foundation
+import HTTPServer
 import ICalendar
 
 /// The web calendar: server-rendered pages (sign-in, month, week and day views, event
@@ -15,13 +15,15 @@ public struct WebCalendar: Sendable {
     public let backend: any StoreBackend
     /// Checks a user name and password (the server's throttled check); the signed-in
     /// user's name, or a message to show.
-    public let verifyPassword: @Sendable (_ user: String, _ password: String, _ address: String) -> Result<String, WebSignInFailure>
+    public let verifyPassword:
+        @Sendable (_ user: String, _ password: String, _ address: String) -> Result<String, WebSignInFailure>
     public let now: @Sendable () -> Int
     /// How long a session lasts, in seconds.
     public var sessionLifetime = 30 * 86_400
 
     public init(
-        backend: any StoreBackend, verifyPassword: @escaping @Sendable (String, String, String) -> Result<String, WebSignInFailure>,
+        backend: any StoreBackend,
+        verifyPassword: @escaping @Sendable (String, String, String) -> Result<String, WebSignInFailure>,
         now: @escaping @Sendable () -> Int
     ) {
         self.backend = backend
@@ -41,7 +43,9 @@ public struct WebCalendar: Sendable {
         for header in request.headers.values("Cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name { return parts[1].trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
             }
         }
         return nil
@@ -63,7 +67,8 @@ public struct WebCalendar: Sendable {
         // Scripts only from this server, and inline only with this page's nonce.
         response.headers.set(
             "Content-Security-Policy",
-            "default-src 'self'; script-src 'self' 'nonce-\(nonce)'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+            "default-src 'self'; script-src 'self' 'nonce-\(nonce)'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        )
         // No other site may frame the pages (clickjacking), for browsers without CSP 3 too.
         response.headers.set("X-Frame-Options", "DENY")
         response.headers.set("X-Content-Type-Options", "nosniff")

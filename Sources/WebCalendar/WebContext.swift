@@ -52,7 +52,8 @@ struct WebContext {
         let session = try requireSession()
         let token = fields["csrf"] ?? request.headers["X-CSRF-Token"] ?? ""
         guard Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) else {
-            throw WebFailure(403, "This form has expired or did not come from this site; reload the page and try again.")
+            throw WebFailure(
+                403, "This form has expired or did not come from this site; reload the page and try again.")
         }
         return session
     }
@@ -82,7 +83,9 @@ struct WebContext {
             return response
         case .success(let name):
             let secret = PasswordGenerator.generate(length: 40)
-            let session = WebSession(user: name, csrfToken: PasswordGenerator.generate(length: 32), expires: calendar.now() + calendar.sessionLifetime)
+            let session = WebSession(
+                user: name, csrfToken: PasswordGenerator.generate(length: 32),
+                expires: calendar.now() + calendar.sessionLifetime)
             do {
                 try backend.createSession(session, secretHash: APITokenSecret.hash(secret))
             } catch {
@@ -128,7 +131,8 @@ struct WebContext {
     func html(_ title: String, _ body: String, status: Int = 200) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"],
-            body: Array(HTML.page(title: title, nonce: nonce, csrf: session?.csrfToken, bridge: nativeShell, body: body).utf8))
+            body: Array(
+                HTML.page(title: title, nonce: nonce, csrf: session?.csrfToken, bridge: nativeShell, body: body).utf8))
     }
 
     /// A native shell's platform and bridge components, from its user agent
@@ -144,7 +148,10 @@ struct WebContext {
     func errorPage(_ failure: WebFailure) -> HTTPResponse {
         if failure.status == 401 { return signInPage(message: failure.message) }
         let back = session == nil ? "<a href=\"/\">Sign in</a>" : "<a href=\"/calendar\">Back to the calendar</a>"
-        return html("Error", "<main class=\"page\"><h1>\(failure.status)</h1><p role=\"alert\">\(HTML.escape(failure.message))</p><p>\(back)</p></main>", status: failure.status)
+        return html(
+            "Error",
+            "<main class=\"page\"><h1>\(failure.status)</h1><p role=\"alert\">\(HTML.escape(failure.message))</p><p>\(back)</p></main>",
+            status: failure.status)
     }
 
     func signInPage(message: String?, user: String = "") -> HTTPResponse {
@@ -188,7 +195,9 @@ struct WebContext {
             throw WebFailure(error)
         }
         let zoneName = query["tz"] ?? settings.timeZone ?? calendars.lazy.compactMap(\.timeZone).first ?? "UTC"
-        guard let zone = TimeZoneDatabase.zone(named: zoneName) else { throw WebFailure(400, "Unknown time zone \(zoneName).") }
+        guard let zone = TimeZoneDatabase.zone(named: zoneName) else {
+            throw WebFailure(400, "Unknown time zone \(zoneName).")
+        }
         var firstWeekday = Weekday(rawValue: settings.firstWeekday ?? 1) ?? .monday
         if let text = query["firstWeekday"] {
             guard let day = Weekday(englishName: text) else { throw WebFailure(400, "Unknown first weekday \(text).") }
@@ -196,16 +205,19 @@ struct WebContext {
         }
         var date = zone.localTime(at: calendar.now()).date
         if let text = query["date"] {
-            guard let parsed = Self.date(text) else { throw WebFailure(400, "The date is YYYY-MM-DD, in the years 0001 to 9999, not \(text).") }
+            guard let parsed = Self.date(text) else {
+                throw WebFailure(400, "The date is YYYY-MM-DD, in the years 0001 to 9999, not \(text).")
+            }
             date = parsed
         }
         let view = query["view"] ?? "month"
         guard ["month", "week", "day"].contains(view) else { throw WebFailure(400, "The view is month, week or day.") }
         let chosen = request.queryItems.filter { $0.name == "cal" }.map(\.value)
         let visible = chosen.isEmpty ? Set(calendars.map(\.id)) : Set(chosen)
-        return ViewParameters(view: view, date: date, firstWeekday: firstWeekday, zone: zone, zoneName: zoneName, calendars: calendars, visible: visible)
+        return ViewParameters(
+            view: view, date: date, firstWeekday: firstWeekday, zone: zone, zoneName: zoneName, calendars: calendars,
+            visible: visible)
     }
-
 
     /// `YYYY-MM-DD` in the supported years (0001–9999).
     static func date(_ text: String) -> CivilDate? { CivilDate(isoText: text) }
@@ -214,7 +226,9 @@ struct WebContext {
         let fields = form()
         let session = try requireCSRF(fields)
         var settings = ViewSettings()
-        if let day = fields["firstWeekday"].flatMap({ Weekday(englishName: $0) }) { settings.firstWeekday = day.rawValue }
+        if let day = fields["firstWeekday"].flatMap({ Weekday(englishName: $0) }) {
+            settings.firstWeekday = day.rawValue
+        }
         if let zone = fields["tz"], !zone.isEmpty { settings.timeZone = zone }
         do {
             try backend.setViewSettings(settings, user: session.user)

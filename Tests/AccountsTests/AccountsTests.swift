@@ -5,10 +5,18 @@ import Testing
 @Suite struct AccountsTests {
     /// RFC 7914 §11's PBKDF2-HMAC-SHA256 vectors (the ones with c=1 and c=80000).
     @Test func pbkdf2MatchesTheRFCVectors() {
-        let first = Crypto.pbkdf2SHA256(password: Array("passwd".utf8), salt: Array("salt".utf8), iterations: 1, length: 64)
-        #expect(hex(first) == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783")
-        let second = Crypto.pbkdf2SHA256(password: Array("Password".utf8), salt: Array("NaCl".utf8), iterations: 80_000, length: 64)
-        #expect(hex(second) == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d")
+        let first = Crypto.pbkdf2SHA256(
+            password: Array("passwd".utf8), salt: Array("salt".utf8), iterations: 1, length: 64)
+        #expect(
+            hex(first)
+                == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"
+        )
+        let second = Crypto.pbkdf2SHA256(
+            password: Array("Password".utf8), salt: Array("NaCl".utf8), iterations: 80_000, length: 64)
+        #expect(
+            hex(second)
+                == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d"
+        )
     }
 
     @Test func hashesVerifyAndRoundTrip() throws {
@@ -22,7 +30,9 @@ import Testing
         #expect(read.verify("correct horse"))
         // Two hashes of one password differ (fresh salt).
         #expect(PasswordHash(password: "correct horse", iterations: 1_000).description != stored)
-        for bad in ["", "$pbkdf2-sha256$i=0$00$00", "$md5$x$y$z", "$pbkdf2-sha256$i=10$zz$" + String(repeating: "0", count: 64)] {
+        for bad in [
+            "", "$pbkdf2-sha256$i=0$00$00", "$md5$x$y$z", "$pbkdf2-sha256$i=10$zz$" + String(repeating: "0", count: 64),
+        ] {
             #expect(PasswordHash(bad) == nil, "\(bad)")
         }
     }
@@ -37,7 +47,9 @@ import Testing
         let credentials = BasicCredentials(user: "anna", password: "pa:ss wörd")
         #expect(BasicCredentials(authorization: credentials.authorization) == credentials)
         // RFC 7617 §2's example.
-        #expect(BasicCredentials(authorization: "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==") == BasicCredentials(user: "Aladdin", password: "open sesame"))
+        #expect(
+            BasicCredentials(authorization: "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+                == BasicCredentials(user: "Aladdin", password: "open sesame"))
         for bad in ["Bearer abc", "Basic", "Basic !!!", "Basic " + Data("nocolon".utf8).base64EncodedString()] {
             #expect(BasicCredentials(authorization: bad) == nil, "\(bad)")
         }
@@ -80,7 +92,8 @@ import Testing
     @Test func anAttemptCountsBeforeItIsCheckedSoParallelGuessesGetNoExtraTries() {
         // Ten attempts begin before any finishes: only the free ones are let through.
         let throttle = LoginThrottle(freeFailures: 3, maximumDelay: 60)
-        let admitted = (0..<10).filter { _ in throttle.beginAttempt(user: "anna", address: "10.0.0.9", now: 100) == nil }
+        let admitted = (0..<10).filter { _ in throttle.beginAttempt(user: "anna", address: "10.0.0.9", now: 100) == nil
+        }
         #expect(admitted.count == 3)
         // A success takes its attempt back and clears the record; a cancelled attempt does not count.
         throttle.recordSuccess(user: "anna", address: "10.0.0.9")

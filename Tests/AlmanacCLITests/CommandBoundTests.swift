@@ -21,7 +21,8 @@ extension StoreCommandTests {
         ["cal", "--week", "9223372036854775807-W01"],
         ["cal", "--week", "2025-W53"],
         ["list", "--from", "2026-12-01", "--to", "10000-01-01"],
-        ["list", "--from", "2026-12-01Z", "--to", "2026-12-02"], ["list", "--from", "2026-12-01 9:00", "--to", "2026-12-02"],
+        ["list", "--from", "2026-12-01Z", "--to", "2026-12-02"],
+        ["list", "--from", "2026-12-01 9:00", "--to", "2026-12-02"],
         ["list", "--from", "2026-12-01 24:00", "--to", "2026-12-02"],
     ])
     func outOfRangeInputIsAUsageError(_ arguments: [String]) {
@@ -29,7 +30,10 @@ extension StoreCommandTests {
         #expect(status == 2, "\(arguments): \(io.errors)")
     }
 
-    @Test(arguments: [["cal", "--month", "0001-01"], ["cal", "--month", "9999-12"], ["cal", "--week", "2026-W53"], ["cal", "--week", "9999-W52"]])
+    @Test(arguments: [
+        ["cal", "--month", "0001-01"], ["cal", "--month", "9999-12"], ["cal", "--week", "2026-W53"],
+        ["cal", "--week", "9999-W52"],
+    ])
     func theEdgesOfTheSupportedYearsWork(_ arguments: [String]) {
         let (status, io) = run(arguments)
         #expect(status == 0, "\(arguments): \(io.errors)")
@@ -38,8 +42,10 @@ extension StoreCommandTests {
 
 extension ServerCommandTests {
     @Test(arguments: [
-        ["serve", "--trusted-proxy", "proxy.example"], ["serve", "--trusted-proxy", "10.0.0.1,not-an-address"], ["serve", "--max-connections", "0"],
-        ["serve", "--max-connections-per-address", "-1"], ["serve", "--max-connections", "9223372036854775807"], ["serve", "--port", "65536"],
+        ["serve", "--trusted-proxy", "proxy.example"], ["serve", "--trusted-proxy", "10.0.0.1,not-an-address"],
+        ["serve", "--max-connections", "0"],
+        ["serve", "--max-connections-per-address", "-1"], ["serve", "--max-connections", "9223372036854775807"],
+        ["serve", "--port", "65536"],
     ])
     func serveOptionsOutOfRangeAreUsageErrors(_ arguments: [String]) {
         let (status, io) = run(arguments)
@@ -50,12 +56,15 @@ extension ServerCommandTests {
         #expect(run(["user", "add", "anna"], input: "first password\n").0 == 0)
         let backend = try DatabaseBackend(directory: directory.path)
         try backend.createSession(WebSession(user: "anna", csrfToken: "c", expires: Int.max / 2), secretHash: "s1")
-        try backend.createAPIToken(APIToken(id: "t1", user: "anna", name: "phone", scope: .read, created: 0), secretHash: "h1")
+        try backend.createAPIToken(
+            APIToken(id: "t1", user: "anna", name: "phone", scope: .read, created: 0), secretHash: "h1")
         let (status, io) = run(["user", "passwd", "anna"], input: "second password\n")
         #expect(status == 0 && io.text == "Changed the password of anna; ended 1 web session\n")
         #expect(try backend.session(secretHash: "s1") == nil && (try backend.apiToken(secretHash: "h1")) != nil)
         let (revoked, revokedIO) = run(["user", "passwd", "anna", "--revoke-tokens"], input: "third password\n")
-        #expect(revoked == 0 && revokedIO.text == "Changed the password of anna; ended 0 web sessions and revoked 1 API token\n")
+        #expect(
+            revoked == 0
+                && revokedIO.text == "Changed the password of anna; ended 0 web sessions and revoked 1 API token\n")
         #expect(try backend.apiToken(secretHash: "h1") == nil)
     }
 }

@@ -10,10 +10,13 @@ import Testing
     static let threeSeries = Array(
         ([
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:x",
-            "BEGIN:VEVENT", "UID:ten", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T090000Z", "RRULE:FREQ=WEEKLY;COUNT=10", "SUMMARY:Ten", "END:VEVENT",
-            "BEGIN:VEVENT", "UID:twenty", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T100000Z", "RRULE:FREQ=WEEKLY;COUNT=20", "SUMMARY:Twenty",
+            "BEGIN:VEVENT", "UID:ten", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T090000Z",
+            "RRULE:FREQ=WEEKLY;COUNT=10", "SUMMARY:Ten", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:twenty", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T100000Z",
+            "RRULE:FREQ=WEEKLY;COUNT=20", "SUMMARY:Twenty",
             "END:VEVENT",
-            "BEGIN:VEVENT", "UID:thirty", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T110000Z", "RRULE:FREQ=WEEKLY;COUNT=30", "SUMMARY:Thirty",
+            "BEGIN:VEVENT", "UID:thirty", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T110000Z",
+            "RRULE:FREQ=WEEKLY;COUNT=30", "SUMMARY:Thirty",
             "END:VEVENT",
             "END:VCALENDAR",
         ].joined(separator: "\r\n") + "\r\n").utf8)
@@ -27,7 +30,9 @@ import Testing
 
     @Test func aBoundAboveEverySeriesListsThemAll() {
         // 30 per series is enough for each, though the file holds 60 instances.
-        let (status, io) = run(["ics", "expand", "three.ics", "--from", "2026-01-01", "--to", "2027-01-01", "--max-instances", "30"])
+        let (status, io) = run([
+            "ics", "expand", "three.ics", "--from", "2026-01-01", "--to", "2027-01-01", "--max-instances", "30",
+        ])
         #expect(status == 0, "\(io.errors)")
         #expect(io.errors.isEmpty)
         let lines = Self.lines(io)
@@ -39,7 +44,9 @@ import Testing
 
     @Test func theSeriesPastTheBoundIsNamedAndTheExitSaysSo() {
         // 25 per series: the first two are whole, the third is cut after its 25th week.
-        let (status, io) = run(["ics", "expand", "three.ics", "--from", "2026-01-01", "--to", "2027-01-01", "--max-instances", "25"])
+        let (status, io) = run([
+            "ics", "expand", "three.ics", "--from", "2026-01-01", "--to", "2027-01-01", "--max-instances", "25",
+        ])
         #expect(status == 1)
         let lines = Self.lines(io)
         #expect(lines.filter { $0.contains("(ten ") }.count == 10)
@@ -48,7 +55,9 @@ import Testing
         #expect(io.errors.count == 1)
         let notice = io.errors.first ?? ""
         // The 25th Monday from 2026-01-05 is 24 weeks later: 2026-06-22.
-        #expect(notice.contains("series thirty \"Thirty\"") && notice.contains("25 instances") && notice.contains("2026-06-22T11:00:00Z"), "\(notice)")
+        #expect(
+            notice.contains("series thirty \"Thirty\"") && notice.contains("25 instances")
+                && notice.contains("2026-06-22T11:00:00Z"), "\(notice)")
         #expect(notice.contains("--max-instances"))
         #expect(!notice.contains("ten") && !notice.contains("twenty"))
     }

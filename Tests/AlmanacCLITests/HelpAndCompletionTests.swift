@@ -21,7 +21,8 @@ import Testing
             (
                 ["serve"],
                 [
-                    "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin", "--max-connections",
+                    "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin",
+                    "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
                 ]
             ),
@@ -35,12 +36,18 @@ import Testing
             (["calendar", "show"], store),
             (
                 ["add"],
-                store + ["--calendar", "--title", "--start", "--end", "--duration", "--tz", "--rrule", "--alarm", "--location", "--notes", "--url", "--all-day"]
+                store + [
+                    "--calendar", "--title", "--start", "--end", "--duration", "--tz", "--rrule", "--alarm",
+                    "--location", "--notes", "--url", "--all-day",
+                ]
             ),
             (["list"], store + ["--from", "--to", "--calendar", "--title", "--tz", "--json"]),
             (["agenda"], store + ["--from", "--to", "--calendar", "--title", "--tz"]),
             (["cal"], store + ["--month", "--week", "--date", "--first-weekday", "--calendar", "--tz"]),
-            (["remove"], store + ["--calendar", "--from", "--to", "--title", "--id", "--occurrence", "--span", "--tz"]),
+            (
+                ["remove"],
+                store + ["--calendar", "--from", "--to", "--title", "--id", "--occurrence", "--span", "--tz"]
+            ),
             (["import"], store + ["--calendar"]),
             (["export"], store + ["--calendar"]),
             (["feed", "create"], store + ["--base-url"]),
@@ -54,7 +61,13 @@ import Testing
             (["token", "create"], store + ["--scope"]),
             (["token", "list"], store),
             (["token", "revoke"], store),
-            (["free"], store + ["--calendar", "--from", "--to", "--duration", "--working-hours", "--step", "--buffer", "--tz", "--json", "--include-past"]),
+            (
+                ["free"],
+                store + [
+                    "--calendar", "--from", "--to", "--duration", "--working-hours", "--step", "--buffer", "--tz",
+                    "--json", "--include-past",
+                ]
+            ),
             (["links"], store + ["--id", "--occurrence", "--tz"]),
             (["completion"], []),
         ]
@@ -79,11 +92,16 @@ import Testing
                 #expect(io.text.hasPrefix("Usage: almanac \(name)"), "\(name) \(flag): \(io.text.prefix(80))")
                 #expect(io.text.contains("Example:\n  almanac \(path[0])"), "\(name) \(flag) has no example")
                 // Every option on a line of its own, as `  --name`.
-                let documented = Set(io.text.split(separator: "\n").compactMap { line in
-                    line.hasPrefix("  --") ? String(line.dropFirst(2).prefix { $0 != " " }) : nil
-                })
-                for option in options { #expect(documented.contains(option), "\(name) --help does not document \(option)") }
-                #expect(Set(options).union(["--help"]) == documented.union(["--help"]), "\(name) documents \(documented.subtracting(options))")
+                let documented = Set(
+                    io.text.split(separator: "\n").compactMap { line in
+                        line.hasPrefix("  --") ? String(line.dropFirst(2).prefix { $0 != " " }) : nil
+                    })
+                for option in options {
+                    #expect(documented.contains(option), "\(name) --help does not document \(option)")
+                }
+                #expect(
+                    Set(options).union(["--help"]) == documented.union(["--help"]),
+                    "\(name) documents \(documented.subtracting(options))")
                 // `almanac help …` prints the same.
                 if flag == "--help" { #expect(run(["help"] + path).1.text == io.text, "almanac help \(name)") }
             }
@@ -119,14 +137,17 @@ import Testing
                 Issue.record("\(command) --help has no \(option)")
                 continue
             }
-            let entry = ([lines[first]] + lines[(first + 1)...].prefix { $0.hasPrefix("      ") }).map { $0.trimmingCharacters(in: .whitespaces) }
+            let entry = ([lines[first]] + lines[(first + 1)...].prefix { $0.hasPrefix("      ") }).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             #expect(entry.joined(separator: " ").contains(fallback), "\(command) \(option): \(entry)")
         }
     }
 
     @Test func helpWinsOverOtherMistakes() {
         for arguments in [
-            ["add", "--help"], ["add", "--title", "x", "--bogus", "-h"], ["ics", "expand", "--help", "a.ics", "b.ics"], ["list", "--from", "--help"],
+            ["add", "--help"], ["add", "--title", "x", "--bogus", "-h"], ["ics", "expand", "--help", "a.ics", "b.ics"],
+            ["list", "--from", "--help"],
             ["free", "--duration", "soon", "--help"], ["token", "create", "--help"], ["db", "copy", "-h"],
         ] {
             let (status, io) = run(arguments)
@@ -134,10 +155,14 @@ import Testing
             #expect(io.text.hasPrefix("Usage: almanac \(arguments[0])"), "\(arguments)")
         }
         // A group's help, for the group alone or an unknown subcommand.
-        for arguments in [["calendar", "--help"], ["calendar", "bogus", "--help"], ["help", "calendar"], ["calendar", "help"]] {
+        for arguments in [
+            ["calendar", "--help"], ["calendar", "bogus", "--help"], ["help", "calendar"], ["calendar", "help"],
+        ] {
             let (status, io) = run(arguments)
             #expect(status == 0 && io.text.hasPrefix("Usage: almanac calendar <subcommand>"), "\(arguments)")
-            for subcommand in ["list", "create", "delete", "show"] { #expect(io.text.contains("\n  \(subcommand)"), "\(arguments)") }
+            for subcommand in ["list", "create", "delete", "show"] {
+                #expect(io.text.contains("\n  \(subcommand)"), "\(arguments)")
+            }
         }
         // After `--`, --help is an operand (a file named --help).
         let (status, io) = run(["ics", "check", "--", "--help"])
@@ -243,12 +268,17 @@ import Testing
         return try output("/usr/bin/timeout", ["60", Self.zshPath, "-f", path, script, line])
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: zshPath), "zsh is not installed (scripts/install-deps installs it)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: zshPath),
+            "zsh is not installed (scripts/install-deps installs it)"))
     func zshCompletesCommandsOptionsAndValues() throws {
         let script = try script("zsh")
         func words(_ line: String) throws -> Set<String> {
             // The listing's first column; the lines that echo what was typed start with almanac.
-            let first = try zsh(script, line).split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+            let first = try zsh(script, line).split(separator: "\n").compactMap {
+                $0.split(separator: " ").first.map(String.init)
+            }
             return Set(first).subtracting(["almanac", "end-marker"])
         }
         #expect(try words("almanac li") == ["list", "links"])
@@ -259,11 +289,15 @@ import Testing
         #expect(try zsh(script, "almanac completion ").contains("bash  fish  zsh"))
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: fishPath), "fish is not installed (scripts/install-deps installs it)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: fishPath),
+            "fish is not installed (scripts/install-deps installs it)"))
     func fishCompletesCommandsOptionsAndValues() throws {
         let script = try script("fish")
         func words(_ line: String) throws -> Set<String> {
-            let listing = try output(Self.fishPath, ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, line])
+            let listing = try output(
+                Self.fishPath, ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, line])
             return Set(listing.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) })
         }
         #expect(try words("almanac li") == ["list", "links"])

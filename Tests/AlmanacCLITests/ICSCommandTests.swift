@@ -45,13 +45,19 @@ final class CapturedIO: CommandIO {
 
 @Suite struct ICSCommandTests {
     static let valid = Array(
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTAMP:20261101T120000Z\r\nDTSTART;VALUE=DATE:20261201\r\nsummary:Lunch\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTAMP:20261101T120000Z\r\nDTSTART;VALUE=DATE:20261201\r\nsummary:Lunch\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            .utf8)
     static let sloppy = Array(
-        "BEGIN:VCALENDAR\nPRODID:x\nBEGIN:VEVENT\nUID:1\nDTSTAMP:20261101T120000Z\nDTSTART:20261201T100000Z\nSUMMARY:a, b\nEND:VEVENT\nEND:VCALENDAR\n".utf8)
+        "BEGIN:VCALENDAR\nPRODID:x\nBEGIN:VEVENT\nUID:1\nDTSTAMP:20261101T120000Z\nDTSTART:20261201T100000Z\nSUMMARY:a, b\nEND:VEVENT\nEND:VCALENDAR\n"
+            .utf8)
     static let broken = Array(
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTAMP:20261101T120000Z\r\nDTSTART:2026-12-01\r\nSEQUENCE:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTAMP:20261101T120000Z\r\nDTSTART:2026-12-01\r\nSEQUENCE:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            .utf8)
 
-    func run(_ arguments: [String], _ io: CapturedIO = CapturedIO(files: ["ok.ics": valid, "sloppy.ics": sloppy, "bad.ics": broken])) -> (Int32, CapturedIO) {
+    func run(
+        _ arguments: [String],
+        _ io: CapturedIO = CapturedIO(files: ["ok.ics": valid, "sloppy.ics": sloppy, "bad.ics": broken])
+    ) -> (Int32, CapturedIO) {
         (Almanac.run(arguments, io: io), io)
     }
 
@@ -77,14 +83,18 @@ final class CapturedIO: CommandIO {
         let (status, io) = run(["ics", "check", "--lenient", "sloppy.ics"])
         #expect(status == 0)
         #expect(io.text == "sloppy.ics: ok, 2 components, 3 warnings\n")
-        #expect(io.errors.map { $0.split(separator: " ").last! } == ["[invalidLineEnding]", "[invalidValue]", "[missingProperty]"])  // lines 1, 7, then VCALENDAR at its close
+        #expect(
+            io.errors.map { $0.split(separator: " ").last! } == [
+                "[invalidLineEnding]", "[invalidValue]", "[missingProperty]",
+            ])  // lines 1, 7, then VCALENDAR at its close
         #expect(io.errors.allSatisfy { $0.contains("warning:") })
     }
 
     @Test func formatWritesCanonicalText() {
         let (status, io) = run(["ics", "format", "-"], CapturedIO(standardInput: Self.valid))
         #expect(status == 0)
-        #expect(io.text == String(decoding: Self.valid, as: UTF8.self).replacingOccurrences(of: "summary", with: "SUMMARY"))
+        #expect(
+            io.text == String(decoding: Self.valid, as: UTF8.self).replacingOccurrences(of: "summary", with: "SUMMARY"))
         let (lenient, repaired) = run(["ics", "format", "--lenient", "sloppy.ics"])
         #expect(lenient == 0)
         #expect(repaired.text.contains("SUMMARY:a\\, b\r\n"))
@@ -99,7 +109,8 @@ final class CapturedIO: CommandIO {
         #expect(compact.text.hasPrefix(#"["vcalendar",[["version",{},"text","2.0"]"#))
         let (back, io) = run(["ics", "from-json", "-"], CapturedIO(standardInput: json.output))
         #expect(back == 0)
-        #expect(io.text == String(decoding: Self.valid, as: UTF8.self).replacingOccurrences(of: "summary", with: "SUMMARY"))
+        #expect(
+            io.text == String(decoding: Self.valid, as: UTF8.self).replacingOccurrences(of: "summary", with: "SUMMARY"))
         let (badStatus, bad) = run(["ics", "from-json", "-"], CapturedIO(standardInput: Array("[1,".utf8)))
         #expect(badStatus == 1)
         #expect(bad.errors.first?.contains("invalid JSON") == true)
@@ -126,7 +137,9 @@ final class CapturedIO: CommandIO {
     @Test func helpListsEveryCommand() {
         let (status, io) = run(["--help"])
         #expect(status == 0)
-        for command in ["ics check", "ics format", "ics to-json", "ics from-json"] { #expect(io.text.contains(command)) }
+        for command in ["ics check", "ics format", "ics to-json", "ics from-json"] {
+            #expect(io.text.contains(command))
+        }
         let (icsStatus, ics) = run(["ics", "--help"])
         #expect(icsStatus == 0)
         #expect(ics.text.contains("--lenient") && ics.text.contains("--compact"))

@@ -40,7 +40,10 @@ import Testing
         #expect(lenient.status == 0, "\(lenient.io.errors)")
         // VCALENDAR, VTIMEZONE, STANDARD, DAYLIGHT, VEVENT, VTODO; one warning per recovery.
         #expect(lenient.io.text == "\(name): ok, 6 components, 6 warnings\n")
-        #expect(lenient.io.errors.contains { $0.hasPrefix("\(name):31: warning: ORGANIZER line without ':'") && $0.hasSuffix("[missingColon]") })
+        #expect(
+            lenient.io.errors.contains {
+                $0.hasPrefix("\(name):31: warning: ORGANIZER line without ':'") && $0.hasSuffix("[missingColon]")
+            })
         #expect(lenient.io.errors.contains { $0.hasPrefix("\(name):47:") && $0.hasSuffix("[misspeltEnd]") })
     }
 
@@ -51,7 +54,11 @@ import Testing
         #expect(lenient.status == 0, "\(lenient.io.errors)")
         // 09:00 in Berlin: 08:00Z before the switch on 2026-03-29, 07:00Z after.
         let starts = lenient.io.text.split(separator: "\n").map { String($0.prefix(20)) }
-        #expect(starts == ["2026-03-16T08:00:00Z", "2026-03-20T17:00:00Z", "2026-03-23T08:00:00Z", "2026-03-30T07:00:00Z", "2026-04-06T07:00:00Z"])
+        #expect(
+            starts == [
+                "2026-03-16T08:00:00Z", "2026-03-20T17:00:00Z", "2026-03-23T08:00:00Z", "2026-03-30T07:00:00Z",
+                "2026-04-06T07:00:00Z",
+            ])
         #expect(lenient.io.errors.contains { $0.contains("[calendarTimeZone]") })
         // Strict mode keeps RFC 5545's floating reading.
         let strict = run(arguments, try io([name]))
@@ -69,7 +76,8 @@ import Testing
         let again = run(["import", name, "--calendar", "Schule"], try io([name]))
         #expect(again.io.text.hasPrefix("Imported 3 objects"))
         #expect(run(["calendar", "list"], try io([])).io.text.contains("Schule  3 objects"))
-        let listed = run(["list", "--from", "2026-09-07", "--to", "2026-09-16", "--calendar", "Schule"], try io([])).io.text
+        let listed = run(["list", "--from", "2026-09-07", "--to", "2026-09-16", "--calendar", "Schule"], try io([])).io
+            .text
         #expect(listed.split(separator: "\n").count == 5)
     }
 
@@ -79,7 +87,9 @@ import Testing
         #expect(imported.status == 0, "\(imported.io.errors)")
         #expect(imported.io.errors.contains { $0.contains("stored with TZID=Europe/Berlin") })
         // Seen from UTC, 09:00 in Berlin on 2026-03-16 is 08:00 (a floating time would show 09:00).
-        let listed = run(["list", "--from", "2026-03-16", "--to", "2026-03-17", "--calendar", "Lauftreff"], try io([], zone: "UTC")).io.text
+        let listed = run(
+            ["list", "--from", "2026-03-16", "--to", "2026-03-17", "--calendar", "Lauftreff"], try io([], zone: "UTC")
+        ).io.text
         #expect(listed.hasPrefix("2026-03-16 08:00–09:00  Lauftreff"))
     }
 
@@ -91,11 +101,14 @@ import Testing
             #expect(imported.io.text.hasPrefix("Imported 1 object into Termine (1 event); rejected 0; "))
         }
         // The Outlook series: the union of its two rules, 10:00 in Berlin (five instances).
-        let listed = run(["list", "--from", "2018-01-01", "--to", "2018-04-01", "--calendar", "Termine"], try io([])).io.text
-        #expect(listed.split(separator: "\n").map { String($0.prefix(16)) } == [
-            "2018-01-15 10:00", "2018-02-15 10:00", "2018-02-19 10:00", "2018-03-15 10:00", "2018-03-19 10:00",
-        ])
-        let bare = run(["list", "--from", "2026-12-03", "--to", "2026-12-04", "--calendar", "Termine"], try io([])).io.text
+        let listed = run(["list", "--from", "2018-01-01", "--to", "2018-04-01", "--calendar", "Termine"], try io([])).io
+            .text
+        #expect(
+            listed.split(separator: "\n").map { String($0.prefix(16)) } == [
+                "2018-01-15 10:00", "2018-02-15 10:00", "2018-02-19 10:00", "2018-03-15 10:00", "2018-03-19 10:00",
+            ])
+        let bare = run(["list", "--from", "2026-12-03", "--to", "2026-12-04", "--calendar", "Termine"], try io([])).io
+            .text
         #expect(bare.hasPrefix("2026-12-03 19:00–20:30  Stadtratssitzung"))
     }
 }

@@ -58,18 +58,25 @@ import Testing
         func request(_ authorization: String?) throws -> String {
             try RawHTTP.exchange(
                 port: port,
-                "GET /dav/ HTTP/1.1\r\nHost: x\r\n" + (authorization.map { "Authorization: \($0)\r\n" } ?? "") + "Connection: close\r\n\r\n")
+                "GET /dav/ HTTP/1.1\r\nHost: x\r\n" + (authorization.map { "Authorization: \($0)\r\n" } ?? "")
+                    + "Connection: close\r\n\r\n")
         }
         let anonymous = try request(nil)
         #expect(anonymous.hasPrefix("HTTP/1.1 401"))
         #expect(anonymous.contains("WWW-Authenticate: Basic realm=\"Almanac\""))
-        #expect(!(try request(BasicCredentials(user: "anna", password: String(password)).authorization)).hasPrefix("HTTP/1.1 401"))
+        #expect(
+            !(try request(BasicCredentials(user: "anna", password: String(password)).authorization)).hasPrefix(
+                "HTTP/1.1 401"))
         // Five wrong guesses are answered 401; the next is throttled.
-        for _ in 0..<5 { #expect(try request(BasicCredentials(user: "anna", password: "guess").authorization).hasPrefix("HTTP/1.1 401")) }
+        for _ in 0..<5 {
+            #expect(
+                try request(BasicCredentials(user: "anna", password: "guess").authorization).hasPrefix("HTTP/1.1 401"))
+        }
         let throttled = try request(BasicCredentials(user: "anna", password: "guess").authorization)
         #expect(throttled.hasPrefix("HTTP/1.1 429"))
         #expect(throttled.contains("Retry-After: "))
-        let redirect = try RawHTTP.exchange(port: port, "GET /.well-known/caldav HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let redirect = try RawHTTP.exchange(
+            port: port, "GET /.well-known/caldav HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(redirect.hasPrefix("HTTP/1.1 301") && redirect.contains("Location: /dav/"))
 
         server.process.terminate()

@@ -25,7 +25,8 @@ import Testing
 
     @Test func addListAgendaAndAlarms() throws {
         let (status, added) = run([
-            "add", "--calendar", "Trainings", "--title", "Leg day", "--start", "2026-12-01 18:00", "--duration", "90m", "--alarm", "-15m",
+            "add", "--calendar", "Trainings", "--title", "Leg day", "--start", "2026-12-01 18:00", "--duration", "90m",
+            "--alarm", "-15m",
             "--rrule", "FREQ=WEEKLY;BYDAY=TU;COUNT=3", "--location", "Gym", "--notes", "Bring water",
         ])
         #expect(status == 0, "\(added.errors)")
@@ -34,8 +35,11 @@ import Testing
 
         // Times are read and shown in TZ=Europe/Berlin (UTC+1 in December).
         let (_, listed) = run(["list", "--from", "2026-11-30", "--to", "2026-12-14"])
-        let lines = listed.text.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 4).prefix(4).joined(separator: " ") }
-        #expect(lines == ["2026-12-01 18:00–19:30 Leg day", "2026-12-02 all day Holiday", "2026-12-08 18:00–19:30 Leg day"])
+        let lines = listed.text.split(separator: "\n").map {
+            $0.split(separator: " ", maxSplits: 4).prefix(4).joined(separator: " ")
+        }
+        #expect(
+            lines == ["2026-12-01 18:00–19:30 Leg day", "2026-12-02 all day Holiday", "2026-12-08 18:00–19:30 Leg day"])
 
         let (_, json) = run(["list", "--from", "2026-12-01", "--to", "2026-12-02", "--json"])
         let decoded = try JSONSerialization.jsonObject(with: Data(json.output)) as! [[String: Any]]
@@ -48,19 +52,31 @@ import Testing
 
         // The agenda covers the 7 days from today (2026-11-29 in the test's clock).
         let (_, agenda) = run(["agenda"])
-        #expect(agenda.text == "Tuesday 2026-12-01\n  18:00–19:30  Leg day  [Trainings]\n\nWednesday 2026-12-02\n  all day      Holiday  [Trainings]\n")
+        #expect(
+            agenda.text
+                == "Tuesday 2026-12-01\n  18:00–19:30  Leg day  [Trainings]\n\nWednesday 2026-12-02\n  all day      Holiday  [Trainings]\n"
+        )
 
         let (_, alarms) = run(["alarms", "--from", "2026-12-01", "--to", "2026-12-16"])
-        #expect(alarms.text.split(separator: "\n").map { String($0.prefix(16)) } == ["2026-12-01 17:45", "2026-12-08 17:45", "2026-12-15 17:45"])
+        #expect(
+            alarms.text.split(separator: "\n").map { String($0.prefix(16)) } == [
+                "2026-12-01 17:45", "2026-12-08 17:45", "2026-12-15 17:45",
+            ])
     }
 
     @Test func badInputChangesNothing() throws {
         let cases: [[String]] = [
-            ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "90m", "--tz", "Mars/Base"],
+            [
+                "add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "90m", "--tz",
+                "Mars/Base",
+            ],
             ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "soon"],
             ["add", "--calendar", "New", "--title", "X", "--start", "2026-13-01 18:00", "--duration", "1h"],
             ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--end", "2026-12-01 17:00"],
-            ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h", "--rrule", "FREQ=NEVER"],
+            [
+                "add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h",
+                "--rrule", "FREQ=NEVER",
+            ],
             ["add", "--calendar", "New", "--title", "X", "--start", "2026-12-01 18:00"],
         ]
         for arguments in cases {
@@ -85,13 +101,21 @@ import Testing
     }
 
     @Test func removeByRangeAndByOccurrence() throws {
-        run(["add", "--calendar", "Gym", "--title", "Spin", "--start", "2026-12-01 07:00", "--duration", "45m", "--rrule", "FREQ=DAILY;COUNT=10"])
+        run([
+            "add", "--calendar", "Gym", "--title", "Spin", "--start", "2026-12-01 07:00", "--duration", "45m",
+            "--rrule", "FREQ=DAILY;COUNT=10",
+        ])
         run(["add", "--calendar", "Gym", "--title", "Meeting", "--start", "2026-12-02 12:00", "--duration", "1h"])
-        let (status, removed) = run(["remove", "--calendar", "Gym", "--from", "2026-12-02", "--to", "2026-12-04", "--title", "spin"])
+        let (status, removed) = run([
+            "remove", "--calendar", "Gym", "--from", "2026-12-02", "--to", "2026-12-04", "--title", "spin",
+        ])
         #expect(status == 0)
         #expect(removed.text.hasPrefix("Removed 2 occurrences from Gym\n"))
         let listed = run(["list", "--from", "2026-12-01", "--to", "2026-12-06"]).1.text
-        #expect(listed.split(separator: "\n").map { $0.prefix(10) } == ["2026-12-01", "2026-12-02", "2026-12-04", "2026-12-05"])
+        #expect(
+            listed.split(separator: "\n").map { $0.prefix(10) } == [
+                "2026-12-01", "2026-12-02", "2026-12-04", "2026-12-05",
+            ])
 
         // An occurrence identifier from 'list' removes that instance; --span future the rest.
         let spin = listed.split(separator: "\n").first { $0.contains("2026-12-04") }!
@@ -108,14 +132,18 @@ import Testing
     @Test func importReportsRejectionsWithLinesAndExportRoundTrips() throws {
         let file = [
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "METHOD:PUBLISH",
-            "BEGIN:VEVENT", "UID:a", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T090000Z", "SUMMARY:First", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:a", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T090000Z", "SUMMARY:First",
+            "END:VEVENT",
             "BEGIN:VEVENT", "UID:b", "DTSTAMP:20261101T000000Z", "DTSTART:2026", "SUMMARY:Broken start", "END:VEVENT",
             "BEGIN:VEVENT", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T090000Z", "SUMMARY:No UID", "END:VEVENT",
-            "BEGIN:VEVENT", "UID:c", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261202T100000", "RRULE:FREQ=DAILY;COUNT=2", "SUMMARY:Series", "END:VEVENT",
-            "BEGIN:VEVENT", "UID:c", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID;TZID=Europe/Berlin:20261203T100000", "DTSTART;TZID=Europe/Berlin:20261203T110000", "SUMMARY:Moved", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:c", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261202T100000",
+            "RRULE:FREQ=DAILY;COUNT=2", "SUMMARY:Series", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:c", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID;TZID=Europe/Berlin:20261203T100000",
+            "DTSTART;TZID=Europe/Berlin:20261203T110000", "SUMMARY:Moved", "END:VEVENT",
             "END:VCALENDAR", "",
         ].joined(separator: "\r\n")
-        let (status, imported) = run(["import", "team.ics", "--calendar", "Team"], io(files: ["team.ics": Array(file.utf8)]))
+        let (status, imported) = run(
+            ["import", "team.ics", "--calendar", "Team"], io(files: ["team.ics": Array(file.utf8)]))
         #expect(status == 1)
         // The event without UID is imported under a UID derived from its content (with a warning).
         #expect(imported.text == "Imported 3 objects into Team (3 events); rejected 1; 1 warning.\n")
@@ -136,7 +164,9 @@ import Testing
         #expect(strip(original).sorted() == strip(copy).sorted())
         #expect(strip(original).count == 4)
         // Importing again replaces objects by UID instead of refusing them.
-        #expect(run(["import", "team-out.ics", "--calendar", "Copy"], io(files: ["team-out.ics": bytes])).1.text.hasPrefix("Imported 3 objects"))
+        #expect(
+            run(["import", "team-out.ics", "--calendar", "Copy"], io(files: ["team-out.ics": bytes])).1.text.hasPrefix(
+                "Imported 3 objects"))
         #expect(run(["calendar", "list"]).1.text.contains("Copy  3 objects"))
     }
 
@@ -155,7 +185,9 @@ import Testing
         #expect(run(["calendar", "create", "Classes"]).0 == 0)
         let created = run(["feed", "create", "Classes", "--base-url", "https://cal.example.com/"]).1.text
         let lines = created.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(lines.count == 3 && lines[1].hasPrefix("webcal://cal.example.com/feeds/") && lines[2].hasPrefix("https://cal.example.com/feeds/"))
+        #expect(
+            lines.count == 3 && lines[1].hasPrefix("webcal://cal.example.com/feeds/")
+                && lines[2].hasPrefix("https://cal.example.com/feeds/"))
         // create again shows the same URL; rotate makes a new one; revoke removes it.
         #expect(run(["feed", "create", "Classes", "--base-url", "https://cal.example.com"]).1.text == created)
         let rotated = run(["feed", "rotate", "Classes", "--base-url", "https://cal.example.com"]).1.text
@@ -183,7 +215,10 @@ import Testing
     /// a missing source and a target that holds users are refused, writing nothing.
     @Test func databaseCopyAndDatabaseOption() throws {
         run(["add", "--calendar", "A", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h"])
-        run(["add", "--calendar", "A", "--title", "Y", "--start", "2026-12-02 18:00", "--duration", "1h", "--rrule", "FREQ=DAILY;COUNT=3"])
+        run([
+            "add", "--calendar", "A", "--title", "Y", "--start", "2026-12-02 18:00", "--duration", "1h", "--rrule",
+            "FREQ=DAILY;COUNT=3",
+        ])
         let source = "sqlite:" + directory.path + "/almanac.sqlite"
         var targets = ["sqlite:" + directory.path + "/copy.sqlite"]
         if TestPostgres.url != nil { targets.append(try TestPostgres.freshURL()) }
@@ -192,7 +227,9 @@ import Testing
             #expect(status == 0, "\(copied.errors.joined(separator: "\n"))")
             #expect(copied.text.contains("objects: 2 rows"))
             #expect(copied.text.contains("2 objects verified (name and ETag)"))
-            let (listed, list) = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--database", target, "--tz", "UTC"])
+            let (listed, list) = run([
+                "list", "--from", "2026-12-01", "--to", "2026-12-05", "--database", target, "--tz", "UTC",
+            ])
             #expect(listed == 0)
             #expect(list.text.split(separator: "\n").count == 4)
             let (checked, check) = run(["db", "check", "--database", target])

@@ -24,12 +24,15 @@ import Testing
         try backend.createUser(named: "bob")
         for scope in APIToken.Scope.allCases {
             let (id, secret) = APITokenSecret.generate()
-            try backend.createAPIToken(APIToken(id: id, user: "anna", name: scope.rawValue, scope: scope, created: 0), secretHash: APITokenSecret.hash(secret))
+            try backend.createAPIToken(
+                APIToken(id: id, user: "anna", name: scope.rawValue, scope: scope, created: 0),
+                secretHash: APITokenSecret.hash(secret))
             tokens[scope] = secret
         }
         // The clock is fixed at the start of 2026-12-01 (UTC), the day these scenarios book in.
         server = AlmanacServer(
-            backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false), allowedOrigins: ["https://app.example.com"],
+            backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false),
+            allowedOrigins: ["https://app.example.com"],
             now: { 1_796_083_200 })
     }
 
@@ -42,16 +45,23 @@ import Testing
     }
 
     @discardableResult
-    func call(_ method: String, _ target: String, _ body: String? = nil, scope: APIToken.Scope = .readWrite, headers: HTTPHeaders = [:]) -> Answer {
+    func call(
+        _ method: String, _ target: String, _ body: String? = nil, scope: APIToken.Scope = .readWrite,
+        headers: HTTPHeaders = [:]
+    ) -> Answer {
         let parts = target.split(separator: "?", maxSplits: 1)
         var all = headers
         all.set("Authorization", "Bearer " + tokens[scope]!)
         if body != nil { all.set("Content-Type", "application/json") }
         let response = server.respond(
-            to: HTTPRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil, headers: all, body: Array((body ?? "").utf8)))
+            to: HTTPRequest(
+                method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil, headers: all,
+                body: Array((body ?? "").utf8)))
         let text = String(decoding: response.body, as: UTF8.self)
         if method != "GET" { expectStoredObjectsParse(after: "\(method) \(target)") }
-        return Answer(status: response.status, headers: response.headers, json: (try? JSONValue(parsing: response.body)) ?? .null, text: text)
+        return Answer(
+            status: response.status, headers: response.headers, json: (try? JSONValue(parsing: response.body)) ?? .null,
+            text: text)
     }
 
     /// After every write of the suite: each stored object still parses strictly, with one
@@ -64,7 +74,8 @@ import Testing
                     for info in try store.resources(calendar: calendar.id) {
                         let data = try store.resource(named: info.name, calendar: calendar.id).data
                         let root = try ICalendarParser.parse(data).components[0]
-                        let uids = Set(root.components.filter { $0.name != "VTIMEZONE" }.compactMap { $0.property("UID")?.value })
+                        let uids = Set(
+                            root.components.filter { $0.name != "VTIMEZONE" }.compactMap { $0.property("UID")?.value })
                         #expect(uids.count == 1, "after \(request): \(info.name) has UIDs \(uids)")
                     }
                 }
@@ -74,8 +85,11 @@ import Testing
         }
     }
 
-    func makeCalendar(_ title: String = "Trainings", zone: String = "Europe/Berlin", color: String = "#FF0000") throws -> String {
-        let created = call("POST", "/api/v1/calendars", #"{"title": "\#(title)", "timeZone": "\#(zone)", "color": "\#(color)"}"#)
+    func makeCalendar(_ title: String = "Trainings", zone: String = "Europe/Berlin", color: String = "#FF0000") throws
+        -> String
+    {
+        let created = call(
+            "POST", "/api/v1/calendars", #"{"title": "\#(title)", "timeZone": "\#(zone)", "color": "\#(color)"}"#)
         try #require(created.status == 201, "\(created.text)")
         return try #require(created["id"]?.stringValue)
     }
@@ -100,11 +114,15 @@ import Testing
         let found = call("PUT", "/api/v1/calendars/by-title/Trainings")
         #expect(found.status == 200 && found["id"]?.stringValue == id)
         let made = call("PUT", "/api/v1/calendars/by-title/Work%20%26%20more", ##"{"color": "#00FF0080"}"##)
-        #expect(made.status == 201 && made["title"]?.stringValue == "Work & more" && made["color"]?.stringValue == "#00FF0080")
+        #expect(
+            made.status == 201 && made["title"]?.stringValue == "Work & more"
+                && made["color"]?.stringValue == "#00FF0080")
         #expect(call("PUT", "/api/v1/calendars/by-title/Work%20%26%20more").status == 200)
 
         let etag = try #require(call("GET", "/api/v1/calendars/\(id)").headers["ETag"])
-        let stale = call("PATCH", "/api/v1/calendars/\(id)", ##"{"color": "#0000FF"}"##, headers: ["If-Match": "\"almanac-sync:x:0\""])
+        let stale = call(
+            "PATCH", "/api/v1/calendars/\(id)", ##"{"color": "#0000FF"}"##,
+            headers: ["If-Match": "\"almanac-sync:x:0\""])
         #expect(stale.status == 412 && stale.headers["Content-Type"] == "application/problem+json")
         #expect(stale["type"]?.stringValue == "urn:almanac:problem:precondition-failed")
         let patched = call("PATCH", "/api/v1/calendars/\(id)", ##"{"color": "#0000FF"}"##, headers: ["If-Match": etag])
@@ -118,11 +136,14 @@ import Testing
         let calendar = try makeCalendar()
         let created = call(
             "POST", "/api/v1/events",
-            #"{"calendarId": "\#(calendar)", "title": "Spin", "start": "2026-12-01T18:00:00", "timeZone": "Europe/Berlin", "duration": "PT45M", "location": "Studio 2", "alarms": [{"minutesBefore": 30}], "categories": ["cardio"]}"#)
+            #"{"calendarId": "\#(calendar)", "title": "Spin", "start": "2026-12-01T18:00:00", "timeZone": "Europe/Berlin", "duration": "PT45M", "location": "Studio 2", "alarms": [{"minutesBefore": 30}], "categories": ["cardio"]}"#
+        )
         #expect(created.status == 201, "\(created.text)")
         let id = try #require(created["id"]?.stringValue)
         #expect(created.headers["Location"] == "/api/v1/events/\(id)")
-        #expect(created["start"]?.stringValue == "2026-12-01T18:00:00" && created["end"]?.stringValue == "2026-12-01T18:45:00")
+        #expect(
+            created["start"]?.stringValue == "2026-12-01T18:00:00"
+                && created["end"]?.stringValue == "2026-12-01T18:45:00")
         #expect(created["alarms"]?.arrayValue?.first?["minutesBefore"] == .integer(30))
         #expect(created["jcal"]?.arrayValue?.first == .string("vevent"))
         let etag = try #require(created.headers["ETag"])
@@ -134,19 +155,29 @@ import Testing
         #expect(unknown.status == 400 && unknown["type"]?.stringValue == "urn:almanac:problem:unknown-field")
         #expect(unknown["fields"] == .array([.string("colour"), .string("priority")]))
         #expect(call("PATCH", "/api/v1/events/\(id)", #"{"title": 5}"#)["fields"] == .array([.string("title")]))
-        #expect(call("PATCH", "/api/v1/events/\(id)", #"{"title": "x""#)["type"]?.stringValue == "urn:almanac:problem:invalid-body")
+        #expect(
+            call("PATCH", "/api/v1/events/\(id)", #"{"title": "x""#)["type"]?.stringValue
+                == "urn:almanac:problem:invalid-body")
         #expect(call("PATCH", "/api/v1/events/\(id)", #"{"start": "tomorrow"}"#).status == 400)
         #expect(call("PATCH", "/api/v1/events/\(id)", #"{"timeZone": "Mars/Olympus"}"#).status == 400)
         #expect(call("PATCH", "/api/v1/events/\(id)", #"{"rrule": "FREQ=SOMETIMES"}"#).status == 400)
-        #expect(call("PATCH", "/api/v1/events/\(id)", #"{"title": "Late"}"#, headers: ["If-Match": "\"stale\""]).status == 412)
+        #expect(
+            call("PATCH", "/api/v1/events/\(id)", #"{"title": "Late"}"#, headers: ["If-Match": "\"stale\""]).status
+                == 412)
         #expect(try snapshot() == before)
 
-        let patched = call("PATCH", "/api/v1/events/\(id)", #"{"title": "Spin & Stretch", "location": null}"#, headers: ["If-Match": etag])
-        #expect(patched.status == 200 && patched["title"]?.stringValue == "Spin & Stretch" && patched["location"] == .null)
+        let patched = call(
+            "PATCH", "/api/v1/events/\(id)", #"{"title": "Spin & Stretch", "location": null}"#,
+            headers: ["If-Match": etag])
+        #expect(
+            patched.status == 200 && patched["title"]?.stringValue == "Spin & Stretch" && patched["location"] == .null)
         #expect(patched["categories"] == .array([.string("cardio")]))
         // PUT replaces what the JSON models.
-        let replaced = call("PUT", "/api/v1/events/\(id)", #"{"title": "Yoga", "start": "2026-12-02", "end": "2026-12-03"}"#)
-        #expect(replaced.status == 200 && replaced["allDay"] == .bool(true) && replaced["categories"] == .array([]) && replaced["alarms"] == .array([]))
+        let replaced = call(
+            "PUT", "/api/v1/events/\(id)", #"{"title": "Yoga", "start": "2026-12-02", "end": "2026-12-03"}"#)
+        #expect(
+            replaced.status == 200 && replaced["allDay"] == .bool(true) && replaced["categories"] == .array([])
+                && replaced["alarms"] == .array([]))
         #expect(call("DELETE", "/api/v1/events/\(id)").status == 204)
         #expect(call("GET", "/api/v1/events/\(id)").status == 404)
     }
@@ -155,9 +186,11 @@ import Testing
         let calendar = try makeCalendar()
         let created = call(
             "POST", "/api/v1/events",
-            #"{"calendarId": "\#(calendar)", "title": "Spin", "start": "2026-12-01T18:00:00", "timeZone": "Europe/Berlin", "end": "2026-12-01T19:00:00", "rrule": "FREQ=WEEKLY;COUNT=4", "alarms": [{"minutesBefore": 15}]}"#)
+            #"{"calendarId": "\#(calendar)", "title": "Spin", "start": "2026-12-01T18:00:00", "timeZone": "Europe/Berlin", "end": "2026-12-01T19:00:00", "rrule": "FREQ=WEEKLY;COUNT=4", "alarms": [{"minutesBefore": 15}]}"#
+        )
         let id = try #require(created["id"]?.stringValue)
-        let month = call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2027-01-01&tz=Europe/Berlin")
+        let month = call(
+            "GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2027-01-01&tz=Europe/Berlin")
         let occurrences = try #require(month["occurrences"]?.arrayValue)
         #expect(occurrences.count == 4)
         // 18:00 in Berlin (UTC+1 in winter) is 17:00Z.
@@ -166,19 +199,26 @@ import Testing
         #expect(second == "\(id)/2026-12-08T17:00:00Z")
 
         // The second instance renamed alone; the third and later removed.
-        let renamed = call("PATCH", "/api/v1/occurrences/\(id)/2026-12-08T17:00:00Z?span=this", #"{"title": "Spin (guest coach)"}"#)
+        let renamed = call(
+            "PATCH", "/api/v1/occurrences/\(id)/2026-12-08T17:00:00Z?span=this", #"{"title": "Spin (guest coach)"}"#)
         #expect(renamed.status == 200, "\(renamed.text)")
         #expect(call("DELETE", "/api/v1/occurrences/\(id)/2026-12-15T17:00:00Z?span=future").status == 204)
-        let after = try #require(call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2027-01-01")["occurrences"]?.arrayValue)
+        let after = try #require(
+            call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2027-01-01")["occurrences"]?
+                .arrayValue)
         #expect(after.map { $0["title"]?.stringValue ?? "" } == ["Spin", "Spin (guest coach)"])
         #expect(call("GET", "/api/v1/occurrences/\(id)/2026-12-22T17:00:00Z").status == 404)
 
-        let alarms = try #require(call("GET", "/api/v1/alarms?from=2026-12-01T16:00:00Z&to=2026-12-01T17:00:00Z")["alarms"]?.arrayValue)
+        let alarms = try #require(
+            call("GET", "/api/v1/alarms?from=2026-12-01T16:00:00Z&to=2026-12-01T17:00:00Z")["alarms"]?.arrayValue)
         #expect(alarms.count == 1 && alarms.first?["fireTime"]?.stringValue == "2026-12-01T16:45:00Z")
 
-        let removed = call("DELETE", "/api/v1/calendars/\(calendar)/events?from=2026-12-08&to=2026-12-09&title=spin%20(guest%20coach)")
+        let removed = call(
+            "DELETE", "/api/v1/calendars/\(calendar)/events?from=2026-12-08&to=2026-12-09&title=spin%20(guest%20coach)")
         #expect(removed["removed"]?.arrayValue?.count == 1)
-        #expect(call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2027-01-01")["occurrences"]?.arrayValue?.count == 1)
+        #expect(
+            call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2027-01-01")["occurrences"]?
+                .arrayValue?.count == 1)
         // Ranges beyond the limit are refused.
         let long = call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-01-01&to=2028-01-01")
         #expect(long.status == 400 && long["type"]?.stringValue == "urn:almanac:problem:range-too-long")
@@ -189,7 +229,9 @@ import Testing
         let meetings = try makeCalendar("Meetings", color: "#00FF00")
         func add(_ calendar: String, _ title: String, _ start: String, _ end: String) {
             let answer = call(
-                "POST", "/api/v1/events", #"{"calendarId": "\#(calendar)", "title": "\#(title)", "start": "\#(start)", "end": "\#(end)", "timeZone": "Europe/Berlin"}"#)
+                "POST", "/api/v1/events",
+                #"{"calendarId": "\#(calendar)", "title": "\#(title)", "start": "\#(start)", "end": "\#(end)", "timeZone": "Europe/Berlin"}"#
+            )
             #expect(answer.status == 201)
         }
         add(trainings, "Spin", "2026-12-03T18:00:00", "2026-12-03T19:00:00")
@@ -199,12 +241,17 @@ import Testing
         let berlin = call("GET", "/api/v1/summary?month=2026-12&tz=Europe/Berlin&firstWeekday=monday")
         let days = try #require(berlin["days"]?.arrayValue)
         // December 2026 starts on a Tuesday: the grid runs Monday 30 November to Sunday 3 January.
-        #expect(days.count == 35 && days.first?["date"]?.stringValue == "2026-11-30" && days.last?["date"]?.stringValue == "2027-01-03")
+        #expect(
+            days.count == 35 && days.first?["date"]?.stringValue == "2026-11-30"
+                && days.last?["date"]?.stringValue == "2027-01-03")
         #expect(days.first?["inMonth"] == .bool(false))
         let third = try #require(days.first { $0["date"]?.stringValue == "2026-12-03" })
-        #expect(third["count"] == .integer(2) && third["conflict"] == .bool(true) && third["colors"] == .array([.string("#FF0000"), .string("#00FF00")]))
+        #expect(
+            third["count"] == .integer(2) && third["conflict"] == .bool(true)
+                && third["colors"] == .array([.string("#FF0000"), .string("#00FF00")]))
         #expect(days.first { $0["date"]?.stringValue == "2026-12-05" }?["count"] == .integer(1))
-        let newYork = try #require(call("GET", "/api/v1/summary?month=2026-12&tz=America/New_York&firstWeekday=sunday")["days"]?.arrayValue)
+        let newYork = try #require(
+            call("GET", "/api/v1/summary?month=2026-12&tz=America/New_York&firstWeekday=sunday")["days"]?.arrayValue)
         #expect(newYork.first?["date"]?.stringValue == "2026-11-29")
         #expect(newYork.first { $0["date"]?.stringValue == "2026-12-04" }?["count"] == .integer(1))
         #expect(newYork.first { $0["date"]?.stringValue == "2026-12-05" }?["count"] == .integer(0))
@@ -215,40 +262,59 @@ import Testing
 
     @Test func tokenScopes() throws {
         let calendar = try makeCalendar()
-        let mine = call("POST", "/api/v1/events", #"{"calendarId": "\#(calendar)", "title": "Private", "start": "2026-12-01T09:00:00Z"}"#)
+        let mine = call(
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(calendar)", "title": "Private", "start": "2026-12-01T09:00:00Z"}"#)
         let mineID = try #require(mine["id"]?.stringValue)
         // Read-only: reads, but may not write.
         #expect(call("GET", "/api/v1/events/\(mineID)", scope: .read).status == 200)
-        #expect(call("POST", "/api/v1/events", #"{"calendarId": "\#(calendar)", "title": "x", "start": "2026-12-01"}"#, scope: .read).status == 403)
+        #expect(
+            call(
+                "POST", "/api/v1/events", #"{"calendarId": "\#(calendar)", "title": "x", "start": "2026-12-01"}"#,
+                scope: .read
+            ).status == 403)
         // Add-only: creates, reads back what it made, sees nothing else.
-        let added = call("POST", "/api/v1/events", #"{"calendarId": "\#(calendar)", "title": "Class", "start": "2026-12-02T09:00:00Z"}"#, scope: .addOnly)
+        let added = call(
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(calendar)", "title": "Class", "start": "2026-12-02T09:00:00Z"}"#, scope: .addOnly)
         let addedID = try #require(added["id"]?.stringValue)
         #expect(call("GET", "/api/v1/events/\(addedID)", scope: .addOnly).status == 200)
         #expect(call("GET", "/api/v1/events/\(addedID)/add-to-calendar", scope: .addOnly).status == 200)
         #expect(call("GET", "/api/v1/events/\(mineID)", scope: .addOnly).status == 404)
         #expect(call("GET", "/api/v1/calendars", scope: .addOnly).status == 403)
-        #expect(call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2026-12-31", scope: .addOnly).status == 403)
+        #expect(
+            call("GET", "/api/v1/calendars/\(calendar)/occurrences?from=2026-12-01&to=2026-12-31", scope: .addOnly)
+                .status == 403)
         #expect(call("DELETE", "/api/v1/events/\(addedID)", scope: .addOnly).status == 403)
         // A revoked token is refused.
         let token = try #require(try backend.apiTokens(user: "anna").first { $0.scope == .read })
         try backend.revokeAPIToken(id: token.id, user: "anna")
         let revoked = call("GET", "/api/v1/calendars", scope: .read)
-        #expect(revoked.status == 401 && revoked.headers["WWW-Authenticate"] != nil && revoked["type"]?.stringValue == "urn:almanac:problem:unauthorized")
+        #expect(
+            revoked.status == 401 && revoked.headers["WWW-Authenticate"] != nil
+                && revoked["type"]?.stringValue == "urn:almanac:problem:unauthorized")
     }
 
     @Test func otherUsersResourcesAreNotFound() throws {
         let bobStore = try backend.eventStore(for: "bob")
         let bobCalendar = try bobStore.createCalendar(EventCalendar(title: "Bob's"))
         let bobEvent = try bobStore.save(
-            Event(title: "Secret", start: DateTimeValue(CivilDateTime(year: 2026, month: 12, day: 1, hour: 9)!, form: .utc), calendarIdentifier: bobCalendar.id))
+            Event(
+                title: "Secret",
+                start: DateTimeValue(CivilDateTime(year: 2026, month: 12, day: 1, hour: 9)!, form: .utc),
+                calendarIdentifier: bobCalendar.id))
         let before = try snapshot()
         let bobID = try #require(bobEvent.localIdentifier)
         #expect(call("GET", "/api/v1/calendars/\(bobCalendar.id)").status == 404)
         #expect(call("GET", "/api/v1/events/\(bobID)").status == 404)
         #expect(call("PATCH", "/api/v1/events/\(bobID)", #"{"title": "mine now"}"#).status == 404)
         #expect(call("DELETE", "/api/v1/events/\(bobID)").status == 404)
-        #expect(call("POST", "/api/v1/events", #"{"calendarId": "\#(bobCalendar.id)", "title": "x", "start": "2026-12-01"}"#).status == 404)
-        #expect(call("DELETE", "/api/v1/calendars/\(bobCalendar.id)/events?from=2026-12-01&to=2026-12-02").status == 404)
+        #expect(
+            call(
+                "POST", "/api/v1/events", #"{"calendarId": "\#(bobCalendar.id)", "title": "x", "start": "2026-12-01"}"#
+            ).status == 404)
+        #expect(
+            call("DELETE", "/api/v1/calendars/\(bobCalendar.id)/events?from=2026-12-01&to=2026-12-02").status == 404)
         #expect(call("PUT", "/api/v1/events/\(bobID)/added").status == 404)
         #expect(try snapshot() == before)
     }
@@ -257,20 +323,27 @@ import Testing
         let calendar = try makeCalendar()
         let created = call(
             "POST", "/api/v1/events",
-            #"{"calendarId": "\#(calendar)", "title": "Spin", "start": "2026-12-01T18:00:00", "timeZone": "Europe/Berlin", "duration": "PT1H"}"#)
+            #"{"calendarId": "\#(calendar)", "title": "Spin", "start": "2026-12-01T18:00:00", "timeZone": "Europe/Berlin", "duration": "PT1H"}"#
+        )
         let id = try #require(created["id"]?.stringValue)
         let targets = call("GET", "/api/v1/events/\(id)/add-to-calendar")
         #expect(targets.status == 200)
         #expect(targets["bridge"]?["name"]?.stringValue == "Spin")
-        #expect(targets["google"]?["url"]?.stringValue?.hasPrefix("https://calendar.google.com/calendar/render?action=TEMPLATE") == true)
+        #expect(
+            targets["google"]?["url"]?.stringValue?.hasPrefix(
+                "https://calendar.google.com/calendar/render?action=TEMPLATE") == true)
         #expect(targets["ics"]?["url"]?.stringValue == "/events/\(id).ics")
         let file = call("GET", "/events/\(id).ics")
-        #expect(file.status == 200 && file.headers["Content-Type"] == "text/calendar; charset=utf-8" && file.text.contains("METHOD:PUBLISH"))
+        #expect(
+            file.status == 200 && file.headers["Content-Type"] == "text/calendar; charset=utf-8"
+                && file.text.contains("METHOD:PUBLISH"))
 
         #expect(call("GET", "/api/v1/events/\(id)/added").status == 404)
         let marked = call("PUT", "/api/v1/events/\(id)/added", #"{"platform": "ios", "nativeIdentifier": "EK-123"}"#)
         #expect(marked.status == 200 && marked["platform"]?.stringValue == "ios")
-        #expect(call("PUT", "/api/v1/events/\(id)/added", #"{"platform": "ios", "nativeIdentifier": "EK-123"}"#)["nativeIdentifier"]?.stringValue == "EK-123")
+        #expect(
+            call("PUT", "/api/v1/events/\(id)/added", #"{"platform": "ios", "nativeIdentifier": "EK-123"}"#)[
+                "nativeIdentifier"]?.stringValue == "EK-123")
         #expect(call("PUT", "/api/v1/events/\(id)/added", #"{"platform": "blackberry"}"#).status == 400)
         #expect(call("GET", "/api/v1/events/\(id)/added")["nativeIdentifier"]?.stringValue == "EK-123")
         #expect(call("DELETE", "/api/v1/events/\(id)/added").status == 204)
@@ -279,62 +352,110 @@ import Testing
 
     @Test func availabilityConflictsAndBusyImport() throws {
         let calendar = try makeCalendar()
-        #expect(call("POST", "/api/v1/events", #"{"calendarId": "\#(calendar)", "title": "Board", "start": "2026-12-01T10:00:00", "end": "2026-12-01T11:00:00", "timeZone": "Europe/Berlin"}"#).status == 201)
+        #expect(
+            call(
+                "POST", "/api/v1/events",
+                #"{"calendarId": "\#(calendar)", "title": "Board", "start": "2026-12-01T10:00:00", "end": "2026-12-01T11:00:00", "timeZone": "Europe/Berlin"}"#
+            ).status == 201)
         let free = call(
-            "GET", "/api/v1/availability?from=2026-12-01&to=2026-12-02&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-13:00&bufferAfter=15")
+            "GET",
+            "/api/v1/availability?from=2026-12-01&to=2026-12-02&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-13:00&bufferAfter=15"
+        )
         #expect(free.status == 200, "\(free.text)")
         // 09:00–13:00 Berlin with the 10:00–11:00 meeting: 09:00 would end at 10:00 but needs 15 minutes after;
         // 11:00 is too close to the meeting's end; 12:00 fits.
-        #expect(free["slots"] == .array([.object([("start", .string("2026-12-01T11:00:00Z")), ("end", .string("2026-12-01T12:00:00Z"))])]))
+        #expect(
+            free["slots"]
+                == .array([
+                    .object([("start", .string("2026-12-01T11:00:00Z")), ("end", .string("2026-12-01T12:00:00Z"))])
+                ]))
 
         // Other hours on that date, and a booking window that leaves it out.
-        let morning = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-13:00&dateHours=2026-12-01%2011:00-12:00,2026-12-02%2008:00-09:00")
-        #expect(morning["slots"] == .array([
-            .object([("start", .string("2026-12-01T10:00:00Z")), ("end", .string("2026-12-01T11:00:00Z"))]),
-            .object([("start", .string("2026-12-02T07:00:00Z")), ("end", .string("2026-12-02T08:00:00Z"))]),
-        ]))
-        let windowed = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-10:00&bookingWindow=2026-12-02/2026-12-02")
-        #expect(windowed["slots"] == .array([.object([("start", .string("2026-12-02T08:00:00Z")), ("end", .string("2026-12-02T09:00:00Z"))])]))
-        #expect(call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&duration=60&dateHours=tomorrow").status == 400)
+        let morning = call(
+            "GET",
+            "/api/v1/availability?from=2026-12-01&to=2026-12-03&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-13:00&dateHours=2026-12-01%2011:00-12:00,2026-12-02%2008:00-09:00"
+        )
+        #expect(
+            morning["slots"]
+                == .array([
+                    .object([("start", .string("2026-12-01T10:00:00Z")), ("end", .string("2026-12-01T11:00:00Z"))]),
+                    .object([("start", .string("2026-12-02T07:00:00Z")), ("end", .string("2026-12-02T08:00:00Z"))]),
+                ]))
+        let windowed = call(
+            "GET",
+            "/api/v1/availability?from=2026-12-01&to=2026-12-03&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-10:00&bookingWindow=2026-12-02/2026-12-02"
+        )
+        #expect(
+            windowed["slots"]
+                == .array([
+                    .object([("start", .string("2026-12-02T08:00:00Z")), ("end", .string("2026-12-02T09:00:00Z"))])
+                ]))
+        #expect(
+            call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&duration=60&dateHours=tomorrow").status
+                == 400)
 
-        let conflicts = call("POST", "/api/v1/conflicts", #"{"start": "2026-11-24T10:30:00", "timeZone": "Europe/Berlin", "duration": "PT1H", "rrule": "FREQ=WEEKLY;COUNT=3"}"#)
+        let conflicts = call(
+            "POST", "/api/v1/conflicts",
+            #"{"start": "2026-11-24T10:30:00", "timeZone": "Europe/Berlin", "duration": "PT1H", "rrule": "FREQ=WEEKLY;COUNT=3"}"#
+        )
         let found = try #require(conflicts["conflicts"]?.arrayValue)
-        #expect(found.count == 1 && found.first?["reason"]?.stringValue == "overlap" && found.first?["with"]?["title"]?.stringValue == "Board")
+        #expect(
+            found.count == 1 && found.first?["reason"]?.stringValue == "overlap"
+                && found.first?["with"]?["title"]?.stringValue == "Board")
         #expect(found.first?["occurrence"]?["start"]?.stringValue == "2026-12-01T09:30:00Z")
 
         let before = try snapshot()
         let refused = call(
             "POST", "/api/v1/events?rejectConflicts=true",
-            #"{"calendarId": "\#(calendar)", "title": "Clash", "start": "2026-12-01T10:15:00", "duration": "PT30M", "timeZone": "Europe/Berlin"}"#)
-        #expect(refused.status == 409 && refused["conflicts"]?.arrayValue?.count == 1 && refused["truncated"] == .bool(false))
+            #"{"calendarId": "\#(calendar)", "title": "Clash", "start": "2026-12-01T10:15:00", "duration": "PT30M", "timeZone": "Europe/Berlin"}"#
+        )
+        #expect(
+            refused.status == 409 && refused["conflicts"]?.arrayValue?.count == 1
+                && refused["truncated"] == .bool(false))
         #expect(try snapshot() == before)
         // An hourly event has more occurrences than are checked: a save says so.
         let hourly = call(
             "POST", "/api/v1/events?rejectConflicts=true",
-            #"{"calendarId": "\#(calendar)", "title": "Beep", "start": "2027-01-04T00:00:00", "duration": "PT1M", "timeZone": "Europe/Berlin", "rrule": "FREQ=HOURLY"}"#)
+            #"{"calendarId": "\#(calendar)", "title": "Beep", "start": "2027-01-04T00:00:00", "duration": "PT1M", "timeZone": "Europe/Berlin", "rrule": "FREQ=HOURLY"}"#
+        )
         #expect(hourly.status == 201 && hourly.headers["Warning"]?.contains("only the first 1000 occurrences") == true)
         #expect(refused.headers["Warning"] == nil)
 
         let imported = call(
-            "POST", "/api/v1/busy", #"{"calendar": "Phone", "blocks": [{"start": "2026-12-01T12:00:00Z", "end": "2026-12-01T12:30:00Z"}]}"#)
+            "POST", "/api/v1/busy",
+            #"{"calendar": "Phone", "blocks": [{"start": "2026-12-01T12:00:00Z", "end": "2026-12-01T12:30:00Z"}]}"#)
         #expect(imported.status == 200 && imported["imported"] == .integer(1))
-        let busyNow = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-02&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-13:00&bufferAfter=15")
+        let busyNow = call(
+            "GET",
+            "/api/v1/availability?from=2026-12-01&to=2026-12-02&tz=Europe/Berlin&duration=60&workingHours=Mon-Fri%2009:00-13:00&bufferAfter=15"
+        )
         #expect(busyNow["slots"] == .array([]))
         let replaced = call(
-            "POST", "/api/v1/busy", #"{"calendar": "Phone", "blocks": [], "from": "2026-12-01T00:00:00Z", "to": "2026-12-02T00:00:00Z"}"#)
+            "POST", "/api/v1/busy",
+            #"{"calendar": "Phone", "blocks": [], "from": "2026-12-01T00:00:00Z", "to": "2026-12-02T00:00:00Z"}"#)
         #expect(replaced["removed"] == .integer(1))
-        #expect(call("POST", "/api/v1/busy", #"{"blocks": [{"start": "2026-12-01T12:00:00Z", "end": "2026-12-01T12:30:00Z", "title": "Dentist"}]}"#).status == 400)
+        #expect(
+            call(
+                "POST", "/api/v1/busy",
+                #"{"blocks": [{"start": "2026-12-01T12:00:00Z", "end": "2026-12-01T12:30:00Z", "title": "Dentist"}]}"#
+            ).status == 400)
     }
 
     @Test func corsOnlyForConfiguredOrigins() {
         let preflight = server.respond(
-            to: HTTPRequest(method: "OPTIONS", path: "/api/v1/events", headers: ["Origin": "https://app.example.com", "Access-Control-Request-Method": "POST"]))
-        #expect(preflight.status == 204 && preflight.headers["Access-Control-Allow-Origin"] == "https://app.example.com")
-        let stranger = server.respond(to: HTTPRequest(method: "OPTIONS", path: "/api/v1/events", headers: ["Origin": "https://evil.example"]))
+            to: HTTPRequest(
+                method: "OPTIONS", path: "/api/v1/events",
+                headers: ["Origin": "https://app.example.com", "Access-Control-Request-Method": "POST"]))
+        #expect(
+            preflight.status == 204 && preflight.headers["Access-Control-Allow-Origin"] == "https://app.example.com")
+        let stranger = server.respond(
+            to: HTTPRequest(method: "OPTIONS", path: "/api/v1/events", headers: ["Origin": "https://evil.example"]))
         #expect(stranger.status == 403 && stranger.headers["Access-Control-Allow-Origin"] == nil)
         let read = call("GET", "/api/v1/calendars", headers: ["Origin": "https://app.example.com"])
         #expect(read.headers["Access-Control-Allow-Origin"] == "https://app.example.com")
-        #expect(call("GET", "/api/v1/calendars", headers: ["Origin": "https://evil.example"]).headers["Access-Control-Allow-Origin"] == nil)
+        #expect(
+            call("GET", "/api/v1/calendars", headers: ["Origin": "https://evil.example"]).headers[
+                "Access-Control-Allow-Origin"] == nil)
     }
 
     /// The OpenAPI document lists exactly the routes the server answers, each with its methods.
@@ -353,16 +474,22 @@ import Testing
             for (method, _) in operations { documented.insert(method.uppercased() + " " + path) }
         }
         var routed: Set<String> = []
-        for route in JSONAPIHandler.routeTable { for method in route.methods { routed.insert(method + " " + route.template) } }
+        for route in JSONAPIHandler.routeTable {
+            for method in route.methods { routed.insert(method + " " + route.template) }
+        }
         #expect(documented == routed)
         // And every documented operation answers (not 404 for a missing route, nor 405).
         for entry in documented.sorted() {
             let parts = entry.split(separator: " ")
-            let path = parts[1].replacingOccurrences(of: "{id}", with: "x").replacingOccurrences(of: "{eventId}", with: "x")
-                .replacingOccurrences(of: "{recurrenceId}", with: "x").replacingOccurrences(of: "{title}", with: "x")
+            let path = parts[1].replacingOccurrences(of: "{id}", with: "x").replacingOccurrences(
+                of: "{eventId}", with: "x"
+            )
+            .replacingOccurrences(of: "{recurrenceId}", with: "x").replacingOccurrences(of: "{title}", with: "x")
             let answer = call(String(parts[0]), path)
             #expect(answer.status != 405, "\(entry)")
-            if answer.status == 404 { #expect(answer["detail"]?.stringValue?.hasPrefix("no such resource") != true, "\(entry)") }
+            if answer.status == 404 {
+                #expect(answer["detail"]?.stringValue?.hasPrefix("no such resource") != true, "\(entry)")
+            }
         }
     }
 }

@@ -12,22 +12,37 @@ extension APITests {
         let past = call("GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)")
         #expect(past.status == 200, "\(past.text)")
         #expect(past["slots"] == .array([]))
-        #expect(past["pastExcluded"] == .object([("until", .string("2026-11-07T00:00:00Z")), ("wholeRange", .bool(true))]))
+        #expect(
+            past["pastExcluded"] == .object([("until", .string("2026-11-07T00:00:00Z")), ("wholeRange", .bool(true))]))
 
-        let included = call("GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)&includePast=true")
+        let included = call(
+            "GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)&includePast=true")
         #expect(included.status == 200, "\(included.text)")
-        #expect(included["slots"] == .array((2...6).map { day in
-            .object([("start", .string("2026-11-0\(day)T09:00:00Z")), ("end", .string("2026-11-0\(day)T10:00:00Z"))])
-        }))
+        #expect(
+            included["slots"]
+                == .array(
+                    (2...6).map { day in
+                        .object([
+                            ("start", .string("2026-11-0\(day)T09:00:00Z")),
+                            ("end", .string("2026-11-0\(day)T10:00:00Z")),
+                        ])
+                    }))
         #expect(included["pastExcluded"] == nil)
 
         // Monday 30 November is past, Tuesday 1 December is not.
         let straddling = call("GET", "/api/v1/availability?from=2026-11-30&to=2026-12-02&\(Self.mornings)")
-        #expect(straddling["slots"] == .array([.object([("start", .string("2026-12-01T09:00:00Z")), ("end", .string("2026-12-01T10:00:00Z"))])]))
-        #expect(straddling["pastExcluded"] == .object([("until", .string("2026-12-01T00:00:00Z")), ("wholeRange", .bool(false))]))
+        #expect(
+            straddling["slots"]
+                == .array([
+                    .object([("start", .string("2026-12-01T09:00:00Z")), ("end", .string("2026-12-01T10:00:00Z"))])
+                ]))
+        #expect(
+            straddling["pastExcluded"]
+                == .object([("until", .string("2026-12-01T00:00:00Z")), ("wholeRange", .bool(false))]))
 
         // A range from now on has nothing excluded.
-        let future = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-02&\(Self.mornings)&includePast=false")
+        let future = call(
+            "GET", "/api/v1/availability?from=2026-12-01&to=2026-12-02&\(Self.mornings)&includePast=false")
         #expect(future.status == 200 && future["pastExcluded"] == nil, "\(future.text)")
 
         let bad = call("GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)&includePast=yes")

@@ -14,10 +14,13 @@ import Testing
         let store = try backend.eventStore(for: "anna")
         let calendar = try store.createCalendar(EventCalendar(title: "Classes", timeZone: "Europe/Berlin"))
         let object = [
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:class@test", "DTSTAMP:20261101T000000Z",
-            "DTSTART:20261201T180000", "DTEND:20261201T190000", "RRULE:FREQ=WEEKLY;COUNT=3", "SUMMARY:Spin", "END:VEVENT", "END:VCALENDAR", "",
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:class@test",
+            "DTSTAMP:20261101T000000Z",
+            "DTSTART:20261201T180000", "DTEND:20261201T190000", "RRULE:FREQ=WEEKLY;COUNT=3", "SUMMARY:Spin",
+            "END:VEVENT", "END:VCALENDAR", "",
         ].joined(separator: "\r\n")
-        _ = try store.putResource(Array(object.utf8), name: "class.ics", calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
+        _ = try store.putResource(
+            Array(object.utf8), name: "class.ics", calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
         let server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false))
 
         // No feed yet: any token is a bare 404.
@@ -34,9 +37,15 @@ import Testing
         #expect(text.contains("X-WR-CALNAME:Classes"))
         // Revalidation: the same ETag gives 304; a change gives a new one.
         let etag = try #require(feed.headers["ETag"])
-        #expect(server.respond(to: HTTPRequest(method: "GET", path: "/feeds/\(token).ics", headers: ["If-None-Match": etag])).status == 304)
-        _ = try store.putResource(Array(object.replacingOccurrences(of: "Spin", with: "Spin!").utf8), name: "class.ics", calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
-        let changed = server.respond(to: HTTPRequest(method: "GET", path: "/feeds/\(token).ics", headers: ["If-None-Match": etag]))
+        #expect(
+            server.respond(
+                to: HTTPRequest(method: "GET", path: "/feeds/\(token).ics", headers: ["If-None-Match": etag])
+            ).status == 304)
+        _ = try store.putResource(
+            Array(object.replacingOccurrences(of: "Spin", with: "Spin!").utf8), name: "class.ics",
+            calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
+        let changed = server.respond(
+            to: HTTPRequest(method: "GET", path: "/feeds/\(token).ics", headers: ["If-None-Match": etag]))
         #expect(changed.status == 200 && changed.headers["ETag"] != etag)
         // Revoked: 404, and no sign-in is ever asked for.
         _ = try store.setFeedToken(nil, calendar: calendar.id)
@@ -47,15 +56,23 @@ import Testing
     @Test func davNeedsSignInAndRootDiscoveryWorks() throws {
         let directory = try TemporaryDirectory()
         let backend = try DatabaseBackend(directory: directory.path)
-        try backend.createUser(named: "anna", displayName: nil, passwordHash: PasswordHash(password: "secret password", iterations: 1_000).description)
+        try backend.createUser(
+            named: "anna", displayName: nil,
+            passwordHash: PasswordHash(password: "secret password", iterations: 1_000).description)
         let server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false))
         let anonymous = server.respond(to: HTTPRequest(method: "PROPFIND", path: "/", headers: ["Depth": "0"]))
-        #expect(anonymous.status == 401 && anonymous.headers["WWW-Authenticate"]?.hasPrefix("Basic realm=\"Almanac\"") == true)
+        #expect(
+            anonymous.status == 401
+                && anonymous.headers["WWW-Authenticate"]?.hasPrefix("Basic realm=\"Almanac\"") == true)
         let signedIn = server.respond(
             to: HTTPRequest(
                 method: "PROPFIND", path: "/",
-                headers: ["Depth": "0", "Authorization": BasicCredentials(user: "anna", password: "secret password").authorization],
-                body: Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:current-user-principal/></D:prop></D:propfind>".utf8)))
+                headers: [
+                    "Depth": "0",
+                    "Authorization": BasicCredentials(user: "anna", password: "secret password").authorization,
+                ],
+                body: Array(
+                    "<D:propfind xmlns:D=\"DAV:\"><D:prop><D:current-user-principal/></D:prop></D:propfind>".utf8)))
         #expect(signedIn.status == 207)
         #expect(String(decoding: signedIn.body, as: UTF8.self).contains("<D:href>/</D:href>"))
         #expect(String(decoding: signedIn.body, as: UTF8.self).contains("/dav/principals/anna/"))
@@ -66,7 +83,9 @@ import Testing
                 method: "REPORT", path: "/", headers: ["Authorization": authorization],
                 body: Array("<D:principal-search-property-set xmlns:D=\"DAV:\"/>".utf8)))
         #expect(searchSet.status == 200)
-        #expect(String(decoding: searchSet.body, as: UTF8.self).contains("<D:principal-search-property><D:prop><D:displayname/>"))
+        #expect(
+            String(decoding: searchSet.body, as: UTF8.self).contains(
+                "<D:principal-search-property><D:prop><D:displayname/>"))
         let search = server.respond(
             to: HTTPRequest(
                 method: "REPORT", path: "/", headers: ["Authorization": authorization],

@@ -1,21 +1,24 @@
 import Accounts
 import CalendarStore
 import Foundation
-import Synchronization
 import HTTPServer
 import ICalendar
 import JSONAPI
+import Synchronization
 import Testing
 
 /// Inputs that once trapped or hung the server, through the API's routes: numbers past
 /// every bound are refused, and answers that would be huge are cut and say so.
 extension APITests {
     static func object(_ alarmLines: [String], uid: String = "alarm-bomb") -> [UInt8] {
-        let lines = [
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20261101T000000Z",
-            "DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "SUMMARY:Alarm bomb", "BEGIN:VALARM", "ACTION:DISPLAY",
-            "DESCRIPTION:Ring", "TRIGGER:PT0S",
-        ] + alarmLines + ["END:VALARM", "END:VEVENT", "END:VCALENDAR"]
+        let lines =
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT", "UID:\(uid)",
+                "DTSTAMP:20261101T000000Z",
+                "DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "SUMMARY:Alarm bomb", "BEGIN:VALARM",
+                "ACTION:DISPLAY",
+                "DESCRIPTION:Ring", "TRIGGER:PT0S",
+            ] + alarmLines + ["END:VALARM", "END:VEVENT", "END:VCALENDAR"]
         return Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
     }
 
@@ -24,7 +27,9 @@ extension APITests {
         let store = try backend.eventStore(for: "anna")
         let before = try snapshot()
         #expect(throws: StoreError.self) {
-            _ = try store.putResource(Self.object(["DURATION:P999999999W", "REPEAT:2147483647"]), name: "bomb.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
+            _ = try store.putResource(
+                Self.object(["DURATION:P999999999W", "REPEAT:2147483647"]), name: "bomb.ics", calendar: id,
+                ifMatch: nil, ifNoneMatch: true)
         }
         #expect(try snapshot() == before)
     }
@@ -33,7 +38,9 @@ extension APITests {
         // 9,999 weeks × 2^31 − 1 repeats is past Int's range: the reach saturates.
         let id = try makeCalendar()
         let store = try backend.eventStore(for: "anna")
-        _ = try store.putResource(Self.object(["DURATION:P9999W", "REPEAT:2147483647"]), name: "far.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
+        _ = try store.putResource(
+            Self.object(["DURATION:P9999W", "REPEAT:2147483647"]), name: "far.ics", calendar: id, ifMatch: nil,
+            ifNoneMatch: true)
         let answer = call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
         #expect(answer.status == 200 && answer["alarms"]?.arrayValue?.count == 1 && answer["truncated"] == .bool(false))
     }
@@ -43,9 +50,12 @@ extension APITests {
         // lists 10,000 and says where the rest continue.
         let id = try makeCalendar()
         let store = try backend.eventStore(for: "anna")
-        _ = try store.putResource(Self.object(["DURATION:PT1S", "REPEAT:2147483646"]), name: "forever.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
+        _ = try store.putResource(
+            Self.object(["DURATION:PT1S", "REPEAT:2147483646"]), name: "forever.ics", calendar: id, ifMatch: nil,
+            ifNoneMatch: true)
         let answer = call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
-        #expect(answer.status == 200 && answer["alarms"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
+        #expect(
+            answer.status == 200 && answer["alarms"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
         #expect(answer["continueFrom"]?.stringValue == "2026-12-01T11:46:40Z")  // 09:00:00 + 10,000 s
         // Asking from there goes on with repetition 10,000; a range after the last repeat is empty.
         let next = call("GET", "/api/v1/alarms?from=2026-12-01T11:46:40Z&to=2026-12-01T11:46:42Z")
@@ -55,8 +65,10 @@ extension APITests {
     }
 
     @Test(arguments: [
-        "duration=999999999999999999", "duration=-9223372036854775808", "duration=9223372036854775807", "duration=PT1S", "duration=0",
-        "duration=60&step=0", "duration=60&step=PT30S", "duration=60&bufferBefore=999999999999999999", "duration=60&notice=9223372036854775807",
+        "duration=999999999999999999", "duration=-9223372036854775808", "duration=9223372036854775807", "duration=PT1S",
+        "duration=0",
+        "duration=60&step=0", "duration=60&step=PT30S", "duration=60&bufferBefore=999999999999999999",
+        "duration=60&notice=9223372036854775807",
         "duration=60&bookingWindowDays=2147483648", "duration=60&dailyLimit=-1", "duration=P999999999W",
     ])
     func availabilityNumbersPastTheirBoundsAre400(_ parameters: String) throws {
@@ -70,8 +82,10 @@ extension APITests {
         // 30 days of one-minute slots around the clock: 43,200, more than one answer lists
         // (far enough ahead that no slot is in the past).
         let answer = call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-31&duration=1&step=1")
-        #expect(answer.status == 200 && answer["slots"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
-        #expect(answer["continueFrom"]?.stringValue == "2099-03-07T22:40:00Z")  // 10,000 minutes after 2099-03-01T00:00Z
+        #expect(
+            answer.status == 200 && answer["slots"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
+        // 10,000 minutes after 2099-03-01T00:00Z
+        #expect(answer["continueFrom"]?.stringValue == "2099-03-07T22:40:00Z")
         let small = call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-02&duration=60")
         #expect(small["slots"]?.arrayValue?.count == 24 && small["truncated"] == .bool(false))
     }
@@ -79,10 +93,14 @@ extension APITests {
     @Test func aSecondlySeriesListsBoundedOccurrences() throws {
         let id = try makeCalendar()
         let created = call(
-            "POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "Tick", "start": "2026-12-01T00:00:00Z", "duration": "PT1S", "rrule": "FREQ=SECONDLY"}"#)
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(id)", "title": "Tick", "start": "2026-12-01T00:00:00Z", "duration": "PT1S", "rrule": "FREQ=SECONDLY"}"#
+        )
         try #require(created.status == 201, "\(created.text)")
         let answer = call("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-12-01&to=2026-12-02")
-        #expect(answer.status == 200 && answer["occurrences"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
+        #expect(
+            answer.status == 200 && answer["occurrences"]?.arrayValue?.count == 10_000
+                && answer["truncated"] == .bool(true))
         #expect(answer["continueFrom"]?.stringValue == "2026-12-01T02:46:40Z")
     }
 }
@@ -91,7 +109,11 @@ extension APITests {
     @Test func wrongTokensAreThrottledButNeverLockOutAValidOne() throws {
         // Six wrong tokens from one address once gave every client behind it 429 for minutes.
         func send(_ authorization: String) -> Int {
-            server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars", headers: ["Authorization": authorization], remoteAddress: "192.0.2.7")).status
+            server.respond(
+                to: HTTPRequest(
+                    method: "GET", path: "/api/v1/calendars", headers: ["Authorization": authorization],
+                    remoteAddress: "192.0.2.7")
+            ).status
         }
         let wrong = (0..<8).map { _ in send("Bearer alm_0000000000000000_wrongwrongwrongwrongwrongwrong") }
         #expect(wrong.prefix(5).allSatisfy { $0 == 401 } && wrong.suffix(3).allSatisfy { $0 == 429 })
@@ -106,27 +128,41 @@ extension APITests {
         let id = try makeCalendar()
         let before = try snapshot()
         // A URL, a UID, an RRULE or a category with a line break is refused, naming the member.
-        for (field, value) in [("url", #""https://x\r\nRRULE:FREQ=DAILY""#), ("uid", #""a\r\nRRULE:FREQ=DAILY""#), ("categories", #"["a\nb"]"#),
-            ("rrule", #""FREQ=DAILY\r\nEXDATE:20261201""#), ("title", #""nul \u0000 here""#), ("notes", #""bell \u0007""#)]
-        {
-            let answer = call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "start": "2026-12-01T09:00:00Z", "\#(field)": \#(value)}"#)
-            #expect(answer.status == 400 && answer.text.contains(field) && answer.text.contains("control character"), "\(field): \(answer.text)")
+        for (field, value) in [
+            ("url", #""https://x\r\nRRULE:FREQ=DAILY""#), ("uid", #""a\r\nRRULE:FREQ=DAILY""#),
+            ("categories", #"["a\nb"]"#),
+            ("rrule", #""FREQ=DAILY\r\nEXDATE:20261201""#), ("title", #""nul \u0000 here""#),
+            ("notes", #""bell \u0007""#),
+        ] {
+            let answer = call(
+                "POST", "/api/v1/events",
+                #"{"calendarId": "\#(id)", "start": "2026-12-01T09:00:00Z", "\#(field)": \#(value)}"#)
+            #expect(
+                answer.status == 400 && answer.text.contains(field) && answer.text.contains("control character"),
+                "\(field): \(answer.text)")
         }
         // jCal values are checked as they are read.
-        let jcal = #"["vevent", [["uid", {}, "text", "j@x"], ["dtstart", {}, "date-time", "2026-12-01T09:00:00Z"], ["url", {}, "uri", "https://x\r\nRRULE:FREQ=DAILY"]], []]"#
+        let jcal =
+            #"["vevent", [["uid", {}, "text", "j@x"], ["dtstart", {}, "date-time", "2026-12-01T09:00:00Z"], ["url", {}, "uri", "https://x\r\nRRULE:FREQ=DAILY"]], []]"#
         #expect(call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "jcal": \#(jcal)}"#).status == 400)
         #expect(try snapshot() == before)
         // TEXT members keep their line breaks, escaped: the notes come back as sent.
         let created = call(
-            "POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "Two\r\nlines", "notes": "a\nRRULE:FREQ=DAILY", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#)
-        #expect(created.status == 201 && created["notes"]?.stringValue == "a\nRRULE:FREQ=DAILY" && created["rrule"] == .null)
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(id)", "title": "Two\r\nlines", "notes": "a\nRRULE:FREQ=DAILY", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#
+        )
+        #expect(
+            created.status == 201 && created["notes"]?.stringValue == "a\nRRULE:FREQ=DAILY" && created["rrule"] == .null
+        )
     }
 }
 
 extension APITests {
     @Test func ofTwentyRacingPatchesWithOneETagExactlyOneWins() throws {
         let id = try makeCalendar()
-        let created = call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "Start", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#)
+        let created = call(
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(id)", "title": "Start", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#)
         let event = try #require(created["id"]?.stringValue)
         let etag = try #require(created.headers["ETag"])
         let statuses = Mutex<[Int]>([])
@@ -136,9 +172,14 @@ extension APITests {
             done.enter()
             Thread {
                 gate.wait()
-                let headers: HTTPHeaders = ["Authorization": "Bearer " + tokens[.readWrite]!, "Content-Type": "application/json", "If-Match": etag]
+                let headers: HTTPHeaders = [
+                    "Authorization": "Bearer " + tokens[.readWrite]!, "Content-Type": "application/json",
+                    "If-Match": etag,
+                ]
                 let response = server.respond(
-                    to: HTTPRequest(method: "PATCH", path: "/api/v1/events/" + event, headers: headers, body: Array(#"{"title": "Writer \#(writer)"}"#.utf8)))
+                    to: HTTPRequest(
+                        method: "PATCH", path: "/api/v1/events/" + event, headers: headers,
+                        body: Array(#"{"title": "Writer \#(writer)"}"#.utf8)))
                 statuses.withLock { $0.append(response.status) }
                 done.leave()
             }.start()
@@ -157,7 +198,8 @@ extension APITests {
         var headers: HTTPHeaders = ["Authorization": "Bearer " + tokens[.readWrite]!]
         if let type { headers.set("Content-Type", type) }
         let body = #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z"}"#
-        let response = server.respond(to: HTTPRequest(method: "POST", path: "/api/v1/events", headers: headers, body: Array(body.utf8)))
+        let response = server.respond(
+            to: HTTPRequest(method: "POST", path: "/api/v1/events", headers: headers, body: Array(body.utf8)))
         #expect(response.status == 415)
         #expect(try snapshot().count == 1)  // the calendar alone
     }
@@ -166,12 +208,16 @@ extension APITests {
 extension WebTests {
     @Test func signingInFromAnotherSitesPageIsRefused() throws {
         let form = [("user", "anna"), ("password", "correct horse")]
-        let foreign = send("POST", "/login", form: form, headers: ["Origin": "https://evil.example", "Host": "calendar.example"])
+        let foreign = send(
+            "POST", "/login", form: form, headers: ["Origin": "https://evil.example", "Host": "calendar.example"])
         #expect(foreign.status == 403 && foreign.headers["Set-Cookie"] == nil)
-        let own = send("POST", "/login", form: form, headers: ["Origin": "http://calendar.example", "Host": "calendar.example"])
+        let own = send(
+            "POST", "/login", form: form, headers: ["Origin": "http://calendar.example", "Host": "calendar.example"])
         #expect(own.status == 303)
         let page = send("GET", "/")
-        #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true && page.headers["X-Frame-Options"] == "DENY")
+        #expect(
+            page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true
+                && page.headers["X-Frame-Options"] == "DENY")
     }
 }
 
@@ -190,10 +236,16 @@ extension APITests {
 
 extension APITests {
     @Test func parallelRequestsWithTheRightPasswordAreNeverThrottledButALockoutHoldsForIt() throws {
-        try backend.createUser(named: "carol", displayName: nil, passwordHash: PasswordHash(password: "right one", iterations: 1_000).description)
+        try backend.createUser(
+            named: "carol", displayName: nil,
+            passwordHash: PasswordHash(password: "right one", iterations: 1_000).description)
         @Sendable func send(_ password: String, from address: String = "192.0.2.9") -> Int {
-            let headers: HTTPHeaders = ["Authorization": BasicCredentials(user: "carol", password: password).authorization]
-            return server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars", headers: headers, remoteAddress: address)).status
+            let headers: HTTPHeaders = [
+                "Authorization": BasicCredentials(user: "carol", password: password).authorization
+            ]
+            return server.respond(
+                to: HTTPRequest(method: "GET", path: "/api/v1/calendars", headers: headers, remoteAddress: address)
+            ).status
         }
         #expect(send("right one") == 200)
         // Twenty at once (a syncing client's burst): a verified password counts no attempt.

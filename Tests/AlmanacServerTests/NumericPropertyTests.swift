@@ -12,8 +12,10 @@ extension APITests {
     static func numbers(seed: UInt64, count: Int = 24) -> [String] {
         var generator = SplitMix64(seed: seed)
         var values = [
-            "0", "-1", "1", "59", "60", "61", "1440", "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967296", "9007199254740993",
-            "9223372036854775807", "-9223372036854775808", "9223372036854775808", "99999999999999999999", "-0", "+5", "1e3", "0x10", "",
+            "0", "-1", "1", "59", "60", "61", "1440", "2147483647", "2147483648", "-2147483648", "-2147483649",
+            "4294967296", "9007199254740993",
+            "9223372036854775807", "-9223372036854775808", "9223372036854775808", "99999999999999999999", "-0", "+5",
+            "1e3", "0x10", "",
         ]
         for _ in 0..<count {
             let magnitude = Int64.random(in: 0...62, using: &generator)
@@ -23,18 +25,29 @@ extension APITests {
         return values
     }
 
-    func expectNo5xx(_ method: String, _ target: String, _ body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNo5xx(
+        _ method: String, _ target: String, _ body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let answer = call(method, target, body)
-        #expect(answer.status < 500, "\(method) \(target) \(body ?? ""): \(answer.status) \(answer.text)", sourceLocation: sourceLocation)
+        #expect(
+            answer.status < 500, "\(method) \(target) \(body ?? ""): \(answer.status) \(answer.text)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func queryNumbersNeverTrapOrFail() throws {
         let id = try makeCalendar()
-        _ = call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "duration": "PT1H", "rrule": "FREQ=DAILY", "alarms": [{"minutesBefore": 15}]}"#)
+        _ = call(
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "duration": "PT1H", "rrule": "FREQ=DAILY", "alarms": [{"minutesBefore": 15}]}"#
+        )
         for value in Self.numbers(seed: 15) {
             let number = PercentEncoding.encode(value)
-            for parameter in ["duration", "step", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit", "weeklyLimit"] {
-                expectNo5xx("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&duration=60&\(parameter)=\(number)")
+            for parameter in [
+                "duration", "step", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit",
+                "weeklyLimit",
+            ] {
+                expectNo5xx(
+                    "GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&duration=60&\(parameter)=\(number)")
             }
             expectNo5xx("GET", "/api/v1/summary?month=2026-12&titles=\(number)")
             expectNo5xx("GET", "/api/v1/summary?month=\(number)-12")
@@ -49,13 +62,26 @@ extension APITests {
         let id = try makeCalendar()
         for value in Self.numbers(seed: 16) where !value.isEmpty {
             let json = Int64(value).map(String.init) ?? "\"\(value)\""
-            expectNo5xx("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "alarms": [{"minutesBefore": \#(json)}]}"#)
-            expectNo5xx("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "duration": "PT\#(value)M"}"#)
-            expectNo5xx("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "x", "start": "\#(value)-01-01T09:00:00Z"}"#)
+            expectNo5xx(
+                "POST", "/api/v1/events",
+                #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "alarms": [{"minutesBefore": \#(json)}]}"#
+            )
+            expectNo5xx(
+                "POST", "/api/v1/events",
+                #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "duration": "PT\#(value)M"}"#)
+            expectNo5xx(
+                "POST", "/api/v1/events",
+                #"{"calendarId": "\#(id)", "title": "x", "start": "\#(value)-01-01T09:00:00Z"}"#)
             for part in ["INTERVAL", "COUNT", "BYSETPOS", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYHOUR"] {
-                expectNo5xx("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "rrule": "FREQ=DAILY;\#(part)=\#(value)"}"#)
+                expectNo5xx(
+                    "POST", "/api/v1/events",
+                    #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "rrule": "FREQ=DAILY;\#(part)=\#(value)"}"#
+                )
             }
-            expectNo5xx("POST", "/api/v1/conflicts", #"{"start": "2026-12-01T09:00:00Z", "duration": "PT1H", "bufferBefore": \#(json), "bufferAfter": \#(json)}"#)
+            expectNo5xx(
+                "POST", "/api/v1/conflicts",
+                #"{"start": "2026-12-01T09:00:00Z", "duration": "PT1H", "bufferBefore": \#(json), "bufferAfter": \#(json)}"#
+            )
             expectNo5xx("PATCH", "/api/v1/calendars/\(id)", #"{"order": \#(json)}"#)
         }
     }
@@ -65,15 +91,26 @@ extension APITests {
         let store = try backend.eventStore(for: "anna")
         for (index, value) in Self.numbers(seed: 17).enumerated() where !value.isEmpty {
             for (field, line) in [
-                ("repeat", "REPEAT:\(value)"), ("duration", "DURATION:PT\(value)S"), ("weeks", "DURATION:P\(value)W"), ("days", "DURATION:P\(value)D"),
+                ("repeat", "REPEAT:\(value)"), ("duration", "DURATION:PT\(value)S"), ("weeks", "DURATION:P\(value)W"),
+                ("days", "DURATION:P\(value)D"),
                 ("trigger", "TRIGGER:-PT\(value)M"),
             ] {
-                let alarm = ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x", field == "trigger" ? line : "TRIGGER:-PT15M"]
-                    + (field == "trigger" ? ["DURATION:PT1M", "REPEAT:3"] : field == "repeat" ? ["DURATION:PT1M", line] : [line, "REPEAT:2147483647"]) + ["END:VALARM"]
-                let lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//T//EN", "BEGIN:VEVENT", "UID:n\(index)-\(field)", "DTSTAMP:20261101T000000Z",
-                    "DTSTART:20261201T090000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;INTERVAL=\(value.hasPrefix("-") ? "1" : value);COUNT=3"] + alarm + ["END:VEVENT", "END:VCALENDAR"]
+                let alarm =
+                    ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x", field == "trigger" ? line : "TRIGGER:-PT15M"]
+                    + (field == "trigger"
+                        ? ["DURATION:PT1M", "REPEAT:3"]
+                        : field == "repeat" ? ["DURATION:PT1M", line] : [line, "REPEAT:2147483647"]) + ["END:VALARM"]
+                let lines =
+                    [
+                        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//T//EN", "BEGIN:VEVENT", "UID:n\(index)-\(field)",
+                        "DTSTAMP:20261101T000000Z",
+                        "DTSTART:20261201T090000Z", "DURATION:PT1H",
+                        "RRULE:FREQ=WEEKLY;INTERVAL=\(value.hasPrefix("-") ? "1" : value);COUNT=3",
+                    ] + alarm + ["END:VEVENT", "END:VCALENDAR"]
                 // Stored or refused as invalid data, never a trap; then every read stays whole.
-                _ = try? store.putResource(Array((lines.joined(separator: "\r\n") + "\r\n").utf8), name: "n\(index)-\(field).ics", calendar: id, ifMatch: nil, ifNoneMatch: false)
+                _ = try? store.putResource(
+                    Array((lines.joined(separator: "\r\n") + "\r\n").utf8), name: "n\(index)-\(field).ics",
+                    calendar: id, ifMatch: nil, ifNoneMatch: false)
             }
         }
         expectNo5xx("GET", "/api/v1/alarms?from=2026-11-01&to=2027-11-01")

@@ -11,8 +11,10 @@ extension APITests {
     /// second is a step, so one series' 2,000,000 steps run out about 23 days in.
     static let midnight = Array(
         ([
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT", "UID:midnight", "DTSTAMP:20261101T000000Z",
-            "DTSTART:20261201T000000Z", "DURATION:PT1M", "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40", "SUMMARY:Midnight",
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT", "UID:midnight",
+            "DTSTAMP:20261101T000000Z",
+            "DTSTART:20261201T000000Z", "DURATION:PT1M", "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40",
+            "SUMMARY:Midnight",
             "END:VEVENT", "END:VCALENDAR",
         ].joined(separator: "\r\n") + "\r\n").utf8)
 
@@ -24,7 +26,9 @@ extension APITests {
         #expect(answer.status == 200, "\(answer.text)")
         #expect(answer["truncated"] == .bool(true))
         let series = try #require(answer["truncatedSeries"]?.arrayValue)
-        #expect(series.count == 1 && series.first?["uid"] == .string("midnight") && series.first?["title"] == .string("Midnight"))
+        #expect(
+            series.count == 1 && series.first?["uid"] == .string("midnight")
+                && series.first?["title"] == .string("Midnight"))
         let listed = answer["occurrences"]?.arrayValue ?? []
         #expect(!listed.isEmpty && listed.count < 40)
         // Every listed day is a midnight from 2026-12-01 on, and the answer goes on one second after the last.

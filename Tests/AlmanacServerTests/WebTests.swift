@@ -20,11 +20,16 @@ import Testing
         directory = try TemporaryDirectory()
         backend = try DatabaseBackend(directory: directory.path)
         // Few iterations: this test signs in often and is not about hashing.
-        try backend.createUser(named: "anna", displayName: nil, passwordHash: PasswordHash(password: "correct horse", iterations: 1_000).description)
+        try backend.createUser(
+            named: "anna", displayName: nil,
+            passwordHash: PasswordHash(password: "correct horse", iterations: 1_000).description)
         // A fixed clock (2026-12-01T00:00Z): the conflict check looks at the coming year.
-        server = AlmanacServer(backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false), now: { 1_796_083_200 })
+        server = AlmanacServer(
+            backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false), now: { 1_796_083_200 })
         let store = try backend.eventStore(for: "anna")
-        calendarID = try store.createCalendar(EventCalendar(title: "Trainings", color: "#FF0000", timeZone: "Europe/Berlin")).id
+        calendarID = try store.createCalendar(
+            EventCalendar(title: "Trainings", color: "#FF0000", timeZone: "Europe/Berlin")
+        ).id
     }
 
     struct Page {
@@ -33,21 +38,29 @@ import Testing
         var text: String
     }
 
-    func send(_ method: String, _ target: String, form: [(String, String)]? = nil, cookie: String? = nil, headers: HTTPHeaders = [:], body: String? = nil) -> Page {
+    func send(
+        _ method: String, _ target: String, form: [(String, String)]? = nil, cookie: String? = nil,
+        headers: HTTPHeaders = [:], body: String? = nil
+    ) -> Page {
         let parts = target.split(separator: "?", maxSplits: 1)
         var all = headers
         if let cookie { all.set("Cookie", cookie) }
         var bytes: [UInt8] = []
         if let form {
             all.set("Content-Type", "application/x-www-form-urlencoded")
-            bytes = Array(form.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&").utf8)
+            bytes = Array(
+                form.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
+                    .utf8)
         } else if let body {
             all.set("Content-Type", "application/json")
             bytes = Array(body.utf8)
         }
         let response = server.respond(
-            to: HTTPRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil, headers: all, body: bytes))
-        return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
+            to: HTTPRequest(
+                method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil, headers: all,
+                body: bytes))
+        return Page(
+            status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
     }
 
     /// Signs in and returns the session cookie and the page's CSRF token.
@@ -57,7 +70,10 @@ import Testing
         let setCookie = try #require(answer.headers["Set-Cookie"])
         let cookie = String(setCookie.split(separator: ";")[0])
         let page = send("GET", "/calendar", cookie: cookie)
-        let csrf = try #require(page.text.firstRange(of: "name=\"csrf-token\" content=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } })
+        let csrf = try #require(
+            page.text.firstRange(of: "name=\"csrf-token\" content=\"").map {
+                page.text[$0.upperBound...].prefix { $0 != "\"" }
+            })
         return (cookie, String(csrf))
     }
 
@@ -83,11 +99,17 @@ import Testing
         #expect(send("GET", "/calendar").text.contains("action=\"/login\""))
         let wrong = send("POST", "/login", form: [("user", "anna"), ("password", "guess")])
         #expect(wrong.status == 401 && wrong.text.contains("wrong user name or password"))
-        let right = send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")], headers: ["X-Forwarded-Proto": "https"])
+        let right = send(
+            "POST", "/login", form: [("user", "anna"), ("password", "correct horse")],
+            headers: ["X-Forwarded-Proto": "https"])
         let cookie = try #require(right.headers["Set-Cookie"])
         #expect(right.status == 303 && right.headers["Location"] == "/calendar")
-        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure") && cookie.contains("Path=/"))
-        #expect(!(send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")]).headers["Set-Cookie"] ?? "").contains("Secure"))
+        #expect(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure")
+                && cookie.contains("Path=/"))
+        #expect(
+            !(send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")]).headers["Set-Cookie"]
+                ?? "").contains("Secure"))
         let (session, csrf) = try signIn()
         #expect(send("GET", "/", cookie: session).status == 303)
         #expect(send("POST", "/logout", form: [("csrf", "nope")], cookie: session).status == 403)
@@ -98,7 +120,8 @@ import Testing
     @Test func monthGridsWithEitherWeekStartAndEscapedText() throws {
         _ = try add("<img src=x onerror=alert(1)>", "2026-11-10 18:00", "2026-11-10 19:00")
         let (cookie, _) = try signIn()
-        let monday = send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday&tz=Europe/Berlin", cookie: cookie)
+        let monday = send(
+            "GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday&tz=Europe/Berlin", cookie: cookie)
         #expect(monday.status == 200)
         #expect(monday.text.contains("<table class=\"month\" role=\"grid\" aria-label=\"November 2026\">"))
         let headers = monday.text.components(separatedBy: "role=\"columnheader\"").dropFirst().map { $0.prefix(30) }
@@ -106,7 +129,8 @@ import Testing
         // November 2026 from Monday: 26 October to 6 December, six rows.
         #expect(monday.text.components(separatedBy: "<tr role=\"row\">").count - 2 == 6)
         #expect(monday.text.contains("data-date=\"2026-10-26\"") && monday.text.contains("data-date=\"2026-12-06\""))
-        let sunday = send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=sunday&tz=Europe/Berlin", cookie: cookie)
+        let sunday = send(
+            "GET", "/calendar?view=month&date=2026-11-29&firstWeekday=sunday&tz=Europe/Berlin", cookie: cookie)
         #expect(sunday.text.components(separatedBy: "role=\"columnheader\"")[1].contains("Sunday"))
         #expect(sunday.text.components(separatedBy: "<tr role=\"row\">").count - 2 == 5)
         #expect(!sunday.text.contains("data-date=\"2026-10-31\""))
@@ -134,30 +158,52 @@ import Testing
 
     @Test func settingsNeedTheCSRFTokenAndAreRemembered() throws {
         let (cookie, csrf) = try signIn()
-        #expect(send("POST", "/settings", form: [("firstWeekday", "sunday"), ("tz", "America/New_York")], cookie: cookie).status == 403)
-        #expect(send("POST", "/settings", form: [("csrf", csrf), ("firstWeekday", "sunday"), ("tz", "America/New_York")], cookie: cookie).status == 303)
+        #expect(
+            send("POST", "/settings", form: [("firstWeekday", "sunday"), ("tz", "America/New_York")], cookie: cookie)
+                .status == 403)
+        #expect(
+            send(
+                "POST", "/settings", form: [("csrf", csrf), ("firstWeekday", "sunday"), ("tz", "America/New_York")],
+                cookie: cookie
+            ).status == 303)
         #expect(try backend.viewSettings(user: "anna") == ViewSettings(firstWeekday: 7, timeZone: "America/New_York"))
         let page = send("GET", "/calendar?view=month&date=2026-11-29", cookie: cookie)
         #expect(page.text.components(separatedBy: "role=\"columnheader\"")[1].contains("Sunday"))
         // The query overrides the stored setting for that page only.
-        #expect(send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday", cookie: cookie).text.components(separatedBy: "role=\"columnheader\"")[1].contains("Monday"))
+        #expect(
+            send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday", cookie: cookie).text.components(
+                separatedBy: "role=\"columnheader\"")[1].contains("Monday"))
     }
 
     @Test func eventPageCarriesTheBridgePayloadAndMarkingNeedsTheToken() throws {
         let id = try add("Spin & Stretch", "2026-12-01 18:00", "2026-12-01 19:00")
         let (cookie, csrf) = try signIn()
-        let page = send("GET", "/calendar/event?id=\(id)", cookie: cookie, headers: ["User-Agent": "Mozilla/5.0 Hotwire Native iOS; bridge-components: [add-to-calendar menu]"])
+        let page = send(
+            "GET", "/calendar/event?id=\(id)", cookie: cookie,
+            headers: ["User-Agent": "Mozilla/5.0 Hotwire Native iOS; bridge-components: [add-to-calendar menu]"])
         #expect(page.status == 200)
-        #expect(page.text.contains("<html lang=\"en\" data-bridge-platform=\"ios\" data-bridge-components=\"add-to-calendar menu\">"))
+        #expect(
+            page.text.contains(
+                "<html lang=\"en\" data-bridge-platform=\"ios\" data-bridge-components=\"add-to-calendar menu\">"))
         #expect(page.text.contains("data-controller=\"bridge--add-to-calendar\""))
-        let escaped = try #require(page.text.firstRange(of: "data-bridge-payload=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } })
-        let payload = try JSONValue(parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&"))
+        let escaped = try #require(
+            page.text.firstRange(of: "data-bridge-payload=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } }
+        )
+        let payload = try JSONValue(
+            parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(
+                of: "&amp;", with: "&"))
         #expect(payload["name"] == .string("Spin & Stretch") && payload["location"] == .string("Studio"))
         #expect(page.text.contains("data-mark-added-url=\"/api/v1/events/\(id)/added\""))
-        #expect(page.text.contains("https://calendar.google.com/calendar/render?") && page.text.contains("/events/\(id).ics"))
+        #expect(
+            page.text.contains("https://calendar.google.com/calendar/render?")
+                && page.text.contains("/events/\(id).ics"))
         // The page's own API call: the cookie alone is not enough for a change.
         #expect(send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, body: #"{"platform": "ios"}"#).status == 403)
-        #expect(send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, headers: ["X-CSRF-Token": csrf], body: #"{"platform": "ios"}"#).status == 200)
+        #expect(
+            send(
+                "PUT", "/api/v1/events/\(id)/added", cookie: cookie, headers: ["X-CSRF-Token": csrf],
+                body: #"{"platform": "ios"}"#
+            ).status == 200)
         #expect(try backend.eventStore(for: "anna").addedMark(event: id)?.platform == "ios")
         #expect(send("GET", "/events/\(id).ics", cookie: cookie).text.contains("METHOD:PUBLISH"))
         // The event is 18:00–19:00 in Berlin (UTC+1 in December); shown in the user's zone
@@ -166,14 +212,17 @@ import Testing
         let utc = send("GET", "/calendar/event?id=\(id)&tz=UTC", cookie: cookie)
         #expect(utc.text.contains("Tuesday 2026-12-01 17:00–18:00 (UTC)"))
         let form = send("GET", "/calendar/edit?id=\(id)&tz=UTC", cookie: cookie)
-        #expect(form.text.contains("name=\"startTime\" value=\"17:00\"") && form.text.contains("name=\"endTime\" value=\"18:00\""))
+        #expect(
+            form.text.contains("name=\"startTime\" value=\"17:00\"")
+                && form.text.contains("name=\"endTime\" value=\"18:00\""))
     }
 
     @Test func theFormWarnsAboutConflictsBeforeSaving() throws {
         _ = try add("Board", "2026-12-01 18:00", "2026-12-01 19:00")
         let (cookie, csrf) = try signIn()
         let fields = [
-            ("csrf", csrf), ("title", "Spin"), ("calendar", calendarID), ("startDate", "2026-12-01"), ("startTime", "18:30"), ("endDate", "2026-12-01"),
+            ("csrf", csrf), ("title", "Spin"), ("calendar", calendarID), ("startDate", "2026-12-01"),
+            ("startTime", "18:30"), ("endDate", "2026-12-01"),
             ("endTime", "19:30"), ("tz", "Europe/Berlin"), ("repeat", ""), ("alarm", "15"),
         ]
         let store = try backend.eventStore(for: "anna")
@@ -182,23 +231,34 @@ import Testing
         #expect(warned.status == 409 && warned.text.contains("This overlaps") && warned.text.contains("Board"))
         #expect(warned.text.contains("name=\"confirm\" value=\"1\""))
         #expect(try store.resources(calendar: calendarID).count == before)
-        #expect(send("POST", "/calendar/save", form: fields.filter { $0.0 != "csrf" } + [("confirm", "1")], cookie: cookie).status == 403)
+        #expect(
+            send("POST", "/calendar/save", form: fields.filter { $0.0 != "csrf" } + [("confirm", "1")], cookie: cookie)
+                .status == 403)
         let saved = send("POST", "/calendar/save", form: fields + [("confirm", "1")], cookie: cookie)
         #expect(saved.status == 303 && saved.headers["Location"]?.hasPrefix("/calendar/event?id=") == true)
         #expect(try store.resources(calendar: calendarID).count == before + 1)
-        let bad = send("POST", "/calendar/save", form: fields.map { $0.0 == "endTime" ? ("endTime", "17:00") : $0 } + [("confirm", "1")], cookie: cookie)
+        let bad = send(
+            "POST", "/calendar/save",
+            form: fields.map { $0.0 == "endTime" ? ("endTime", "17:00") : $0 } + [("confirm", "1")], cookie: cookie)
         #expect(bad.status == 400 && bad.text.contains("ends before it starts"))
     }
 
     @Test func aFirstEventMakesTheFirstCalendar() throws {
-        try backend.createUser(named: "carl", displayName: nil, passwordHash: PasswordHash(password: "battery staple", iterations: 1_000).description)
+        try backend.createUser(
+            named: "carl", displayName: nil,
+            passwordHash: PasswordHash(password: "battery staple", iterations: 1_000).description)
         let login = send("POST", "/login", form: [("user", "carl"), ("password", "battery staple")])
         let cookie = String(try #require(login.headers["Set-Cookie"]).split(separator: ";")[0])
         let page = send("GET", "/calendar/new?date=2026-12-01", cookie: cookie)
-        let csrf = try #require(page.text.firstRange(of: "name=\"csrf\" value=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } })
+        let csrf = try #require(
+            page.text.firstRange(of: "name=\"csrf\" value=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } }
+        )
         let saved = send(
             "POST", "/calendar/save",
-            form: [("csrf", String(csrf)), ("title", "First"), ("startDate", "2026-12-01"), ("startTime", "09:00"), ("endDate", "2026-12-01"), ("endTime", "10:00"), ("tz", "UTC")],
+            form: [
+                ("csrf", String(csrf)), ("title", "First"), ("startDate", "2026-12-01"), ("startTime", "09:00"),
+                ("endDate", "2026-12-01"), ("endTime", "10:00"), ("tz", "UTC"),
+            ],
             cookie: cookie)
         #expect(saved.status == 303)
         let calendars = try backend.eventStore(for: "carl").calendars()
@@ -214,15 +274,20 @@ import Testing
     }
 
     static func payload(_ page: String) throws -> JSONValue {
-        let escaped = try #require(page.firstRange(of: "data-bridge-payload=\"").map { page[$0.upperBound...].prefix { $0 != "\"" } })
-        return try JSONValue(parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&"))
+        let escaped = try #require(
+            page.firstRange(of: "data-bridge-payload=\"").map { page[$0.upperBound...].prefix { $0 != "\"" } })
+        return try JSONValue(
+            parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(
+                of: "&amp;", with: "&"))
     }
 
     /// Milliseconds of a Berlin wall clock, by Foundation.
     static func berlinMilliseconds(_ day: Int, _ hour: Int, _ minute: Int = 0) -> Int {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
-        return Int(calendar.date(from: DateComponents(year: 2026, month: 12, day: day, hour: hour, minute: minute))!.timeIntervalSince1970) * 1000
+        return Int(
+            calendar.date(from: DateComponents(year: 2026, month: 12, day: day, hour: hour, minute: minute))!
+                .timeIntervalSince1970) * 1000
     }
 
     /// The trainer's path: an instance of a weekly series (and an overridden one) in the
@@ -231,7 +296,9 @@ import Testing
         let store = try backend.eventStore(for: "anna")
         let id = try add("Weekly training", "2026-12-07 18:00", "2026-12-07 19:00", rule: "FREQ=WEEKLY;COUNT=3")
         // 2026-12-14T17:00Z, the second instance, is 1_797_267_600.
-        let second = try #require(try store.events(in: TimeRange(start: 1_797_000_000, end: 1_797_500_000)).first { $0.eventIdentifier == id })
+        let second = try #require(
+            try store.events(in: TimeRange(start: 1_797_000_000, end: 1_797_500_000)).first { $0.eventIdentifier == id }
+        )
         var moved = second.event
         moved.title = "Moved training"
         moved.start = DateTimeValue(Self.civil("2026-12-15 19:30"), form: .zoned(tzid: "Europe/Berlin"))
@@ -239,12 +306,19 @@ import Testing
         _ = try store.save(moved, span: .thisEvent)
         let expected: [String: (title: String, start: Int, end: Int)] = [
             "2026-12-07T17:00:00Z": ("Weekly training", Self.berlinMilliseconds(7, 18), Self.berlinMilliseconds(7, 19)),
-            "2026-12-14T17:00:00Z": ("Moved training", Self.berlinMilliseconds(15, 19, 30), Self.berlinMilliseconds(15, 20, 30)),
-            "2026-12-21T17:00:00Z": ("Weekly training", Self.berlinMilliseconds(21, 18), Self.berlinMilliseconds(21, 19)),
+            "2026-12-14T17:00:00Z": (
+                "Moved training", Self.berlinMilliseconds(15, 19, 30), Self.berlinMilliseconds(15, 20, 30)
+            ),
+            "2026-12-21T17:00:00Z": (
+                "Weekly training", Self.berlinMilliseconds(21, 18), Self.berlinMilliseconds(21, 19)
+            ),
         ]
         let (cookie, _) = try signIn()
         var opened: [String: Set<String>] = [:]
-        for view in ["view=month&date=2026-12-01", "view=week&date=2026-12-07", "view=week&date=2026-12-14", "view=week&date=2026-12-21"] {
+        for view in [
+            "view=month&date=2026-12-01", "view=week&date=2026-12-07", "view=week&date=2026-12-14",
+            "view=week&date=2026-12-21",
+        ] {
             let page = send("GET", "/calendar?\(view)&tz=Europe/Berlin", cookie: cookie)
             for link in Self.eventLinks(page.text) where link.contains(id) {
                 let occurrence = try #require(link.components(separatedBy: "occurrence=").last?.removingPercentEncoding)
@@ -253,10 +327,17 @@ import Testing
                 let want = try #require(expected[occurrence])
                 let payload = try Self.payload(event.text)
                 #expect(payload["name"] == .string(want.title))
-                #expect(payload["startsAtInMillisecondsSinceEpoch"] == .integer(want.start) && payload["endsAtInMillisecondsSinceEpoch"] == .integer(want.end))
-                #expect(send("GET", link.replacingOccurrences(of: "/calendar/event?", with: "/calendar/edit?"), cookie: cookie).status == 200)
+                #expect(
+                    payload["startsAtInMillisecondsSinceEpoch"] == .integer(want.start)
+                        && payload["endsAtInMillisecondsSinceEpoch"] == .integer(want.end))
+                #expect(
+                    send(
+                        "GET", link.replacingOccurrences(of: "/calendar/event?", with: "/calendar/edit?"),
+                        cookie: cookie
+                    ).status == 200)
                 // The download is that instance too, without the series' rule.
-                let ics = send("GET", "/events/\(id).ics?occurrence=" + PercentEncoding.encode(occurrence), cookie: cookie)
+                let ics = send(
+                    "GET", "/events/\(id).ics?occurrence=" + PercentEncoding.encode(occurrence), cookie: cookie)
                 #expect(event.text.contains("/events/\(id).ics?occurrence="))
                 #expect(ics.status == 200 && !ics.text.contains("RRULE") && ics.text.contains("SUMMARY:\(want.title)"))
                 opened[String(view.prefix(10)), default: []].insert(occurrence)
@@ -264,18 +345,25 @@ import Testing
         }
         #expect(opened["view=month"] == Set(expected.keys) && opened["view=week&"] == Set(expected.keys))
         // Saving the last instance's form changes that instance only.
-        let edit = send("GET", "/calendar/edit?id=\(id)&occurrence=2026-12-21T17%3A00%3A00Z&tz=Europe/Berlin", cookie: cookie)
-        let csrf = try #require(edit.text.firstRange(of: "name=\"csrf\" value=\"").map { edit.text[$0.upperBound...].prefix { $0 != "\"" } })
+        let edit = send(
+            "GET", "/calendar/edit?id=\(id)&occurrence=2026-12-21T17%3A00%3A00Z&tz=Europe/Berlin", cookie: cookie)
+        let csrf = try #require(
+            edit.text.firstRange(of: "name=\"csrf\" value=\"").map { edit.text[$0.upperBound...].prefix { $0 != "\"" } }
+        )
         #expect(edit.text.contains("name=\"span\" value=\"this\" checked"))
         let saved = send(
             "POST", "/calendar/save",
             form: [
-                ("csrf", String(csrf)), ("id", id), ("occurrence", "2026-12-21T17:00:00Z"), ("span", "this"), ("title", "Last training"), ("calendar", calendarID),
-                ("startDate", "2026-12-21"), ("startTime", "18:00"), ("endDate", "2026-12-21"), ("endTime", "19:00"), ("tz", "Europe/Berlin"), ("repeat", "FREQ=WEEKLY"),
+                ("csrf", String(csrf)), ("id", id), ("occurrence", "2026-12-21T17:00:00Z"), ("span", "this"),
+                ("title", "Last training"), ("calendar", calendarID),
+                ("startDate", "2026-12-21"), ("startTime", "18:00"), ("endDate", "2026-12-21"), ("endTime", "19:00"),
+                ("tz", "Europe/Berlin"), ("repeat", "FREQ=WEEKLY"),
                 ("confirm", "1"),
             ], cookie: cookie)
         #expect(saved.status == 303)
-        let titles = try store.events(in: TimeRange(start: 1_796_500_000, end: 1_798_500_000)).filter { $0.eventIdentifier == id }.map { $0.title ?? "" }
+        let titles = try store.events(in: TimeRange(start: 1_796_500_000, end: 1_798_500_000)).filter {
+            $0.eventIdentifier == id
+        }.map { $0.title ?? "" }
         #expect(titles == ["Weekly training", "Moved training", "Last training"])
     }
 
@@ -284,8 +372,12 @@ import Testing
         let (cookie, _) = try signIn()
         #expect(send("GET", "/calendar", cookie: cookie).text.contains("name=\"tz\" value=\"Europe/Berlin\""))
         // A sign-in reporting the browser's zone stores it once; a later one does not replace it.
-        for (zone, stays) in [("not a zone", nil), ("America/Los_Angeles", "America/Los_Angeles"), ("Asia/Tokyo", "America/Los_Angeles")] {
-            #expect(send("POST", "/login", form: [("user", "anna"), ("password", "correct horse"), ("tz", zone)]).status == 303)
+        for (zone, stays) in [
+            ("not a zone", nil), ("America/Los_Angeles", "America/Los_Angeles"), ("Asia/Tokyo", "America/Los_Angeles"),
+        ] {
+            #expect(
+                send("POST", "/login", form: [("user", "anna"), ("password", "correct horse"), ("tz", zone)]).status
+                    == 303)
             #expect(try backend.viewSettings(user: "anna").timeZone == stays)
         }
         #expect(send("GET", "/", cookie: nil).text.contains("data-browser-zone"))
@@ -299,7 +391,8 @@ import Testing
         let details = try #require(page.components(separatedBy: "<section class=\"day-details\"").last)
         #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-03\"><h2>Thursday 2026-12-03</h2>"))
         #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-04\" hidden>"))
-        let third = try #require(details.components(separatedBy: "data-date=\"2026-12-03\"").last?.components(separatedBy: "</div>").first)
+        let third = try #require(
+            details.components(separatedBy: "data-date=\"2026-12-03\"").last?.components(separatedBy: "</div>").first)
         #expect(third.contains("18:00–19:00") && third.contains(">Spin</a>") && !third.contains("Yoga"))
     }
 
@@ -312,7 +405,9 @@ import Testing
         let (cookie, _) = try signIn()
         let week = send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
         #expect(week.status == 200)
-        #expect(week.text.contains("Not every event is shown: event &quot;Ticker&quot;") && week.text.contains("role=\"alert\""))
+        #expect(
+            week.text.contains("Not every event is shown: event &quot;Ticker&quot;")
+                && week.text.contains("role=\"alert\""))
         let training = try #require(Self.eventLinks(week.text).first { $0.contains(trainingID) })
         #expect(send("GET", training, cookie: cookie).status == 200)
         // A week without the dense series is complete and says nothing.
@@ -323,29 +418,40 @@ import Testing
     /// The conflict warning never cuts silently: past ten overlaps it says how many more,
     /// and for an event with more instances in the coming year than it checks, it says so.
     @Test func theConflictWarningSaysHowManyMoreAndWhatItChecked() throws {
-        for day in 2...13 { _ = try add("Class \(day)", "2026-12-\(day < 10 ? "0" : "")\(day) 18:00", "2026-12-\(day < 10 ? "0" : "")\(day) 19:00") }
+        for day in 2...13 {
+            _ = try add(
+                "Class \(day)", "2026-12-\(day < 10 ? "0" : "")\(day) 18:00",
+                "2026-12-\(day < 10 ? "0" : "")\(day) 19:00")
+        }
         let (cookie, csrf) = try signIn()
         func propose(_ rule: String) -> Page {
             send(
                 "POST", "/calendar/save",
                 form: [
-                    ("csrf", csrf), ("title", "Drill"), ("calendar", calendarID), ("startDate", "2026-12-02"), ("startTime", "18:30"), ("endDate", "2026-12-02"),
+                    ("csrf", csrf), ("title", "Drill"), ("calendar", calendarID), ("startDate", "2026-12-02"),
+                    ("startTime", "18:30"), ("endDate", "2026-12-02"),
                     ("endTime", "19:30"), ("tz", "Europe/Berlin"), ("repeat", "custom"), ("rrule", rule),
                 ], cookie: cookie)
         }
         let daily = propose("FREQ=DAILY")
-        #expect(daily.status == 409 && daily.text.contains("Class 2,") && daily.text.contains("Class 11,") && !daily.text.contains("Class 12,"))
+        #expect(
+            daily.status == 409 && daily.text.contains("Class 2,") && daily.text.contains("Class 11,")
+                && !daily.text.contains("Class 12,"))
         #expect(daily.text.contains("<li>and 2 more</li>") && !daily.text.contains("were checked"))
         // Hourly: 8,784 instances in the coming year; the first 1,000 (41 days) are checked.
         let hourly = propose("FREQ=HOURLY")
-        #expect(hourly.status == 409 && hourly.text.contains("only its first 1000 instances in the coming year were checked"))
+        #expect(
+            hourly.status == 409
+                && hourly.text.contains("only its first 1000 instances in the coming year were checked"))
     }
 
     /// The stylesheet, the script and the OpenAPI document are files of the repository,
     /// embedded in the binary byte for byte and served with a strong ETag that a client's
     /// If-None-Match turns into 304.
     @Test func embeddedDocumentsAreTheRepositorysFilesWithETags() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardizedFileURL
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources"
+        ).standardizedFileURL
         for (path, file, type) in [
             ("/static/app.css", "WebCalendar/Resources/app.css", "text/css; charset=utf-8"),
             ("/static/app.js", "WebCalendar/Resources/app.js", "text/javascript; charset=utf-8"),
@@ -353,7 +459,9 @@ import Testing
         ] {
             let answer = send("GET", path)
             let onDisk = try Data(contentsOf: sources.appendingPathComponent(file))
-            #expect(answer.status == 200 && answer.headers["Content-Type"] == type && Data(answer.text.utf8) == onDisk, "\(path)")
+            #expect(
+                answer.status == 200 && answer.headers["Content-Type"] == type && Data(answer.text.utf8) == onDisk,
+                "\(path)")
             let etag = try #require(answer.headers["ETag"])
             #expect(etag.hasPrefix("\"") && etag.count == 18)
             let again = send("GET", path, headers: ["If-None-Match": "\"other\", \(etag)"])

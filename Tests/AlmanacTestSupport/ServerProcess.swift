@@ -32,8 +32,10 @@ public final class ServerProcess {
         banner = text
         self.user = user
         let lines = text.split(separator: "\n")
-        guard let created = lines.first(where: { $0.hasPrefix("Created user \(user) with password ") }), let secret = created.split(separator: " ").last,
-            let url = lines.first(where: { $0.hasPrefix("CalDAV: ") }), let portText = url.split(separator: ":")[safe: 3]?.split(separator: "/").first,
+        guard let created = lines.first(where: { $0.hasPrefix("Created user \(user) with password ") }),
+            let secret = created.split(separator: " ").last,
+            let url = lines.first(where: { $0.hasPrefix("CalDAV: ") }),
+            let portText = url.split(separator: ":")[safe: 3]?.split(separator: "/").first,
             let port = UInt16(portText)
         else {
             process.terminate()
@@ -54,16 +56,21 @@ public final class ServerProcess {
     public var authorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
 
     /// One request on its own connection; the raw path is sent exactly as given.
-    public func send(_ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:], signedIn: Bool = true)
+    public func send(
+        _ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:], signedIn: Bool = true
+    )
         throws -> HTTPExchange
     {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
+        var head =
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
         if signedIn { head += "Authorization: \(authorization)\r\n" }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         return HTTPExchange(try RawHTTP.exchange(port: port, bytes: Array((head + "\r\n").utf8) + body))
     }
 
-    public func send(_ method: String, _ path: String, _ body: String, headers: [String: String] = [:]) throws -> HTTPExchange {
+    public func send(_ method: String, _ path: String, _ body: String, headers: [String: String] = [:]) throws
+        -> HTTPExchange
+    {
         try send(method, path, body: Array(body.utf8), headers: headers)
     }
 }
@@ -81,7 +88,8 @@ public struct HTTPExchange {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         self.headers = headers
         body = parts.dropFirst().joined(separator: "\r\n\r\n")

@@ -62,7 +62,9 @@ public enum TestPostgres {
 
     /// A URL for a new, empty schema of the test database: each store test gets its own.
     public static func freshURL() throws -> String {
-        guard let url else { throw CorpusError(description: "ALMANAC_TEST_POSTGRES is not set (make test starts a cluster)") }
+        guard let url else {
+            throw CorpusError(description: "ALMANAC_TEST_POSTGRES is not set (make test starts a cluster)")
+        }
         let schema = "test_" + UUID().uuidString.lowercased().filter { $0 != "-" }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -70,7 +72,9 @@ public enum TestPostgres {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CorpusError(description: "psql could not create schema \(schema) in \(url)") }
+        guard process.terminationStatus == 0 else {
+            throw CorpusError(description: "psql could not create schema \(schema) in \(url)")
+        }
         return url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
     }
 }

@@ -56,7 +56,9 @@ import Testing
                     guard start >= from, start < to, start >= earliest else { continue }
                     if let window = rules.window, !(window.start..<window.end).contains(start) { continue }
                     let minutes = (start / 60)..<((start + rules.slotLength + 59) / 60)
-                    if minutes.allSatisfy({ !busyMinutes.contains($0) }) { slots.append(FreeSlot(start: start, end: start + rules.slotLength)) }
+                    if minutes.allSatisfy({ !busyMinutes.contains($0) }) {
+                        slots.append(FreeSlot(start: start, end: start + rules.slotLength))
+                    }
                 }
             }
         }
@@ -68,8 +70,11 @@ import Testing
         let zoneName = Self.zones[seed % Self.zones.count]
         let zone = try #require(TimeZoneDatabase.zone(named: zoneName))
         // Windows around the spring and autumn changes of both hemispheres.
-        let anchors = [utcInstant(2026, 3, 25), utcInstant(2026, 10, 20), utcInstant(2026, 3, 30), utcInstant(2026, 12, 1)]
-        let from = anchors[Int.random(in: 0..<anchors.count, using: &random)] + Int.random(in: 0..<48, using: &random) * 1800
+        let anchors = [
+            utcInstant(2026, 3, 25), utcInstant(2026, 10, 20), utcInstant(2026, 3, 30), utcInstant(2026, 12, 1),
+        ]
+        let from =
+            anchors[Int.random(in: 0..<anchors.count, using: &random)] + Int.random(in: 0..<48, using: &random) * 1800
         let to = from + Int.random(in: 1...14, using: &random) * 86_400
         var busy: [BusyBlock] = []
         for index in 0..<Int.random(in: 0...40, using: &random) {
@@ -77,14 +82,18 @@ import Testing
             let allDay = Int.random(in: 0..<10, using: &random) == 0
             let length = allDay ? 86_400 : Int.random(in: 0...16, using: &random) * 900
             busy.append(
-                BusyBlock(start: start, end: start + length, source: "e\(index)", isTentative: Int.random(in: 0..<5, using: &random) == 0, isAllDay: allDay))
+                BusyBlock(
+                    start: start, end: start + length, source: "e\(index)",
+                    isTentative: Int.random(in: 0..<5, using: &random) == 0, isAllDay: allDay))
         }
         var hours: [Weekday: [ClockRange]] = [:]
         for day in Weekday.allCases where Int.random(in: 0..<4, using: &random) > 0 {
             let first = Int.random(in: 0..<40, using: &random) * 15
             let second = first + Int.random(in: 4...40, using: &random) * 15
             hours[day] = [ClockRange(start: first, end: min(1440, second))]
-            if second + 60 < 1380, Bool.random(using: &random) { hours[day]!.append(ClockRange(start: second + 60, end: 1440)) }
+            if second + 60 < 1380, Bool.random(using: &random) {
+                hours[day]!.append(ClockRange(start: second + 60, end: 1440))
+            }
         }
         var overrides: [CivilDate: [ClockRange]] = [:]
         let firstDate = zone.localTime(at: from).date
@@ -96,8 +105,10 @@ import Testing
         let now = from + Int.random(in: -86_400...86_400, using: &random)
         let length = [15, 30, 45, 60, 90][Int.random(in: 0..<5, using: &random)] * 60
         let rules = AvailabilityRules(
-            zone: zone, workingHours: hours, slotLength: length, slotStep: [15, 30, 60][Int.random(in: 0..<3, using: &random)] * 60,
-            dateOverrides: overrides, bufferBefore: Int.random(in: 0...3, using: &random) * 300, bufferAfter: Int.random(in: 0...3, using: &random) * 300,
+            zone: zone, workingHours: hours, slotLength: length,
+            slotStep: [15, 30, 60][Int.random(in: 0..<3, using: &random)] * 60,
+            dateOverrides: overrides, bufferBefore: Int.random(in: 0...3, using: &random) * 300,
+            bufferAfter: Int.random(in: 0...3, using: &random) * 300,
             minimumNotice: notices[Int.random(in: 0..<3, using: &random)],
             window: Bool.random(using: &random) ? (from + 86_400, to - 3600) : nil,
             dailyLimit: Bool.random(using: &random) ? Int.random(in: 1...4, using: &random) : nil,
@@ -125,14 +136,19 @@ import Testing
     @Test func conflictsSayWhy() throws {
         let zone = try #require(TimeZoneDatabase.zone(named: "Europe/Berlin"))
         let meeting = BusyBlock(start: utcInstant(2026, 12, 1, 10), end: utcInstant(2026, 12, 1, 11), source: "meeting")
-        let rules = AvailabilityRules(zone: zone, workingHours: [:], slotLength: 3600, bufferBefore: 600, bufferAfter: 600)
-        let overlapping = AvailabilitySearch.conflicts(proposed: [(utcInstant(2026, 12, 1, 10, 30), utcInstant(2026, 12, 1, 11, 30))], busy: [meeting], rules: rules)
+        let rules = AvailabilityRules(
+            zone: zone, workingHours: [:], slotLength: 3600, bufferBefore: 600, bufferAfter: 600)
+        let overlapping = AvailabilitySearch.conflicts(
+            proposed: [(utcInstant(2026, 12, 1, 10, 30), utcInstant(2026, 12, 1, 11, 30))], busy: [meeting],
+            rules: rules)
         #expect(overlapping.map(\.reason) == [.overlap])
         #expect(overlapping.first?.with.source == "meeting")
         // Ten minutes after the meeting: its buffer after and ours before need twenty.
-        let close = AvailabilitySearch.conflicts(proposed: [(utcInstant(2026, 12, 1, 11, 10), utcInstant(2026, 12, 1, 12))], busy: [meeting], rules: rules)
+        let close = AvailabilitySearch.conflicts(
+            proposed: [(utcInstant(2026, 12, 1, 11, 10), utcInstant(2026, 12, 1, 12))], busy: [meeting], rules: rules)
         #expect(close.map(\.reason) == [.buffer])
-        let clear = AvailabilitySearch.conflicts(proposed: [(utcInstant(2026, 12, 1, 11, 20), utcInstant(2026, 12, 1, 12))], busy: [meeting], rules: rules)
+        let clear = AvailabilitySearch.conflicts(
+            proposed: [(utcInstant(2026, 12, 1, 11, 20), utcInstant(2026, 12, 1, 12))], busy: [meeting], rules: rules)
         #expect(clear.isEmpty)
     }
 }
@@ -158,7 +174,8 @@ func utcInstant(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute
 
     @Test func theLimitStopsTheSearchInsideADay() {
         let rules = AvailabilityRules.allDay(zone: .utc, slotLength: 60)
-        let slots = AvailabilitySearch.freeSlots(busy: [], rules: rules, from: Self.from, to: Self.to, now: 0, limit: 101)
+        let slots = AvailabilitySearch.freeSlots(
+            busy: [], rules: rules, from: Self.from, to: Self.to, now: 0, limit: 101)
         #expect(slots.count == 101 && slots.last?.start == Self.from + 100 * 60)
     }
 }

@@ -6,36 +6,52 @@ import Testing
 extension CalDAVTests {
     static func secondly(_ uid: String, every: String = "FREQ=SECONDLY") -> String {
         [
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20261101T000000Z",
-            "DTSTART:20261201T000000Z", "DURATION:PT1S", "RRULE:\(every)", "SUMMARY:Tick", "END:VEVENT", "END:VCALENDAR", "",
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:\(uid)",
+            "DTSTAMP:20261101T000000Z",
+            "DTSTART:20261201T000000Z", "DURATION:PT1S", "RRULE:\(every)", "SUMMARY:Tick", "END:VEVENT",
+            "END:VCALENDAR", "",
         ].joined(separator: "\r\n")
     }
 
     @Test func anExpandOfMillionsOfInstancesIsCutAndSaysSo() throws {
         #expect(makeCalendar() == 201)
         #expect(send("PUT", "/dav/calendars/anna/work/tick.ics", Self.secondly("tick@test")).status == 201)
-        let query = "<C:calendar-query \(Self.calDAV)><D:prop><C:calendar-data><C:expand start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:calendar-data></D:prop>"
+        let query =
+            "<C:calendar-query \(Self.calDAV)><D:prop><C:calendar-data><C:expand start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:calendar-data></D:prop>"
             + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>"
         let answer = send("REPORT", "/dav/calendars/anna/work/", query, headers: ["Depth": "1"])
         #expect(answer.status == 207)
         #expect(answer.text.components(separatedBy: "BEGIN:VEVENT").count - 1 == 10_000)
-        #expect(answer.text.contains("<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"))
+        #expect(
+            answer.text.contains(
+                "<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"
+            ))
     }
 
     @Test func freeBusyCoalescesAndNeverShowsLessBusyTime() throws {
         #expect(makeCalendar() == 201)
         // Back to back: one period. Every other second for a day: 43,200 periods, coarsened.
-        #expect(send("PUT", "/dav/calendars/anna/work/tick.ics", Self.secondly("tick@test", every: "FREQ=SECONDLY;COUNT=3600")).status == 201)
+        #expect(
+            send(
+                "PUT", "/dav/calendars/anna/work/tick.ics",
+                Self.secondly("tick@test", every: "FREQ=SECONDLY;COUNT=3600")
+            ).status == 201)
         let hour = send(
             "REPORT", "/dav/calendars/anna/work/",
-            "<C:free-busy-query \(Self.calDAV)><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:free-busy-query>", headers: ["Depth": "1"])
+            "<C:free-busy-query \(Self.calDAV)><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:free-busy-query>",
+            headers: ["Depth": "1"])
         #expect(hour.status == 200 && hour.text.contains("FREEBUSY;FBTYPE=BUSY:20261201T000000Z/20261201T010000Z"))
         #expect(hour.text.components(separatedBy: "FREEBUSY;").count - 1 == 1)
         #expect(send("DELETE", "/dav/calendars/anna/work/tick.ics", "").status == 204)
-        #expect(send("PUT", "/dav/calendars/anna/work/tock.ics", Self.secondly("tock@test", every: "FREQ=SECONDLY;INTERVAL=2")).status == 201)
+        #expect(
+            send(
+                "PUT", "/dav/calendars/anna/work/tock.ics",
+                Self.secondly("tock@test", every: "FREQ=SECONDLY;INTERVAL=2")
+            ).status == 201)
         let day = send(
             "REPORT", "/dav/calendars/anna/work/",
-            "<C:free-busy-query \(Self.calDAV)><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:free-busy-query>", headers: ["Depth": "1"])
+            "<C:free-busy-query \(Self.calDAV)><C:time-range start=\"20261201T000000Z\" end=\"20261202T000000Z\"/></C:free-busy-query>",
+            headers: ["Depth": "1"])
         let periods = day.text.components(separatedBy: "FREEBUSY;").count - 1
         #expect(day.status == 200 && periods >= 1 && periods <= 10_001)
         // The first and last instants of busy time are still covered.
@@ -46,7 +62,8 @@ extension CalDAVTests {
 /// Every XML body the fuzzer ever found crashing is kept and replayed: it must be
 /// refused with an error (or parse), never trap.
 @Suite struct XMLFuzzRegressionTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/xml-fuzz-regressions")
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/xml-fuzz-regressions")
 
     @Test func everyKeptCrashIsRefusedCleanly() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).sorted()
@@ -58,15 +75,21 @@ extension CalDAVTests {
     }
 
     @Test(arguments: [
-        [0xEF, 0xBB, 0xBF] + Array("<D:propfind xmlns:D=\"DAV:\"/>".utf8), Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:displayname/></D:prop></D:propfind>".utf8),
-        Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>".utf8),
-        [0xEF, 0xBB, 0xBF] + Array("<?xml version=\"1.0\"?><D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>".utf8),
+        [0xEF, 0xBB, 0xBF] + Array("<D:propfind xmlns:D=\"DAV:\"/>".utf8),
+        Array("<D:propfind xmlns:D=\"DAV:\"><D:prop><D:displayname/></D:prop></D:propfind>".utf8),
+        Array(
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>".utf8),
+        [0xEF, 0xBB, 0xBF]
+            + Array("<?xml version=\"1.0\"?><D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>".utf8),
     ])
     func utf8BodiesStillParse(_ bytes: [UInt8]) throws {
         _ = try XMLBody.parse(bytes)
     }
 
-    @Test(arguments: ["<?x?><D:propfind xmlns:D=\"DAV:\"/>", "<D:propfind xmlns:D=\"DAV:\"><?pi data?></D:propfind>", " <?xml version=\"1.0\"?><a/>", "<?xml-stylesheet href=\"x\"?><a/>"])
+    @Test(arguments: [
+        "<?x?><D:propfind xmlns:D=\"DAV:\"/>", "<D:propfind xmlns:D=\"DAV:\"><?pi data?></D:propfind>",
+        " <?xml version=\"1.0\"?><a/>", "<?xml-stylesheet href=\"x\"?><a/>",
+    ])
     func processingInstructionsAreRefused(_ text: String) {
         #expect(throws: XMLBodyError.self) { try XMLBody.parse(Array(text.utf8)) }
     }
@@ -95,8 +118,10 @@ extension CalDAVTests {
     }
 
     @Test(arguments: [
-        "<a><b></a></b>", "<a></a><b/>", "text<a/>", "<a/>text", "<a>", "<a x='1' x='2'/>", "<a x=1/>", "<a>&unknown;</a>", "<a>&#0;</a>",
-        "<a>\u{1}</a>", "<!DOCTYPE a><a/>", "<a><?pi x?></a>", "<a><!-- open</a>", "<a><![CDATA[open</a>", "", "   ", "<a x='<'/>", "<a>]]></a>",
+        "<a><b></a></b>", "<a></a><b/>", "text<a/>", "<a/>text", "<a>", "<a x='1' x='2'/>", "<a x=1/>",
+        "<a>&unknown;</a>", "<a>&#0;</a>",
+        "<a>\u{1}</a>", "<!DOCTYPE a><a/>", "<a><?pi x?></a>", "<a><!-- open</a>", "<a><![CDATA[open</a>", "", "   ",
+        "<a x='<'/>", "<a>]]></a>",
     ])
     func malformedBodiesAreRefused(_ text: String) {
         #expect(throws: XMLBodyError.self, "\(text)") { try XMLBody.parse(Array(text.utf8)) }
@@ -110,12 +135,16 @@ extension CalDAVTests {
         #expect(makeCalendar() == 201)
         let midnight = Self.secondly("midnight@test", every: "FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40")
         #expect(send("PUT", "/dav/calendars/anna/work/midnight.ics", midnight).status == 201)
-        let query = "<C:calendar-query \(Self.calDAV)><D:prop><C:calendar-data><C:expand start=\"20261201T000000Z\" end=\"20270201T000000Z\"/></C:calendar-data></D:prop>"
+        let query =
+            "<C:calendar-query \(Self.calDAV)><D:prop><C:calendar-data><C:expand start=\"20261201T000000Z\" end=\"20270201T000000Z\"/></C:calendar-data></D:prop>"
             + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"/></C:comp-filter></C:filter></C:calendar-query>"
         let answer = send("REPORT", "/dav/calendars/anna/work/", query, headers: ["Depth": "1"])
         #expect(answer.status == 207)
         let instances = answer.text.components(separatedBy: "BEGIN:VEVENT").count - 1
         #expect(instances > 0 && instances < 40)
-        #expect(answer.text.contains("<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"))
+        #expect(
+            answer.text.contains(
+                "<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"
+            ))
     }
 }

@@ -9,7 +9,9 @@ import Testing
 extension CalDAVTests {
     static let user = "user@example.com"
 
-    func sendAs(_ method: String, _ path: String, _ body: String = "", headers: HTTPHeaders = [:]) -> (status: Int, headers: HTTPHeaders, text: String) {
+    func sendAs(_ method: String, _ path: String, _ body: String = "", headers: HTTPHeaders = [:]) -> (
+        status: Int, headers: HTTPHeaders, text: String
+    ) {
         send(method, path, body, headers: headers, user: Self.user)
     }
 
@@ -20,14 +22,21 @@ extension CalDAVTests {
         #expect(made.status == 201)
         #expect(made.headers["Location"] == "/dav/calendars/user@example.com/work/")
         #expect(sendAs("MKCALENDAR", "/dav/calendars/user@example.com/work/").status == 405)
-        #expect(sendAs("MKCALENDAR", "/dav/calendars/user%40example.com/a%7eb%2Bc/").headers["Location"] == "/dav/calendars/user@example.com/a~b+c/")
-        for spelling in ["/dav/calendars/user@example.com/a~b+c/", "/dav/calendars/user%40example.com/a%7Eb+c", "/dav//calendars//user%40example.com/a%7eb%2bc/"] {
+        #expect(
+            sendAs("MKCALENDAR", "/dav/calendars/user%40example.com/a%7eb%2Bc/").headers["Location"]
+                == "/dav/calendars/user@example.com/a~b+c/")
+        for spelling in [
+            "/dav/calendars/user@example.com/a~b+c/", "/dav/calendars/user%40example.com/a%7Eb+c",
+            "/dav//calendars//user%40example.com/a%7eb%2bc/",
+        ] {
             let found = sendAs("PROPFIND", spelling, "", headers: ["Depth": "0"])
             #expect(found.status == 207, "\(spelling)")
             #expect(Self.hrefs(in: found.text).first == "/dav/calendars/user@example.com/a~b+c/", "\(spelling)")
         }
         // Characters that need escapes keep them, in upper-case hex.
-        #expect(sendAs("MKCALENDAR", "/dav/calendars/user@example.com/sp%20ce%c3%a9/").headers["Location"] == "/dav/calendars/user@example.com/sp%20ce%C3%A9/")
+        #expect(
+            sendAs("MKCALENDAR", "/dav/calendars/user@example.com/sp%20ce%c3%a9/").headers["Location"]
+                == "/dav/calendars/user@example.com/sp%20ce%C3%A9/")
 
         // Objects: the PUT's spelling does not matter; every answer spells the href one way.
         let object = "/dav/calendars/user@example.com/work/a@b.ics"
@@ -46,21 +55,28 @@ extension CalDAVTests {
         let multiget = sendAs(
             "REPORT", "/dav/calendars/user@example.com/work/",
             "<C:calendar-multiget \(Self.calDAV)><D:prop><D:getetag/></D:prop>"
-                + "<D:href>http://localhost:8080/dav/calendars/user%40example.com/work/a%40b.ics</D:href></C:calendar-multiget>")
+                + "<D:href>http://localhost:8080/dav/calendars/user%40example.com/work/a%40b.ics</D:href></C:calendar-multiget>"
+        )
         #expect(multiget.text.contains("<D:href>\(object)</D:href><D:propstat>"))
 
         // Discovery names the principal and the home one way, whichever way the root is spelt.
         for root in ["/dav/", "/dav", "/dav//"] {
             let answer = sendAs(
-                "PROPFIND", root, "<D:propfind xmlns:D=\"DAV:\"><D:prop><D:current-user-principal/></D:prop></D:propfind>", headers: ["Depth": "0"])
+                "PROPFIND", root,
+                "<D:propfind xmlns:D=\"DAV:\"><D:prop><D:current-user-principal/></D:prop></D:propfind>",
+                headers: ["Depth": "0"])
             #expect(Self.hrefs(in: answer.text) == ["/dav/", "/dav/principals/user@example.com/"], "\(root)")
         }
         let principal = sendAs(
             "PROPFIND", "/dav/principals/user%40example.com",
-            "<D:propfind \(Self.calDAV)><D:prop><C:calendar-home-set/><D:principal-URL/></D:prop></D:propfind>", headers: ["Depth": "0"])
+            "<D:propfind \(Self.calDAV)><D:prop><C:calendar-home-set/><D:principal-URL/></D:prop></D:propfind>",
+            headers: ["Depth": "0"])
         #expect(
             Self.hrefs(in: principal.text)
-                == ["/dav/principals/user@example.com/", "/dav/calendars/user@example.com/", "/dav/principals/user@example.com/"])
+                == [
+                    "/dav/principals/user@example.com/", "/dav/calendars/user@example.com/",
+                    "/dav/principals/user@example.com/",
+                ])
     }
 
     /// Spellings of one object path and the href they all read as: RFC 3986's unreserved
@@ -91,16 +107,25 @@ extension CalDAVTests {
         #expect(collection.status == 207)
         #expect(Self.hrefs(in: collection.text).contains("/dav/principals/anna/"))
         #expect(!collection.text.contains("/dav/principals/bob/"))
-        #expect(collection.text.contains("<D:principal-collection-set><D:href>/dav/principals/</D:href></D:principal-collection-set>"))
+        #expect(
+            collection.text.contains(
+                "<D:principal-collection-set><D:href>/dav/principals/</D:href></D:principal-collection-set>"))
         for path in ["/dav/principals/", "/dav/", "/dav/calendars/anna/"] {
             let search = send("REPORT", path, Self.propertySearch)
             #expect(search.status == 207, "\(path)")
             #expect(Self.hrefs(in: search.text) == ["/dav/principals/anna/"], "\(path)")
             // No criteria (as python caldav's search_principals sends): the user's own principal.
-            let all = send("REPORT", path, "<D:principal-property-search \(Self.calDAV)><D:prop><C:calendar-home-set/></D:prop></D:principal-property-search>")
-            #expect(all.text.contains("<C:calendar-home-set><D:href>/dav/calendars/anna/</D:href></C:calendar-home-set>"), "\(path)")
+            let all = send(
+                "REPORT", path,
+                "<D:principal-property-search \(Self.calDAV)><D:prop><C:calendar-home-set/></D:prop></D:principal-property-search>"
+            )
+            #expect(
+                all.text.contains("<C:calendar-home-set><D:href>/dav/calendars/anna/</D:href></C:calendar-home-set>"),
+                "\(path)")
             let set = send("REPORT", path, "<D:principal-search-property-set xmlns:D=\"DAV:\"/>")
-            #expect(set.status == 200 && set.text.contains("<D:principal-search-property><D:prop><D:displayname/>"), "\(path)")
+            #expect(
+                set.status == 200 && set.text.contains("<D:principal-search-property><D:prop><D:displayname/>"),
+                "\(path)")
         }
     }
 
@@ -111,7 +136,8 @@ extension CalDAVTests {
         for method in ["LOCK", "UNLOCK", "ACL", "POST", "MKWORKSPACE", "SEARCH"] {
             let answer = send(method, "/dav/calendars/anna/work/lunch.ics")
             #expect(answer.status == 405, "\(method)")
-            #expect(answer.headers["Allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT, COPY, MOVE", "\(method)")
+            #expect(
+                answer.headers["Allow"] == "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, REPORT, COPY, MOVE", "\(method)")
             #expect(answer.text.contains("not supported"), "\(method)")
         }
         #expect(send("LOCK", "/dav/calendars/anna/work/").text.contains("locking (WebDAV class 2)"))
@@ -122,7 +148,9 @@ extension CalDAVTests {
         // Known methods on the wrong kind of resource: 405 with Allow.
         let putOnCalendar = send("PUT", "/dav/calendars/anna/work/", Self.event)
         #expect(putOnCalendar.status == 405)
-        #expect(putOnCalendar.headers["Allow"] == "OPTIONS, GET, HEAD, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, MKCOL, REPORT")
+        #expect(
+            putOnCalendar.headers["Allow"]
+                == "OPTIONS, GET, HEAD, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, MKCOL, REPORT")
         #expect(send("DELETE", "/dav/calendars/anna/").headers["Allow"] == "OPTIONS, GET, HEAD, PROPFIND, REPORT")
         #expect(send("MKCALENDAR", "/dav/calendars/anna/work/lunch.ics").status == 405)
         // An existing calendar: 405 too, with Allow.
@@ -139,41 +167,60 @@ extension CalDAVTests {
     @Test func unsupportedReportsAndFiltersGetTheirPreconditions() {
         #expect(send("MKCALENDAR", "/dav/calendars/anna/tasks/").status == 201)
         #expect(send("PUT", "/dav/calendars/anna/tasks/lunch.ics", Self.event).status == 201)
-        #expect(send("PUT", "/dav/calendars/anna/tasks/t.ics", Self.todo("t@test", ["DUE:20261210T110000Z"])).status == 201)
+        #expect(
+            send("PUT", "/dav/calendars/anna/tasks/t.ics", Self.todo("t@test", ["DUE:20261210T110000Z"])).status == 201)
         func query(_ filter: String) -> (status: Int, headers: HTTPHeaders, text: String) {
             send(
                 "REPORT", "/dav/calendars/anna/tasks/",
-                "<C:calendar-query \(Self.calDAV)><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\">\(filter)</C:comp-filter></C:filter></C:calendar-query>")
+                "<C:calendar-query \(Self.calDAV)><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\">\(filter)</C:comp-filter></C:filter></C:calendar-query>"
+            )
         }
         // The home does not answer sync-collection, and no longer claims it does.
         let homeSync = send(
             "REPORT", "/dav/calendars/anna/",
-            "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>")
+            "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>"
+        )
         #expect(homeSync.status == 403 && homeSync.text.contains("<D:supported-report/>"))
-        let home = send("PROPFIND", "/dav/calendars/anna/", "<D:propfind xmlns:D=\"DAV:\"><D:prop><D:supported-report-set/></D:prop></D:propfind>", headers: ["Depth": "0"])
+        let home = send(
+            "PROPFIND", "/dav/calendars/anna/",
+            "<D:propfind xmlns:D=\"DAV:\"><D:prop><D:supported-report-set/></D:prop></D:propfind>",
+            headers: ["Depth": "0"])
         #expect(!home.text.contains("sync-collection"))
         // A report the server does not have (expand-property, RFC 3253 §3.8): 403 supported-report.
         let expandProperty = send("REPORT", "/dav/principals/anna/", "<D:expand-property xmlns:D=\"DAV:\"/>")
         #expect(expandProperty.status == 403 && expandProperty.text.contains("<D:supported-report/>"))
         // An unknown collation: 403 supported-collation, not a silent case-insensitive match.
-        let collation = query("<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"SUMMARY\"><C:text-match collation=\"i;klingon\">x</C:text-match></C:prop-filter></C:comp-filter>")
+        let collation = query(
+            "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"SUMMARY\"><C:text-match collation=\"i;klingon\">x</C:text-match></C:prop-filter></C:comp-filter>"
+        )
         #expect(collation.status == 403 && collation.text.contains("<C:supported-collation/>"))
         // A time range the server would ignore (on a VALARM's nested component): supported-filter.
         let nested = query(
-            "<C:comp-filter name=\"VEVENT\"><C:comp-filter name=\"VALARM\"><C:comp-filter name=\"X-NESTED\"><C:time-range start=\"20260101T000000Z\"/></C:comp-filter></C:comp-filter></C:comp-filter>")
-        #expect(nested.status == 403 && nested.text.contains("<C:supported-filter><C:comp-filter name=\"X-NESTED\"/></C:supported-filter>"))
+            "<C:comp-filter name=\"VEVENT\"><C:comp-filter name=\"VALARM\"><C:comp-filter name=\"X-NESTED\"><C:time-range start=\"20260101T000000Z\"/></C:comp-filter></C:comp-filter></C:comp-filter>"
+        )
+        #expect(
+            nested.status == 403
+                && nested.text.contains("<C:supported-filter><C:comp-filter name=\"X-NESTED\"/></C:supported-filter>"))
         let beside = query("<C:time-range start=\"20260101T000000Z\"/><C:comp-filter name=\"VEVENT\"/>")
-        #expect(beside.status == 403 && beside.text.contains("<C:supported-filter><C:comp-filter name=\"VCALENDAR\"/></C:supported-filter>"))
+        #expect(
+            beside.status == 403
+                && beside.text.contains("<C:supported-filter><C:comp-filter name=\"VCALENDAR\"/></C:supported-filter>"))
         let two = query("<C:comp-filter name=\"VEVENT\"/><C:comp-filter name=\"VTODO\"/>")
         #expect(two.status == 403 && two.text.contains("<C:supported-filter>"))
         // A time range on a property is evaluated: DTSTART 2026-12-01 12:00 Berlin is 11:00Z.
         let onProperty = { (start: String, end: String) in
-            Self.hrefs(in: query("<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"DTSTART\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:prop-filter></C:comp-filter>").text)
+            Self.hrefs(
+                in: query(
+                    "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"DTSTART\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:prop-filter></C:comp-filter>"
+                ).text)
         }
         #expect(onProperty("20261201T110000Z", "20261201T110001Z") == ["/dav/calendars/anna/tasks/lunch.ics"])
         #expect(onProperty("20261201T110001Z", "20261202T000000Z") == [])
         // is-not-defined on the member: the objects made of another component.
-        #expect(Self.hrefs(in: query("<C:comp-filter name=\"VEVENT\"><C:is-not-defined/></C:comp-filter>").text) == ["/dav/calendars/anna/tasks/t.ics"])
+        #expect(
+            Self.hrefs(in: query("<C:comp-filter name=\"VEVENT\"><C:is-not-defined/></C:comp-filter>").text) == [
+                "/dav/calendars/anna/tasks/t.ics"
+            ])
         // Calendar data in another format than iCalendar 2.0: supported-calendar-data, not iCalendar anyway.
         let json = send(
             "REPORT", "/dav/calendars/anna/tasks/",
@@ -181,22 +228,31 @@ extension CalDAVTests {
                 + "<C:filter><C:comp-filter name=\"VCALENDAR\"/></C:filter></C:calendar-query>")
         #expect(json.status == 403 && json.text.contains("<C:supported-calendar-data/>"))
         // An empty DAV:prop still answers each resource with a propstat (RFC 4918 §14.24).
-        let empty = send("PROPFIND", "/dav/calendars/anna/tasks/", "<D:propfind xmlns:D=\"DAV:\"><D:prop/></D:propfind>", headers: ["Depth": "0"])
-        #expect(empty.text.contains("<D:href>/dav/calendars/anna/tasks/</D:href><D:propstat><D:prop></D:prop><D:status>HTTP/1.1 200 OK</D:status>"))
+        let empty = send(
+            "PROPFIND", "/dav/calendars/anna/tasks/", "<D:propfind xmlns:D=\"DAV:\"><D:prop/></D:propfind>",
+            headers: ["Depth": "0"])
+        #expect(
+            empty.text.contains(
+                "<D:href>/dav/calendars/anna/tasks/</D:href><D:propstat><D:prop></D:prop><D:status>HTTP/1.1 200 OK</D:status>"
+            ))
         // A member no object is made of is looked for inside each object (here VTIMEZONE).
         let zoned = Self.event.replacingOccurrences(of: "lunch@test", with: "zoned@test").replacingOccurrences(
             of: "BEGIN:VEVENT",
-            with: "BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nBEGIN:STANDARD\r\nDTSTART:19701025T030000\r\nTZOFFSETFROM:+0200\r\n"
+            with:
+                "BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nBEGIN:STANDARD\r\nDTSTART:19701025T030000\r\nTZOFFSETFROM:+0200\r\n"
                 + "TZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT")
         #expect(send("PUT", "/dav/calendars/anna/tasks/zoned.ics", zoned).status == 201)
-        #expect(Self.hrefs(in: query("<C:comp-filter name=\"VTIMEZONE\"/>").text) == ["/dav/calendars/anna/tasks/zoned.ics"])
+        #expect(
+            Self.hrefs(in: query("<C:comp-filter name=\"VTIMEZONE\"/>").text) == ["/dav/calendars/anna/tasks/zoned.ics"]
+        )
         #expect(
             Self.hrefs(in: query("<C:comp-filter name=\"VTIMEZONE\"><C:is-not-defined/></C:comp-filter>").text)
                 == ["/dav/calendars/anna/tasks/lunch.ics", "/dav/calendars/anna/tasks/t.ics"])
         // A PROPPATCH that fails names its statuses with their reasons.
         let patch = send(
             "PROPPATCH", "/dav/calendars/anna/tasks/",
-            "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><D:displayname>New</D:displayname><D:getetag>x</D:getetag></D:prop></D:set></D:propertyupdate>")
+            "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><D:displayname>New</D:displayname><D:getetag>x</D:getetag></D:prop></D:set></D:propertyupdate>"
+        )
         #expect(patch.text.contains("HTTP/1.1 424 Failed Dependency"))
     }
 
@@ -222,7 +278,8 @@ extension CalDAVTests {
         #expect(transfer("MOVE", "/dav/calendars/anna/home/renamed.ics") == 403)
         #expect(transfer("COPY", "/dav/calendars/anna/nowhere/lunch.ics") == 409)
         // A copy by absolute URL; then Overwrite: F refuses, T replaces.
-        let copied = send("COPY", source, headers: ["Destination": "http://localhost:8080/dav/calendars/anna/work/lunch%40copy.ics"])
+        let copied = send(
+            "COPY", source, headers: ["Destination": "http://localhost:8080/dav/calendars/anna/work/lunch%40copy.ics"])
         #expect(copied.status == 201 && copied.headers["Location"] == "/dav/calendars/anna/work/lunch@copy.ics")
         #expect(send("GET", "/dav/calendars/anna/work/lunch@copy.ics").text == Self.event)
         #expect(transfer("COPY", "/dav/calendars/anna/work/lunch@copy.ics", ["Overwrite": "F"]) == 412)

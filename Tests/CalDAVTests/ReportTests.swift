@@ -13,7 +13,8 @@ extension CalDAVTests {
         let limitElement = limit.map { "<D:limit><D:nresults>\($0)</D:nresults></D:limit>" } ?? ""
         return send(
             "REPORT", "/dav/calendars/anna/work/",
-            "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>\(token)</D:sync-token><D:sync-level>1</D:sync-level>\(limitElement)<D:prop><D:getetag/></D:prop></D:sync-collection>")
+            "<D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>\(token)</D:sync-token><D:sync-level>1</D:sync-level>\(limitElement)<D:prop><D:getetag/></D:prop></D:sync-collection>"
+        )
     }
 
     static func token(in text: String) -> String {
@@ -41,7 +42,10 @@ extension CalDAVTests {
             let truncated = page.text.contains("HTTP/1.1 507 Insufficient Storage")
             if truncated {
                 // RFC 6578 §3.6: the collection itself answers 507 with number-of-matches-within-limits.
-                #expect(page.text.contains("<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"))
+                #expect(
+                    page.text.contains(
+                        "<D:href>/dav/calendars/anna/work/</D:href><D:status>HTTP/1.1 507 Insufficient Storage</D:status><D:error><D:number-of-matches-within-limits/></D:error>"
+                    ))
             }
             seen.formUnion(Self.hrefs(in: page.text).filter { $0.hasSuffix(".ics") })
             if !truncated { break }
@@ -58,7 +62,8 @@ extension CalDAVTests {
         #expect(makeCalendar() == 201)
         // Lunch is 11:00Z on 2026-12-01 (12:00 Berlin); its alarm fires 15 minutes before.
         let withAlarm = Self.event.replacingOccurrences(
-            of: "END:VEVENT", with: "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Lunch\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\nEND:VEVENT")
+            of: "END:VEVENT",
+            with: "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Lunch\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\nEND:VEVENT")
         #expect(send("PUT", "/dav/calendars/anna/work/lunch.ics", withAlarm).status == 201)
         #expect(send("PUT", "/dav/calendars/anna/work/weekly.ics", Self.weekly).status == 201)
         func alarmQuery(_ start: String, _ end: String) -> [String] {
@@ -83,11 +88,14 @@ extension CalDAVTests {
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN",
             "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T170000Z", "DURATION:PT1H",
             "RRULE:FREQ=WEEKLY;COUNT=6", "SUMMARY:Yoga", "END:VEVENT",
-            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID:20261208T170000Z", "DTSTART:20261209T170000Z",
+            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID:20261208T170000Z",
+            "DTSTART:20261209T170000Z",
             "DURATION:PT1H", "SUMMARY:Yoga moved", "END:VEVENT",
-            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID:20261215T170000Z", "DTSTART:20261215T170000Z",
+            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID:20261215T170000Z",
+            "DTSTART:20261215T170000Z",
             "DURATION:PT1H", "SUMMARY:Yoga renamed", "END:VEVENT",
-            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID:20261222T170000Z", "DTSTART:20261210T080000Z",
+            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID:20261222T170000Z",
+            "DTSTART:20261210T080000Z",
             "DURATION:PT1H", "SUMMARY:Yoga early", "END:VEVENT",
             "END:VCALENDAR", "",
         ].joined(separator: "\r\n")
@@ -145,7 +153,9 @@ extension CalDAVTests {
         let parsed = try #require(formatter.date(from: header))
         // HTTP dates have whole seconds: the write's second lies between the two readings.
         #expect((before...after).contains(Int(parsed.timeIntervalSince1970)))
-        let propfind = send("PROPFIND", "/dav/calendars/anna/work/", "<D:propfind xmlns:D=\"DAV:\"><D:prop><D:getlastmodified/></D:prop></D:propfind>", headers: ["Depth": "1"])
+        let propfind = send(
+            "PROPFIND", "/dav/calendars/anna/work/",
+            "<D:propfind xmlns:D=\"DAV:\"><D:prop><D:getlastmodified/></D:prop></D:propfind>", headers: ["Depth": "1"])
         #expect(propfind.text.contains("<D:getlastmodified>\(header)</D:getlastmodified>"))
     }
 }
@@ -167,7 +177,11 @@ extension CalDAVTests {
     /// Clients read the compliance classes from PROPFIND answers too (CLIENTS.md, Radicale issue 1338).
     @Test func everyAnswerCarriesTheDAVHeader() {
         #expect(makeCalendar() == 201)
-        #expect(send("PROPFIND", "/dav/calendars/anna/", "", headers: ["Depth": "1"]).headers["DAV"] == "1, 3, calendar-access, extended-mkcol")
-        #expect(send("GET", "/dav/calendars/anna/work/missing.ics").headers["DAV"] == "1, 3, calendar-access, extended-mkcol")
+        #expect(
+            send("PROPFIND", "/dav/calendars/anna/", "", headers: ["Depth": "1"]).headers["DAV"]
+                == "1, 3, calendar-access, extended-mkcol")
+        #expect(
+            send("GET", "/dav/calendars/anna/work/missing.ics").headers["DAV"]
+                == "1, 3, calendar-access, extended-mkcol")
     }
 }

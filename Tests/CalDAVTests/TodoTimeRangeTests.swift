@@ -56,7 +56,8 @@ extension CalDAVTests {
         // CREATED = Dec 1, COMPLETED = Dec 12: Dec 5–6 has start <= COMPLETED and end >= CREATED;
         // Dec 13–14 starts after both.
         TodoRow(
-            line: "N N N Y Y: COMPLETED and CREATED", properties: ["COMPLETED:20261212T100000Z", "CREATED:20261201T100000Z"],
+            line: "N N N Y Y: COMPLETED and CREATED",
+            properties: ["COMPLETED:20261212T100000Z", "CREATED:20261201T100000Z"],
             matching: ("20261205T000000Z", "20261206T000000Z"), failing: ("20261213T000000Z", "20261214T000000Z")),
         // COMPLETED = 10:00: start 09:00 <= C and end 10:00 >= C; start 10:00:01 > C.
         TodoRow(
@@ -67,11 +68,16 @@ extension CalDAVTests {
             line: "N N N N Y: CREATED only", properties: ["CREATED:20261201T100000Z"],
             matching: ("20260101T000000Z", "20261201T100001Z"), failing: ("20260101T000000Z", "20261201T100000Z")),
         // TRUE: any range, however far.
-        TodoRow(line: "N N N N N: none of them", properties: [], matching: ("20300101T000000Z", "20300102T000000Z"), failing: nil),
+        TodoRow(
+            line: "N N N N N: none of them", properties: [], matching: ("20300101T000000Z", "20300102T000000Z"),
+            failing: nil),
     ]
 
     static func todo(_ uid: String, _ lines: [String]) -> String {
-        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VTODO", "UID:\(uid)", "DTSTAMP:20261101T000000Z", "SUMMARY:Task"]
+        ([
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VTODO", "UID:\(uid)",
+            "DTSTAMP:20261101T000000Z", "SUMMARY:Task",
+        ]
             + lines + ["END:VTODO", "END:VCALENDAR", ""]).joined(separator: "\r\n")
     }
 

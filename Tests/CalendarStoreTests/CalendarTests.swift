@@ -1,6 +1,7 @@
 import AlmanacTestSupport
-@testable import CalendarStore
 import Testing
+
+@testable import CalendarStore
 
 @Suite("Calendars") struct CalendarTests {
     /// A calendar made without a colour gets the palette colour its owner's calendars use
@@ -9,7 +10,8 @@ import Testing
     @Test(arguments: Backend.allCases) func newCalendarsGetDistinctColoursUnlessOneIsGiven(_ kind: Backend) throws {
         let fixture = try StoreFixture(kind)
         let store = fixture.store
-        let chosen = try store.createCalendar(EventCalendar(title: "Chosen", color: CalendarPalette.colors[0].lowercased() + "FF"))
+        let chosen = try store.createCalendar(
+            EventCalendar(title: "Chosen", color: CalendarPalette.colors[0].lowercased() + "FF"))
         #expect(chosen.color == CalendarPalette.colors[0].lowercased() + "FF")
         var made: [String] = []
         for index in 1..<CalendarPalette.colors.count {
@@ -25,18 +27,26 @@ import Testing
 
     @Test func existingCalendarsWithoutAColourAreShownApart() {
         func calendar(_ title: String, _ color: String?) -> EventCalendar { EventCalendar(title: title, color: color) }
-        var calendars = [calendar("Old", nil), calendar("Red", "#E69F00"), calendar("Also old", nil), calendar("Bad", "red")]
+        var calendars = [
+            calendar("Old", nil), calendar("Red", "#E69F00"), calendar("Also old", nil), calendar("Bad", "red"),
+        ]
         for index in calendars.indices { calendars[index].id = "c\(index)" }
         let shown = CalendarPalette.displayColors(of: calendars)
         // Old takes the first colour; Red keeps its own (the palette's second); Also old the third; "red" is not a colour.
-        #expect(shown == ["c0": CalendarPalette.colors[0], "c1": "#E69F00", "c2": CalendarPalette.colors[2], "c3": CalendarPalette.colors[3]])
+        #expect(
+            shown == [
+                "c0": CalendarPalette.colors[0], "c1": "#E69F00", "c2": CalendarPalette.colors[2],
+                "c3": CalendarPalette.colors[3],
+            ])
     }
 
     @Test(arguments: Backend.allCases) func createListUpdateDelete(_ kind: Backend) throws {
         let fixture = try StoreFixture(kind)
         let store = fixture.store
         var work = try store.createCalendar(
-            EventCalendar(title: "Work", color: "#FF8800CC", description: "Office", timeZone: "Europe/Berlin", order: 2, componentTypes: [.event]))
+            EventCalendar(
+                title: "Work", color: "#FF8800CC", description: "Office", timeZone: "Europe/Berlin", order: 2,
+                componentTypes: [.event]))
         let home = try store.createCalendar(EventCalendar(title: "Home", order: 1), name: "home")
         #expect(home.name == "home")
         #expect(work.owner == "alice")
@@ -45,7 +55,8 @@ import Testing
 
         work.title = "Office"
         work.color = "#112233"
-        work.deadProperties["{http://example.com/ns}flavour"] = "<x:flavour xmlns:x=\"http://example.com/ns\">lemon</x:flavour>"
+        work.deadProperties["{http://example.com/ns}flavour"] =
+            "<x:flavour xmlns:x=\"http://example.com/ns\">lemon</x:flavour>"
         let ctag = work.ctag
         let updated = try store.updateCalendar(work)
         #expect(updated.title == "Office")
@@ -64,12 +75,17 @@ import Testing
     @Test(arguments: Backend.allCases) func badSettingsAreRefusedAndChangeNothing(_ kind: Backend) throws {
         let fixture = try StoreFixture(kind)
         let store = fixture.store
-        for bad in [EventCalendar(title: ""), EventCalendar(title: "X", timeZone: "Mars/Olympus"), EventCalendar(title: "X", componentTypes: [])] {
+        for bad in [
+            EventCalendar(title: ""), EventCalendar(title: "X", timeZone: "Mars/Olympus"),
+            EventCalendar(title: "X", componentTypes: []),
+        ] {
             let error = try #require(throws: StoreError.self) { try store.createCalendar(bad) }
             #expect(error.code == .invalidArgument)
         }
         _ = try store.createCalendar(EventCalendar(title: "A"), name: "a")
-        let duplicate = try #require(throws: StoreError.self) { try store.createCalendar(EventCalendar(title: "B"), name: "a") }
+        let duplicate = try #require(throws: StoreError.self) {
+            try store.createCalendar(EventCalendar(title: "B"), name: "a")
+        }
         #expect(duplicate.code == .alreadyExists)
         #expect(try store.calendars().map(\.title) == ["A"])
     }
@@ -108,21 +124,27 @@ import Testing
         #expect(hidden.code == .notFound)
         #expect(try bob.calendars().isEmpty)
         let put = try #require(throws: StoreError.self) {
-            try bob.putResource(resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+            try bob.putResource(
+                resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id,
+                ifMatch: nil, ifNoneMatch: false)
         }
         #expect(put.code == .notFound)
 
         try fixture.store.grant(.read, onCalendar: work.id, to: "bob")
         #expect(try bob.calendars().map(\.id) == [work.id])
         let readOnly = try #require(throws: StoreError.self) {
-            try bob.putResource(resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+            try bob.putResource(
+                resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id,
+                ifMatch: nil, ifNoneMatch: false)
         }
         #expect(readOnly.code == .forbidden)
         let delete = try #require(throws: StoreError.self) { try bob.deleteCalendar(withIdentifier: work.id) }
         #expect(delete.code == .forbidden)
 
         try fixture.store.grant(.readWrite, onCalendar: work.id, to: "bob")
-        _ = try bob.putResource(resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        _ = try bob.putResource(
+            resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil,
+            ifNoneMatch: false)
         #expect(try fixture.store.resources(calendar: work.id).map(\.name) == ["x.ics"])
 
         try fixture.store.grant(nil, onCalendar: work.id, to: "bob")

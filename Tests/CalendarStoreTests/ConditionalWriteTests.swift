@@ -35,7 +35,8 @@ extension ConcurrencyTests {
     @Test(arguments: Backend.allCases) func exactlyOneIfMatchEventSaveWins(_ kind: Backend) throws {
         let fixture = try StoreFixture(kind)
         let work = try fixture.calendar()
-        let saved = try fixture.store.save(Event(title: "Start", start: zoned("UTC", 2026, 12, 2, 9), calendarIdentifier: work.id))
+        let saved = try fixture.store.save(
+            Event(title: "Start", start: zoned("UTC", 2026, 12, 2, 9), calendarIdentifier: work.id))
         let etag = try #require(saved.etag)
         let stores = try (0..<20).map { _ in try fixture.store(for: "alice") }
         let outcomes = Self.race { writer in
@@ -72,16 +73,20 @@ extension ConcurrencyTests {
         let winners = outcomes.compactMap { try? $0.get() }
         #expect(winners.count == 1 && Self.failures(outcomes) == Array(repeating: .preconditionFailed, count: 19))
         #expect(try fixture.store.calendar(withIdentifier: work.id).title == winners.first)
-        #expect(throws: StoreError.self) { try fixture.store.deleteCalendar(withIdentifier: work.id, ifMatch: work.etag) }
+        #expect(throws: StoreError.self) {
+            try fixture.store.deleteCalendar(withIdentifier: work.id, ifMatch: work.etag)
+        }
     }
 }
 
 /// The cache of prepared objects is bounded in bytes: big objects cannot pin memory.
 @Suite struct ObjectCacheTests {
     static func series(bytes: Int) throws -> CachedSeries {
-        let text = resource(vevent(uid: "big", ["DTSTART:20261201T090000Z", "DESCRIPTION:" + String(repeating: "x", count: bytes)]))
+        let text = resource(
+            vevent(uid: "big", ["DTSTART:20261201T090000Z", "DESCRIPTION:" + String(repeating: "x", count: bytes)]))
         let object = try CalendarObject(parsing: text)
-        let prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(object.members, uid: object.uid)
+        let prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(
+            object.members, uid: object.uid)
         return CachedSeries(prepared: prepared, stored: StoredObject(data: text), fromSkeleton: false)
     }
 
@@ -108,22 +113,28 @@ extension ConcurrencyTests {
         (fixture.backend as! DatabaseBackend).quota = StoreQuota(maxObjects: 3)
         for (index, calendar) in [work, home, work].enumerated() {
             _ = try fixture.store.putResource(
-                resource(vevent(uid: "q\(index)", ["DTSTART:20261201T090000Z"])), name: "q\(index).ics", calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
+                resource(vevent(uid: "q\(index)", ["DTSTART:20261201T090000Z"])), name: "q\(index).ics",
+                calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
         }
         // Counted over every calendar the user owns.
         let refused = #expect(throws: StoreError.self) {
             try fixture.store.putResource(
-                resource(vevent(uid: "q3", ["DTSTART:20261201T090000Z"])), name: "q3.ics", calendar: home.id, ifMatch: nil, ifNoneMatch: false)
+                resource(vevent(uid: "q3", ["DTSTART:20261201T090000Z"])), name: "q3.ics", calendar: home.id,
+                ifMatch: nil, ifNoneMatch: false)
         }
         #expect(refused?.code == .insufficientStorage)
-        #expect(throws: StoreError.self) { try fixture.store.save(Event(title: "x", start: zoned("UTC", 2026, 12, 3, 9), calendarIdentifier: work.id)) }
+        #expect(throws: StoreError.self) {
+            try fixture.store.save(Event(title: "x", start: zoned("UTC", 2026, 12, 3, 9), calendarIdentifier: work.id))
+        }
         #expect(try fixture.store.resources(calendar: home.id).count == 1)
         // Replacing an object adds none; after a deletion there is room again.
         _ = try fixture.store.putResource(
-            resource(vevent(uid: "q0", ["DTSTART:20261202T090000Z"])), name: "q0.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+            resource(vevent(uid: "q0", ["DTSTART:20261202T090000Z"])), name: "q0.ics", calendar: work.id, ifMatch: nil,
+            ifNoneMatch: false)
         try fixture.store.deleteResource(named: "q1.ics", calendar: home.id, ifMatch: nil)
         _ = try fixture.store.putResource(
-            resource(vevent(uid: "q3", ["DTSTART:20261201T090000Z"])), name: "q3.ics", calendar: home.id, ifMatch: nil, ifNoneMatch: false)
+            resource(vevent(uid: "q3", ["DTSTART:20261201T090000Z"])), name: "q3.ics", calendar: home.id, ifMatch: nil,
+            ifNoneMatch: false)
         // Another user's calendars count apart.
         let bob = try fixture.store(for: "bob")
         let bobs = try bob.createCalendar(EventCalendar(title: "Bob"))
@@ -135,9 +146,12 @@ extension ConcurrencyTests {
         let work = try fixture.calendar()
         (fixture.backend as! DatabaseBackend).quota = StoreQuota(maxBytes: 4_000)
         let small = resource(vevent(uid: "s", ["DTSTART:20261201T090000Z"]))
-        let big = resource(vevent(uid: "s", ["DTSTART:20261201T090000Z", "DESCRIPTION:" + String(repeating: "x", count: 5_000)]))
+        let big = resource(
+            vevent(uid: "s", ["DTSTART:20261201T090000Z", "DESCRIPTION:" + String(repeating: "x", count: 5_000)]))
         _ = try fixture.store.putResource(small, name: "s.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
-        let refused = #expect(throws: StoreError.self) { try fixture.store.putResource(big, name: "s.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false) }
+        let refused = #expect(throws: StoreError.self) {
+            try fixture.store.putResource(big, name: "s.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        }
         #expect(refused?.code == .insufficientStorage)
         #expect(try fixture.store.resource(named: "s.ics", calendar: work.id).data == small)
         (fixture.backend as! DatabaseBackend).quota = StoreQuota()

@@ -15,7 +15,8 @@ import Testing
             let store = try backend.eventStore(for: "alice")
             calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
             etag = try store.putResource(
-                resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept"])), name: "a.ics", calendar: calendarID, ifMatch: nil,
+                resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept"])), name: "a.ics",
+                calendar: calendarID, ifMatch: nil,
                 ifNoneMatch: false)
             let copy = directory.url.appendingPathComponent("backup.sqlite").path
             try backend.backup(to: copy)
@@ -80,9 +81,13 @@ import Testing
         // Migration 7 counted the calendar's objects for the quota: one more fits exactly.
         reopened.quota = StoreQuota(maxObjects: 2)
         let store = try reopened.eventStore(for: "alice")
-        _ = try store.putResource(resource(vevent(uid: "b", ["DTSTART:20261201T090000Z"])), name: "b.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
+        _ = try store.putResource(
+            resource(vevent(uid: "b", ["DTSTART:20261201T090000Z"])), name: "b.ics", calendar: calendarID, ifMatch: nil,
+            ifNoneMatch: false)
         #expect(throws: StoreError.self) {
-            try store.putResource(resource(vevent(uid: "c", ["DTSTART:20261201T090000Z"])), name: "c.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
+            try store.putResource(
+                resource(vevent(uid: "c", ["DTSTART:20261201T090000Z"])), name: "c.ics", calendar: calendarID,
+                ifMatch: nil, ifNoneMatch: false)
         }
     }
 
@@ -92,7 +97,9 @@ import Testing
     @Test func acknowledgedWritesSurviveSIGKILL() throws {
         let directory = try TemporaryDirectory()
         let worker = Checkout.buildDirectory.appendingPathComponent("StoreCrashWorker")
-        try #require(FileManager.default.isExecutableFile(atPath: worker.path), "build StoreCrashWorker first (swift build --build-tests)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: worker.path),
+            "build StoreCrashWorker first (swift build --build-tests)")
         var generator = SplitMix64(seed: 4242)
         var acknowledged: [String: String] = [:]
         var kills = 0
@@ -122,10 +129,13 @@ import Testing
             #expect(try backend.integrityCheck() == ["ok"])
             let store = try backend.eventStore(for: "crash")
             let calendar = try #require(try store.calendar(titled: "Crash", createIfMissing: false))
-            let stored = Dictionary(uniqueKeysWithValues: try store.resources(calendar: calendar.id).map { ($0.name, $0.etag) })
+            let stored = Dictionary(
+                uniqueKeysWithValues: try store.resources(calendar: calendar.id).map { ($0.name, $0.etag) })
             for (name, etag) in acknowledged {
                 let current = try #require(stored[name], "acknowledged \(name) is missing after round \(round)")
-                #expect(current == etag || sequence(current) > sequence(etag), "\(name): acknowledged \(etag), found \(current)")
+                #expect(
+                    current == etag || sequence(current) > sequence(etag),
+                    "\(name): acknowledged \(etag), found \(current)")
             }
         }
         #expect(kills >= 5)
@@ -145,15 +155,19 @@ import Testing
         let store = fixture.store
         let work = try fixture.calendar()
         var etag = try store.putResource(
-            resource(vevent(uid: "race", ["DTSTART:20261201T090000Z", "SUMMARY:Start"])), name: "race.ics", calendar: work.id, ifMatch: nil,
+            resource(vevent(uid: "race", ["DTSTART:20261201T090000Z", "SUMMARY:Start"])), name: "race.ics",
+            calendar: work.id, ifMatch: nil,
             ifNoneMatch: false)
         for round in 0..<20 {
             let current = etag
             let results = await withTaskGroup(of: (Int, String?).self) { group in
                 for writer in 0..<6 {
                     group.addTask {
-                        let data = resource(vevent(uid: "race", ["DTSTART:20261201T090000Z", "SUMMARY:Round \(round) writer \(writer)"]))
-                        let tag = try? store.putResource(data, name: "race.ics", calendar: work.id, ifMatch: current, ifNoneMatch: false)
+                        let data = resource(
+                            vevent(
+                                uid: "race", ["DTSTART:20261201T090000Z", "SUMMARY:Round \(round) writer \(writer)"]))
+                        let tag = try? store.putResource(
+                            data, name: "race.ics", calendar: work.id, ifMatch: current, ifNoneMatch: false)
                         return (writer, tag)
                     }
                 }
@@ -178,7 +192,10 @@ import Testing
             for writer in 0..<8 {
                 group.addTask {
                     for index in 0..<25 {
-                        _ = try store.save(Event(title: "W\(writer) #\(index)", start: zoned("UTC", 2026, 12, 2, 9), calendarIdentifier: work.id))
+                        _ = try store.save(
+                            Event(
+                                title: "W\(writer) #\(index)", start: zoned("UTC", 2026, 12, 2, 9),
+                                calendarIdentifier: work.id))
                     }
                 }
             }

@@ -14,7 +14,8 @@ import Testing
         let (objects, _) = try CalendarFileSplitter.split(try Corpus.generate(events: 600, seed: 11))
         let imported = try store.importObjects(objects, calendar: calendar.id)
         #expect(imported.allSatisfy { if case .success = $0 { true } else { false } })
-        let names = Dictionary(uniqueKeysWithValues: try store.resources(calendar: calendar.id).map { ($0.localIdentifier, $0.name) })
+        let names = Dictionary(
+            uniqueKeysWithValues: try store.resources(calendar: calendar.id).map { ($0.localIdentifier, $0.name) })
 
         var random = SplitMix64(seed: 3)
         for _ in 0..<60 {
@@ -22,9 +23,11 @@ import Testing
             let start = utc(2024, 1, 1) + Int.random(in: 0..<(4 * 365 * 86_400), using: &random)
             let range = TimeRange(start: start, end: start + Int.random(in: 3_600...(60 * 86_400), using: &random))
             let listed = try store.resources(overlapping: range, componentType: .event, calendar: calendar.id)
-            let expected = Set(try store.events(in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: [.event])).compactMap {
-                names[$0.eventIdentifier]
-            })
+            let expected = Set(
+                try store.events(in: range, calendars: [calendar.id], matching: EventFilter(componentTypes: [.event]))
+                    .compactMap {
+                        names[$0.eventIdentifier]
+                    })
             #expect(Set(listed.map(\.name)) == expected)
             #expect(listed.map(\.name) == listed.map(\.name).sorted())
 
@@ -35,11 +38,16 @@ import Testing
                 var tentative, allDay: Bool
             }
             let busy = try store.busyTime(in: range, calendars: [calendar.id], timeZone: nil).map {
-                Key(start: $0.start, end: $0.end, event: $0.eventIdentifier + ($0.recurrenceID?.text ?? ""), tentative: $0.isTentative, allDay: $0.isAllDay)
-            }
-            let occurrences = try store.events(in: range, calendars: [calendar.id]).filter { !$0.isCancelled && !$0.isTransparent }.map {
                 Key(
-                    start: $0.startInstant, end: $0.endInstant, event: $0.eventIdentifier + ($0.recurrenceID?.text ?? ""), tentative: $0.status == .tentative,
+                    start: $0.start, end: $0.end, event: $0.eventIdentifier + ($0.recurrenceID?.text ?? ""),
+                    tentative: $0.isTentative, allDay: $0.isAllDay)
+            }
+            let occurrences = try store.events(in: range, calendars: [calendar.id]).filter {
+                !$0.isCancelled && !$0.isTransparent
+            }.map {
+                Key(
+                    start: $0.startInstant, end: $0.endInstant,
+                    event: $0.eventIdentifier + ($0.recurrenceID?.text ?? ""), tentative: $0.status == .tentative,
                     allDay: $0.isAllDay)
             }
             #expect(busy.count == occurrences.count && Set(busy) == Set(occurrences))
@@ -55,7 +63,8 @@ import Testing
         let work = try fixture.calendar()
         func put(_ number: Int, _ summary: String = "First") throws {
             _ = try store.putResource(
-                resource(vevent(uid: "e\(number)", ["DTSTART:20261201T090000Z", "SUMMARY:\(summary)"])), name: "e\(number).ics", calendar: work.id,
+                resource(vevent(uid: "e\(number)", ["DTSTART:20261201T090000Z", "SUMMARY:\(summary)"])),
+                name: "e\(number).ics", calendar: work.id,
                 ifMatch: nil, ifNoneMatch: false)
         }
         for number in 0..<7 { try put(number) }
@@ -106,15 +115,29 @@ extension ListingTests {
         let store = fixture.store
         let work = try fixture.calendar()
         _ = try store.putResource(
-            resource(vevent(uid: "free", ["DTSTART:20261201T090000Z", "DURATION:PT1H", "TRANSP:TRANSPARENT", "SUMMARY:Free"])), name: "free.ics",
+            resource(
+                vevent(
+                    uid: "free", ["DTSTART:20261201T090000Z", "DURATION:PT1H", "TRANSP:TRANSPARENT", "SUMMARY:Free"])),
+            name: "free.ics",
             calendar: work.id, ifMatch: nil, ifNoneMatch: true)
         _ = try store.putResource(
-            resource(vevent(uid: "busy", ["DTSTART:20261201T100000Z", "DURATION:PT1H", "SUMMARY:Busy"])), name: "busy.ics", calendar: work.id,
+            resource(vevent(uid: "busy", ["DTSTART:20261201T100000Z", "DURATION:PT1H", "SUMMARY:Busy"])),
+            name: "busy.ics", calendar: work.id,
             ifMatch: nil, ifNoneMatch: true)
         _ = try store.putResource(
             resource(
-                vevent(uid: "series", ["DTSTART:20261201T120000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=3", "TRANSP:TRANSPARENT", "SUMMARY:S"])
-                    + vevent(uid: "series", ["RECURRENCE-ID:20261202T120000Z", "DTSTART:20261202T120000Z", "DURATION:PT1H", "TRANSP:OPAQUE", "SUMMARY:S"])),
+                vevent(
+                    uid: "series",
+                    [
+                        "DTSTART:20261201T120000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=3", "TRANSP:TRANSPARENT",
+                        "SUMMARY:S",
+                    ])
+                    + vevent(
+                        uid: "series",
+                        [
+                            "RECURRENCE-ID:20261202T120000Z", "DTSTART:20261202T120000Z", "DURATION:PT1H",
+                            "TRANSP:OPAQUE", "SUMMARY:S",
+                        ])),
             name: "series.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: true)
         let found = try store.events(in: firstDecemberWeek).map { ($0.title ?? "", $0.isTransparent) }
         #expect(found.map(\.0) == ["Free", "Busy", "S", "S", "S"])

@@ -54,7 +54,8 @@ import Testing
         let work = try #require(try alice.calendar(titled: "Work", createIfMissing: false))
         let token = try alice.changes(since: nil, calendar: work.id).token
         _ = try alice.putResource(
-            resource(vevent(uid: "after-token", ["DTSTART:20261203T090000Z", "SUMMARY:After"])), name: "after.ics", calendar: work.id,
+            resource(vevent(uid: "after-token", ["DTSTART:20261203T090000Z", "SUMMARY:After"])), name: "after.ics",
+            calendar: work.id,
             ifMatch: nil, ifNoneMatch: false)
         try alice.deleteResource(named: "one-off-1.ics", calendar: work.id, ifMatch: nil)
 
@@ -67,7 +68,8 @@ import Testing
 
         for (table, columns) in DatabaseBackend.copiedTables {
             #expect(try dump(table, columns, original) == dump(table, columns, back), "table \(table)")
-            #expect(try dump(table, columns, original) == dump(table, columns, postgres), "table \(table) on PostgreSQL")
+            #expect(
+                try dump(table, columns, original) == dump(table, columns, postgres), "table \(table) on PostgreSQL")
         }
         for backend in [postgres, back] {
             #expect(try backend.integrityCheck() == ["ok"])
@@ -80,7 +82,8 @@ import Testing
             #expect(try store.events(in: week).map(\.eventIdentifier) == alice.events(in: week).map(\.eventIdentifier))
             // New rows are numbered after the copied ones.
             _ = try store.putResource(
-                resource(vevent(uid: "new-after-copy", ["DTSTART:20261204T090000Z"])), name: "new.ics", calendar: work.id, ifMatch: nil,
+                resource(vevent(uid: "new-after-copy", ["DTSTART:20261204T090000Z"])), name: "new.ics",
+                calendar: work.id, ifMatch: nil,
                 ifNoneMatch: false)
         }
 
@@ -116,17 +119,23 @@ import Testing
         #expect(results.allSatisfy { if case .success = $0 { true } else { false } })
         for index in 0..<5 {
             _ = try alice.putResource(
-                resource(vevent(uid: "one-off-\(index)", ["DTSTART:20261201T090000Z", "DURATION:PT1H", "SUMMARY:Café \(index)"])),
+                resource(
+                    vevent(
+                        uid: "one-off-\(index)", ["DTSTART:20261201T090000Z", "DURATION:PT1H", "SUMMARY:Café \(index)"])
+                ),
                 name: "one-off-\(index).ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
         }
         try alice.deleteResource(named: "one-off-4.ics", calendar: work.id, ifMatch: nil)
-        let saved = try alice.save(Event(title: "Leg day", start: zoned("Europe/Berlin", 2026, 12, 1, 18), calendarIdentifier: work.id))
+        let saved = try alice.save(
+            Event(title: "Leg day", start: zoned("Europe/Berlin", 2026, 12, 1, 18), calendarIdentifier: work.id))
         let token = APIToken(id: "tok1", user: "alice", name: "phone", scope: .addOnly, created: 1_795_000_000)
         try backend.createAPIToken(token, secretHash: "hash-of-secret")
         try backend.noteCreation(ofEvent: try #require(saved.localIdentifier), byToken: "tok1")
         try backend.createSession(
-            WebSession(user: "alice", csrfToken: "csrf", expires: Int(Date().timeIntervalSince1970) + 3_600), secretHash: "session-hash")
+            WebSession(user: "alice", csrfToken: "csrf", expires: Int(Date().timeIntervalSince1970) + 3_600),
+            secretHash: "session-hash")
         try backend.setViewSettings(ViewSettings(firstWeekday: 2, timeZone: "Europe/Berlin"), user: "alice")
-        _ = try alice.markAdded(AddedMark(eventIdentifier: try #require(saved.localIdentifier), platform: "ios", nativeIdentifier: "EK-1"))
+        _ = try alice.markAdded(
+            AddedMark(eventIdentifier: try #require(saved.localIdentifier), platform: "ios", nativeIdentifier: "EK-1"))
     }
 }

@@ -16,7 +16,8 @@ import Testing
         let work = try fixture.calendar()
         for index in 0..<count {
             _ = try fixture.store.putResource(
-                resource(vevent(uid: "idle\(index)", ["DTSTART:20261201T090000Z", "RRULE:FREQ=SECONDLY;BYSETPOS=2"])), name: "idle\(index).ics",
+                resource(vevent(uid: "idle\(index)", ["DTSTART:20261201T090000Z", "RRULE:FREQ=SECONDLY;BYSETPOS=2"])),
+                name: "idle\(index).ics",
                 calendar: work.id, ifMatch: nil, ifNoneMatch: false)
         }
         return work
@@ -35,8 +36,12 @@ import Testing
         let work = try Self.idle(fixture, count: 10)
         let refused = #expect(throws: StoreError.self) { try fixture.store.events(in: Self.day, calendars: [work.id]) }
         #expect(refused?.code == .invalidArgument && refused?.message.contains("shorter range") == true)
-        #expect(throws: StoreError.self) { try fixture.store.busyTime(in: Self.day, calendars: [work.id], timeZone: nil) }
-        #expect(throws: StoreError.self) { try fixture.store.resources(overlapping: Self.day, componentType: .event, calendar: work.id) }
+        #expect(throws: StoreError.self) {
+            try fixture.store.busyTime(in: Self.day, calendars: [work.id], timeZone: nil)
+        }
+        #expect(throws: StoreError.self) {
+            try fixture.store.resources(overlapping: Self.day, componentType: .event, calendar: work.id)
+        }
     }
 
     @Test func aLimitedQueryKeepsOnlyTheEarliest() throws {
@@ -44,10 +49,15 @@ import Testing
         let work = try fixture.calendar()
         for index in 0..<3 {
             _ = try fixture.store.putResource(
-                resource(vevent(uid: "tick\(index)", ["DTSTART:20261210T0\(index)0000Z", "DURATION:PT1S", "RRULE:FREQ=SECONDLY"])), name: "tick\(index).ics",
+                resource(
+                    vevent(
+                        uid: "tick\(index)",
+                        ["DTSTART:20261210T0\(index)0000Z", "DURATION:PT1S", "RRULE:FREQ=SECONDLY"])),
+                name: "tick\(index).ics",
                 calendar: work.id, ifMatch: nil, ifNoneMatch: false)
         }
-        let earliest = try fixture.store.events(in: Self.day, calendars: [work.id], matching: .all, timeZone: nil, limit: 5)
+        let earliest = try fixture.store.events(
+            in: Self.day, calendars: [work.id], matching: .all, timeZone: nil, limit: 5)
         #expect(earliest.map(\.startInstant) == (0..<5).map { utc(2026, 12, 10) + $0 })  // 00:00:00Z to 00:00:04Z
     }
 
@@ -56,9 +66,16 @@ import Testing
         // given up at the next check once it is gone.
         let fixture = try StoreFixture(.sqlite)
         let work = try Self.idle(fixture, count: 1)
-        #expect(try ExpansionBudget.$isCancelled.withValue({ false }) { try fixture.store.events(in: Self.day, calendars: [work.id]) }.isEmpty)
+        let present: @Sendable () -> Bool = { false }
+        let gone: @Sendable () -> Bool = { true }
+        #expect(
+            try ExpansionBudget.$isCancelled.withValue(present) {
+                try fixture.store.events(in: Self.day, calendars: [work.id])
+            }.isEmpty)
         #expect(throws: StoreError.self) {
-            try ExpansionBudget.$isCancelled.withValue({ true }) { try fixture.store.events(in: Self.day, calendars: [work.id]) }
+            try ExpansionBudget.$isCancelled.withValue(gone) {
+                try fixture.store.events(in: Self.day, calendars: [work.id])
+            }
         }
     }
 }

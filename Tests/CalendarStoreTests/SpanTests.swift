@@ -18,7 +18,9 @@ struct WeeklySeries {
     init(_ kind: Backend, count: String = "COUNT=6") throws {
         fixture = try StoreFixture(kind)
         calendar = try fixture.calendar()
-        var event = Event(title: "Yoga", start: zoned("Europe/Berlin", 2026, 12, 1, 18), end: zoned("Europe/Berlin", 2026, 12, 1, 19), calendarIdentifier: calendar.id)
+        var event = Event(
+            title: "Yoga", start: zoned("Europe/Berlin", 2026, 12, 1, 18), end: zoned("Europe/Berlin", 2026, 12, 1, 19),
+            calendarIdentifier: calendar.id)
         event.recurrenceRules = [try RecurrenceRule(parsing: "FREQ=WEEKLY;BYDAY=TU;\(count)")]
         seriesID = try #require(try fixture.store.save(event).localIdentifier)
     }
@@ -33,7 +35,9 @@ struct WeeklySeries {
 
     func storedText(_ identifier: String) throws -> String {
         let event = try store.event(withIdentifier: identifier)
-        return String(decoding: try store.resource(named: try #require(event.resourceName), calendar: calendar.id).data, as: UTF8.self)
+        return String(
+            decoding: try store.resource(named: try #require(event.resourceName), calendar: calendar.id).data,
+            as: UTF8.self)
     }
 }
 
@@ -79,12 +83,17 @@ struct WeeklySeries {
         event.title = "Pilates"
         let newSeries = try series.store.save(event, span: .futureEvents)
         #expect(newSeries.localIdentifier != series.seriesID)
-        #expect(newSeries.externalIdentifier != (try series.store.event(withIdentifier: series.seriesID).externalIdentifier))
+        #expect(
+            newSeries.externalIdentifier != (try series.store.event(withIdentifier: series.seriesID).externalIdentifier)
+        )
 
         let all = try series.occurrences()
         #expect(all.map(\.startInstant) == WeeklySeries.tuesdays)
-        #expect(all.map(\.title) == ["Yoga", "Yoga (early override)", "Yoga", "Pilates", "Yoga (late override)", "Pilates"])
-        #expect(all.map(\.eventIdentifier) == Array(repeating: series.seriesID, count: 3) + Array(repeating: newSeries.localIdentifier!, count: 3))
+        #expect(
+            all.map(\.title) == ["Yoga", "Yoga (early override)", "Yoga", "Pilates", "Yoga (late override)", "Pilates"])
+        #expect(
+            all.map(\.eventIdentifier) == Array(repeating: series.seriesID, count: 3)
+                + Array(repeating: newSeries.localIdentifier!, count: 3))
         // The old series ends one second before 2026-12-22 17:00 UTC; the new one counts the three left.
         let old = try series.storedText(series.seriesID)
         #expect(old.contains("UNTIL=20261222T165959Z"))
@@ -94,7 +103,8 @@ struct WeeklySeries {
         #expect(new.contains("DTSTART;TZID=Europe/Berlin:20261222T180000"))
     }
 
-    @Test(arguments: Backend.allCases) func futureEventsFromTheFirstInstanceEditsTheWholeSeries(_ kind: Backend) throws {
+    @Test(arguments: Backend.allCases) func futureEventsFromTheFirstInstanceEditsTheWholeSeries(_ kind: Backend) throws
+    {
         let series = try WeeklySeries(kind)
         var event = try series.occurrence(at: WeeklySeries.tuesdays[0]).event
         event.title = "Stretching"
@@ -111,7 +121,9 @@ struct WeeklySeries {
         event.end = zoned("Europe/Berlin", 2026, 12, 22, 21)
         try series.store.save(event, span: .futureEvents)
         // 20:00 Berlin is 19:00 UTC from 2026-12-22 on.
-        #expect(try series.occurrences().map(\.startInstant) == Array(WeeklySeries.tuesdays[0..<3]) + WeeklySeries.tuesdays[3...].map { $0 + 7200 })
+        #expect(
+            try series.occurrences().map(\.startInstant) == Array(WeeklySeries.tuesdays[0..<3])
+                + WeeklySeries.tuesdays[3...].map { $0 + 7200 })
     }
 
     @Test(arguments: Backend.allCases) func removeOneInstanceAddsAnExclusion(_ kind: Backend) throws {
@@ -157,12 +169,16 @@ struct WeeklySeries {
         let gym = try fixture.calendar("Gym")
         let other = try fixture.calendar("Other")
         func add(_ uid: String, _ calendar: EventCalendar, _ lines: [String]) throws {
-            _ = try store.putResource(resource(vevent(uid: uid, lines)), name: "\(uid).ics", calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
+            _ = try store.putResource(
+                resource(vevent(uid: uid, lines)), name: "\(uid).ics", calendar: calendar.id, ifMatch: nil,
+                ifNoneMatch: false)
         }
         try add("single", gym, ["DTSTART:20261202T100000Z", "DURATION:PT1H", "SUMMARY:Training"])
         try add("meeting", gym, ["DTSTART:20261203T100000Z", "DURATION:PT1H", "SUMMARY:Meeting"])
         try add("daily", gym, ["DTSTART:20261125T070000Z", "DURATION:PT30M", "SUMMARY:training", "RRULE:FREQ=DAILY"])
-        try add("inside", gym, ["DTSTART:20261202T180000Z", "DURATION:PT30M", "SUMMARY:Training", "RRULE:FREQ=DAILY;COUNT=3"])
+        try add(
+            "inside", gym,
+            ["DTSTART:20261202T180000Z", "DURATION:PT30M", "SUMMARY:Training", "RRULE:FREQ=DAILY;COUNT=3"])
         try add("elsewhere", other, ["DTSTART:20261202T100000Z", "DURATION:PT1H", "SUMMARY:Training"])
 
         // The week of 2026-12-01 (Tuesday) to 2026-12-07 (Monday, exclusive).
@@ -173,7 +189,11 @@ struct WeeklySeries {
         let names = Set(try store.resources(calendar: gym.id).map(\.name))
         #expect(names == ["meeting.ics", "daily.ics"])
         let left = try store.events(in: TimeRange(start: utc(2026, 11, 29), end: utc(2026, 12, 9)), calendars: [gym.id])
-        #expect(left.map(\.startInstant) == [utc(2026, 11, 29, 7), utc(2026, 11, 30, 7), utc(2026, 12, 3, 10), utc(2026, 12, 7, 7), utc(2026, 12, 8, 7)])
+        #expect(
+            left.map(\.startInstant) == [
+                utc(2026, 11, 29, 7), utc(2026, 11, 30, 7), utc(2026, 12, 3, 10), utc(2026, 12, 7, 7),
+                utc(2026, 12, 8, 7),
+            ])
         #expect(try store.events(in: range, calendars: [other.id]).count == 1)
 
         // Without a title, everything in the range goes.

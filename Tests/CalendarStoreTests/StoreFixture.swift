@@ -40,7 +40,9 @@ struct StoreFixture {
     func store(for user: String) throws -> any EventStore { try backend.eventStore(for: user) }
 
     /// Alice's calendar titled `title`, created for the test.
-    func calendar(_ title: String = "Work", types: Set<ComponentType> = [.event, .todo, .journal]) throws -> EventCalendar {
+    func calendar(_ title: String = "Work", types: Set<ComponentType> = [.event, .todo, .journal]) throws
+        -> EventCalendar
+    {
         try store.createCalendar(EventCalendar(title: title, componentTypes: types))
     }
 }
@@ -52,12 +54,16 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
 
 /// Unix seconds of a wall clock in an IANA zone.
 func local(_ zone: String, _ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0) -> Int {
-    TimeZoneDatabase.zone(named: zone)!.instant(for: CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute)!)
+    TimeZoneDatabase.zone(named: zone)!.instant(
+        for: CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute)!)
 }
 
 /// A calendar object resource from VEVENT (or other) lines: CRLF-joined inside one VCALENDAR.
 func resource(_ lines: [String]) -> [UInt8] {
-    Array((["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN"] + lines + ["END:VCALENDAR", ""]).joined(separator: "\r\n").utf8)
+    Array(
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN"] + lines + ["END:VCALENDAR", ""]).joined(
+            separator: "\r\n"
+        ).utf8)
 }
 
 /// One VEVENT's lines.
@@ -67,7 +73,8 @@ func vevent(uid: String, _ lines: [String]) -> [String] {
 
 /// A zoned DATE-TIME value.
 func zoned(_ zone: String, _ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0) -> DateTimeValue {
-    DateTimeValue(CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute)!, form: .zoned(tzid: zone))
+    DateTimeValue(
+        CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute)!, form: .zoned(tzid: zone))
 }
 
 /// Week of 2026-11-30 (Monday) to 2026-12-07, UTC.

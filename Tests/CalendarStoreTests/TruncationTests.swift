@@ -15,12 +15,18 @@ import Testing
         let work = try fixture.calendar()
         _ = try fixture.store.putResource(
             resource(
-                vevent(uid: "ticker", [
-                    "DTSTART:20261201T000000Z", "DURATION:PT30S", "RRULE:FREQ=MINUTELY", "SUMMARY:Ticker", "BEGIN:VALARM", "ACTION:DISPLAY",
-                    "DESCRIPTION:tick", "TRIGGER:-PT10S", "END:VALARM",
-                ])), name: "ticker.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+                vevent(
+                    uid: "ticker",
+                    [
+                        "DTSTART:20261201T000000Z", "DURATION:PT30S", "RRULE:FREQ=MINUTELY", "SUMMARY:Ticker",
+                        "BEGIN:VALARM", "ACTION:DISPLAY",
+                        "DESCRIPTION:tick", "TRIGGER:-PT10S", "END:VALARM",
+                    ])), name: "ticker.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
         _ = try fixture.store.putResource(
-            resource(vevent(uid: "weekly", ["DTSTART:20261202T090000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=3", "SUMMARY:Weekly"])),
+            resource(
+                vevent(
+                    uid: "weekly",
+                    ["DTSTART:20261202T090000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=3", "SUMMARY:Weekly"])),
             name: "weekly.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
         return work
     }
@@ -28,7 +34,8 @@ import Testing
     @Test(arguments: Backend.allCases) func aCutSeriesIsNamedWithWhereItStopped(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let work = try Self.calendar(fixture)
-        let found = try fixture.store.occurrences(in: Self.hundredDays, calendars: [work.id], matching: .all, timeZone: nil, limit: .max)
+        let found = try fixture.store.occurrences(
+            in: Self.hundredDays, calendars: [work.id], matching: .all, timeZone: nil, limit: .max)
         #expect(!found.isComplete)
         #expect(found.truncatedSeries.count == 1)
         let cut = try #require(found.truncatedSeries.first)
@@ -45,13 +52,21 @@ import Testing
     @Test(arguments: Backend.allCases) func readsThatCannotSaySoRefuseNamingTheSeries(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let work = try Self.calendar(fixture)
-        let listed = #expect(throws: StoreError.self) { try fixture.store.events(in: Self.hundredDays, calendars: [work.id]) }
-        #expect(listed?.code == .invalidArgument && listed?.message.contains("UID ticker") == true && listed?.message.contains("shorter range") == true)
-        let alarms = #expect(throws: StoreError.self) { try fixture.store.alarms(firingIn: Self.hundredDays, calendars: [work.id], limit: .max) }
+        let listed = #expect(throws: StoreError.self) {
+            try fixture.store.events(in: Self.hundredDays, calendars: [work.id])
+        }
+        #expect(
+            listed?.code == .invalidArgument && listed?.message.contains("UID ticker") == true
+                && listed?.message.contains("shorter range") == true)
+        let alarms = #expect(throws: StoreError.self) {
+            try fixture.store.alarms(firingIn: Self.hundredDays, calendars: [work.id], limit: .max)
+        }
         #expect(alarms?.message.contains("UID ticker") == true)
         // A removal that would leave the instances past the bound behind removes nothing.
         let before = try fixture.store.resource(named: "ticker.ics", calendar: work.id).etag
-        #expect(throws: StoreError.self) { try fixture.store.removeEvents(in: Self.hundredDays, calendar: work.id, title: "Ticker") }
+        #expect(throws: StoreError.self) {
+            try fixture.store.removeEvents(in: Self.hundredDays, calendar: work.id, title: "Ticker")
+        }
         #expect(try fixture.store.resource(named: "ticker.ics", calendar: work.id).etag == before)
     }
 
@@ -59,7 +74,8 @@ import Testing
         // The earliest ten are whole however far the ticker goes: nothing to report.
         let fixture = try StoreFixture(backend)
         let work = try Self.calendar(fixture)
-        let found = try fixture.store.occurrences(in: Self.hundredDays, calendars: [work.id], matching: .all, timeZone: nil, limit: 10)
+        let found = try fixture.store.occurrences(
+            in: Self.hundredDays, calendars: [work.id], matching: .all, timeZone: nil, limit: 10)
         #expect(found.isComplete)
         #expect(found.occurrences.map(\.startInstant) == (0..<10).map { utc(2026, 12, 1) + 60 * $0 })
         #expect(try fixture.store.alarms(firingIn: Self.hundredDays, calendars: [work.id], limit: 10).count == 10)
@@ -76,13 +92,23 @@ import Testing
         let fixture = try StoreFixture(backend)
         let work = try fixture.calendar()
         _ = try fixture.store.putResource(
-            resource(vevent(uid: "midnight", ["DTSTART:20261201T000000Z", "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40", "SUMMARY:Midnight"])),
+            resource(
+                vevent(
+                    uid: "midnight",
+                    [
+                        "DTSTART:20261201T000000Z", "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40",
+                        "SUMMARY:Midnight",
+                    ])),
             name: "midnight.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
         let day30 = TimeRange(start: utc(2026, 12, 30), end: utc(2026, 12, 31))
-        let found = try fixture.store.occurrences(in: day30, calendars: [work.id], matching: .all, timeZone: nil, limit: .max)
+        let found = try fixture.store.occurrences(
+            in: day30, calendars: [work.id], matching: .all, timeZone: nil, limit: .max)
         #expect(found.occurrences.isEmpty)
         #expect(found.truncatedSeries.map(\.externalIdentifier) == ["midnight"])
-        #expect(try fixture.store.resources(overlapping: day30, componentType: .event, calendar: work.id).map(\.name) == ["midnight.ics"])
+        #expect(
+            try fixture.store.resources(overlapping: day30, componentType: .event, calendar: work.id).map(\.name) == [
+                "midnight.ics"
+            ])
     }
 }
 
@@ -94,9 +120,12 @@ extension TruncationTests {
         let work = try fixture.calendar()
         _ = try fixture.store.putResource(
             resource(
-                vevent(uid: "midnight", [
-                    "DTSTART:20261201T000000Z", "DURATION:PT1M", "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40", "SUMMARY:Midnight",
-                ])), name: "midnight.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+                vevent(
+                    uid: "midnight",
+                    [
+                        "DTSTART:20261201T000000Z", "DURATION:PT1M",
+                        "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40", "SUMMARY:Midnight",
+                    ])), name: "midnight.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
         let january = TimeRange(start: utc(2027, 1, 1), end: utc(2027, 1, 8))
         let busy = try fixture.store.busyTime(in: january, calendars: [work.id], timeZone: nil)
         // 2027-01-05T00:00Z is the 36th night: busy.

@@ -8,27 +8,36 @@ import Testing
 @Suite struct CalendarViewsTests {
     static let berlin = TimeZoneDatabase.zone(named: "Europe/Berlin")!
 
-    static func date(_ year: Int, _ month: Int, _ day: Int) -> CivilDate { CivilDate(year: year, month: month, day: day)! }
+    static func date(_ year: Int, _ month: Int, _ day: Int) -> CivilDate {
+        CivilDate(year: year, month: month, day: day)!
+    }
 
     /// Foundation's weekday of a date (1 = Sunday).
     static func foundationWeekday(_ year: Int, _ month: Int, _ day: Int) -> Int {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.component(.weekday, from: calendar.date(from: DateComponents(year: year, month: month, day: day))!)
+        return calendar.component(
+            .weekday, from: calendar.date(from: DateComponents(year: year, month: month, day: day))!)
     }
 
-    static func instant(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0, zone: ZoneRules = berlin) -> Int {
+    static func instant(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0, zone: ZoneRules = berlin)
+        -> Int
+    {
         zone.instant(for: CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute)!)
     }
 
     static func event(_ title: String, _ start: Int, _ end: Int, busy: Bool = true, color: String? = nil) -> ViewEvent {
-        ViewEvent(id: title, eventID: title, calendarID: "c", title: title, start: start, end: end, color: color, isBusy: busy)
+        ViewEvent(
+            id: title, eventID: title, calendarID: "c", title: title, start: start, end: end, color: color, isBusy: busy
+        )
     }
 
     @Test(arguments: [Weekday.monday, .sunday], [(2026, 11), (2026, 2), (2027, 5), (2024, 2)])
     func monthGridsStartOnTheFirstWeekdayAndCoverTheMonth(firstWeekday: Weekday, month: (Int, Int)) throws {
         let grid = try #require(
-            MonthGrid(year: month.0, month: month.1, firstWeekday: firstWeekday, zone: .utc, events: [], today: Self.date(2026, 11, 29)))
+            MonthGrid(
+                year: month.0, month: month.1, firstWeekday: firstWeekday, zone: .utc, events: [],
+                today: Self.date(2026, 11, 29)))
         #expect(grid.weeks.count == 5 || grid.weeks.count == 6)
         let days = grid.weeks.flatMap { $0 }
         // Every column starts on the first weekday (Foundation: Sunday 1, Monday 2).
@@ -48,10 +57,18 @@ import Testing
 
     @Test func novemberTwentyTwentySixByHand() throws {
         // 1 November 2026 is a Sunday, the 30th a Monday.
-        let monday = try #require(MonthGrid(year: 2026, month: 11, firstWeekday: .monday, zone: .utc, events: [], today: Self.date(2026, 11, 29)))
-        #expect(monday.weeks.count == 6 && monday.weeks[0][0].date == Self.date(2026, 10, 26) && monday.weeks[5][6].date == Self.date(2026, 12, 6))
-        let sunday = try #require(MonthGrid(year: 2026, month: 11, firstWeekday: .sunday, zone: .utc, events: [], today: Self.date(2026, 11, 29)))
-        #expect(sunday.weeks.count == 5 && sunday.weeks[0][0].date == Self.date(2026, 11, 1) && sunday.weeks[4][6].date == Self.date(2026, 12, 5))
+        let monday = try #require(
+            MonthGrid(
+                year: 2026, month: 11, firstWeekday: .monday, zone: .utc, events: [], today: Self.date(2026, 11, 29)))
+        #expect(
+            monday.weeks.count == 6 && monday.weeks[0][0].date == Self.date(2026, 10, 26)
+                && monday.weeks[5][6].date == Self.date(2026, 12, 6))
+        let sunday = try #require(
+            MonthGrid(
+                year: 2026, month: 11, firstWeekday: .sunday, zone: .utc, events: [], today: Self.date(2026, 11, 29)))
+        #expect(
+            sunday.weeks.count == 5 && sunday.weeks[0][0].date == Self.date(2026, 11, 1)
+                && sunday.weeks[4][6].date == Self.date(2026, 12, 5))
         #expect(sunday.weeks[4][0].isToday)
     }
 
@@ -59,12 +76,18 @@ import Testing
         let events = [
             Self.event("A", Self.instant(2026, 12, 3, 18), Self.instant(2026, 12, 3, 19), color: "#FF0000"),
             Self.event("B", Self.instant(2026, 12, 3, 18, 30), Self.instant(2026, 12, 3, 20), color: "#00FF00"),
-            Self.event("Free", Self.instant(2026, 12, 4, 9), Self.instant(2026, 12, 4, 10), busy: false, color: "#FF0000"),
+            Self.event(
+                "Free", Self.instant(2026, 12, 4, 9), Self.instant(2026, 12, 4, 10), busy: false, color: "#FF0000"),
             Self.event("Also", Self.instant(2026, 12, 4, 9, 30), Self.instant(2026, 12, 4, 10), color: "#FF0000"),
         ]
-        let grid = try #require(MonthGrid(year: 2026, month: 12, firstWeekday: .monday, zone: Self.berlin, events: events, today: Self.date(2026, 12, 1)))
+        let grid = try #require(
+            MonthGrid(
+                year: 2026, month: 12, firstWeekday: .monday, zone: Self.berlin, events: events,
+                today: Self.date(2026, 12, 1)))
         let days = Dictionary(uniqueKeysWithValues: grid.weeks.flatMap { $0 }.map { ($0.date, $0) })
-        #expect(days[Self.date(2026, 12, 3)]?.marker == DayMarker(count: 2, colors: ["#FF0000", "#00FF00"], hasConflict: true))
+        #expect(
+            days[Self.date(2026, 12, 3)]?.marker
+                == DayMarker(count: 2, colors: ["#FF0000", "#00FF00"], hasConflict: true))
         // A transparent event does not conflict.
         #expect(days[Self.date(2026, 12, 4)]?.marker == DayMarker(count: 2, colors: ["#FF0000"], hasConflict: false))
         #expect(days[Self.date(2026, 12, 5)]?.marker.count == 0)
@@ -92,11 +115,15 @@ import Testing
     @Test func eventsCrossingMidnightShowOnBothDays() {
         let week = WeekGrid(
             from: Self.date(2026, 11, 30), zone: Self.berlin,
-            events: [Self.event("Night", Self.instant(2026, 12, 1, 22), Self.instant(2026, 12, 2, 2))], today: Self.date(2026, 12, 1))
+            events: [Self.event("Night", Self.instant(2026, 12, 1, 22), Self.instant(2026, 12, 2, 2))],
+            today: Self.date(2026, 12, 1))
         let first = week.columns[1].timed
         let second = week.columns[2].timed
-        #expect(first.count == 1 && first[0].startMinute == 1320 && first[0].endMinute == 1440 && first[0].continuesAfter)
-        #expect(second.count == 1 && second[0].startMinute == 0 && second[0].endMinute == 120 && second[0].continuesFromBefore)
+        #expect(
+            first.count == 1 && first[0].startMinute == 1320 && first[0].endMinute == 1440 && first[0].continuesAfter)
+        #expect(
+            second.count == 1 && second[0].startMinute == 0 && second[0].endMinute == 120
+                && second[0].continuesFromBefore)
         #expect(week.columns[3].timed.isEmpty)
     }
 
@@ -104,32 +131,41 @@ import Testing
         // Berlin springs forward on 2026-03-29 (23 hours) and falls back on 2026-10-25 (25 hours).
         let spring = WeekGrid(
             from: Self.date(2026, 3, 23), zone: Self.berlin,
-            events: [Self.event("Early", Self.instant(2026, 3, 29, 1, 30), Self.instant(2026, 3, 29, 4))], today: Self.date(2026, 3, 23))
+            events: [Self.event("Early", Self.instant(2026, 3, 29, 1, 30), Self.instant(2026, 3, 29, 4))],
+            today: Self.date(2026, 3, 23))
         #expect(spring.columns.map(\.minutes) == [1440, 1440, 1440, 1440, 1440, 1440, 1380])
         // 01:30 CET is 90 minutes after midnight; 04:00 CEST is 02:00 UTC, 180 minutes after midnight (23:00 UTC).
         #expect(spring.columns[6].timed.first.map { [$0.startMinute, $0.endMinute] } == [90, 180])
-        let autumn = WeekGrid(from: Self.date(2026, 10, 19), zone: Self.berlin, events: [], today: Self.date(2026, 10, 19))
+        let autumn = WeekGrid(
+            from: Self.date(2026, 10, 19), zone: Self.berlin, events: [], today: Self.date(2026, 10, 19))
         #expect(autumn.columns[6].minutes == 1500)
     }
 
     @Test func multiDayAllDayEventsSpanColumnsInLanes() {
         let holidays = ViewEvent(
-            id: "h", eventID: "h", calendarID: "c", title: "Holidays", start: Self.instant(2026, 12, 24, 0), end: Self.instant(2026, 12, 27, 0),
+            id: "h", eventID: "h", calendarID: "c", title: "Holidays", start: Self.instant(2026, 12, 24, 0),
+            end: Self.instant(2026, 12, 27, 0),
             dates: .init(first: Self.date(2026, 12, 24), afterLast: Self.date(2026, 12, 27)))
         let party = ViewEvent(
-            id: "p", eventID: "p", calendarID: "c", title: "Party", start: Self.instant(2026, 12, 25, 0), end: Self.instant(2026, 12, 26, 0),
+            id: "p", eventID: "p", calendarID: "c", title: "Party", start: Self.instant(2026, 12, 25, 0),
+            end: Self.instant(2026, 12, 26, 0),
             dates: .init(first: Self.date(2026, 12, 25), afterLast: Self.date(2026, 12, 26)))
         let trip = ViewEvent(
-            id: "t", eventID: "t", calendarID: "c", title: "Trip", start: Self.instant(2026, 12, 19, 0), end: Self.instant(2026, 12, 23, 0),
+            id: "t", eventID: "t", calendarID: "c", title: "Trip", start: Self.instant(2026, 12, 19, 0),
+            end: Self.instant(2026, 12, 23, 0),
             dates: .init(first: Self.date(2026, 12, 19), afterLast: Self.date(2026, 12, 23)))
-        let week = WeekGrid(from: Self.date(2026, 12, 21), zone: Self.berlin, events: [holidays, party, trip], today: Self.date(2026, 12, 21))
+        let week = WeekGrid(
+            from: Self.date(2026, 12, 21), zone: Self.berlin, events: [holidays, party, trip],
+            today: Self.date(2026, 12, 21))
         let rows = Dictionary(uniqueKeysWithValues: week.allDay.map { ($0.event.title, $0) })
         #expect(rows["Trip"].map { [$0.first, $0.span, $0.lane] } == [0, 2, 0])
         #expect(rows["Holidays"].map { [$0.first, $0.span, $0.lane] } == [3, 3, 0])
         #expect(rows["Party"].map { [$0.first, $0.span, $0.lane] } == [4, 1, 1])
         #expect(week.allDayLanes == 2)
         // The month grid lists it on each of its days.
-        let month = MonthGrid(year: 2026, month: 12, firstWeekday: .monday, zone: Self.berlin, events: [holidays], today: Self.date(2026, 12, 1))!
+        let month = MonthGrid(
+            year: 2026, month: 12, firstWeekday: .monday, zone: Self.berlin, events: [holidays],
+            today: Self.date(2026, 12, 1))!
         let withHolidays = month.weeks.flatMap { $0 }.filter { !$0.events.isEmpty }.map(\.date.day)
         #expect(withHolidays == [24, 25, 26])
     }
@@ -139,40 +175,60 @@ import Testing
     /// elapsed minutes after midnight); on the fall-back day 02:00 happens twice, at 120
     /// (CEST) and 180 (CET) minutes.
     @Test func hourMarksTellTheWallClockOnDaylightSavingDays() {
-        let ordinary = WeekGrid(from: Self.date(2026, 12, 1), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 12, 1))
+        let ordinary = WeekGrid(
+            from: Self.date(2026, 12, 1), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 12, 1))
         #expect(ordinary.columns.count == 1)
-        #expect(ordinary.columns[0].hours.map(\.hour) == Array(0..<24) && ordinary.columns[0].hours.map(\.minute) == (0..<24).map { $0 * 60 })
+        #expect(
+            ordinary.columns[0].hours.map(\.hour) == Array(0..<24)
+                && ordinary.columns[0].hours.map(\.minute) == (0..<24).map { $0 * 60 })
         #expect(ordinary.columns[0].hours[9].label == "09:00" && !ordinary.columns[0].hours.contains { $0.isRepeated })
-        let spring = WeekGrid(from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)).columns[0]
+        let spring = WeekGrid(
+            from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)
+        ).columns[0]
         #expect(spring.hours.map(\.hour) == [0, 1] + Array(3..<24))
         #expect(spring.hours.map(\.minute) == [0, 60] + (3..<24).map { ($0 - 1) * 60 })
-        let autumn = WeekGrid(from: Self.date(2026, 10, 25), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)).columns[0]
+        let autumn = WeekGrid(
+            from: Self.date(2026, 10, 25), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)
+        ).columns[0]
         #expect(autumn.hours.count == 25)
-        #expect(autumn.hours[2...3].map(\.label) == ["02:00 CEST", "02:00 CET"] && autumn.hours[2...3].map(\.minute) == [120, 180])
+        #expect(
+            autumn.hours[2...3].map(\.label) == ["02:00 CEST", "02:00 CET"]
+                && autumn.hours[2...3].map(\.minute) == [120, 180])
         #expect(autumn.hours[4].label == "03:00" && autumn.hours[4].minute == 240)
         // Kolkata is UTC+05:30: its hours still fall on its own full hours.
         let kolkata = TimeZoneDatabase.zone(named: "Asia/Kolkata")!
-        let india = WeekGrid(from: Self.date(2026, 12, 1), days: 1, zone: kolkata, events: [], today: Self.date(2026, 12, 1)).columns[0]
+        let india = WeekGrid(
+            from: Self.date(2026, 12, 1), days: 1, zone: kolkata, events: [], today: Self.date(2026, 12, 1)
+        ).columns[0]
         #expect(india.hours.map(\.hour) == Array(0..<24) && india.minutes == 1440)
     }
 
     @Test func theNowMinuteIsOnTodaysColumnOnly() {
         let now = Self.instant(2026, 12, 2, 13, 45)
-        let week = WeekGrid(from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2), now: now)
+        let week = WeekGrid(
+            from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2), now: now)
         #expect(week.columns.map(\.nowMinute) == [nil, nil, 825, nil, nil, nil, nil])
         // After a spring-forward night the minute is elapsed time: 04:00 CEST is 180 minutes after midnight.
         let spring = WeekGrid(
-            from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 29), now: Self.instant(2026, 3, 29, 4))
+            from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 29),
+            now: Self.instant(2026, 3, 29, 4))
         #expect(spring.columns[0].nowMinute == 180)
-        #expect(WeekGrid(from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2)).columns.allSatisfy { $0.nowMinute == nil })
+        #expect(
+            WeekGrid(from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2))
+                .columns.allSatisfy { $0.nowMinute == nil })
     }
 
     @Test func aOneDayGridKeepsAllDayEventsInItsOneColumn() {
         let trip = ViewEvent(
-            id: "t", eventID: "t", calendarID: "c", title: "Trip", start: Self.instant(2026, 12, 19, 0), end: Self.instant(2026, 12, 23, 0),
+            id: "t", eventID: "t", calendarID: "c", title: "Trip", start: Self.instant(2026, 12, 19, 0),
+            end: Self.instant(2026, 12, 23, 0),
             dates: .init(first: Self.date(2026, 12, 19), afterLast: Self.date(2026, 12, 23)))
-        let day = WeekGrid(from: Self.date(2026, 12, 21), days: 1, zone: Self.berlin, events: [trip], today: Self.date(2026, 12, 21))
+        let day = WeekGrid(
+            from: Self.date(2026, 12, 21), days: 1, zone: Self.berlin, events: [trip], today: Self.date(2026, 12, 21))
         #expect(day.allDay.map { [$0.first, $0.span, $0.lane] } == [[0, 1, 0]])
-        #expect(WeekGrid.range(from: Self.date(2026, 12, 21), days: 1, zone: Self.berlin) == (Self.instant(2026, 12, 21, 0), Self.instant(2026, 12, 22, 0)))
+        #expect(
+            WeekGrid.range(from: Self.date(2026, 12, 21), days: 1, zone: Self.berlin) == (
+                Self.instant(2026, 12, 21, 0), Self.instant(2026, 12, 22, 0)
+            ))
     }
 }

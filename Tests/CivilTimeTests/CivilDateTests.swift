@@ -20,7 +20,7 @@ import Testing
     /// Gregorian calendar switches to Julian before 1582, so earlier dates
     /// are checked by the round trip below instead).
     static let sampleDays: [Int] = {
-        var generator = SplitMix64(seed: 20261129)
+        var generator = SplitMix64(seed: 20_261_129)
         let low = -135_140  // 1600-01-01
         let high = 2_932_896  // 9999-12-31
         return (0..<4000).map { _ in low + Int(generator.next() % UInt64(high - low)) }
@@ -39,11 +39,15 @@ import Testing
         let calendar = Self.gregorian()
         for days in Self.sampleDays {
             let date = CivilDate(daysSinceEpoch: days)
-            let components = calendar.dateComponents([.year, .month, .day, .weekday], from: Date(timeIntervalSince1970: Double(days) * 86_400))
-            #expect(date.year == components.year && date.month == components.month && date.day == components.day, "day \(days)")
+            let components = calendar.dateComponents(
+                [.year, .month, .day, .weekday], from: Date(timeIntervalSince1970: Double(days) * 86_400))
+            #expect(
+                date.year == components.year && date.month == components.month && date.day == components.day,
+                "day \(days)")
             // Foundation numbers weekdays Sunday = 1 … Saturday = 7.
             #expect((date.weekday.rawValue % 7) + 1 == components.weekday, "weekday of \(date)")
-            let dayOfYear = calendar.ordinality(of: .day, in: .year, for: Date(timeIntervalSince1970: Double(days) * 86_400))
+            let dayOfYear = calendar.ordinality(
+                of: .day, in: .year, for: Date(timeIntervalSince1970: Double(days) * 86_400))
             #expect(date.dayOfYear == dayOfYear, "day of year of \(date)")
         }
     }

@@ -18,7 +18,8 @@ import Testing
                 == CivilDateTime(year: 2026, month: 3, day: 27, hour: 1, minute: 30))
         #expect(CalendarDuration(weeks: 2).nominalDays == 14)
         #expect(
-            CalendarDuration(minutes: 45).added(to: CivilDateTime(year: 2026, month: 12, day: 31, hour: 23, minute: 30)!)
+            CalendarDuration(minutes: 45).added(
+                to: CivilDateTime(year: 2026, month: 12, day: 31, hour: 23, minute: 30)!)
                 == CivilDateTime(year: 2027, month: 1, day: 1, hour: 0, minute: 15))
     }
 

@@ -14,38 +14,52 @@ import Testing
     /// TZ strings (the footers of real TZif files and the RFC 8536 §3.3.1
     /// forms), what they mean, and their shortest spelling.
     static let parsed: [Parsed] = [
-        .init(text: "CET-1CEST,M3.5.0,M10.5.0/3", standard: ("CET", 3600), daylight: ("CEST", 7200),
-              canonical: "CET-1CEST,M3.5.0,M10.5.0/3"),
+        .init(
+            text: "CET-1CEST,M3.5.0,M10.5.0/3", standard: ("CET", 3600), daylight: ("CEST", 7200),
+            canonical: "CET-1CEST,M3.5.0,M10.5.0/3"),
         .init(text: "<+0545>-5:45", standard: ("+0545", 20_700), daylight: nil, canonical: "<+0545>-5:45"),
-        .init(text: "EST5EDT,M3.2.0,M11.1.0", standard: ("EST", -18_000), daylight: ("EDT", -14_400),
-              canonical: "EST5EDT,M3.2.0,M11.1.0"),
-        .init(text: "IST-2IDT,M3.4.4/26,M10.5.0", standard: ("IST", 7200), daylight: ("IDT", 10_800),
-              canonical: "IST-2IDT,M3.4.4/26,M10.5.0"),
+        .init(
+            text: "EST5EDT,M3.2.0,M11.1.0", standard: ("EST", -18_000), daylight: ("EDT", -14_400),
+            canonical: "EST5EDT,M3.2.0,M11.1.0"),
+        .init(
+            text: "IST-2IDT,M3.4.4/26,M10.5.0", standard: ("IST", 7200), daylight: ("IDT", 10_800),
+            canonical: "IST-2IDT,M3.4.4/26,M10.5.0"),
         .init(text: "<-03>3", standard: ("-03", -10_800), daylight: nil, canonical: "<-03>3"),
-        .init(text: "<-02>2<-01>,M3.5.0/-1,M10.5.0/0", standard: ("-02", -7200), daylight: ("-01", -3600),
-              canonical: "<-02>2<-01>,M3.5.0/-1,M10.5.0/0"),
-        .init(text: "IST-1GMT0,M10.5.0,M3.5.0/1", standard: ("IST", 3600), daylight: ("GMT", 0),
-              canonical: "IST-1GMT0,M10.5.0,M3.5.0/1"),
-        .init(text: "<+1245>-12:45<+1345>,M9.5.0/2:45,M4.1.0/3:45", standard: ("+1245", 45_900),
-              daylight: ("+1345", 49_500), canonical: "<+1245>-12:45<+1345>,M9.5.0/2:45,M4.1.0/3:45"),
-        .init(text: "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", standard: ("+1030", 37_800), daylight: ("+11", 39_600),
-              canonical: "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0"),
-        .init(text: "<+00>0<+02>-2,M3.5.0/1,M10.5.0/3", standard: ("+00", 0), daylight: ("+02", 7200),
-              canonical: "<+00>0<+02>-2,M3.5.0/1,M10.5.0/3"),
-        .init(text: "EET-2EEST,M3.4.4/50,M10.4.4/50", standard: ("EET", 7200), daylight: ("EEST", 10_800),
-              canonical: "EET-2EEST,M3.4.4/50,M10.4.4/50"),
-        .init(text: "NST3:30NDT,M3.2.0,M11.1.0", standard: ("NST", -12_600), daylight: ("NDT", -9000),
-              canonical: "NST3:30NDT,M3.2.0,M11.1.0"),
-        .init(text: "EST5EDT,0/0,J365/25", standard: ("EST", -18_000), daylight: ("EDT", -14_400),
-              canonical: "EST5EDT,0/0,J365/25"),
-        .init(text: "CST6CDT,J60/2:00:00,300/-167", standard: ("CST", -21_600), daylight: ("CDT", -18_000),
-              canonical: "CST6CDT,J60,300/-167"),
+        .init(
+            text: "<-02>2<-01>,M3.5.0/-1,M10.5.0/0", standard: ("-02", -7200), daylight: ("-01", -3600),
+            canonical: "<-02>2<-01>,M3.5.0/-1,M10.5.0/0"),
+        .init(
+            text: "IST-1GMT0,M10.5.0,M3.5.0/1", standard: ("IST", 3600), daylight: ("GMT", 0),
+            canonical: "IST-1GMT0,M10.5.0,M3.5.0/1"),
+        .init(
+            text: "<+1245>-12:45<+1345>,M9.5.0/2:45,M4.1.0/3:45", standard: ("+1245", 45_900),
+            daylight: ("+1345", 49_500), canonical: "<+1245>-12:45<+1345>,M9.5.0/2:45,M4.1.0/3:45"),
+        .init(
+            text: "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", standard: ("+1030", 37_800), daylight: ("+11", 39_600),
+            canonical: "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0"),
+        .init(
+            text: "<+00>0<+02>-2,M3.5.0/1,M10.5.0/3", standard: ("+00", 0), daylight: ("+02", 7200),
+            canonical: "<+00>0<+02>-2,M3.5.0/1,M10.5.0/3"),
+        .init(
+            text: "EET-2EEST,M3.4.4/50,M10.4.4/50", standard: ("EET", 7200), daylight: ("EEST", 10_800),
+            canonical: "EET-2EEST,M3.4.4/50,M10.4.4/50"),
+        .init(
+            text: "NST3:30NDT,M3.2.0,M11.1.0", standard: ("NST", -12_600), daylight: ("NDT", -9000),
+            canonical: "NST3:30NDT,M3.2.0,M11.1.0"),
+        .init(
+            text: "EST5EDT,0/0,J365/25", standard: ("EST", -18_000), daylight: ("EDT", -14_400),
+            canonical: "EST5EDT,0/0,J365/25"),
+        .init(
+            text: "CST6CDT,J60/2:00:00,300/-167", standard: ("CST", -21_600), daylight: ("CDT", -18_000),
+            canonical: "CST6CDT,J60,300/-167"),
         .init(text: "UTC0", standard: ("UTC", 0), daylight: nil, canonical: "UTC0"),
         .init(text: "ABC+10:20:30", standard: ("ABC", -37_230), daylight: nil, canonical: "ABC10:20:30"),
-        .init(text: "EST5EDT", standard: ("EST", -18_000), daylight: ("EDT", -14_400),
-              canonical: "EST5EDT,M3.2.0,M11.1.0"),  // glibc's default rules
-        .init(text: "<UTC+1>-1<UTC+2>-2:00,M3.5.0/2,M10.5.0/3", standard: ("UTC+1", 3600), daylight: ("UTC+2", 7200),
-              canonical: "<UTC+1>-1<UTC+2>,M3.5.0,M10.5.0/3"),
+        .init(
+            text: "EST5EDT", standard: ("EST", -18_000), daylight: ("EDT", -14_400),
+            canonical: "EST5EDT,M3.2.0,M11.1.0"),  // glibc's default rules
+        .init(
+            text: "<UTC+1>-1<UTC+2>-2:00,M3.5.0/2,M10.5.0/3", standard: ("UTC+1", 3600), daylight: ("UTC+2", 7200),
+            canonical: "<UTC+1>-1<UTC+2>,M3.5.0,M10.5.0/3"),
     ]
 
     @Test(arguments: parsed)
@@ -61,7 +75,9 @@ import Testing
 
     @Test func rulePartsAreKept() throws {
         let jerusalem = try #require(POSIXTimeZone("IST-2IDT,M3.4.4/26,M10.5.0"))
-        #expect(jerusalem.daylightSaving?.start == .init(day: .monthWeekday(month: 3, week: 4, weekday: .thursday), time: 26 * 3600))
+        #expect(
+            jerusalem.daylightSaving?.start
+                == .init(day: .monthWeekday(month: 3, week: 4, weekday: .thursday), time: 26 * 3600))
         #expect(jerusalem.daylightSaving?.end == .init(day: .monthWeekday(month: 10, week: 5, weekday: .sunday)))
         let julian = try #require(POSIXTimeZone("CST6CDT,J60/2:00:00,300/-167"))
         #expect(julian.daylightSaving?.start == .init(day: .julian(60)))
@@ -163,7 +179,8 @@ import Testing
             for change in reference.changes(inYear: year) { instants += [change.instant - 1, change.instant] }
         }
         for instant in instants {
-            #expect(zone.isDaylightSaving(at: instant) == reference.isDaylightSaving(at: instant), "\(text) at \(instant)")
+            #expect(
+                zone.isDaylightSaving(at: instant) == reference.isDaylightSaving(at: instant), "\(text) at \(instant)")
         }
     }
 }
@@ -193,7 +210,8 @@ struct ReferenceRules {
         let year = calendar.component(.year, from: Date(timeIntervalSince1970: Double(instant)))
         var latest: (instant: Int, isDaylightSaving: Bool) = (.min, false)
         for candidate in (year - 3)...(year + 3) {
-            for change in changes(inYear: candidate) where change.instant <= instant && change.instant >= latest.instant {
+            for change in changes(inYear: candidate) where change.instant <= instant && change.instant >= latest.instant
+            {
                 latest = change
             }
         }

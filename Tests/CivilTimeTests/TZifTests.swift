@@ -197,7 +197,9 @@ struct TZifWriter {
         // The version 1 block of a real file, on its own, agrees with the whole file where 32 bits reach.
         let berlin = try Self.file("Europe/Berlin")
         var versionOne = Array(berlin[0..<44])
-        let counts = (0..<6).map { index in versionOne[(20 + 4 * index)..<(24 + 4 * index)].reduce(0) { $0 << 8 | Int($1) } }
+        let counts = (0..<6).map { index in
+            versionOne[(20 + 4 * index)..<(24 + 4 * index)].reduce(0) { $0 << 8 | Int($1) }
+        }
         let length = counts[3] * 5 + counts[4] * 6 + counts[5] + counts[2] * 8 + counts[1] + counts[0]
         versionOne += berlin[44..<(44 + length)]
         versionOne[4] = 0
@@ -228,7 +230,10 @@ struct TZifWriter {
                 version: UInt8(ascii: Unicode.Scalar(version)!), types: [(7200, false, "IST"), (10_800, true, "IDT")],
                 transitions: [(1_774_569_600, 1)], footer: "IST-2IDT,M3.4.4/26,M10.5.0")
             let jerusalem = try TZif.parse(writer.bytes(), identifier: "Test/V\(version)")
-            #expect(jerusalem.transitions(from: 4_102_444_800, to: 4_133_980_800).map(\.instant) == [4_109_702_400, 4_128_620_400])
+            #expect(
+                jerusalem.transitions(from: 4_102_444_800, to: 4_133_980_800).map(\.instant) == [
+                    4_109_702_400, 4_128_620_400,
+                ])
             // 2100-03-26T00:00:00Z (Friday 02:00 IST), 2100-10-30T23:00:00Z (Sunday 02:00 IDT)
         }
     }

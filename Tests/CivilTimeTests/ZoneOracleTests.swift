@@ -38,12 +38,15 @@ import Testing
         // and 2101…2399 (the footer's rules evaluated on each call).
         let instants =
             ZoneSamples.instants(count: 3000, seed: 2100) + ZoneSamples.instantsAroundTransitions(of: zone)
-            + ZoneSamples.instants(count: 1000, seed: 2400, from: ZoneSamples.from2101, through: ZoneSamples.through2399)
-            + ZoneSamples.instantsAroundTransitions(of: zone, from: ZoneSamples.from2101, through: ZoneSamples.through2399)
+            + ZoneSamples.instants(
+                count: 1000, seed: 2400, from: ZoneSamples.from2101, through: ZoneSamples.through2399)
+            + ZoneSamples.instantsAroundTransitions(
+                of: zone, from: ZoneSamples.from2101, through: ZoneSamples.through2399)
         let wallClocks =
             ZoneSamples.instants(count: 2000, seed: 5545).map(CivilDateTime.init(secondsSinceEpoch:))
             + ZoneSamples.wallClocksAroundTransitions(of: zone)
-            + ZoneSamples.wallClocksAroundTransitions(of: zone, from: ZoneSamples.from2101, through: ZoneSamples.through2399)
+            + ZoneSamples.wallClocksAroundTransitions(
+                of: zone, from: ZoneSamples.from2101, through: ZoneSamples.through2399)
         let answers = try PythonOracle.answer(
             ["Z \(identifier)"] + instants.map { "O \($0)" } + wallClocks.map(Self.wallClockRequest))
         #expect(answers[0] == "ok")

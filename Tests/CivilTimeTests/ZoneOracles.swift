@@ -112,7 +112,9 @@ enum ZoneSamples {
     }
 
     /// Each transition of `rules` in 1900…2100 (or another span) with the seconds around it.
-    static func instantsAroundTransitions(of rules: ZoneRules, from: Int = from1900, through: Int = through2100) -> [Int] {
+    static func instantsAroundTransitions(of rules: ZoneRules, from: Int = from1900, through: Int = through2100)
+        -> [Int]
+    {
         rules.transitions(from: from, to: through).flatMap { transition in
             [transition.instant - 3601, transition.instant - 1, transition.instant, transition.instant + 1]
         }
@@ -128,7 +130,8 @@ enum ZoneSamples {
             let after = transition.instant + transition.offsetAfter.seconds
             let low = min(before, after)
             let high = max(before, after)
-            return [low - 1, low, (low + high) / 2, high - 1, high, high + 1].map(CivilDateTime.init(secondsSinceEpoch:))
+            return [low - 1, low, (low + high) / 2, high - 1, high, high + 1].map(
+                CivilDateTime.init(secondsSinceEpoch:))
         }
     }
 

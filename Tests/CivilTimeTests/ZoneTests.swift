@@ -24,60 +24,110 @@ struct WallClockCase: Sendable, CustomTestStringConvertible {
     /// Gaps move forward by their length; ambiguous times take the earlier
     /// instant. Each instant is Unix seconds with its UTC form beside it.
     static let wallClockCases: [WallClockCase] = [
-        WallClockCase("Europe/Berlin", "2026-03-29T01:59:59", 1_774_745_999),  // 2026-03-29T00:59:59Z last CET second before the gap
-        WallClockCase("Europe/Berlin", "2026-03-29T02:00:00", 1_774_746_000),  // 2026-03-29T01:00:00Z gap: shown as 03:00 CEST
-        WallClockCase("Europe/Berlin", "2026-03-29T02:30:00", 1_774_747_800),  // 2026-03-29T01:30:00Z gap: shown as 03:30 CEST
-        WallClockCase("Europe/Berlin", "2026-03-29T02:59:59", 1_774_749_599),  // 2026-03-29T01:59:59Z gap: shown as 03:59:59 CEST
-        WallClockCase("Europe/Berlin", "2026-03-29T03:00:00", 1_774_746_000),  // 2026-03-29T01:00:00Z first CEST wall clock
-        WallClockCase("Europe/Berlin", "2026-10-25T01:59:59", 1_792_886_399),  // 2026-10-24T23:59:59Z CEST, before the overlap
-        WallClockCase("Europe/Berlin", "2026-10-25T02:00:00", 1_792_886_400),  // 2026-10-25T00:00:00Z ambiguous: CEST, not 01:00Z
-        WallClockCase("Europe/Berlin", "2026-10-25T02:30:00", 1_792_888_200),  // 2026-10-25T00:30:00Z ambiguous: CEST, not 01:30Z
-        WallClockCase("Europe/Berlin", "2026-10-25T02:59:59", 1_792_889_999),  // 2026-10-25T00:59:59Z ambiguous: CEST, not 01:59:59Z
+        // 2026-03-29T00:59:59Z last CET second before the gap
+        WallClockCase("Europe/Berlin", "2026-03-29T01:59:59", 1_774_745_999),
+        // 2026-03-29T01:00:00Z gap: shown as 03:00 CEST
+        WallClockCase("Europe/Berlin", "2026-03-29T02:00:00", 1_774_746_000),
+        // 2026-03-29T01:30:00Z gap: shown as 03:30 CEST
+        WallClockCase("Europe/Berlin", "2026-03-29T02:30:00", 1_774_747_800),
+        // 2026-03-29T01:59:59Z gap: shown as 03:59:59 CEST
+        WallClockCase("Europe/Berlin", "2026-03-29T02:59:59", 1_774_749_599),
+        // 2026-03-29T01:00:00Z first CEST wall clock
+        WallClockCase("Europe/Berlin", "2026-03-29T03:00:00", 1_774_746_000),
+        // 2026-10-24T23:59:59Z CEST, before the overlap
+        WallClockCase("Europe/Berlin", "2026-10-25T01:59:59", 1_792_886_399),
+        // 2026-10-25T00:00:00Z ambiguous: CEST, not 01:00Z
+        WallClockCase("Europe/Berlin", "2026-10-25T02:00:00", 1_792_886_400),
+        // 2026-10-25T00:30:00Z ambiguous: CEST, not 01:30Z
+        WallClockCase("Europe/Berlin", "2026-10-25T02:30:00", 1_792_888_200),
+        // 2026-10-25T00:59:59Z ambiguous: CEST, not 01:59:59Z
+        WallClockCase("Europe/Berlin", "2026-10-25T02:59:59", 1_792_889_999),
         WallClockCase("Europe/Berlin", "2026-10-25T03:00:00", 1_792_893_600),  // 2026-10-25T02:00:00Z CET only
-        WallClockCase("Europe/Berlin", "2100-03-28T02:30:00", 4_109_880_600),  // 2100-03-28T01:30:00Z footer gap, shown as 03:30 CEST
-        WallClockCase("Europe/Berlin", "2100-10-31T02:30:00", 4_128_625_800),  // 2100-10-31T00:30:00Z footer overlap: CEST, not 01:30Z
-        WallClockCase("Europe/Berlin", "1890-06-01T12:00:00", -2_511_435_208),  // 1890-06-01T11:06:32Z before the first transition: LMT +0:53:28
-        WallClockCase("Europe/Berlin", "1893-04-01T00:03:00", -2_422_054_228),  // 1893-03-31T23:09:32Z the 392-second gap from LMT to CET
-        WallClockCase("America/New_York", "2026-03-08T01:59:59", 1_772_953_199),  // 2026-03-08T06:59:59Z last EST second before the gap
-        WallClockCase("America/New_York", "2026-03-08T02:00:00", 1_772_953_200),  // 2026-03-08T07:00:00Z gap: shown as 03:00 EDT
-        WallClockCase("America/New_York", "2026-03-08T02:30:00", 1_772_955_000),  // 2026-03-08T07:30:00Z gap: shown as 03:30 EDT
-        WallClockCase("America/New_York", "2026-03-08T03:00:00", 1_772_953_200),  // 2026-03-08T07:00:00Z first EDT wall clock
-        WallClockCase("America/New_York", "2026-11-01T00:59:59", 1_793_509_199),  // 2026-11-01T04:59:59Z EDT, before the overlap
-        WallClockCase("America/New_York", "2026-11-01T01:00:00", 1_793_509_200),  // 2026-11-01T05:00:00Z ambiguous: EDT, not 06:00Z
-        WallClockCase("America/New_York", "2026-11-01T01:30:00", 1_793_511_000),  // 2026-11-01T05:30:00Z ambiguous: EDT, not 06:30Z
-        WallClockCase("America/New_York", "2026-11-01T01:59:59", 1_793_512_799),  // 2026-11-01T05:59:59Z ambiguous: EDT, not 06:59:59Z
+        // 2100-03-28T01:30:00Z footer gap, shown as 03:30 CEST
+        WallClockCase("Europe/Berlin", "2100-03-28T02:30:00", 4_109_880_600),
+        // 2100-10-31T00:30:00Z footer overlap: CEST, not 01:30Z
+        WallClockCase("Europe/Berlin", "2100-10-31T02:30:00", 4_128_625_800),
+        // 1890-06-01T11:06:32Z before the first transition: LMT +0:53:28
+        WallClockCase("Europe/Berlin", "1890-06-01T12:00:00", -2_511_435_208),
+        // 1893-03-31T23:09:32Z the 392-second gap from LMT to CET
+        WallClockCase("Europe/Berlin", "1893-04-01T00:03:00", -2_422_054_228),
+        // 2026-03-08T06:59:59Z last EST second before the gap
+        WallClockCase("America/New_York", "2026-03-08T01:59:59", 1_772_953_199),
+        // 2026-03-08T07:00:00Z gap: shown as 03:00 EDT
+        WallClockCase("America/New_York", "2026-03-08T02:00:00", 1_772_953_200),
+        // 2026-03-08T07:30:00Z gap: shown as 03:30 EDT
+        WallClockCase("America/New_York", "2026-03-08T02:30:00", 1_772_955_000),
+        // 2026-03-08T07:00:00Z first EDT wall clock
+        WallClockCase("America/New_York", "2026-03-08T03:00:00", 1_772_953_200),
+        // 2026-11-01T04:59:59Z EDT, before the overlap
+        WallClockCase("America/New_York", "2026-11-01T00:59:59", 1_793_509_199),
+        // 2026-11-01T05:00:00Z ambiguous: EDT, not 06:00Z
+        WallClockCase("America/New_York", "2026-11-01T01:00:00", 1_793_509_200),
+        // 2026-11-01T05:30:00Z ambiguous: EDT, not 06:30Z
+        WallClockCase("America/New_York", "2026-11-01T01:30:00", 1_793_511_000),
+        // 2026-11-01T05:59:59Z ambiguous: EDT, not 06:59:59Z
+        WallClockCase("America/New_York", "2026-11-01T01:59:59", 1_793_512_799),
         WallClockCase("America/New_York", "2026-11-01T02:00:00", 1_793_516_400),  // 2026-11-01T07:00:00Z EST only
-        WallClockCase("America/New_York", "1883-11-18T12:02:00", -2_717_650_918),  // 1883-11-18T16:58:02Z LMT -4:56:02 to EST overlap: LMT, not 17:02Z
-        WallClockCase("Australia/Sydney", "2026-04-05T01:59:59", 1_775_314_799),  // 2026-04-04T14:59:59Z AEDT, before the overlap
-        WallClockCase("Australia/Sydney", "2026-04-05T02:00:00", 1_775_314_800),  // 2026-04-04T15:00:00Z ambiguous: AEDT, not 16:00Z
-        WallClockCase("Australia/Sydney", "2026-04-05T02:30:00", 1_775_316_600),  // 2026-04-04T15:30:00Z ambiguous: AEDT, not 16:30Z
+        // 1883-11-18T16:58:02Z LMT -4:56:02 to EST overlap: LMT, not 17:02Z
+        WallClockCase("America/New_York", "1883-11-18T12:02:00", -2_717_650_918),
+        // 2026-04-04T14:59:59Z AEDT, before the overlap
+        WallClockCase("Australia/Sydney", "2026-04-05T01:59:59", 1_775_314_799),
+        // 2026-04-04T15:00:00Z ambiguous: AEDT, not 16:00Z
+        WallClockCase("Australia/Sydney", "2026-04-05T02:00:00", 1_775_314_800),
+        // 2026-04-04T15:30:00Z ambiguous: AEDT, not 16:30Z
+        WallClockCase("Australia/Sydney", "2026-04-05T02:30:00", 1_775_316_600),
         WallClockCase("Australia/Sydney", "2026-04-05T03:00:00", 1_775_322_000),  // 2026-04-04T17:00:00Z AEST only
-        WallClockCase("Australia/Sydney", "2026-10-04T01:59:59", 1_791_043_199),  // 2026-10-03T15:59:59Z last AEST second before the gap
-        WallClockCase("Australia/Sydney", "2026-10-04T02:00:00", 1_791_043_200),  // 2026-10-03T16:00:00Z gap: shown as 03:00 AEDT
-        WallClockCase("Australia/Sydney", "2026-10-04T02:30:00", 1_791_045_000),  // 2026-10-03T16:30:00Z gap: shown as 03:30 AEDT
-        WallClockCase("Australia/Sydney", "2026-10-04T03:00:00", 1_791_043_200),  // 2026-10-03T16:00:00Z first AEDT wall clock
-        WallClockCase("Pacific/Chatham", "2026-04-05T02:44:59", 1_775_307_599),  // 2026-04-04T12:59:59Z +1345, before the overlap
-        WallClockCase("Pacific/Chatham", "2026-04-05T02:45:00", 1_775_307_600),  // 2026-04-04T13:00:00Z ambiguous: +1345, not 14:00Z
-        WallClockCase("Pacific/Chatham", "2026-04-05T03:00:00", 1_775_308_500),  // 2026-04-04T13:15:00Z ambiguous: +1345, not 14:15Z
-        WallClockCase("Pacific/Chatham", "2026-04-05T03:44:59", 1_775_311_199),  // 2026-04-04T13:59:59Z ambiguous: +1345, not 14:59:59Z
+        // 2026-10-03T15:59:59Z last AEST second before the gap
+        WallClockCase("Australia/Sydney", "2026-10-04T01:59:59", 1_791_043_199),
+        // 2026-10-03T16:00:00Z gap: shown as 03:00 AEDT
+        WallClockCase("Australia/Sydney", "2026-10-04T02:00:00", 1_791_043_200),
+        // 2026-10-03T16:30:00Z gap: shown as 03:30 AEDT
+        WallClockCase("Australia/Sydney", "2026-10-04T02:30:00", 1_791_045_000),
+        // 2026-10-03T16:00:00Z first AEDT wall clock
+        WallClockCase("Australia/Sydney", "2026-10-04T03:00:00", 1_791_043_200),
+        // 2026-04-04T12:59:59Z +1345, before the overlap
+        WallClockCase("Pacific/Chatham", "2026-04-05T02:44:59", 1_775_307_599),
+        // 2026-04-04T13:00:00Z ambiguous: +1345, not 14:00Z
+        WallClockCase("Pacific/Chatham", "2026-04-05T02:45:00", 1_775_307_600),
+        // 2026-04-04T13:15:00Z ambiguous: +1345, not 14:15Z
+        WallClockCase("Pacific/Chatham", "2026-04-05T03:00:00", 1_775_308_500),
+        // 2026-04-04T13:59:59Z ambiguous: +1345, not 14:59:59Z
+        WallClockCase("Pacific/Chatham", "2026-04-05T03:44:59", 1_775_311_199),
         WallClockCase("Pacific/Chatham", "2026-04-05T03:45:00", 1_775_314_800),  // 2026-04-04T15:00:00Z +1245 only
-        WallClockCase("Pacific/Chatham", "2026-09-27T02:44:59", 1_790_431_199),  // 2026-09-26T13:59:59Z last +1245 second before the gap
-        WallClockCase("Pacific/Chatham", "2026-09-27T02:45:00", 1_790_431_200),  // 2026-09-26T14:00:00Z gap: shown as 03:45 +1345
-        WallClockCase("Pacific/Chatham", "2026-09-27T03:00:00", 1_790_432_100),  // 2026-09-26T14:15:00Z gap: shown as 04:00 +1345
-        WallClockCase("Pacific/Chatham", "2026-09-27T03:44:59", 1_790_434_799),  // 2026-09-26T14:59:59Z gap: shown as 04:44:59 +1345
-        WallClockCase("Pacific/Chatham", "2026-09-27T03:45:00", 1_790_431_200),  // 2026-09-26T14:00:00Z first +1345 wall clock
-        WallClockCase("Australia/Lord_Howe", "2026-10-04T02:15:00", 1_791_042_300),  // 2026-10-03T15:45:00Z 30-minute gap: shown as 02:45 +11
-        WallClockCase("Australia/Lord_Howe", "2026-04-05T01:45:00", 1_775_313_900),  // 2026-04-04T14:45:00Z 30-minute overlap: +11, not 15:15Z
-        WallClockCase("Antarctica/Troll", "2026-03-29T01:30:00", 1_774_747_800),  // 2026-03-29T01:30:00Z two-hour gap: shown as 03:30 +02
-        WallClockCase("Antarctica/Troll", "2026-10-25T02:00:00", 1_792_886_400),  // 2026-10-25T00:00:00Z two-hour overlap: +02, not 02:00Z
-        WallClockCase("Europe/Dublin", "2026-03-29T01:30:00", 1_774_747_800),  // 2026-03-29T01:30:00Z gap (GMT is the "daylight" time): shown as 02:30 IST
-        WallClockCase("Europe/Dublin", "2026-10-25T01:30:00", 1_792_888_200),  // 2026-10-25T00:30:00Z ambiguous: IST, not 01:30Z
-        WallClockCase("America/St_Johns", "2026-03-08T02:30:00", 1_772_949_600),  // 2026-03-08T06:00:00Z gap: shown as 03:30 NDT (-2:30)
-        WallClockCase("America/St_Johns", "2026-11-01T01:30:00", 1_793_505_600),  // 2026-11-01T04:00:00Z ambiguous: NDT, not 05:00Z
-        WallClockCase("Asia/Kolkata", "2026-01-01T00:00:00", 1_767_205_800),  // 2025-12-31T18:30:00Z +0530, no transitions since 1945
-        WallClockCase("Asia/Jerusalem", "2100-03-26T02:30:00", 4_109_704_200),  // 2100-03-26T00:30:00Z footer "M3.4.4/26": Thursday 26:00 is Friday 02:00
-        WallClockCase("America/Nuuk", "2100-03-27T23:30:00", 4_109_880_600),  // 2100-03-28T01:30:00Z footer "M3.5.0/-1": the gap is Saturday 23:00
-        WallClockCase("America/Nuuk", "2100-10-30T23:30:00", 4_128_625_800),  // 2100-10-31T00:30:00Z footer "M10.5.0/0": overlap, -01 not 01:30Z
+        // 2026-09-26T13:59:59Z last +1245 second before the gap
+        WallClockCase("Pacific/Chatham", "2026-09-27T02:44:59", 1_790_431_199),
+        // 2026-09-26T14:00:00Z gap: shown as 03:45 +1345
+        WallClockCase("Pacific/Chatham", "2026-09-27T02:45:00", 1_790_431_200),
+        // 2026-09-26T14:15:00Z gap: shown as 04:00 +1345
+        WallClockCase("Pacific/Chatham", "2026-09-27T03:00:00", 1_790_432_100),
+        // 2026-09-26T14:59:59Z gap: shown as 04:44:59 +1345
+        WallClockCase("Pacific/Chatham", "2026-09-27T03:44:59", 1_790_434_799),
+        // 2026-09-26T14:00:00Z first +1345 wall clock
+        WallClockCase("Pacific/Chatham", "2026-09-27T03:45:00", 1_790_431_200),
+        // 2026-10-03T15:45:00Z 30-minute gap: shown as 02:45 +11
+        WallClockCase("Australia/Lord_Howe", "2026-10-04T02:15:00", 1_791_042_300),
+        // 2026-04-04T14:45:00Z 30-minute overlap: +11, not 15:15Z
+        WallClockCase("Australia/Lord_Howe", "2026-04-05T01:45:00", 1_775_313_900),
+        // 2026-03-29T01:30:00Z two-hour gap: shown as 03:30 +02
+        WallClockCase("Antarctica/Troll", "2026-03-29T01:30:00", 1_774_747_800),
+        // 2026-10-25T00:00:00Z two-hour overlap: +02, not 02:00Z
+        WallClockCase("Antarctica/Troll", "2026-10-25T02:00:00", 1_792_886_400),
+        // 2026-03-29T01:30:00Z gap (GMT is the "daylight" time): shown as 02:30 IST
+        WallClockCase("Europe/Dublin", "2026-03-29T01:30:00", 1_774_747_800),
+        // 2026-10-25T00:30:00Z ambiguous: IST, not 01:30Z
+        WallClockCase("Europe/Dublin", "2026-10-25T01:30:00", 1_792_888_200),
+        // 2026-03-08T06:00:00Z gap: shown as 03:30 NDT (-2:30)
+        WallClockCase("America/St_Johns", "2026-03-08T02:30:00", 1_772_949_600),
+        // 2026-11-01T04:00:00Z ambiguous: NDT, not 05:00Z
+        WallClockCase("America/St_Johns", "2026-11-01T01:30:00", 1_793_505_600),
+        // 2025-12-31T18:30:00Z +0530, no transitions since 1945
+        WallClockCase("Asia/Kolkata", "2026-01-01T00:00:00", 1_767_205_800),
+        // 2100-03-26T00:30:00Z footer "M3.4.4/26": Thursday 26:00 is Friday 02:00
+        WallClockCase("Asia/Jerusalem", "2100-03-26T02:30:00", 4_109_704_200),
+        // 2100-03-28T01:30:00Z footer "M3.5.0/-1": the gap is Saturday 23:00
+        WallClockCase("America/Nuuk", "2100-03-27T23:30:00", 4_109_880_600),
+        // 2100-10-31T00:30:00Z footer "M10.5.0/0": overlap, -01 not 01:30Z
+        WallClockCase("America/Nuuk", "2100-10-30T23:30:00", 4_128_625_800),
     ]
 
     @Test(arguments: wallClockCases)
@@ -171,7 +221,8 @@ struct WallClockCase: Sendable, CustomTestStringConvertible {
 
     @Test func berlinIn2026() throws {
         let berlin = try ZoneSamples.zone("Europe/Berlin")
-        let year = berlin.transitions(from: 1_767_225_600, to: 1_798_761_600)  // 2026-01-01T00:00Z ..< 2027-01-01T00:00Z
+        // 2026-01-01T00:00Z ..< 2027-01-01T00:00Z
+        let year = berlin.transitions(from: 1_767_225_600, to: 1_798_761_600)
         #expect(
             year == [
                 ZoneTransition(

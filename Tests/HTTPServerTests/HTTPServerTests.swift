@@ -11,7 +11,8 @@ import Testing
 @Suite struct HTTPServerTests {
     func server(maxBodySize: Int = 1_024, _ responder: @escaping HTTPResponder) throws -> HTTPServer {
         let server = HTTPServer(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, maxBodySize: maxBodySize, accessLog: false),
+            configuration: ServerConfiguration(
+                host: "127.0.0.1", port: 0, threads: 2, maxBodySize: maxBodySize, accessLog: false),
             responder: responder)
         try server.start()
         #expect(server.port != 0)
@@ -30,7 +31,8 @@ import Testing
         defer { server.stop() }
         let response = try RawHTTP.exchange(
             port: server.port,
-            "PROPFIND /dav/anna%40example.com/?a=1&b=x%20y HTTP/1.1\r\nHost: x\r\nDepth: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+            "PROPFIND /dav/anna%40example.com/?a=1&b=x%20y HTTP/1.1\r\nHost: x\r\nDepth: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+        )
         #expect(response.hasPrefix("HTTP/1.1 207"))
         #expect(response.contains("X-Method: PROPFIND"))
         // The path stays %-encoded, as sent; decoding is the caller's choice.
@@ -45,7 +47,8 @@ import Testing
         let server = try server { request in .text(200, request.path) }
         defer { server.stop() }
         let response = try RawHTTP.exchange(
-            port: server.port, "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            port: server.port,
+            "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(response.components(separatedBy: "HTTP/1.1 200").count == 3)
         #expect(response.hasSuffix("/two"))
     }
@@ -54,14 +57,20 @@ import Testing
         let server = try server(maxBodySize: 16) { request in .text(200, "got \(request.body.count)") }
         defer { server.stop() }
         // Declared too large: refused before the body is read.
-        let declared = try RawHTTP.exchange(port: server.port, "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\nConnection: close\r\n\r\n" + String(repeating: "a", count: 17))
+        let declared = try RawHTTP.exchange(
+            port: server.port,
+            "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\nConnection: close\r\n\r\n"
+                + String(repeating: "a", count: 17))
         #expect(declared.hasPrefix("HTTP/1.1 413"))
         // Chunked, so only found out while reading.
         let chunked = try RawHTTP.exchange(
             port: server.port,
-            "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n10\r\n0123456789abcdef\r\n4\r\nmore\r\n0\r\n\r\n")
+            "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n10\r\n0123456789abcdef\r\n4\r\nmore\r\n0\r\n\r\n"
+        )
         #expect(chunked.hasPrefix("HTTP/1.1 413"))
-        let fits = try RawHTTP.exchange(port: server.port, "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\nConnection: close\r\n\r\n0123456789abcdef")
+        let fits = try RawHTTP.exchange(
+            port: server.port,
+            "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\nConnection: close\r\n\r\n0123456789abcdef")
         #expect(fits.hasPrefix("HTTP/1.1 200") && fits.hasSuffix("got 16"))
     }
 
@@ -85,13 +94,17 @@ import Testing
             return .text(200, "finished")
         }
         let port = server.port
-        let task = Task.detached { try RawHTTP.exchange(port: port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
+        let task = Task.detached {
+            try RawHTTP.exchange(port: port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        }
         started.wait()
         server.stop(gracePeriod: 5)
         let response = try await task.value
         #expect(response.hasSuffix("finished"))
         // Stopped: new connections are refused.
-        #expect(throws: ConnectionRefused.self) { try RawHTTP.exchange(port: port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") }
+        #expect(throws: ConnectionRefused.self) {
+            try RawHTTP.exchange(port: port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        }
     }
 
     @Test func percentDecodingAndQueryItems() {

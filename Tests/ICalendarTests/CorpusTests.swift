@@ -38,9 +38,13 @@ import Testing
     static let realWorld: [RealWorldCase] = manifest("real-world")
 
     @Test func manifestsAreCompleteAndLoad() throws {
-        for (directory, listed) in [("malformed", Self.malformed.map(\.file)), ("real-world", Self.realWorld.map(\.file))] {
-            let files = try FileManager.default.contentsOfDirectory(atPath: Support.fixtures.appendingPathComponent(directory).path)
-                .filter { $0.hasSuffix(".ics") }
+        for (directory, listed) in [
+            ("malformed", Self.malformed.map(\.file)), ("real-world", Self.realWorld.map(\.file)),
+        ] {
+            let files = try FileManager.default.contentsOfDirectory(
+                atPath: Support.fixtures.appendingPathComponent(directory).path
+            )
+            .filter { $0.hasSuffix(".ics") }
             #expect(Set(files) == Set(listed), "every fixture in \(directory) has an expectation")
             #expect(!listed.isEmpty)
         }
@@ -49,7 +53,8 @@ import Testing
     /// Every malformed file yields a located error of the expected kind, in both modes where expected, and nothing crashes.
     @Test(arguments: malformed)
     func malformedInput(expected: MalformedCase) throws {
-        let bytes = try Support.read(Support.fixtures.appendingPathComponent("malformed").appendingPathComponent(expected.file))
+        let bytes = try Support.read(
+            Support.fixtures.appendingPathComponent("malformed").appendingPathComponent(expected.file))
         let strict = ICalendarParser.check(bytes, options: .strict)
         #expect(strict.document == nil)
         let first = try #require(strict.errors.first)
@@ -63,7 +68,8 @@ import Testing
             let document = try #require(lenient.document, "lenient mode recovers: \(lenient.errors)")
             #expect(!document.warnings.isEmpty)
             // What lenient mode recovered serializes and reads back to the same tree.
-            #expect(try ICalendarParser.parse(document.serialized(), options: .lenient).components == document.components)
+            #expect(
+                try ICalendarParser.parse(document.serialized(), options: .lenient).components == document.components)
         } else {
             #expect(lenient.document == nil)
         }
@@ -71,7 +77,8 @@ import Testing
 
     @Test(arguments: realWorld)
     func realWorldExports(expected: RealWorldCase) throws {
-        let bytes = try Support.read(Support.fixtures.appendingPathComponent("real-world").appendingPathComponent(expected.file))
+        let bytes = try Support.read(
+            Support.fixtures.appendingPathComponent("real-world").appendingPathComponent(expected.file))
         let strict = ICalendarParser.check(bytes, options: .strict)
         #expect((strict.document != nil) == expected.strictValid, "\(strict.errors)")
         #expect(strict.errors.first?.code.rawValue == expected.strictFirstCode)
@@ -96,7 +103,9 @@ import Testing
             let found = document.components.flatMap(Self.allProperties).first {
                 $0.name == parameter.property && $0.parameter(parameter.parameter) != nil
             }
-            #expect(found?.parameter(parameter.parameter)?.values == parameter.values, "\(parameter.property);\(parameter.parameter)")
+            #expect(
+                found?.parameter(parameter.parameter)?.values == parameter.values,
+                "\(parameter.property);\(parameter.parameter)")
         }
         // Lossless: serialize and parse again gives the same tree; serializing that is byte-stable.
         let serialized = document.serialized()
@@ -148,7 +157,8 @@ import Testing
 
         let json = try JCal.json(for: document)
         let back = try JCal.document(from: JSONValue(parsing: json.jsonText))
-        let difference = JCalTests.firstDifference(back.components.map(JCalTests.normalized), document.components.map(JCalTests.normalized))
+        let difference = JCalTests.firstDifference(
+            back.components.map(JCalTests.normalized), document.components.map(JCalTests.normalized))
         #expect(difference == nil)
     }
 }
@@ -167,7 +177,9 @@ enum LineChecks {
                 let end = index > 0 && bytes[index - 1] == 0x0D ? index - 1 : index
                 let line = Array(bytes[lineStart..<end])
                 if line.count > 75 { problems.append("line \(number): \(line.count) octets") }
-                if String(validating: line, as: UTF8.self) == nil { problems.append("line \(number): fold splits UTF-8") }
+                if String(validating: line, as: UTF8.self) == nil {
+                    problems.append("line \(number): fold splits UTF-8")
+                }
                 lineStart = index + 1
                 number += 1
             }

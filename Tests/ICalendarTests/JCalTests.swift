@@ -21,16 +21,21 @@ import Testing
     }
 
     @Test func valueShapes() throws {
-        let event = try Support.event([
-            "RRULE:FREQ=MONTHLY;COUNT=10;BYDAY=1FR,-1SU;BYMONTHDAY=1",
-            "EXDATE;TZID=Europe/Berlin:20261201T090000,20261208T090000",
-            "GEO:37.386013;-122.082932", "SEQUENCE:3", "X-ANSWER;VALUE=INTEGER:42", "X-FLAG;VALUE=BOOLEAN:TRUE",
-            "X-OPAQUE:raw\\,text", "CATEGORIES:a,b\\,c", "REQUEST-STATUS:2.0;Success", "DURATION:PT1H",
-            "ATTENDEE;CN=\"Doe, Jane\";ROLE=REQ-PARTICIPANT:mailto:jane@example.com",
-        ].filter { $0 != "DURATION:PT1H" })
+        let event = try Support.event(
+            [
+                "RRULE:FREQ=MONTHLY;COUNT=10;BYDAY=1FR,-1SU;BYMONTHDAY=1",
+                "EXDATE;TZID=Europe/Berlin:20261201T090000,20261208T090000",
+                "GEO:37.386013;-122.082932", "SEQUENCE:3", "X-ANSWER;VALUE=INTEGER:42", "X-FLAG;VALUE=BOOLEAN:TRUE",
+                "X-OPAQUE:raw\\,text", "CATEGORIES:a,b\\,c", "REQUEST-STATUS:2.0;Success", "DURATION:PT1H",
+                "ATTENDEE;CN=\"Doe, Jane\";ROLE=REQ-PARTICIPANT:mailto:jane@example.com",
+            ].filter { $0 != "DURATION:PT1H" })
         func json(_ name: String) throws -> String { try JCal.json(for: try #require(event.property(name))).jsonText }
-        #expect(try json("RRULE") == #"["rrule",{},"recur",{"freq":"MONTHLY","count":10,"byday":["1FR","-1SU"],"bymonthday":1}]"#)
-        #expect(try json("EXDATE") == #"["exdate",{"tzid":"Europe/Berlin"},"date-time","2026-12-01T09:00:00","2026-12-08T09:00:00"]"#)
+        #expect(
+            try json("RRULE")
+                == #"["rrule",{},"recur",{"freq":"MONTHLY","count":10,"byday":["1FR","-1SU"],"bymonthday":1}]"#)
+        #expect(
+            try json("EXDATE")
+                == #"["exdate",{"tzid":"Europe/Berlin"},"date-time","2026-12-01T09:00:00","2026-12-08T09:00:00"]"#)
         #expect(try json("GEO") == #"["geo",{},"float",[37.386013,-122.082932]]"#)
         #expect(try json("SEQUENCE") == #"["sequence",{},"integer",3]"#)
         #expect(try json("X-ANSWER") == #"["x-answer",{},"integer",42]"#)
@@ -38,7 +43,9 @@ import Testing
         #expect(try json("X-OPAQUE") == #"["x-opaque",{},"unknown","raw\\,text"]"#)
         #expect(try json("CATEGORIES") == #"["categories",{},"text","a","b,c"]"#)
         #expect(try json("REQUEST-STATUS") == #"["request-status",{},"text",["2.0","Success"]]"#)
-        #expect(try json("ATTENDEE") == #"["attendee",{"cn":"Doe, Jane","role":"REQ-PARTICIPANT"},"cal-address","mailto:jane@example.com"]"#)
+        #expect(
+            try json("ATTENDEE")
+                == #"["attendee",{"cn":"Doe, Jane","role":"REQ-PARTICIPANT"},"cal-address","mailto:jane@example.com"]"#)
         for property in event.properties {
             let back = try JCal.property(from: JCal.json(for: property))
             #expect(Self.normalized(back) == Self.normalized(property), "\(property.name)")
@@ -53,15 +60,20 @@ import Testing
         let (offset, offsetBack) = try roundTrip(Property(name: "TZOFFSETFROM", value: "-0530"))
         #expect(offset == #"["tzoffsetfrom",{},"utc-offset","-05:30"]"#)
         #expect(offsetBack.value == "-0530")
-        let (period, periodBack) = try roundTrip(Property(name: "FREEBUSY", value: "19970308T160000Z/PT8H30M,19970308T230000Z/19970309T000000Z"))
-        #expect(period == #"["freebusy",{},"period","1997-03-08T16:00:00Z/PT8H30M","1997-03-08T23:00:00Z/1997-03-09T00:00:00Z"]"#)
+        let (period, periodBack) = try roundTrip(
+            Property(name: "FREEBUSY", value: "19970308T160000Z/PT8H30M,19970308T230000Z/19970309T000000Z"))
+        #expect(
+            period
+                == #"["freebusy",{},"period","1997-03-08T16:00:00Z/PT8H30M","1997-03-08T23:00:00Z/1997-03-09T00:00:00Z"]"#
+        )
         #expect(periodBack.value == "19970308T160000Z/PT8H30M,19970308T230000Z/19970309T000000Z")
     }
 
     @Test(arguments: [
         "{}", "[]", #"["vcalendar"]"#, #"["vcalendar",[["summary",{},"text"]],[]]"#,
         #"["vcalendar",[["dtstart",{},"date","2026-13-01"]],[]]"#, #"["vcalendar",[["x",{},"nosuchtype","v"]],[]]"#,
-        #"["vcalendar",[["bad name",{},"text","v"]],[]]"#, #"["vcalendar",[["rrule",{},"recur",{"freq":"SOMETIMES"}]],[]]"#,
+        #"["vcalendar",[["bad name",{},"text","v"]],[]]"#,
+        #"["vcalendar",[["rrule",{},"recur",{"freq":"SOMETIMES"}]],[]]"#,
         #"["vcalendar",[["sequence",{},"integer","3"]],[]]"#, "[1,2", #"["vcalendar",[],[]] trailing"#,
     ])
     func invalidJCalIsRejected(text: String) {
@@ -72,14 +84,18 @@ import Testing
     /// and parameters in name order: what survives a trip through jCal unchanged.
     static func normalized(_ property: Property) -> Property {
         var copy = property
-        if let type = copy[parameter: "VALUE"], ValueType(parameterValue: type) == Property(name: copy.name, value: "").valueType {
+        if let type = copy[parameter: "VALUE"],
+            ValueType(parameterValue: type) == Property(name: copy.name, value: "").valueType
+        {
             copy[parameter: "VALUE"] = nil
         }
         copy.parameters.sort { $0.name < $1.name }
         if copy.valueType == .recur, let rule = try? copy.recurrenceRule() { copy.value = rule.icalendarText }
         if copy.valueType == .text, !copy.name.hasPrefix("X-") {
-            copy.value = copy.name == "CATEGORIES" || copy.name == "RESOURCES"
-                ? copy.textValues().map(TextEscaping.escape).joined(separator: ",") : TextEscaping.escape(copy.textValue())
+            copy.value =
+                copy.name == "CATEGORIES" || copy.name == "RESOURCES"
+                ? copy.textValues().map(TextEscaping.escape).joined(separator: ",")
+                : TextEscaping.escape(copy.textValue())
         }
         return copy
     }
@@ -90,7 +106,9 @@ import Testing
         for (x, y) in zip(a, b) {
             let here = path + "/" + x.name
             guard x.name == y.name else { return "\(here) vs \(y.name)" }
-            guard x.properties.count == y.properties.count else { return "\(here): \(x.properties.count) vs \(y.properties.count) properties" }
+            guard x.properties.count == y.properties.count else {
+                return "\(here): \(x.properties.count) vs \(y.properties.count) properties"
+            }
             for (p, q) in zip(x.properties, y.properties) where p != q { return "\(here): \(p) vs \(q)" }
             if let difference = firstDifference(x.components, y.components, path: here) { return difference }
         }
@@ -98,6 +116,8 @@ import Testing
     }
 
     static func normalized(_ component: Component) -> Component {
-        Component(name: component.name, properties: component.properties.map(normalized), components: component.components.map(normalized))
+        Component(
+            name: component.name, properties: component.properties.map(normalized),
+            components: component.components.map(normalized))
     }
 }

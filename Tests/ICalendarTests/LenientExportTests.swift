@@ -33,7 +33,10 @@ import Testing
             touched: [28, 29, 30, 31, 43, 44, 47]),
         Case(
             file: "outlook-whitespace-and-escapes.ics", strictFirst: (.invalidName, 6),
-            warnings: [(.repairedLine, 6), (.repairedLine, 10), (.repairedValue, 11), (.repairedValue, 12), (.duplicateProperty, 14)],
+            warnings: [
+                (.repairedLine, 6), (.repairedLine, 10), (.repairedValue, 11), (.repairedValue, 12),
+                (.duplicateProperty, 14),
+            ],
             touched: [6, 10, 11, 12]),
         Case(
             file: "bare-vevent-download.ics", strictFirst: (.notCalendar, 1),
@@ -186,7 +189,8 @@ import Testing
     func farMissesAreNotGuessed(_ line: String) throws {
         let bytes = Support.ics([
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT", "UID:a@example.org",
-            line.hasPrefix("DTSTAMP") ? "DTSTART:20180115T100000Z" : "DTSTAMP:20180101T000000Z", line, "END:VEVENT", "END:VCALENDAR",
+            line.hasPrefix("DTSTAMP") ? "DTSTART:20180115T100000Z" : "DTSTAMP:20180101T000000Z", line, "END:VEVENT",
+            "END:VCALENDAR",
         ])
         let result = ICalendarParser.check(bytes, options: .lenient)
         #expect(result.warnings.map(\.code).contains(.invalidValue))
@@ -208,7 +212,8 @@ import Testing
 
     @Test(arguments: [
         // Dropping the only bound would make the series endless; COUNT with UNTIL is not a near-miss.
-        "FREQ=DAILY;COUNT=-1", "FREQ=DAILY;UNTIL=2026", "FREQ=DAILY;COUNT=3;UNTIL=20261231T000000Z", "FREQ=SOMETIMES;COUNT=2",
+        "FREQ=DAILY;COUNT=-1", "FREQ=DAILY;UNTIL=2026", "FREQ=DAILY;COUNT=3;UNTIL=20261231T000000Z",
+        "FREQ=SOMETIMES;COUNT=2",
     ])
     func rulesWhoseMeaningWouldChangeAreNotRepaired(_ rule: String) throws {
         let result = ICalendarParser.check(Support.calendar(event: ["RRULE:" + rule]), options: .lenient)
@@ -218,7 +223,8 @@ import Testing
 
     @Test func aPropertyWithoutColonIsDroppedButFreeTextIsAFold() throws {
         let bytes = Support.calendar(event: [
-            "DESCRIPTION:Bring", "your laptop", " and charger.", "Meet at the door: 5 min early", "ORGANIZER;CN=Acme SE", "X-ACME-FLAG",
+            "DESCRIPTION:Bring", "your laptop", " and charger.", "Meet at the door: 5 min early",
+            "ORGANIZER;CN=Acme SE", "X-ACME-FLAG",
             "LOCATION:Hall",
         ])
         #expect(ICalendarParser.check(bytes, options: .strict).errors.first?.code == .missingColon)
@@ -234,7 +240,8 @@ import Testing
 
     @Test func aMisspeltEndClosesOnlyWhatItResembles() throws {
         let misspelt = Support.ics([
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTODO", "UID:t", "DTSTAMP:20260101T000000Z",
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTODO", "UID:t",
+            "DTSTAMP:20260101T000000Z",
             "END:VTOOD", "BEGIN:VTODO", "UID:u", "DTSTAMP:20260101T000000Z", "END:VTODO", "END:VCALENDAR",
         ])
         #expect(ICalendarParser.check(misspelt, options: .strict).errors.first?.code == .mismatchedEnd)

@@ -41,13 +41,15 @@ import Testing
             var value: [UInt8] = []
             // Mostly well-formed, so ill-formed bytes land at every offset of a word.
             for _ in 0..<Int.random(in: 1...12, using: &random) {
-                let piece = Int.random(in: 0..<100, using: &random) < 85
+                let piece =
+                    Int.random(in: 0..<100, using: &random) < 85
                     ? Self.pieces[Int.random(in: 0..<14, using: &random)]
                     : Self.pieces.randomElement(using: &random)!
                 value += piece
             }
             let before = Support.ics([
-                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT", "UID:scan@almanac.test",
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT",
+                "UID:scan@almanac.test",
                 "DTSTAMP:20261101T120000Z", "DTSTART:20261201T090000Z",
             ])
             let line = 8
@@ -57,7 +59,8 @@ import Testing
             let controls = result.errors.filter { $0.code == .invalidValue }
             let expectedInvalid = Self.firstInvalid(value)
             let expectedControl = value.firstIndex { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
-            #expect(invalid.map { [$0.line, $0.column] } == (expectedInvalid.map { [[line, 8 + $0]] } ?? []), "\(value)")
+            #expect(
+                invalid.map { [$0.line, $0.column] } == (expectedInvalid.map { [[line, 8 + $0]] } ?? []), "\(value)")
             #expect(controls.count == (expectedControl == nil ? 0 : 1), "\(value)")
             #expect(result.errors.count == invalid.count + controls.count, "\(result.errors)")
             if expectedInvalid != nil {
@@ -66,7 +69,8 @@ import Testing
                 checked.control += 1
             } else {
                 checked.clean += 1
-                #expect(result.document?.components.first?.components.first?.property("X-SCAN")?.value
+                #expect(
+                    result.document?.components.first?.components.first?.property("X-SCAN")?.value
                         == String(decoding: value, as: UTF8.self))
             }
         }
@@ -101,7 +105,8 @@ import Testing
         let document = try ICalendarParser.parse(lower)
         #expect(document.components.map(\.name) == ["VCALENDAR"])
         #expect(document.components.first?.components.map(\.name) == ["VEVENT"])
-        let aliased = Support.calendar(event: []).replacing(Array("END:VEVENT".utf8), with: Array("END:VEVENT\u{01}".utf8))
+        let aliased = Support.calendar(event: []).replacing(
+            Array("END:VEVENT".utf8), with: Array("END:VEVENT\u{01}".utf8))
         #expect(ICalendarParser.check(aliased).errors.map(\.code).contains(.mismatchedEnd))
     }
 }
@@ -110,9 +115,17 @@ import Testing
 @Suite struct LineBreakTests {
     @Test(arguments: ["https://x\r\nRRULE:FREQ=DAILY", "https://x\nRRULE:FREQ=DAILY", "https://x\rRRULE:FREQ=DAILY"])
     func aRawValueWithALineBreakStaysOneProperty(_ value: String) throws {
-        var event = Component(name: "VEVENT", properties: [Property(name: "UID", value: "u"), Property(name: "DTSTAMP", value: "20261201T000000Z"), Property(name: "DTSTART", value: "20261201T090000Z"), Property(name: "URL", value: value)])
+        var event = Component(
+            name: "VEVENT",
+            properties: [
+                Property(name: "UID", value: "u"), Property(name: "DTSTAMP", value: "20261201T000000Z"),
+                Property(name: "DTSTART", value: "20261201T090000Z"), Property(name: "URL", value: value),
+            ])
         event.properties[3].value = value
-        let calendar = Component(name: "VCALENDAR", properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//T//EN")], components: [event])
+        let calendar = Component(
+            name: "VCALENDAR",
+            properties: [Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//T//EN")],
+            components: [event])
         let parsed = try ICalendarParser.parse(calendar.serialized()).components[0].components[0]
         #expect(parsed.properties.map(\.name) == ["UID", "DTSTAMP", "DTSTART", "URL"])
         #expect(parsed.property("URL")?.value == "https://x\\nRRULE:FREQ=DAILY")

@@ -18,7 +18,9 @@ import Testing
         let document = try ICalendarParser.parse(bytes)
         #expect(String(decoding: document.serialized(), as: UTF8.self) == String(decoding: bytes, as: UTF8.self))
         let description = try #require(document.components.first?.components.first?.property("DESCRIPTION"))
-        #expect(description.textValue() == "Networld+Interop Conference and Exhibit\nAtlanta World Congress Center\nAtlanta, Georgia")
+        #expect(
+            description.textValue()
+                == "Networld+Interop Conference and Exhibit\nAtlanta World Congress Center\nAtlanta, Georgia")
     }
 
     @Test func foldingNeverSplitsUTF8AndKeepsEveryOctet() throws {
@@ -53,7 +55,9 @@ import Testing
     }
 
     @Test func namesAreWrittenInUpperCase() {
-        let component = Component(name: "vevent", properties: [Property(name: "x-lower", parameters: [Parameter(name: "x-p", value: "v")], value: "V")])
+        let component = Component(
+            name: "vevent",
+            properties: [Property(name: "x-lower", parameters: [Parameter(name: "x-p", value: "v")], value: "V")])
         #expect(component.icalendarText == "BEGIN:VEVENT\r\nX-LOWER;X-P=v:V\r\nEND:VEVENT\r\n")
     }
 }

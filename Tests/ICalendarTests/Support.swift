@@ -17,8 +17,10 @@ enum Support {
     /// A minimal valid calendar around the given event lines.
     static func calendar(event lines: [String]) -> [UInt8] {
         ics(
-            ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT",
-             "UID:test@almanac.test", "DTSTAMP:20261101T120000Z", "DTSTART:20261201T090000Z"]
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VEVENT",
+                "UID:test@almanac.test", "DTSTAMP:20261101T120000Z", "DTSTART:20261201T090000Z",
+            ]
                 + lines + ["END:VEVENT", "END:VCALENDAR"])
     }
 

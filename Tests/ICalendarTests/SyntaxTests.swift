@@ -17,7 +17,8 @@ import Testing
 
     @Test func namesAreCaseInsensitive() throws {
         let bytes = Array(
-            "begin:vcalendar\r\nversion:2.0\r\nprodid:x\r\nbegin:vevent\r\nuid:1\r\ndtstamp:20261101T120000Z\r\ndtstart;tzid=Europe/Berlin;value=date-time:20261201T090000\r\nx-Custom;x-Param=v:kept\r\nend:vevent\r\nend:vcalendar\r\n".utf8)
+            "begin:vcalendar\r\nversion:2.0\r\nprodid:x\r\nbegin:vevent\r\nuid:1\r\ndtstamp:20261101T120000Z\r\ndtstart;tzid=Europe/Berlin;value=date-time:20261201T090000\r\nx-Custom;x-Param=v:kept\r\nend:vevent\r\nend:vcalendar\r\n"
+                .utf8)
         let calendar = try #require(try ICalendarParser.parse(bytes).components.first)
         #expect(calendar.name == "VCALENDAR")
         let event = try #require(calendar.components.first)
@@ -68,16 +69,19 @@ import Testing
             "ATTENDEE;CN=Broken Long Name XX:mailto:d@example.com",
         ])
         // Make "XX" an invalid UTF-8 byte pair on both lines.
-        for index in bytes.indices.dropLast() where bytes[index] == UInt8(ascii: "X") && bytes[index + 1] == UInt8(ascii: "X") {
+        for index in bytes.indices.dropLast()
+        where bytes[index] == UInt8(ascii: "X") && bytes[index + 1] == UInt8(ascii: "X") {
             bytes[index] = 0xC3
             bytes[index + 1] = 0x28
         }
         let result = ICalendarParser.check(bytes, options: .lenient)
         #expect(result.warnings.filter { $0.code == .invalidUTF8 }.map(\.line) == [10, 11])
         let attendees = try #require(result.document?.components.first?.components.first?.properties(named: "ATTENDEE"))
-        #expect(attendees.map { $0[parameter: "CN"] } == [
-            "Someone With A Long Name", "Someone With A Long Name", "Broken Long Name \u{FFFD}(", "Broken Long Name \u{FFFD}(",
-        ])
+        #expect(
+            attendees.map { $0[parameter: "CN"] } == [
+                "Someone With A Long Name", "Someone With A Long Name", "Broken Long Name \u{FFFD}(",
+                "Broken Long Name \u{FFFD}(",
+            ])
     }
 
     @Test func byteOrderMarkIsSkipped() throws {
@@ -111,7 +115,8 @@ import Testing
 
     @Test func lenientModeRecoversAndWarns() throws {
         // Bare LF, a missing VERSION, an unescaped comma in SUMMARY, a fold without its space.
-        let text = "BEGIN:VCALENDAR\nPRODID:x\nBEGIN:VEVENT\nUID:1\nDTSTAMP:20261101T120000Z\nDTSTART:20261201T090000Z\nSUMMARY:Lunch, then review\nDESCRIPTION:first half\nsecond half\nEND:VEVENT\nEND:VCALENDAR\n"
+        let text =
+            "BEGIN:VCALENDAR\nPRODID:x\nBEGIN:VEVENT\nUID:1\nDTSTAMP:20261101T120000Z\nDTSTART:20261201T090000Z\nSUMMARY:Lunch, then review\nDESCRIPTION:first half\nsecond half\nEND:VEVENT\nEND:VCALENDAR\n"
         #expect(throws: ICalendarError.self) { try ICalendarParser.parse(text) }
         let document = try ICalendarParser.parse(text, options: .lenient)
         let codes = Set(document.warnings.map(\.code))
@@ -139,23 +144,29 @@ import Testing
     @Test func limitsStopHostileInput() {
         var limits = ParseOptions.Limits()
         limits.maxComponents = 2
-        let three = ICalendarParser.check(Support.calendar(event: ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "END:VALARM"]), options: ParseOptions(limits: limits))
+        let three = ICalendarParser.check(
+            Support.calendar(event: ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "END:VALARM"]),
+            options: ParseOptions(limits: limits))
         #expect(three.errors.first?.code == .limitExceeded)
 
         limits = ParseOptions.Limits()
         limits.maxContentLineLength = 100
-        let long = ICalendarParser.check(Support.calendar(event: ["DESCRIPTION:" + String(repeating: "x", count: 200)]), options: ParseOptions(limits: limits))
+        let long = ICalendarParser.check(
+            Support.calendar(event: ["DESCRIPTION:" + String(repeating: "x", count: 200)]),
+            options: ParseOptions(limits: limits))
         #expect(long.errors.first?.code == .limitExceeded)
         #expect(long.errors.first?.line == 8)
 
         limits = ParseOptions.Limits()
         limits.maxParametersPerProperty = 3
-        let parameters = ICalendarParser.check(Support.calendar(event: ["X-A;A=1;B=2;C=3;D=4:v"]), options: ParseOptions(limits: limits))
+        let parameters = ICalendarParser.check(
+            Support.calendar(event: ["X-A;A=1;B=2;C=3;D=4:v"]), options: ParseOptions(limits: limits))
         #expect(parameters.errors.first?.code == .limitExceeded)
 
         limits = ParseOptions.Limits()
         limits.maxProperties = 4  // the calendar has five
-        let properties = ICalendarParser.check(Support.calendar(event: []), options: ParseOptions(mode: .lenient, limits: limits))
+        let properties = ICalendarParser.check(
+            Support.calendar(event: []), options: ParseOptions(mode: .lenient, limits: limits))
         #expect(properties.errors.first?.code == .limitExceeded)
 
         // 10,000 nested components: refused at depth 65, no stack overflow.

@@ -5,7 +5,8 @@ import Testing
 /// RFC 5545 §3.3 value types; each example is the RFC's own where it gives one.
 @Suite struct ValueTests {
     static func property(_ line: String) throws -> Property {
-        let document = try ICalendarParser.parse(Support.calendar(event: [line]).replacingFirstDTSTART(when: line.hasPrefix("DTSTART")))
+        let document = try ICalendarParser.parse(
+            Support.calendar(event: [line]).replacingFirstDTSTART(when: line.hasPrefix("DTSTART")))
         let event = try #require(document.components.first?.components.first)
         let name = String(line.prefix { $0 != ":" && $0 != ";" }).uppercased()
         return try #require(event.properties(named: name).last)
@@ -15,7 +16,10 @@ import Testing
     @Test(arguments: [
         ("DTSTART:19980118T230000", 1998, 1, 18, 23, 0, DateTimeForm.floating),
         ("DTSTART:19980119T070000Z", 1998, 1, 19, 7, 0, DateTimeForm.utc),
-        ("DTSTART;TZID=America/New_York:19980119T020000", 1998, 1, 19, 2, 0, DateTimeForm.zoned(tzid: "America/New_York")),
+        (
+            "DTSTART;TZID=America/New_York:19980119T020000", 1998, 1, 19, 2, 0,
+            DateTimeForm.zoned(tzid: "America/New_York")
+        ),
         ("DTSTART;VALUE=DATE:19970714", 1997, 7, 14, -1, -1, DateTimeForm.floating),
     ])
     func dateTimes(line: String, year: Int, month: Int, day: Int, hour: Int, minute: Int, form: DateTimeForm) throws {
@@ -29,7 +33,8 @@ import Testing
 
     @Test(arguments: [
         "DTSTART:19980119T230000-0800",  // §3.3.5: "the following is NOT valid"
-        "DTSTART:20261301T000000", "DTSTART:2026-11-29", "DTSTART:20260230T100000", "DTSTART;VALUE=DATE:20261129T100000",
+        "DTSTART:20261301T000000", "DTSTART:2026-11-29", "DTSTART:20260230T100000",
+        "DTSTART;VALUE=DATE:20261129T100000",
         "DTSTART:20261129T246000",
     ])
     func invalidDateTimes(line: String) {
@@ -61,7 +66,9 @@ import Testing
         let periods = try freebusy.periodValues()
         #expect(periods.count == 2)
         #expect(periods[0].start == DateTimeValue(CivilDateTime(year: 1997, month: 1, day: 1, hour: 18)!, form: .utc))
-        #expect(periods[0].end == .dateTime(DateTimeValue(CivilDateTime(year: 1997, month: 1, day: 2, hour: 7)!, form: .utc)))
+        #expect(
+            periods[0].end
+                == .dateTime(DateTimeValue(CivilDateTime(year: 1997, month: 1, day: 2, hour: 7)!, form: .utc)))
         #expect(periods[1].end == .duration(CalendarDuration(hours: 5, minutes: 30)))
         #expect(periods.map(\.icalendarText) == ["19970101T180000Z/19970102T070000Z", "19970101T180000Z/PT5H30M"])
     }
@@ -80,7 +87,8 @@ import Testing
         #expect(until.until == DateTimeValue(CivilDateTime(year: 1997, month: 12, day: 24)!, form: .utc))
 
         let ordinals = try RecurrenceRule(parsing: "FREQ=MONTHLY;BYDAY=1FR,-1SU,+2MO")
-        #expect(ordinals.byDay == [.init(.friday, ordinal: 1), .init(.sunday, ordinal: -1), .init(.monday, ordinal: 2)])
+        #expect(
+            ordinals.byDay == [.init(.friday, ordinal: 1), .init(.sunday, ordinal: -1), .init(.monday, ordinal: 2)])
 
         let weeks = try RecurrenceRule(parsing: "FREQ=YEARLY;BYWEEKNO=20,-1;BYDAY=MO;WKST=SU")
         #expect(weeks.byWeekNo == [20, -1] && weeks.weekStart == .sunday)
@@ -98,7 +106,8 @@ import Testing
 
     @Test(arguments: [
         "FREQ=DAILY;COUNT=5;UNTIL=20261231T000000Z",  // COUNT with UNTIL (strict only)
-        "FREQ=FORTNIGHTLY", "COUNT=3", "FREQ=DAILY;BYHOUR=24", "FREQ=MONTHLY;BYMONTHDAY=0", "FREQ=MONTHLY;BYMONTHDAY=32",
+        "FREQ=FORTNIGHTLY", "COUNT=3", "FREQ=DAILY;BYHOUR=24", "FREQ=MONTHLY;BYMONTHDAY=0",
+        "FREQ=MONTHLY;BYMONTHDAY=32",
         "FREQ=YEARLY;BYMONTH=13", "FREQ=WEEKLY;BYDAY=XX", "FREQ=WEEKLY;INTERVAL=0", "FREQ=DAILY;COUNT=-1",
         "FREQ=DAILY;FREQ=WEEKLY", "FREQ=DAILY;BYWEEKNO=1", "FREQ=WEEKLY;BYDAY=1MO", "FREQ=WEEKLY;BYMONTHDAY=1",
         "FREQ=MONTHLY;BYYEARDAY=1", "FREQ=YEARLY;BYSETPOS=367",
@@ -113,7 +122,8 @@ import Testing
     }
 
     @Test func ruleRoundTrip() throws {
-        let text = "FREQ=YEARLY;UNTIL=20301231T235959Z;INTERVAL=2;BYSECOND=0;BYMINUTE=30;BYHOUR=9;BYDAY=-1SU,2MO;BYMONTHDAY=-1,15;BYMONTH=3,10;BYSETPOS=1;WKST=SU"
+        let text =
+            "FREQ=YEARLY;UNTIL=20301231T235959Z;INTERVAL=2;BYSECOND=0;BYMINUTE=30;BYHOUR=9;BYDAY=-1SU,2MO;BYMONTHDAY=-1,15;BYMONTH=3,10;BYSETPOS=1;WKST=SU"
         let rule = try RecurrenceRule(parsing: text)
         #expect(rule.icalendarText == text)
         #expect(try RecurrenceRule(parsing: rule.icalendarText) == rule)
@@ -121,8 +131,11 @@ import Testing
 
     // §3.3.11 TEXT
     @Test func text() throws {
-        let summary = try Self.property(#"DESCRIPTION:Project XYZ Final Review\nConference Room - 3B\nCome Prepared\, please\; bring notes\\pens"#)
-        #expect(summary.textValue() == "Project XYZ Final Review\nConference Room - 3B\nCome Prepared, please; bring notes\\pens")
+        let summary = try Self.property(
+            #"DESCRIPTION:Project XYZ Final Review\nConference Room - 3B\nCome Prepared\, please\; bring notes\\pens"#)
+        #expect(
+            summary.textValue()
+                == "Project XYZ Final Review\nConference Room - 3B\nCome Prepared, please; bring notes\\pens")
         let built = Property(name: "SUMMARY", text: "a, b; c\\d\ne")
         #expect(built.value == #"a\, b\; c\\d\ne"#)
         #expect(built.textValue() == "a, b; c\\d\ne")
@@ -146,18 +159,26 @@ import Testing
         #expect(throws: ICalendarError.self) { try Property(name: "X", value: "1.").floatValue() }
         #expect(try Property(name: "X", value: "TRUE").booleanValue() == true)
         #expect(try Property(name: "X", value: "false").booleanValue() == false)
-        #expect(try Property(name: "GEO", value: "37.386013;-122.082932").geoValue() == GeoCoordinate(latitude: 37.386013, longitude: -122.082932))
+        #expect(
+            try Property(name: "GEO", value: "37.386013;-122.082932").geoValue()
+                == GeoCoordinate(latitude: 37.386013, longitude: -122.082932))
         #expect(try Property(name: "X", value: "230000Z").timeValue().isUTC)
     }
 
     // §3.3.3 CAL-ADDRESS, §3.3.13 URI, §3.3.1 BINARY
     @Test func addressesURIsAndBinary() throws {
         #expect(try Self.property("ATTENDEE:mailto:jane_doe@example.com").uriValue() == "mailto:jane_doe@example.com")
-        #expect(try Self.property("URL:http://example.com/pub/calendars/jsmith/mytime.ics").uriValue().hasPrefix("http:"))
-        #expect(ICalendarParser.check(Support.calendar(event: ["ORGANIZER:jane at example.com"])).errors.first?.code == .invalidValue)
+        #expect(
+            try Self.property("URL:http://example.com/pub/calendars/jsmith/mytime.ics").uriValue().hasPrefix("http:"))
+        #expect(
+            ICalendarParser.check(Support.calendar(event: ["ORGANIZER:jane at example.com"])).errors.first?.code
+                == .invalidValue)
         // The RFC's example decodes to "The quick brown fox jumps over the lazy dog."
-        let binary = try Self.property("ATTACH;FMTTYPE=text/plain;ENCODING=BASE64;VALUE=BINARY:VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZy4=")
-        #expect(String(decoding: try binary.binaryValue(), as: UTF8.self) == "The quick brown fox jumps over the lazy dog.")
+        let binary = try Self.property(
+            "ATTACH;FMTTYPE=text/plain;ENCODING=BASE64;VALUE=BINARY:VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZy4="
+        )
+        #expect(
+            String(decoding: try binary.binaryValue(), as: UTF8.self) == "The quick brown fox jumps over the lazy dog.")
         let bytes: [UInt8] = (0...255).map { UInt8($0) }
         #expect(try Property(name: "ATTACH", binary: bytes).binaryValue() == bytes)
         #expect(throws: ICalendarError.self) { try Property(name: "ATTACH", value: "abc").binaryValue() }
@@ -193,7 +214,12 @@ import Testing
         #expect(conference.parameter("FEATURE")?.values == ["PHONE", "MODERATOR"])
         #expect(try conference.uriValue() == "tel:+1-412-555-0123,,,654321")
         #expect(
-            ICalendarParser.check(Support.ics(["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:x", "REFRESH-INTERVAL;VALUE=DURATION:weekly", "END:VCALENDAR"])).errors.first?.code == .invalidValue)
+            ICalendarParser.check(
+                Support.ics([
+                    "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:x", "REFRESH-INTERVAL;VALUE=DURATION:weekly",
+                    "END:VCALENDAR",
+                ])
+            ).errors.first?.code == .invalidValue)
     }
 }
 

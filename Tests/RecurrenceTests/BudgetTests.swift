@@ -10,7 +10,9 @@ import Testing
 @Suite struct BudgetTests {
     static let start = CivilDateTime(year: 2026, month: 1, day: 1, hour: 9)!  // 2026-01-01T09:00:00Z
 
-    static func set(_ rule: String, exclusions: [String] = [], limits: ExpansionLimits = .default) throws -> RecurrenceSet {
+    static func set(_ rule: String, exclusions: [String] = [], limits: ExpansionLimits = .default) throws
+        -> RecurrenceSet
+    {
         RecurrenceSet(
             time: .zoned(.utc), start: start, rules: [try RecurrenceRule(parsing: rule)],
             exceptionRules: try exclusions.map { try RecurrenceRule(parsing: $0) }, limits: limits)
@@ -78,7 +80,8 @@ import Testing
         // 24 × 60 × 60 candidate times on each of 366 days would be 31 million candidates in
         // one YEARLY period; the budget stops building them and the expansion says it was cut.
         let everySecond = (0...59).map(String.init).joined(separator: ",")
-        let rule = "FREQ=YEARLY;BYHOUR=\((0...23).map(String.init).joined(separator: ","));BYMINUTE=\(everySecond);BYSECOND=\(everySecond);BYSETPOS=-1"
+        let rule =
+            "FREQ=YEARLY;BYHOUR=\((0...23).map(String.init).joined(separator: ","));BYMINUTE=\(everySecond);BYSECOND=\(everySecond);BYSETPOS=-1"
         let set = try Self.set(rule, limits: ExpansionLimits(maxSteps: 50_000))
         let result = Self.collect(set)
         #expect(result.count == 1 && result.truncated)
@@ -94,16 +97,26 @@ import Testing
     @Test func aVTimeZoneWithSecondlyRulesIsRefusedNotExpandedIntoMemory() throws {
         // Twenty SECONDLY observance rules would be twenty million onsets.
         let rules = Array(repeating: "RRULE:FREQ=SECONDLY", count: 20)
-        let text = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTIMEZONE", "TZID:Custom/Bomb", "BEGIN:DAYLIGHT",
-            "DTSTART:20260101T000000", "TZOFFSETFROM:+0000", "TZOFFSETTO:+0100"] + rules
+        let text =
+            ([
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTIMEZONE", "TZID:Custom/Bomb",
+                "BEGIN:DAYLIGHT",
+                "DTSTART:20260101T000000", "TZOFFSETFROM:+0000", "TZOFFSETTO:+0100",
+            ] + rules
             + ["END:DAYLIGHT", "END:VTIMEZONE", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
         let zone = try ICalendarParser.parse(text).components[0].components[0]
         #expect(throws: ICalendarError.self) { try VTimeZone.rules(from: zone) }
         // A real zone's two yearly rules stay well inside the bound.
-        let real = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTIMEZONE", "TZID:Custom/Berlin",
-            "BEGIN:DAYLIGHT", "DTSTART:19810329T020000", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "END:DAYLIGHT",
-            "BEGIN:STANDARD", "DTSTART:19961027T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "END:STANDARD",
-            "END:VTIMEZONE", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+        let real =
+            ([
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VTIMEZONE",
+                "TZID:Custom/Berlin",
+                "BEGIN:DAYLIGHT", "DTSTART:19810329T020000", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200",
+                "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "END:DAYLIGHT",
+                "BEGIN:STANDARD", "DTSTART:19961027T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100",
+                "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "END:STANDARD",
+                "END:VTIMEZONE", "END:VCALENDAR",
+            ]).joined(separator: "\r\n") + "\r\n"
         let berlin = try VTimeZone.rules(from: try ICalendarParser.parse(real).components[0].components[0])
         let july = CivilDateTime(year: 2100, month: 7, day: 1, hour: 12)!  // 2100-07-01T12:00 local
         #expect(berlin.instant(for: july) == july.secondsSinceEpoch - 7200)

@@ -7,7 +7,8 @@ import Testing
 /// Whole calendar objects: masters, overrides, exclusions, durations, windows.
 @Suite struct ExpansionTests {
     static func calendar(_ lines: [String]) throws -> Component {
-        let text = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN"] + lines + ["END:VCALENDAR"])
+        let text =
+            (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN"] + lines + ["END:VCALENDAR"])
             .joined(separator: "\r\n") + "\r\n"
         return try ICalendarParser.parse(text, options: .lenient).components[0]
     }
@@ -20,37 +21,45 @@ import Testing
         // "2026-11-30T09:00" in UTC.
         let digits = text.filter(\.isNumber).map { Int(String($0))! }
         func value(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + digits[$1] } }
-        return CivilDateTime(year: value(0..<4), month: value(4..<6), day: value(6..<8), hour: value(8..<10), minute: value(10..<12))!
+        return CivilDateTime(
+            year: value(0..<4), month: value(4..<6), day: value(6..<8), hour: value(8..<10), minute: value(10..<12))!
             .secondsSinceEpoch
     }
 
-    static func expand(_ calendar: Component, from: String, to: String, mode: ParseOptions.Mode = .lenient) throws -> [Occurrence] {
+    static func expand(_ calendar: Component, from: String, to: String, mode: ParseOptions.Mode = .lenient) throws
+        -> [Occurrence]
+    {
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: calendar, mode: mode))
         return try expansion.expand(calendar, from: utc(from), to: utc(to)).occurrences
     }
 
     @Test func countCountsBeforeExdateRemoves() throws {
         // RFC 5545: COUNT=5 makes five instances; EXDATE then removes one, leaving four.
-        let calendar = try Self.calendar(Self.event([
-            "DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=5", "EXDATE:20261203T090000Z",
-        ]))
+        let calendar = try Self.calendar(
+            Self.event([
+                "DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=5", "EXDATE:20261203T090000Z",
+            ]))
         let starts = try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00").map(\.start.text)
-        #expect(starts == ["2026-12-01T09:00:00Z", "2026-12-02T09:00:00Z", "2026-12-04T09:00:00Z", "2026-12-05T09:00:00Z"])
+        #expect(
+            starts == ["2026-12-01T09:00:00Z", "2026-12-02T09:00:00Z", "2026-12-04T09:00:00Z", "2026-12-05T09:00:00Z"])
     }
 
     @Test func dateExdateOnATimedSeriesRemovesThatDay() throws {
-        let calendar = try Self.calendar(Self.event([
-            "DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=3", "EXDATE;VALUE=DATE:20261202",
-        ]))
-        #expect(try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00").map(\.start.text)
-            == ["2026-12-01T09:00:00Z", "2026-12-03T09:00:00Z"])
+        let calendar = try Self.calendar(
+            Self.event([
+                "DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=3", "EXDATE;VALUE=DATE:20261202",
+            ]))
+        #expect(
+            try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00").map(\.start.text)
+                == ["2026-12-01T09:00:00Z", "2026-12-03T09:00:00Z"])
     }
 
     @Test func dateTimeExdateOnAnAllDaySeriesRemovesItsDate() throws {
         // Exchange writes all-day EXDATEs as DATE-TIMEs at local midnight.
-        let calendar = try Self.calendar(Self.event([
-            "DTSTART;VALUE=DATE:20261201", "RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20261202T000000",
-        ]))
+        let calendar = try Self.calendar(
+            Self.event([
+                "DTSTART;VALUE=DATE:20261201", "RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20261202T000000",
+            ]))
         let occurrences = try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00")
         #expect(occurrences.map(\.start.text) == ["2026-12-01", "2026-12-03"])
         #expect(occurrences.allSatisfy { $0.isAllDay })
@@ -59,9 +68,12 @@ import Testing
 
     @Test func overridesReplaceTheirInstanceAndMayMoveAnywhere() throws {
         let calendar = try Self.calendar(
-            Self.event(["DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Standup"])
+            Self.event([
+                "DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Standup",
+            ])
                 + Self.event([
-                    "RECURRENCE-ID:20261208T090000Z", "DTSTART:20261209T140000Z", "DTEND:20261209T143000Z", "SUMMARY:Moved",
+                    "RECURRENCE-ID:20261208T090000Z", "DTSTART:20261209T140000Z", "DTEND:20261209T143000Z",
+                    "SUMMARY:Moved",
                 ])
                 // Moved out of the week it belonged to, into the next window.
                 + Self.event(["RECURRENCE-ID:20261222T090000Z", "DTSTART:20270105T090000Z", "DTEND:20270105T100000Z"]))
@@ -82,15 +94,18 @@ import Testing
                     "RECURRENCE-ID;RANGE=THISANDFUTURE:20261203T090000Z", "DTSTART:20261203T110000Z", "DURATION:PT30M",
                 ]))
         let occurrences = try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00")
-        #expect(occurrences.map(\.start.text) == [
-            "2026-12-01T09:00:00Z", "2026-12-02T09:00:00Z", "2026-12-03T11:00:00Z", "2026-12-04T11:00:00Z", "2026-12-05T11:00:00Z",
-        ])
+        #expect(
+            occurrences.map(\.start.text) == [
+                "2026-12-01T09:00:00Z", "2026-12-02T09:00:00Z", "2026-12-03T11:00:00Z", "2026-12-04T11:00:00Z",
+                "2026-12-05T11:00:00Z",
+            ])
         #expect(occurrences.suffix(3).allSatisfy { $0.isOverride })
         #expect(occurrences.last?.end.text == "2026-12-05T11:30:00Z")
     }
 
     @Test func instancesThatStartBeforeTheWindowButEndInsideItAreIncluded() throws {
-        let calendar = try Self.calendar(Self.event(["DTSTART:20261130T230000Z", "DTEND:20261201T010000Z", "RRULE:FREQ=DAILY;COUNT=2"]))
+        let calendar = try Self.calendar(
+            Self.event(["DTSTART:20261130T230000Z", "DTEND:20261201T010000Z", "RRULE:FREQ=DAILY;COUNT=2"]))
         let occurrences = try Self.expand(calendar, from: "2026-12-01T00:00", to: "2026-12-01T12:00")
         #expect(occurrences.map(\.start.text) == ["2026-11-30T23:00:00Z"])
         // And one that ends exactly at the window's start is not.
@@ -98,22 +113,28 @@ import Testing
     }
 
     @Test func rdatesIncludingPeriodsJoinTheSet() throws {
-        let calendar = try Self.calendar(Self.event([
-            "DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "RRULE:FREQ=DAILY;COUNT=2",
-            "RDATE:20261210T090000Z", "RDATE;VALUE=PERIOD:20261215T120000Z/PT3H",
-            "RDATE:20261202T090000Z",  // already an instance: produced once
-        ]))
+        let calendar = try Self.calendar(
+            Self.event([
+                "DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "RRULE:FREQ=DAILY;COUNT=2",
+                "RDATE:20261210T090000Z", "RDATE;VALUE=PERIOD:20261215T120000Z/PT3H",
+                "RDATE:20261202T090000Z",  // already an instance: produced once
+            ]))
         let occurrences = try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00")
-        #expect(occurrences.map(\.start.text) == ["2026-12-01T09:00:00Z", "2026-12-02T09:00:00Z", "2026-12-10T09:00:00Z", "2026-12-15T12:00:00Z"])
+        #expect(
+            occurrences.map(\.start.text) == [
+                "2026-12-01T09:00:00Z", "2026-12-02T09:00:00Z", "2026-12-10T09:00:00Z", "2026-12-15T12:00:00Z",
+            ])
         #expect(occurrences.last?.end.text == "2026-12-15T15:00:00Z")
     }
 
     @Test func exruleRemovesItsInstances() throws {
-        let calendar = try Self.calendar(Self.event([
-            "DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=7", "EXRULE:FREQ=DAILY;INTERVAL=2;COUNT=4",
-        ]))
-        #expect(try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00").map(\.start.text)
-            == ["2026-12-02T09:00:00Z", "2026-12-04T09:00:00Z", "2026-12-06T09:00:00Z"])
+        let calendar = try Self.calendar(
+            Self.event([
+                "DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=7", "EXRULE:FREQ=DAILY;INTERVAL=2;COUNT=4",
+            ]))
+        #expect(
+            try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00").map(\.start.text)
+                == ["2026-12-02T09:00:00Z", "2026-12-04T09:00:00Z", "2026-12-06T09:00:00Z"])
     }
 
     @Test func floatingTimesStayOnTheirWallClock() throws {
@@ -125,7 +146,10 @@ import Testing
 
     @Test func durationAddsNominalDaysThenExactTime() throws {
         let calendar = try Self.calendar(Self.event(["DTSTART;VALUE=DATE:20261230", "DURATION:P3D"]))
-        #expect(try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-02-01T00:00").map(\.end.text) == ["2027-01-02"])
+        #expect(
+            try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-02-01T00:00").map(\.end.text) == [
+                "2027-01-02"
+            ])
     }
 
     @Test func untilInUTCAgainstAFloatingOrDateSeries() throws {
@@ -136,13 +160,14 @@ import Testing
 
     @Test func customVTimeZoneDefinesAPrefixedTZID() throws {
         // A zone only the VTIMEZONE defines: +05:00 standard, +06:00 daylight from the last Sunday of March.
-        let calendar = try Self.calendar([
-            "BEGIN:VTIMEZONE", "TZID:/example.com/Custom/Zone",
-            "BEGIN:STANDARD", "DTSTART:19701025T030000", "TZOFFSETFROM:+0600", "TZOFFSETTO:+0500",
-            "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "END:STANDARD",
-            "BEGIN:DAYLIGHT", "DTSTART:19700329T020000", "TZOFFSETFROM:+0500", "TZOFFSETTO:+0600",
-            "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "END:DAYLIGHT", "END:VTIMEZONE",
-        ] + Self.event(["DTSTART;TZID=/example.com/Custom/Zone:20260301T090000", "RRULE:FREQ=MONTHLY;COUNT=2"]))
+        let calendar = try Self.calendar(
+            [
+                "BEGIN:VTIMEZONE", "TZID:/example.com/Custom/Zone",
+                "BEGIN:STANDARD", "DTSTART:19701025T030000", "TZOFFSETFROM:+0600", "TZOFFSETTO:+0500",
+                "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "END:STANDARD",
+                "BEGIN:DAYLIGHT", "DTSTART:19700329T020000", "TZOFFSETFROM:+0500", "TZOFFSETTO:+0600",
+                "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "END:DAYLIGHT", "END:VTIMEZONE",
+            ] + Self.event(["DTSTART;TZID=/example.com/Custom/Zone:20260301T090000", "RRULE:FREQ=MONTHLY;COUNT=2"]))
         let occurrences = try Self.expand(calendar, from: "2026-01-01T00:00", to: "2027-01-01T00:00", mode: .strict)
         // March 1 is standard time (+05:00): 04:00Z. April 1 is daylight time (+06:00): 03:00Z.
         #expect(occurrences.map(\.start.text) == ["2026-03-01T04:00:00Z", "2026-04-01T03:00:00Z"])
@@ -151,9 +176,12 @@ import Testing
 
     @Test func unknownTZIDIsAnErrorInStrictModeAndUTCInLenient() throws {
         let calendar = try Self.calendar(Self.event(["DTSTART;TZID=Nowhere/Special:20261201T090000"]))
-        #expect(throws: ICalendarError.self) { try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00", mode: .strict) }
+        #expect(throws: ICalendarError.self) {
+            try Self.expand(calendar, from: "2026-11-01T00:00", to: "2027-01-01T00:00", mode: .strict)
+        }
         let resolver = ZoneResolver(calendar: calendar, mode: .lenient)
-        let occurrences = try CalendarObjectExpansion(resolver: resolver).expand(calendar, from: nil, to: nil).occurrences
+        let occurrences = try CalendarObjectExpansion(resolver: resolver).expand(calendar, from: nil, to: nil)
+            .occurrences
         #expect(occurrences.map(\.start.text) == ["2026-12-01T09:00:00Z"])
         #expect(resolver.warnings.count == 1)
     }

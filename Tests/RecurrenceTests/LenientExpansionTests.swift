@@ -20,7 +20,8 @@ import Testing
         -> (starts: [String], uids: [String], resolver: ZoneResolver)
     {
         let resolver = ZoneResolver(calendar: calendar, mode: mode, readsFloatingInCalendarZone: calendarZone)
-        let occurrences = try CalendarObjectExpansion(resolver: resolver).expand(calendar, from: nil, to: nil).occurrences
+        let occurrences = try CalendarObjectExpansion(resolver: resolver).expand(calendar, from: nil, to: nil)
+            .occurrences
         return (occurrences.map(\.start.text), occurrences.map(\.uid), resolver)
     }
 
@@ -31,7 +32,8 @@ import Testing
         let read = try Self.expand(calendar, calendarZone: true)
         #expect(
             read.starts == [
-                "2026-03-16T08:00:00Z", "2026-03-20T17:00:00Z", "2026-03-23T08:00:00Z", "2026-03-30T07:00:00Z", "2026-04-06T07:00:00Z",
+                "2026-03-16T08:00:00Z", "2026-03-20T17:00:00Z", "2026-03-23T08:00:00Z", "2026-03-30T07:00:00Z",
+                "2026-04-06T07:00:00Z",
             ])
         #expect(read.resolver.warnings.map(\.code) == [.calendarTimeZone])
         // Without being asked (RFC 5545's reading, and strict mode's), floating stays floating.
@@ -48,7 +50,8 @@ import Testing
         let read = try Self.expand(calendar)
         #expect(
             read.starts == [
-                "2018-01-15T09:00:00Z", "2018-02-15T09:00:00Z", "2018-02-19T09:00:00Z", "2018-03-15T09:00:00Z", "2018-03-19T09:00:00Z",
+                "2018-01-15T09:00:00Z", "2018-02-15T09:00:00Z", "2018-02-19T09:00:00Z", "2018-03-15T09:00:00Z",
+                "2018-03-19T09:00:00Z",
             ])
     }
 

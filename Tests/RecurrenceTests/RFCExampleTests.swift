@@ -30,7 +30,8 @@ import Testing
     }
 
     static let fixture: Fixture? = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/rfc5545-examples.json")
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/rfc5545-examples.json")
         return try? JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
     }()
 
@@ -50,11 +51,15 @@ import Testing
         let calendar = try ExpansionTests.calendar(ExpansionTests.event(lines))
         let zone = try #require(TimeZoneDatabase.zone(named: zoneName))
         func instant(_ text: String) throws -> Int {
-            let value = try Property(name: "DTSTART", parameters: [Parameter(name: "TZID", value: zoneName)], value: text).dateTimeValue()
+            let value = try Property(
+                name: "DTSTART", parameters: [Parameter(name: "TZID", value: zoneName)], value: text
+            ).dateTimeValue()
             return zone.instant(for: value.civil)
         }
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: calendar, mode: .strict))
-        let occurrences = try expansion.expand(calendar, from: try instant(example.window.from), to: try instant(example.window.to)).occurrences
+        let occurrences = try expansion.expand(
+            calendar, from: try instant(example.window.from), to: try instant(example.window.to)
+        ).occurrences
         let locals = occurrences.map { occurrence -> String in
             guard case .instant(let seconds) = occurrence.start else { return occurrence.start.text }
             return DateTimeValue(zone.localTime(at: seconds), form: .floating).icalendarText

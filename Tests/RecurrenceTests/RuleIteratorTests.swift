@@ -22,7 +22,8 @@ import Testing
             time = TimeOfDay(hour: t[0] * 10 + t[1], minute: t[2] * 10 + t[3], second: t[4] * 10 + t[5])!
         }
         var iterator = RuleIterator(
-            rule: rule, start: CivilDateTime(date: date, time: time), isDate: parts.count == 1, zone: nil, limits: .default)
+            rule: rule, start: CivilDateTime(date: date, time: time), isDate: parts.count == 1, zone: nil,
+            limits: .default)
         var result: [String] = []
         while let next = iterator.next(), result.count < limit {
             result.append(parts.count == 1 ? next.date.description : next.description)
@@ -37,20 +38,27 @@ import Testing
 
     @Test func dtstartIsTheFirstInstanceEvenOffTheRule() throws {
         // RFC 5545 §3.8.5.3: DTSTART (a Wednesday) counts as the first of COUNT=3; then two Fridays.
-        #expect(try Self.expand("FREQ=WEEKLY;BYDAY=FR;COUNT=3", from: "20261125T100000")
-            == ["2026-11-25T10:00:00", "2026-11-27T10:00:00", "2026-12-04T10:00:00"])
+        #expect(
+            try Self.expand("FREQ=WEEKLY;BYDAY=FR;COUNT=3", from: "20261125T100000")
+                == ["2026-11-25T10:00:00", "2026-11-27T10:00:00", "2026-12-04T10:00:00"])
     }
 
     @Test func invalidDatesAreSkippedNeverMoved() throws {
         // The 31st only in months that have one; February 29 only in leap years.
         let monthly = try Self.expand("FREQ=MONTHLY;BYMONTHDAY=31;COUNT=7", from: "20260131")
-        #expect(monthly == ["2026-01-31", "2026-03-31", "2026-05-31", "2026-07-31", "2026-08-31", "2026-10-31", "2026-12-31"])
+        #expect(
+            monthly == [
+                "2026-01-31", "2026-03-31", "2026-05-31", "2026-07-31", "2026-08-31", "2026-10-31", "2026-12-31",
+            ])
         let leap = try Self.expand("FREQ=YEARLY;COUNT=4", from: "20240229")
         #expect(leap == ["2024-02-29", "2028-02-29", "2032-02-29", "2036-02-29"])
     }
 
-    @Test(arguments: ["FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30", "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4", "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
-                      "FREQ=YEARLY;BYMONTH=4,6,9,11;BYMONTHDAY=-31", "FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30"])
+    @Test(arguments: [
+        "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30", "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4",
+        "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
+        "FREQ=YEARLY;BYMONTH=4,6,9,11;BYMONTHDAY=-31", "FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30",
+    ])
     func rulesThatNeverFireEndAtOnceAfterDTSTART(rule: String) throws {
         #expect(try Self.expand(rule, from: "20260101T090000") == ["2026-01-01T09:00:00"])
     }
@@ -72,7 +80,10 @@ import Testing
         let result = try Self.expand("FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", from: "20270129", limit: 12)
         #expect(result == expected)
         // BYSETPOS in a WEEKLY rule: the second of Tuesday/Thursday is Thursday.
-        #expect(try Self.expand("FREQ=WEEKLY;BYDAY=TU,TH;BYSETPOS=2;COUNT=3", from: "20261126") == ["2026-11-26", "2026-12-03", "2026-12-10"])
+        #expect(
+            try Self.expand("FREQ=WEEKLY;BYDAY=TU,TH;BYSETPOS=2;COUNT=3", from: "20261126") == [
+                "2026-11-26", "2026-12-03", "2026-12-10",
+            ])
     }
 
     @Test func weekNumberFiftyThreeAndWeekStart() throws {
@@ -81,26 +92,34 @@ import Testing
             let mondayOfWeekOne = CivilDate(daysSinceEpoch: CivilDate.firstDayOfWeekOne(year: year, weekStart: .monday))
             return mondayOfWeekOne.adding(days: 52 * 7).description
         }
-        #expect(try Self.expand("FREQ=YEARLY;BYWEEKNO=53;BYDAY=MO", from: "20041227", limit: expected.count) == expected)
+        #expect(
+            try Self.expand("FREQ=YEARLY;BYWEEKNO=53;BYDAY=MO", from: "20041227", limit: expected.count) == expected)
         // WKST changes which days week 1 holds: with WKST=SU, week 1 of 2027 starts Sunday 2027-01-03.
         #expect(try Self.expand("FREQ=YEARLY;BYWEEKNO=1;BYDAY=SU;WKST=SU;COUNT=1", from: "20270103") == ["2027-01-03"])
     }
 
     @Test func yearlyWithMonthDayButNoMonthCoversEveryMonth() throws {
-        #expect(try Self.expand("FREQ=YEARLY;BYMONTHDAY=15;COUNT=4", from: "20260115") == ["2026-01-15", "2026-02-15", "2026-03-15", "2026-04-15"])
+        #expect(
+            try Self.expand("FREQ=YEARLY;BYMONTHDAY=15;COUNT=4", from: "20260115") == [
+                "2026-01-15", "2026-02-15", "2026-03-15", "2026-04-15",
+            ])
     }
 
     @Test func yearlyWeekNumberWithoutWeekdayTakesDTSTARTsWeekday() throws {
         // DTSTART is Wednesday 2026-05-13, in ISO week 20: each year, the Wednesday of week 20.
         let expected = (2026...2029).map { year -> String in
-            CivilDate(daysSinceEpoch: CivilDate.firstDayOfWeekOne(year: year, weekStart: .monday) + 19 * 7 + 2).description
+            CivilDate(daysSinceEpoch: CivilDate.firstDayOfWeekOne(year: year, weekStart: .monday) + 19 * 7 + 2)
+                .description
         }
         #expect(try Self.expand("FREQ=YEARLY;BYWEEKNO=20", from: "20260513", limit: 4) == expected)
     }
 
     @Test func ordinalWeekdaysCountWithinMonthOrYear() throws {
         // With BYMONTH: the first Sunday of March. Without: the 20th Monday of the year (RFC 5545 example).
-        #expect(try Self.expand("FREQ=YEARLY;BYMONTH=3;BYDAY=1SU;COUNT=2", from: "20260301") == ["2026-03-01", "2027-03-07"])
+        #expect(
+            try Self.expand("FREQ=YEARLY;BYMONTH=3;BYDAY=1SU;COUNT=2", from: "20260301") == [
+                "2026-03-01", "2027-03-07",
+            ])
         let twentiethMonday = (1997...1999).map { year -> String in
             var day = CivilDate(year: year, month: 1, day: 1)!
             while day.weekday != .monday { day = day.adding(days: 1) }
@@ -114,17 +133,29 @@ import Testing
     }
 
     @Test func subDailyFrequencies() throws {
-        #expect(try Self.expand("FREQ=HOURLY;INTERVAL=5;COUNT=3", from: "20261129T220000") == ["2026-11-29T22:00:00", "2026-11-30T03:00:00", "2026-11-30T08:00:00"])
-        #expect(try Self.expand("FREQ=MINUTELY;BYHOUR=9;BYMINUTE=0,30;COUNT=3", from: "20261129T090000") == ["2026-11-29T09:00:00", "2026-11-29T09:30:00", "2026-11-30T09:00:00"])
-        #expect(try Self.expand("FREQ=SECONDLY;BYSECOND=0,30;COUNT=3", from: "20261129T090000") == ["2026-11-29T09:00:00", "2026-11-29T09:00:30", "2026-11-29T09:01:00"])
+        #expect(
+            try Self.expand("FREQ=HOURLY;INTERVAL=5;COUNT=3", from: "20261129T220000") == [
+                "2026-11-29T22:00:00", "2026-11-30T03:00:00", "2026-11-30T08:00:00",
+            ])
+        #expect(
+            try Self.expand("FREQ=MINUTELY;BYHOUR=9;BYMINUTE=0,30;COUNT=3", from: "20261129T090000") == [
+                "2026-11-29T09:00:00", "2026-11-29T09:30:00", "2026-11-30T09:00:00",
+            ])
+        #expect(
+            try Self.expand("FREQ=SECONDLY;BYSECOND=0,30;COUNT=3", from: "20261129T090000") == [
+                "2026-11-29T09:00:00", "2026-11-29T09:00:30", "2026-11-29T09:01:00",
+            ])
         // Skipping days that fail the day filter keeps INTERVAL alignment: every 7 hours, weekdays only.
         let result = try Self.expand("FREQ=HOURLY;INTERVAL=7;BYDAY=MO;COUNT=4", from: "20261130T000000")
         #expect(result == ["2026-11-30T00:00:00", "2026-11-30T07:00:00", "2026-11-30T14:00:00", "2026-11-30T21:00:00"])
     }
 
     @Test func skippingAheadGivesTheSameInstancesAsWalking() throws {
-        for text in ["FREQ=DAILY;INTERVAL=3", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,FR", "FREQ=MONTHLY;BYDAY=-1FR", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29",
-                     "FREQ=HOURLY;INTERVAL=5;BYHOUR=1,6,11,16,21", "FREQ=MONTHLY;INTERVAL=5;BYMONTHDAY=-3,10"] {
+        for text in [
+            "FREQ=DAILY;INTERVAL=3", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,FR", "FREQ=MONTHLY;BYDAY=-1FR",
+            "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29",
+            "FREQ=HOURLY;INTERVAL=5;BYHOUR=1,6,11,16,21", "FREQ=MONTHLY;INTERVAL=5;BYMONTHDAY=-3,10",
+        ] {
             let rule = try RecurrenceRule(parsing: text)
             let start = CivilDateTime(year: 1990, month: 1, day: 1, hour: 9)!
             let target = CivilDateTime(year: 2026, month: 11, day: 1)!
@@ -158,7 +189,10 @@ import Testing
         calendar.minimumDaysInFirstWeek = 4
         let first = CivilDate(year: 2000, month: 1, day: 1)!
         let expected = Self.dates(from: first, days: 30 * 366) { date in
-            guard date.weekday == .sunday || date.weekday == .monday || date.weekday == .saturday || date.weekday == .wednesday else { return false }
+            guard
+                date.weekday == .sunday || date.weekday == .monday || date.weekday == .saturday
+                    || date.weekday == .wednesday
+            else { return false }
             let instant = Date(timeIntervalSince1970: Double(date.daysSinceEpoch) * 86_400)
             let number = calendar.component(.weekOfYear, from: instant)
             let weeks = calendar.range(of: .weekOfYear, in: .yearForWeekOfYear, for: instant)!.count

@@ -13,81 +13,123 @@ import Testing
 /// earlier instant (RFC 5545 §3.3.5, erratum 4271).
 @Suite struct TimeZoneExpansionTests {
     static func starts(tzid: String, start: String, rule: String, from: String, to: String) throws -> [String] {
-        let calendar = try ExpansionTests.calendar(ExpansionTests.event(["DTSTART;TZID=\(tzid):\(start)", "RRULE:\(rule)"]))
+        let calendar = try ExpansionTests.calendar(
+            ExpansionTests.event(["DTSTART;TZID=\(tzid):\(start)", "RRULE:\(rule)"]))
         let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: calendar, mode: .strict))
-        return try expansion.expand(calendar, from: ExpansionTests.utc(from), to: ExpansionTests.utc(to)).occurrences.map(\.start.text)
+        return try expansion.expand(calendar, from: ExpansionTests.utc(from), to: ExpansionTests.utc(to)).occurrences
+            .map(\.start.text)
     }
 
     @Test func berlinSpringForwardAndFallBack() throws {
         // 2026-03-29 02:00 CET → 03:00 CEST; 2026-10-25 03:00 CEST → 02:00 CET.
-        #expect(try Self.starts(tzid: "Europe/Berlin", start: "20260328T023000", rule: "FREQ=DAILY;COUNT=3", from: "2026-03-01T00:00", to: "2026-04-01T00:00") == [
-            "2026-03-28T01:30:00Z",  // 02:30 CET (+01:00)
-            "2026-03-29T01:30:00Z",  // 02:30 does not exist: 03:30 CEST (+02:00)
-            "2026-03-30T00:30:00Z",  // 02:30 CEST
-        ])
-        #expect(try Self.starts(tzid: "Europe/Berlin", start: "20261024T023000", rule: "FREQ=DAILY;COUNT=3", from: "2026-10-01T00:00", to: "2026-11-01T00:00") == [
-            "2026-10-24T00:30:00Z",  // 02:30 CEST
-            "2026-10-25T00:30:00Z",  // 02:30 happens twice: the first, CEST
-            "2026-10-26T01:30:00Z",  // 02:30 CET
-        ])
+        #expect(
+            try Self.starts(
+                tzid: "Europe/Berlin", start: "20260328T023000", rule: "FREQ=DAILY;COUNT=3", from: "2026-03-01T00:00",
+                to: "2026-04-01T00:00") == [
+                    "2026-03-28T01:30:00Z",  // 02:30 CET (+01:00)
+                    "2026-03-29T01:30:00Z",  // 02:30 does not exist: 03:30 CEST (+02:00)
+                    "2026-03-30T00:30:00Z",  // 02:30 CEST
+                ])
+        #expect(
+            try Self.starts(
+                tzid: "Europe/Berlin", start: "20261024T023000", rule: "FREQ=DAILY;COUNT=3", from: "2026-10-01T00:00",
+                to: "2026-11-01T00:00") == [
+                    "2026-10-24T00:30:00Z",  // 02:30 CEST
+                    "2026-10-25T00:30:00Z",  // 02:30 happens twice: the first, CEST
+                    "2026-10-26T01:30:00Z",  // 02:30 CET
+                ])
     }
 
     @Test func newYorkGapAndOverlap() throws {
         // 2026-03-08 02:00 EST → 03:00 EDT; 2026-11-01 02:00 EDT → 01:00 EST.
-        #expect(try Self.starts(tzid: "America/New_York", start: "20260308T023000", rule: "FREQ=YEARLY;COUNT=1", from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
-            "2026-03-08T07:30:00Z",  // 02:30 EST (-05:00) = 03:30 EDT
-        ])
-        #expect(try Self.starts(tzid: "America/New_York", start: "20261101T013000", rule: "FREQ=YEARLY;COUNT=1", from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
-            "2026-11-01T05:30:00Z",  // 01:30 EDT (-04:00), the earlier
-        ])
+        #expect(
+            try Self.starts(
+                tzid: "America/New_York", start: "20260308T023000", rule: "FREQ=YEARLY;COUNT=1",
+                from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
+                    "2026-03-08T07:30:00Z"  // 02:30 EST (-05:00) = 03:30 EDT
+                ])
+        #expect(
+            try Self.starts(
+                tzid: "America/New_York", start: "20261101T013000", rule: "FREQ=YEARLY;COUNT=1",
+                from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
+                    "2026-11-01T05:30:00Z"  // 01:30 EDT (-04:00), the earlier
+                ])
     }
 
     @Test func sydneyIsSouthern() throws {
         // 2026-04-05 03:00 AEDT → 02:00 AEST; 2026-10-04 02:00 AEST → 03:00 AEDT.
-        #expect(try Self.starts(tzid: "Australia/Sydney", start: "20260405T023000", rule: "FREQ=YEARLY;COUNT=1", from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
-            "2026-04-04T15:30:00Z",  // 02:30 AEDT (+11:00), the earlier
-        ])
-        #expect(try Self.starts(tzid: "Australia/Sydney", start: "20261004T023000", rule: "FREQ=YEARLY;COUNT=1", from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
-            "2026-10-03T16:30:00Z",  // 02:30 AEST (+10:00) = 03:30 AEDT
-        ])
+        #expect(
+            try Self.starts(
+                tzid: "Australia/Sydney", start: "20260405T023000", rule: "FREQ=YEARLY;COUNT=1",
+                from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
+                    "2026-04-04T15:30:00Z"  // 02:30 AEDT (+11:00), the earlier
+                ])
+        #expect(
+            try Self.starts(
+                tzid: "Australia/Sydney", start: "20261004T023000", rule: "FREQ=YEARLY;COUNT=1",
+                from: "2026-01-01T00:00", to: "2027-01-01T00:00") == [
+                    "2026-10-03T16:30:00Z"  // 02:30 AEST (+10:00) = 03:30 AEDT
+                ])
     }
 
     @Test func halfHourAndFortyFiveMinuteZones() throws {
-        #expect(try Self.starts(tzid: "Asia/Kolkata", start: "20261201T090000", rule: "FREQ=DAILY;COUNT=1", from: "2026-11-01T00:00", to: "2027-01-01T00:00") == [
-            "2026-12-01T03:30:00Z",  // +05:30
-        ])
+        #expect(
+            try Self.starts(
+                tzid: "Asia/Kolkata", start: "20261201T090000", rule: "FREQ=DAILY;COUNT=1", from: "2026-11-01T00:00",
+                to: "2027-01-01T00:00") == [
+                    "2026-12-01T03:30:00Z"  // +05:30
+                ])
         // Chatham: 2026-09-27 02:45 +12:45 → 03:45 +13:45.
-        #expect(try Self.starts(tzid: "Pacific/Chatham", start: "20260926T030000", rule: "FREQ=DAILY;COUNT=3", from: "2026-09-01T00:00", to: "2026-10-01T00:00") == [
-            "2026-09-25T14:15:00Z",  // 03:00 +12:45
-            "2026-09-26T14:15:00Z",  // 03:00 does not exist: 04:00 +13:45
-            "2026-09-27T13:15:00Z",  // 03:00 +13:45
-        ])
+        #expect(
+            try Self.starts(
+                tzid: "Pacific/Chatham", start: "20260926T030000", rule: "FREQ=DAILY;COUNT=3", from: "2026-09-01T00:00",
+                to: "2026-10-01T00:00") == [
+                    "2026-09-25T14:15:00Z",  // 03:00 +12:45
+                    "2026-09-26T14:15:00Z",  // 03:00 does not exist: 04:00 +13:45
+                    "2026-09-27T13:15:00Z",  // 03:00 +13:45
+                ])
     }
 
     @Test func aZoneWhoseRulesChanged() throws {
         // São Paulo: DST began 2018-11-04 00:00 (→ 01:00, -02:00); Brazil dropped DST in 2019.
-        #expect(try Self.starts(tzid: "America/Sao_Paulo", start: "20181103T003000", rule: "FREQ=YEARLY;BYMONTH=11;BYDAY=1SU", from: "2018-01-01T00:00", to: "2020-12-31T00:00") == [
-            "2018-11-03T03:30:00Z",  // DTSTART, 00:30 -03:00
-            "2018-11-04T03:30:00Z",  // 00:30 does not exist: 01:30 -02:00
-            "2019-11-03T03:30:00Z",  // no DST any more: 00:30 -03:00
-            "2020-11-01T03:30:00Z",
-        ])
+        #expect(
+            try Self.starts(
+                tzid: "America/Sao_Paulo", start: "20181103T003000", rule: "FREQ=YEARLY;BYMONTH=11;BYDAY=1SU",
+                from: "2018-01-01T00:00", to: "2020-12-31T00:00") == [
+                    "2018-11-03T03:30:00Z",  // DTSTART, 00:30 -03:00
+                    "2018-11-04T03:30:00Z",  // 00:30 does not exist: 01:30 -02:00
+                    "2019-11-03T03:30:00Z",  // no DST any more: 00:30 -03:00
+                    "2020-11-01T03:30:00Z",
+                ])
     }
 
     @Test func untilInUTCAgainstAZonedStartComparesInstants() throws {
         // The last instance is 2026-12-03 09:00 Berlin = 08:00Z, exactly UNTIL.
-        #expect(try Self.starts(tzid: "Europe/Berlin", start: "20261201T090000", rule: "FREQ=DAILY;UNTIL=20261203T080000Z", from: "2026-11-01T00:00", to: "2027-01-01T00:00").count == 3)
+        #expect(
+            try Self.starts(
+                tzid: "Europe/Berlin", start: "20261201T090000", rule: "FREQ=DAILY;UNTIL=20261203T080000Z",
+                from: "2026-11-01T00:00", to: "2027-01-01T00:00"
+            ).count == 3)
         // One second earlier and the third instance is gone.
-        #expect(try Self.starts(tzid: "Europe/Berlin", start: "20261201T090000", rule: "FREQ=DAILY;UNTIL=20261203T075959Z", from: "2026-11-01T00:00", to: "2027-01-01T00:00").count == 2)
+        #expect(
+            try Self.starts(
+                tzid: "Europe/Berlin", start: "20261201T090000", rule: "FREQ=DAILY;UNTIL=20261203T075959Z",
+                from: "2026-11-01T00:00", to: "2027-01-01T00:00"
+            ).count == 2)
     }
 
     @Test func windowsZoneNamesResolve() throws {
-        #expect(try Self.starts(tzid: "W. Europe Standard Time", start: "20261201T090000", rule: "FREQ=DAILY;COUNT=1", from: "2026-11-01T00:00", to: "2027-01-01T00:00") == [
-            "2026-12-01T08:00:00Z",  // Berlin in winter, +01:00
-        ])
+        #expect(
+            try Self.starts(
+                tzid: "W. Europe Standard Time", start: "20261201T090000", rule: "FREQ=DAILY;COUNT=1",
+                from: "2026-11-01T00:00", to: "2027-01-01T00:00") == [
+                    "2026-12-01T08:00:00Z"  // Berlin in winter, +01:00
+                ])
     }
 
-    @Test(arguments: ["Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Tokyo", "Pacific/Chatham", "America/Sao_Paulo"])
+    @Test(arguments: [
+        "Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Tokyo", "Pacific/Chatham", "America/Sao_Paulo",
+    ])
     func writtenVTimeZoneAgreesWithItsZone(identifier: String) throws {
         let zone = try #require(TimeZoneDatabase.zone(named: identifier))
         let from = CivilDateTime(year: 2015, month: 1, day: 1)!.secondsSinceEpoch
@@ -98,7 +140,9 @@ import Testing
         let parsed = try ICalendarParser.parse(text).components[0].components[0]
         let rules = try VTimeZone.rules(from: parsed)
         for instant in stride(from: from, to: to, by: 3600) {
-            #expect(rules.offset(at: instant) == zone.offset(at: instant), "\(identifier) at \(CivilDateTime(secondsSinceEpoch: instant))")
+            #expect(
+                rules.offset(at: instant) == zone.offset(at: instant),
+                "\(identifier) at \(CivilDateTime(secondsSinceEpoch: instant))")
         }
     }
 }

@@ -41,11 +41,14 @@ do {
         let day = 1 + random(28)
         let text = [
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Crash//EN", "BEGIN:VEVENT",
-            "UID:crash-\(seed)-\(index)", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:202612\(day < 10 ? "0" : "")\(day)T090000",
-            "DURATION:PT1H", "SUMMARY:Write \(step) of \(index)", index % 7 == 0 ? "RRULE:FREQ=WEEKLY;COUNT=10" : "X-STEP:\(step)",
+            "UID:crash-\(seed)-\(index)", "DTSTAMP:20261101T000000Z",
+            "DTSTART;TZID=Europe/Berlin:202612\(day < 10 ? "0" : "")\(day)T090000",
+            "DURATION:PT1H", "SUMMARY:Write \(step) of \(index)",
+            index % 7 == 0 ? "RRULE:FREQ=WEEKLY;COUNT=10" : "X-STEP:\(step)",
             "END:VEVENT", "END:VCALENDAR", "",
         ].joined(separator: "\r\n")
-        let etag = try store.putResource(Array(text.utf8), name: name, calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
+        let etag = try store.putResource(
+            Array(text.utf8), name: name, calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
         emit("ack \(name) \(etag)")
     }
     emit("done")

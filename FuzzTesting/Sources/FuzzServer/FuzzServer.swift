@@ -20,7 +20,9 @@ enum FuzzTarget: String, CaseIterable {
 
     static let selected: [FuzzTarget] = {
         guard let name = ProcessInfo.processInfo.environment["ALMANAC_FUZZ_TARGET"] else { return allCases }
-        guard let target = FuzzTarget(rawValue: name) else { preconditionFailure("ALMANAC_FUZZ_TARGET is one of \(allCases.map(\.rawValue))") }
+        guard let target = FuzzTarget(rawValue: name) else {
+            preconditionFailure("ALMANAC_FUZZ_TARGET is one of \(allCases.map(\.rawValue))")
+        }
         return [target]
     }()
 }
@@ -55,13 +57,15 @@ func fuzzPath(_ text: String) {
         // one spelling: reading the href back and writing it again changes nothing.
         let href = path.href
         precondition(DAVPath(requestPath: href) == path, "\(candidate) → \(href) does not read back")
-        precondition(DAVPath(requestPath: "http://host" + href) == path, "\(href) as an absolute URL names another resource")
+        precondition(
+            DAVPath(requestPath: "http://host" + href) == path, "\(href) as an absolute URL names another resource")
     }
 }
 
 func fuzzForm(_ text: String) {
     if let decoded = PercentEncoding.decode(text) {
-        precondition(PercentEncoding.decode(PercentEncoding.encode(decoded)) == decoded, "encode → decode changed \(decoded)")
+        precondition(
+            PercentEncoding.decode(PercentEncoding.encode(decoded)) == decoded, "encode → decode changed \(decoded)")
     }
     let request = HTTPRequest(method: "POST", path: "/", query: text, body: Array(text.utf8))
     _ = request.queryItems
@@ -80,7 +84,9 @@ final class APIFuzzing: @unchecked Sendable {
         do {
             let backend = try DatabaseBackend(directory: directory)
             try backend.createUser(named: "fuzz")
-            calendar = try backend.eventStore(for: "fuzz").createCalendar(EventCalendar(title: "Fuzz", timeZone: "Europe/Berlin")).id
+            calendar = try backend.eventStore(for: "fuzz").createCalendar(
+                EventCalendar(title: "Fuzz", timeZone: "Europe/Berlin")
+            ).id
             handler = JSONAPIHandler(backend: backend, configuration: APIConfiguration(now: { 1_796_000_000 }))
         } catch {
             preconditionFailure("cannot set up the API fuzzer's store: \(error)")
@@ -88,9 +94,12 @@ final class APIFuzzing: @unchecked Sendable {
     }
 
     func answer(_ method: String, _ path: String, query: String? = nil, body: [UInt8] = []) -> HTTPResponse {
-        let request = HTTPRequest(method: method, path: path, query: query, headers: ["Content-Type": "application/json"], body: body)
+        let request = HTTPRequest(
+            method: method, path: path, query: query, headers: ["Content-Type": "application/json"], body: body)
         let response = handler.respond(to: request, as: APIPrincipal(user: "fuzz"))
-        precondition(response.status < 500, "\(method) \(path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        precondition(
+            response.status < 500,
+            "\(method) \(path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
         return response
     }
 
@@ -104,7 +113,9 @@ final class APIFuzzing: @unchecked Sendable {
         count += 1
         guard count % 16 == 0 else { return }
         var body = bytes
-        if let brace = body.firstIndex(of: UInt8(ascii: "{")) { body.insert(contentsOf: Array("\"calendarId\":\"\(calendar)\",".utf8), at: brace + 1) }
+        if let brace = body.firstIndex(of: UInt8(ascii: "{")) {
+            body.insert(contentsOf: Array("\"calendarId\":\"\(calendar)\",".utf8), at: brace + 1)
+        }
         let created = answer("POST", "/api/v1/events", body: body)
         if created.status == 201, let location = created.headers["Location"] { _ = answer("DELETE", location) }
     }
@@ -119,15 +130,20 @@ final class TimeFuzzing: CommandIO, @unchecked Sendable {
     let isInputTerminal = false
 
     init() {
-        environment = ["ALMANAC_DATA": NSTemporaryDirectory() + "almanac-fuzz-cli-\(getpid())", "USER": "fuzz", "TZ": "Europe/Berlin"]
+        environment = [
+            "ALMANAC_DATA": NSTemporaryDirectory() + "almanac-fuzz-cli-\(getpid())", "USER": "fuzz",
+            "TZ": "Europe/Berlin",
+        ]
     }
 
     func run(_ text: String) {
         let parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         func part(_ index: Int) -> String { index < parts.count ? parts[index] : "" }
         for arguments in [
-            ["list", "--from", part(0), "--to", part(1)], ["free", "--from", part(0), "--to", part(1), "--duration", part(2), "--step", part(3)],
-            ["cal", "--month", part(0)], ["cal", "--week", part(1)], ["alarms", "--from", part(0), "--to", part(1), "--tz", part(2)],
+            ["list", "--from", part(0), "--to", part(1)],
+            ["free", "--from", part(0), "--to", part(1), "--duration", part(2), "--step", part(3)],
+            ["cal", "--month", part(0)], ["cal", "--week", part(1)],
+            ["alarms", "--from", part(0), "--to", part(1), "--tz", part(2)],
         ] {
             let status = Almanac.run(arguments, io: self)
             precondition([0, 1, 2].contains(status), "\(arguments) exited \(status)")
@@ -137,7 +153,9 @@ final class TimeFuzzing: CommandIO, @unchecked Sendable {
     func read(path: String) throws(CommandFailure) -> [UInt8] { throw CommandFailure(status: 1, "no files here") }
     func write(_ bytes: [UInt8]) {}
     func writeError(_ line: String) {}
-    func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) { throw CommandFailure(status: 1, "no files here") }
+    func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) {
+        throw CommandFailure(status: 1, "no files here")
+    }
     func writeProgress(_ text: String) {}
     func readSecret(prompt: String) -> String? { nil }
 }

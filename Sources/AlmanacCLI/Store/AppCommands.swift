@@ -2,10 +2,10 @@ import Accounts
 import AddToCalendar
 import Availability
 import CalendarStore
-import StoreAdapters
 import CivilTime
 import ICalendar
 import Recurrence
+import StoreAdapters
 
 /// `almanac token create|list|revoke`: personal API tokens for the JSON API.
 enum TokenCommand {
@@ -17,23 +17,37 @@ enum TokenCommand {
         let context = try StoreContext(options, io: io)
         switch subcommand {
         case "create":
-            guard options.operands.count == 1 else { throw .usage("'token create' takes one NAME (what the token is for)") }
+            guard options.operands.count == 1 else {
+                throw .usage("'token create' takes one NAME (what the token is for)")
+            }
             guard let scope = APIToken.Scope(rawValue: options["--scope"] ?? "") else {
                 throw .usage("'token create' needs --scope read, read-write or add-only")
             }
             let (id, secret) = APITokenSecret.generate()
             let token = APIToken(id: id, user: context.user, name: options.operands[0], scope: scope, created: io.now)
-            try StoreContext.run { () throws(StoreError) in try context.backend.createAPIToken(token, secretHash: APITokenSecret.hash(secret)) }
-            io.write("Created token \(id) (\(scope.rawValue)) for \(context.user):\n  \(secret)\n(shown once; send it as 'Authorization: Bearer …')\n")
+            try StoreContext.run { () throws(StoreError) in
+                try context.backend.createAPIToken(token, secretHash: APITokenSecret.hash(secret))
+            }
+            io.write(
+                "Created token \(id) (\(scope.rawValue)) for \(context.user):\n  \(secret)\n(shown once; send it as 'Authorization: Bearer …')\n"
+            )
         case "list":
             guard options.operands.isEmpty else { throw .usage("'token list' takes no operands") }
-            let tokens = try StoreContext.run { () throws(StoreError) in try context.backend.apiTokens(user: context.user) }
+            let tokens = try StoreContext.run { () throws(StoreError) in
+                try context.backend.apiTokens(user: context.user)
+            }
             for token in tokens {
-                io.write("\(token.id)  \(token.scope.rawValue)  \(CivilDateTime(secondsSinceEpoch: token.created).date)  \(token.name)\n")
+                io.write(
+                    "\(token.id)  \(token.scope.rawValue)  \(CivilDateTime(secondsSinceEpoch: token.created).date)  \(token.name)\n"
+                )
             }
         default:
-            guard options.operands.count == 1 else { throw .usage("'token revoke' takes one token ID (see 'almanac token list')") }
-            try StoreContext.run { () throws(StoreError) in try context.backend.revokeAPIToken(id: options.operands[0], user: context.user) }
+            guard options.operands.count == 1 else {
+                throw .usage("'token revoke' takes one token ID (see 'almanac token list')")
+            }
+            try StoreContext.run { () throws(StoreError) in
+                try context.backend.revokeAPIToken(id: options.operands[0], user: context.user)
+            }
             io.write("Revoked token \(options.operands[0])\n")
         }
         return 0
@@ -70,21 +84,26 @@ enum AppCommands {
         }
         let buffer = try seconds("--buffer", default: 0)
         let rules = AvailabilityRules(
-            zone: zone, workingHours: hours, slotLength: length, slotStep: try seconds("--step", default: length), bufferBefore: buffer,
+            zone: zone, workingHours: hours, slotLength: length, slotStep: try seconds("--step", default: length),
+            bufferBefore: buffer,
             bufferAfter: buffer)
         let margin = 2 * buffer + 86_400
         let busy = try StoreContext.run { () throws(StoreError) in
             try context.store.busyTime(
-                in: TimeRange(start: range.start - margin, end: range.end + margin), calendars: calendars.map(\.id), timeZone: zone.identifier)
+                in: TimeRange(start: range.start - margin, end: range.end + margin), calendars: calendars.map(\.id),
+                timeZone: zone.identifier)
         }
         let includePast = options.has("--include-past")
         let slots = AvailabilitySearch.freeSlots(
-            busy: busy.map(BusyBlock.init), rules: rules, from: range.start, to: range.end, now: includePast ? nil : io.now)
+            busy: busy.map(BusyBlock.init), rules: rules, from: range.start, to: range.end,
+            now: includePast ? nil : io.now)
         for slot in slots {
             let start = zone.localTime(at: slot.start)
             let end = zone.localTime(at: slot.end)
             if options.has("--json") {
-                io.write("{\"start\":\"\(CivilDateTime(secondsSinceEpoch: slot.start))Z\",\"end\":\"\(CivilDateTime(secondsSinceEpoch: slot.end))Z\"}\n")
+                io.write(
+                    "{\"start\":\"\(CivilDateTime(secondsSinceEpoch: slot.start))Z\",\"end\":\"\(CivilDateTime(secondsSinceEpoch: slot.end))Z\"}\n"
+                )
             } else {
                 io.write("\(start.date) \(clock(start))–\(clock(end))\n")
             }
@@ -94,19 +113,23 @@ enum AppCommands {
             let past = includePast ? nil : AvailabilitySearch.pastPart(from: range.start, to: range.end, now: io.now)
             let now = TimeInput.text(io.now, zone: zone) + " " + zone.identifier
             if past == range.end {
-                let reason = "The range ends before now (\(now)): past times are never offered; use --include-past to search them"
+                let reason =
+                    "The range ends before now (\(now)): past times are never offered; use --include-past to search them"
                 if options.has("--json") { io.writeError("almanac: " + reason) } else { io.write(reason + "\n") }
             } else if !options.has("--json") {
                 io.write(
                     "No free slot of \(length / 60) minutes in that range"
-                        + (past == nil ? "" : " after now (\(now)); past times are never offered (--include-past searches them)") + "\n")
+                        + (past == nil
+                            ? "" : " after now (\(now)); past times are never offered (--include-past searches them)")
+                        + "\n")
             }
         }
         return 0
     }
 
     static func clock(_ time: CivilDateTime) -> String {
-        (time.time.hour < 10 ? "0" : "") + "\(time.time.hour):" + (time.time.minute < 10 ? "0" : "") + "\(time.time.minute)"
+        (time.time.hour < 10 ? "0" : "") + "\(time.time.hour):" + (time.time.minute < 10 ? "0" : "")
+            + "\(time.time.minute)"
     }
 
     /// `links --id ID [--occurrence RECURRENCE-ID] [--tz ZONE]`: the bridge payload, the
@@ -123,7 +146,8 @@ enum AppCommands {
             }
         }
         let targets = try StoreContext.run { () throws(StoreError) in
-            try AddToCalendarTargets.targets(ofEvent: identifier, occurrence: occurrence, zoneName: options["--tz"], in: context.store)
+            try AddToCalendarTargets.targets(
+                ofEvent: identifier, occurrence: occurrence, zoneName: options["--tz"], in: context.store)
         }
         func lost(_ losses: [AddToCalendarTargets.Loss]) -> String {
             losses.isEmpty ? "" : "  (loses: " + losses.map(\.rawValue).joined(separator: ", ") + ")"

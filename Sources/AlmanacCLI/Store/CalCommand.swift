@@ -1,7 +1,7 @@
 import CalendarStore
-import StoreAdapters
 import CalendarViews
 import CivilTime
+import StoreAdapters
 
 /// `almanac cal`: a `cal`-style month (or week) grid with a marker on days that have
 /// events (in the calendar's colour on a terminal, `*` otherwise), then the agenda of
@@ -22,7 +22,11 @@ enum CalCommand {
         let today = zone.localTime(at: io.now).date
         var date = today
         if let text = options["--date"] {
-            date = zone.localTime(at: TimeInput.instant(try TimeInput.parse(text, now: io.now, zone: zone, option: "--date"), zone: zone)).date
+            date =
+                zone.localTime(
+                    at: TimeInput.instant(
+                        try TimeInput.parse(text, now: io.now, zone: zone, option: "--date"), zone: zone)
+                ).date
         }
         let colors = CalendarPalette.displayColors(of: calendars)
         // A series a bound of expansion cut is shown up to where it stopped, named on standard error (exit 1).
@@ -30,7 +34,8 @@ enum CalCommand {
         func events(_ range: (start: Int, end: Int)) throws(CommandFailure) -> [EventOccurrence] {
             found = try StoreContext.run { () throws(StoreError) in
                 try context.store.occurrences(
-                    in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all, timeZone: zone.identifier, limit: .max)
+                    in: TimeRange(start: range.start, end: range.end), calendars: chosen.map(\.id), matching: .all,
+                    timeZone: zone.identifier, limit: .max)
             }
             return found.occurrences
         }
@@ -43,15 +48,21 @@ enum CalCommand {
             let first = monday.startOfWeek(firstWeekday: firstWeekday)
             let range = WeekGrid.range(from: first, zone: zone)
             occurrences = try events(range)
-            let grid = WeekGrid(from: first, zone: zone, events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }, today: today)
+            let grid = WeekGrid(
+                from: first, zone: zone,
+                events: occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }, today: today)
             output += "Week \(text) (\(first) – \(first.adding(days: 6)))\n"
             output += grid.columns.map { header($0.date.weekday) + " " }.joined() + "\n"
-            output += grid.columns.map { cell($0.date.day, marker: $0.marker, isToday: $0.isToday, color: color) }.joined() + "\n"
+            output +=
+                grid.columns.map { cell($0.date.day, marker: $0.marker, isToday: $0.isToday, color: color) }.joined()
+                + "\n"
         } else {
             var year = date.year
             var month = date.month
             if let text = options["--month"] {
-                guard let parsed = CalendarUnitText.month(text) else { throw .usage("--month is YYYY-MM, such as 2026-11 (years 0001 to 9999)") }
+                guard let parsed = CalendarUnitText.month(text) else {
+                    throw .usage("--month is YYYY-MM, such as 2026-11 (years 0001 to 9999)")
+                }
                 (year, month) = parsed
             }
             guard let range = MonthGrid.range(year: year, month: month, firstWeekday: firstWeekday, zone: zone) else {
@@ -59,22 +70,35 @@ enum CalCommand {
             }
             occurrences = try events(range)
             let views = occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }
-            guard let grid = MonthGrid(year: year, month: month, firstWeekday: firstWeekday, zone: zone, events: views, today: today) else {
+            guard
+                let grid = MonthGrid(
+                    year: year, month: month, firstWeekday: firstWeekday, zone: zone, events: views, today: today)
+            else {
                 throw .usage("--month is YYYY-MM, such as 2026-11")
             }
             let title = "\(CivilDate(year: year, month: month, day: 1)!.monthName) \(year)"
             output += String(repeating: " ", count: max(0, (21 - title.count) / 2)) + title + "\n"
             output += grid.weekdays.map { header($0) + " " }.joined() + "\n"
             for week in grid.weeks {
-                output += week.map { day in
-                    day.isInMonth ? cell(day.date.day, marker: day.marker, isToday: day.isToday, color: color) : "   "
-                }.joined() + "\n"
+                output +=
+                    week.map { day in
+                        day.isInMonth
+                            ? cell(day.date.day, marker: day.marker, isToday: day.isToday, color: color) : "   "
+                    }.joined() + "\n"
             }
             // The agenda covers the month itself, not the neighbouring days of the grid.
-            let monthStart = zone.instant(for: CivilDateTime(date: CivilDate(year: year, month: month, day: 1)!, time: .midnight))
+            let monthStart = zone.instant(
+                for: CivilDateTime(date: CivilDate(year: year, month: month, day: 1)!, time: .midnight))
             let monthEnd = zone.instant(
-                for: CivilDateTime(date: CivilDate(year: year, month: month, day: 1)!.adding(days: CivilDate.daysInMonth(year: year, month: month)), time: .midnight))
-            output += "\n" + agenda(occurrences.filter { $0.startInstant < monthEnd && max($0.endInstant, $0.startInstant + 1) > monthStart }, zone: zone, calendars: calendars)
+                for: CivilDateTime(
+                    date: CivilDate(year: year, month: month, day: 1)!.adding(
+                        days: CivilDate.daysInMonth(year: year, month: month)), time: .midnight))
+            output +=
+                "\n"
+                + agenda(
+                    occurrences.filter {
+                        $0.startInstant < monthEnd && max($0.endInstant, $0.startInstant + 1) > monthStart
+                    }, zone: zone, calendars: calendars)
             io.write(output)
             return EventCommands.reportTruncation(found, io: io)
         }
@@ -84,7 +108,9 @@ enum CalCommand {
     }
 
     static func weekday(_ text: String) throws(CommandFailure) -> Weekday {
-        guard let day = Weekday(englishName: text) else { throw .usage("--first-weekday is a day name such as monday or sunday") }
+        guard let day = Weekday(englishName: text) else {
+            throw .usage("--first-weekday is a day name such as monday or sunday")
+        }
         return day
     }
 
@@ -123,7 +149,8 @@ enum CalCommand {
                 output += (day == nil ? "" : "\n") + "\(date.weekday.englishName) \(date)\n"
                 day = date
             }
-            output += "  " + EventCommands.when(occurrence, zone: zone, clockOnly: true)
+            output +=
+                "  " + EventCommands.when(occurrence, zone: zone, clockOnly: true)
                 + "  \(occurrence.title ?? "(untitled)")  [\(titles[occurrence.calendarIdentifier] ?? "")]\n"
         }
         return output

@@ -16,7 +16,9 @@ enum CalendarCommand {
             let calendars = try StoreContext.run { () throws(StoreError) in try store.calendars() }
             var output = ""
             for calendar in calendars {
-                let count = try StoreContext.run { () throws(StoreError) in try store.resources(calendar: calendar.id).count }
+                let count = try StoreContext.run { () throws(StoreError) in
+                    try store.resources(calendar: calendar.id).count
+                }
                 output += "\(calendar.title)  \(count) object\(count == 1 ? "" : "s")"
                 if let color = calendar.color { output += "  \(color)" }
                 if let zone = calendar.timeZone { output += "  \(zone)" }
@@ -26,12 +28,16 @@ enum CalendarCommand {
             io.write(output)
         case "create":
             let title = try title()
-            if try StoreContext.run({ () throws(StoreError) in try store.calendar(titled: title, createIfMissing: false) }) != nil {
+            if try StoreContext.run({ () throws(StoreError) in try store.calendar(titled: title, createIfMissing: false)
+            }) != nil {
                 throw CommandFailure(status: 1, "a calendar titled '\(title)' exists")
             }
             if let zone = options["--tz"] { _ = try TimeInput.zone(named: zone, option: "--tz") }
             let calendar = try StoreContext.run { () throws(StoreError) in
-                try store.createCalendar(EventCalendar(title: title, color: options["--color"], description: options["--description"], timeZone: options["--tz"]))
+                try store.createCalendar(
+                    EventCalendar(
+                        title: title, color: options["--color"], description: options["--description"],
+                        timeZone: options["--tz"]))
             }
             io.write("Created calendar \(calendar.title) (\(calendar.id))\n")
         case "delete":
@@ -42,16 +48,25 @@ enum CalendarCommand {
             let calendar = try context.calendar(titled: try title())
             let resources = try StoreContext.run { () throws(StoreError) in try store.resources(calendar: calendar.id) }
             var lines = [
-                "Title:       \(calendar.title)", "Identifier:  \(calendar.id)", "Name:        \(calendar.name)", "Owner:       \(calendar.owner)",
+                "Title:       \(calendar.title)", "Identifier:  \(calendar.id)", "Name:        \(calendar.name)",
+                "Owner:       \(calendar.owner)",
             ]
             if let color = calendar.color { lines.append("Colour:      \(color)") }
             if let description = calendar.calendarDescription { lines.append("Description: \(description)") }
             lines.append("Time zone:   \(calendar.timeZone ?? "(none; floating times read in the viewer's zone)")")
-            lines.append("Holds:       " + ComponentType.allCases.filter(calendar.componentTypes.contains).map(\.rawValue).joined(separator: ", "))
-            if case .subscription(let url, let interval) = calendar.kind { lines.append("Feed:        \(url) every \(interval) s") }
+            lines.append(
+                "Holds:       "
+                    + ComponentType.allCases.filter(calendar.componentTypes.contains).map(\.rawValue).joined(
+                        separator: ", "))
+            if case .subscription(let url, let interval) = calendar.kind {
+                lines.append("Feed:        \(url) every \(interval) s")
+            }
             for type in ComponentType.allCases {
                 let count = resources.filter { $0.componentType == type }.count
-                if count > 0 { lines.append("\(type.rawValue):" + String(repeating: " ", count: 12 - type.rawValue.count) + "\(count)") }
+                if count > 0 {
+                    lines.append(
+                        "\(type.rawValue):" + String(repeating: " ", count: 12 - type.rawValue.count) + "\(count)")
+                }
             }
             lines.append("CTag:        \(calendar.ctag)")
             lines.append("Sync token:  \(calendar.syncToken)")

@@ -13,15 +13,23 @@ enum EventCommands {
         let title = try options.required("--title", command: "add")
         // TEXT escapes line breaks; a URL is written as it is and may hold no control character.
         for option in ["--title", "--location", "--notes", "--url"] {
-            if let scalar = options[option].flatMap({ ValueCharacters.forbidden(in: $0, allowingLineBreaks: option != "--url") }) {
-                throw .usage("\(option) holds the control character \(ValueCharacters.name(of: scalar)), which iCalendar cannot store")
+            if let scalar = options[option].flatMap({
+                ValueCharacters.forbidden(in: $0, allowingLineBreaks: option != "--url")
+            }) {
+                throw .usage(
+                    "\(option) holds the control character \(ValueCharacters.name(of: scalar)), which iCalendar cannot store"
+                )
             }
         }
         let startText = try options.required("--start", command: "add")
         let calendarTitle = try options.required("--calendar", command: "add")
-        if options["--end"] != nil && options["--duration"] != nil { throw .usage("give --end or --duration, not both") }
+        if options["--end"] != nil && options["--duration"] != nil {
+            throw .usage("give --end or --duration, not both")
+        }
         let allDay = options.has("--all-day")
-        if !allDay && options["--end"] == nil && options["--duration"] == nil { throw .usage("'add' needs --end or --duration (or --all-day)") }
+        if !allDay && options["--end"] == nil && options["--duration"] == nil {
+            throw .usage("'add' needs --end or --duration (or --all-day)")
+        }
         let rule = try options["--rrule"].map { (text) throws(CommandFailure) -> RecurrenceRule in
             do throws(ICalendarError) {
                 return try RecurrenceRule(parsing: text.hasPrefix("RRULE:") ? String(text.dropFirst(6)) : text)
@@ -32,20 +40,30 @@ enum EventCommands {
         let alarms = try options.all("--alarm").map { (text) throws(CommandFailure) -> Alarm in
             Alarm(trigger: .relative(try TimeInput.duration(text, option: "--alarm"), relatedToEnd: false))
         }
-        let duration = try options["--duration"].map { (text) throws(CommandFailure) in try TimeInput.duration(text, option: "--duration") }
-        if let duration, duration.isNegative || duration.secondsAssumingUniformDays == 0 { throw .usage("--duration must be positive") }
+        let duration = try options["--duration"].map { (text) throws(CommandFailure) in
+            try TimeInput.duration(text, option: "--duration")
+        }
+        if let duration, duration.isNegative || duration.secondsAssumingUniformDays == 0 {
+            throw .usage("--duration must be positive")
+        }
 
         let context = try StoreContext(options, io: io)
         // Read and check everything before the calendar is created, so a mistake creates nothing.
-        let existing = try StoreContext.run { () throws(StoreError) in try context.store.calendar(titled: calendarTitle, createIfMissing: false) }
+        let existing = try StoreContext.run { () throws(StoreError) in
+            try context.store.calendar(titled: calendarTitle, createIfMissing: false)
+        }
         let zone = try context.zone(options, calendar: existing)
         var start = try TimeInput.parse(startText, now: io.now, zone: zone, option: "--start")
-        var end = try options["--end"].map { (text) throws(CommandFailure) in try TimeInput.parse(text, now: io.now, zone: zone, option: "--end") }
+        var end = try options["--end"].map { (text) throws(CommandFailure) in
+            try TimeInput.parse(text, now: io.now, zone: zone, option: "--end")
+        }
         if allDay {
             start = DateTimeValue(date: start.date)
             if let value = end { end = DateTimeValue(date: value.date.adding(days: value.isDate ? 0 : 1)) }
             if end == nil && duration == nil { end = DateTimeValue(date: start.date.adding(days: 1)) }
-            if let duration, duration.exactSeconds != 0 { throw .usage("an all-day event lasts whole days (--duration 2d)") }
+            if let duration, duration.exactSeconds != 0 {
+                throw .usage("an all-day event lasts whole days (--duration 2d)")
+            }
         } else {
             if start.isDate { throw .usage("--start needs a time (YYYY-MM-DD HH:MM), or add --all-day") }
             if let value = end, value.isDate { throw .usage("--end needs a time (YYYY-MM-DD HH:MM)") }
@@ -54,7 +72,11 @@ enum EventCommands {
             throw .usage("--end must be after --start")
         }
         let calendar: EventCalendar
-        if let existing { calendar = existing } else { calendar = try context.calendar(titled: calendarTitle, create: true) }
+        if let existing {
+            calendar = existing
+        } else {
+            calendar = try context.calendar(titled: calendarTitle, create: true)
+        }
         var event = Event(title: title, start: start, end: end, calendarIdentifier: calendar.id)
         if let duration { event.duration = duration }
         if let rule { event.recurrenceRules = [rule] }
@@ -75,17 +97,22 @@ enum EventCommands {
         guard options.operands.isEmpty else { throw .usage("'\(command)' takes no operands") }
         let context = try StoreContext(options, io: io)
         let calendars = try StoreContext.run { () throws(StoreError) in try context.store.calendars() }
-        let chosen = try options["--calendar"].map { (title) throws(CommandFailure) in [try context.calendar(titled: title)] } ?? calendars
+        let chosen =
+            try options["--calendar"].map { (title) throws(CommandFailure) in [try context.calendar(titled: title)] }
+            ?? calendars
         let zone = try context.zone(options)
         let range = try context.range(options, zone: zone, days: agenda ? 7 : 30)
         let filter = EventFilter(title: options["--title"].map { .contains($0) }, componentTypes: [.event])
         let found = try StoreContext.run { () throws(StoreError) in
-            try context.store.occurrences(in: range, calendars: chosen.map(\.id), matching: filter, timeZone: zone.identifier, limit: .max)
+            try context.store.occurrences(
+                in: range, calendars: chosen.map(\.id), matching: filter, timeZone: zone.identifier, limit: .max)
         }
         let occurrences = found.occurrences
         let titles = Dictionary(calendars.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
         if options.has("--json") {
-            io.write(JSONValue.array(occurrences.map { json($0, zone: zone, calendar: titles[$0.calendarIdentifier] ?? "") }).jsonText + "\n")
+            io.write(
+                JSONValue.array(occurrences.map { json($0, zone: zone, calendar: titles[$0.calendarIdentifier] ?? "") })
+                    .jsonText + "\n")
             return reportTruncation(found, io: io)
         }
         var output = ""
@@ -113,7 +140,9 @@ enum EventCommands {
     /// Names on standard error each series a bound of expansion cut (its instances are
     /// listed up to where it stopped); the exit status is then 1, else 0.
     static func reportTruncation(_ found: OccurrenceList, io: CommandIO) -> Int32 {
-        for series in found.truncatedSeries { io.writeError("almanac: \(series); ask for a shorter range (--from, --to) for the rest") }
+        for series in found.truncatedSeries {
+            io.writeError("almanac: \(series); ask for a shorter range (--from, --to) for the rest")
+        }
         return found.isComplete ? 0 : 1
     }
 
@@ -121,7 +150,9 @@ enum EventCommands {
     static func when(_ occurrence: EventOccurrence, zone: ZoneRules, clockOnly: Bool) -> String {
         if case .date(let first) = occurrence.start {
             var text = clockOnly ? "all day    " : "\(first) all day"
-            if case .date(let end) = occurrence.end, end.days(since: first) > 1 { text += " (until \(end.adding(days: -1)))" }
+            if case .date(let end) = occurrence.end, end.days(since: first) > 1 {
+                text += " (until \(end.adding(days: -1)))"
+            }
             return text
         }
         let start = occurrence.startInstant
@@ -181,7 +212,8 @@ enum EventCommands {
                 eventID = String(identifier[..<slash])
                 occurrenceText = occurrenceText ?? String(identifier[identifier.index(after: slash)...])
             }
-            var event = try StoreContext.run { () throws(StoreError) in try context.store.event(withIdentifier: eventID) }
+            var event = try StoreContext.run { () throws(StoreError) in try context.store.event(withIdentifier: eventID)
+            }
             var what = "event \(event.title ?? eventID)"
             if let occurrenceText {
                 let zone = try context.zone(options)
@@ -190,34 +222,45 @@ enum EventCommands {
                 let window = TimeRange(start: instant - 2 * 86_400, end: instant + 2 * 86_400)
                 let candidates = try StoreContext.run { () throws(StoreError) in
                     try context.store.events(
-                        in: window, calendars: [event.calendarIdentifier ?? ""], matching: EventFilter(componentTypes: Set(ComponentType.allCases)),
+                        in: window, calendars: [event.calendarIdentifier ?? ""],
+                        matching: EventFilter(componentTypes: Set(ComponentType.allCases)),
                         timeZone: zone.identifier)
                 }
-                guard let occurrence = candidates.first(where: { candidate in
-                    candidate.eventIdentifier == event.localIdentifier
-                        && (candidate.recurrenceID?.text == occurrenceText || candidate.recurrenceID.map { $0.instant(in: zone) == instant } ?? false
-                            || candidate.startInstant == instant)
-                }) else {
+                guard
+                    let occurrence = candidates.first(where: { candidate in
+                        candidate.eventIdentifier == event.localIdentifier
+                            && (candidate.recurrenceID?.text == occurrenceText
+                                || candidate.recurrenceID.map { $0.instant(in: zone) == instant } ?? false
+                                || candidate.startInstant == instant)
+                    })
+                else {
                     throw CommandFailure(status: 1, "event \(eventID) has no occurrence at \(occurrenceText)")
                 }
                 event = occurrence.event
-                what = "\(span == .futureEvents ? "occurrences from" : "occurrence") \(when(occurrence, zone: zone, clockOnly: false)) of \(occurrence.title ?? eventID)"
+                what =
+                    "\(span == .futureEvents ? "occurrences from" : "occurrence") \(when(occurrence, zone: zone, clockOnly: false)) of \(occurrence.title ?? eventID)"
             }
             try StoreContext.run { () throws(StoreError) in try context.store.remove(event, span: span) }
             io.write("Removed \(what)\n")
             return 0
         }
         let calendarTitle = try options.required("--calendar", command: "remove")
-        guard options["--from"] != nil, options["--to"] != nil else { throw .usage("'remove --calendar' needs --from and --to (or use --id)") }
+        guard options["--from"] != nil, options["--to"] != nil else {
+            throw .usage("'remove --calendar' needs --from and --to (or use --id)")
+        }
         let calendar = try context.calendar(titled: calendarTitle)
         let zone = try context.zone(options, calendar: calendar)
         let range = try context.range(options, zone: zone, days: 1)
         let removed = try StoreContext.run { () throws(StoreError) in
-            try context.store.removeEvents(in: range, calendar: calendar.id, title: options["--title"], timeZone: zone.identifier)
+            try context.store.removeEvents(
+                in: range, calendar: calendar.id, title: options["--title"], timeZone: zone.identifier)
         }
         var output = ""
-        for occurrence in removed { output += "  \(when(occurrence, zone: zone, clockOnly: false))  \(occurrence.title ?? "(untitled)")\n" }
-        io.write("Removed \(removed.count) occurrence\(removed.count == 1 ? "" : "s") from \(calendar.title)\n" + output)
+        for occurrence in removed {
+            output += "  \(when(occurrence, zone: zone, clockOnly: false))  \(occurrence.title ?? "(untitled)")\n"
+        }
+        io.write(
+            "Removed \(removed.count) occurrence\(removed.count == 1 ? "" : "s") from \(calendar.title)\n" + output)
         return 0
     }
 
@@ -227,7 +270,9 @@ enum EventCommands {
         let options = try Options(arguments, for: CommandTable.alarms)
         guard options.operands.isEmpty else { throw .usage("'alarms' takes no operands") }
         let context = try StoreContext(options, io: io)
-        let calendars = try options["--calendar"].map { (title) throws(CommandFailure) in [try context.calendar(titled: title).id] }
+        let calendars = try options["--calendar"].map { (title) throws(CommandFailure) in
+            [try context.calendar(titled: title).id]
+        }
         let zone = try context.zone(options)
         let range = try context.range(options, zone: zone, days: 1)
         let limit = 10_000
@@ -247,7 +292,10 @@ enum EventCommands {
             let values: [JSONValue] = firings.map { firing in
                 .object([
                     ("fireTime", .string(TimeInput.rfc3339(firing.fireTime, zone: zone))),
-                    ("action", .string(firing.alarm.action?.rawValue ?? firing.alarm.component.property("ACTION")?.value ?? "")),
+                    (
+                        "action",
+                        .string(firing.alarm.action?.rawValue ?? firing.alarm.component.property("ACTION")?.value ?? "")
+                    ),
                     ("repetition", .integer(firing.repetition)),
                     ("occurrence", json(firing.occurrence, zone: zone, calendar: "")),
                 ])
@@ -257,7 +305,8 @@ enum EventCommands {
         }
         var output = ""
         for firing in firings {
-            output += TimeInput.text(firing.fireTime, zone: zone) + "  " + (firing.alarm.action?.rawValue ?? "ALARM")
+            output +=
+                TimeInput.text(firing.fireTime, zone: zone) + "  " + (firing.alarm.action?.rawValue ?? "ALARM")
                 + "  \(firing.occurrence.title ?? "(untitled)")  (starts \(when(firing.occurrence, zone: zone, clockOnly: false)))\n"
         }
         io.write(output)

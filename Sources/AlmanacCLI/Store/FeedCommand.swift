@@ -9,25 +9,33 @@ enum FeedCommand {
         let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.feed.spec(subcommand))
         guard options.operands.count == 1 else { throw .usage("'feed \(subcommand)' takes one calendar TITLE") }
         let base = options["--base-url"] ?? "http://127.0.0.1:8080"
-        guard base.hasPrefix("http://") || base.hasPrefix("https://") else { throw .usage("--base-url is an http:// or https:// URL") }
+        guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
+            throw .usage("--base-url is an http:// or https:// URL")
+        }
         let context = try StoreContext(options, io: io)
         let calendar = try context.calendar(titled: options.operands[0])
         switch subcommand {
         case "revoke":
-            _ = try StoreContext.run { () throws(StoreError) in try context.store.setFeedToken(nil, calendar: calendar.id) }
+            _ = try StoreContext.run { () throws(StoreError) in
+                try context.store.setFeedToken(nil, calendar: calendar.id)
+            }
             io.write("Revoked the feed of \(calendar.title); its old URL now answers 404\n")
             return 0
         default:
             var token = calendar.feedToken
             if subcommand == "rotate" || token == nil {
                 let fresh = DatabaseBackend.newFeedToken()
-                _ = try StoreContext.run { () throws(StoreError) in try context.store.setFeedToken(fresh, calendar: calendar.id) }
+                _ = try StoreContext.run { () throws(StoreError) in
+                    try context.store.setFeedToken(fresh, calendar: calendar.id)
+                }
                 token = fresh
             }
             let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
             let https = "\(trimmed)/feeds/\(token!).ics"
             let webcal = "webcal://" + https.drop { $0 != "/" }.dropFirst(2)
-            io.write("Feed of \(calendar.title)\(subcommand == "rotate" ? " (the old URL no longer works)" : ""):\n  \(webcal)\n  \(https)\n")
+            io.write(
+                "Feed of \(calendar.title)\(subcommand == "rotate" ? " (the old URL no longer works)" : ""):\n  \(webcal)\n  \(https)\n"
+            )
             return 0
         }
     }

@@ -30,7 +30,9 @@ enum ImportExportCommands {
         }
         let context = try StoreContext(options, io: io)
         let calendar = try context.calendar(titled: calendarTitle, create: true)
-        var rejections = split.rejections.map { (line: $0.line, text: "\(path):\($0.line): \($0.uid.map { "UID \($0): " } ?? "")\($0.reason)") }
+        var rejections = split.rejections.map {
+            (line: $0.line, text: "\(path):\($0.line): \($0.uid.map { "UID \($0): " } ?? "")\($0.reason)")
+        }
         var imported = 0
         var byType: [ComponentType: Int] = [:]
         let total = split.objects.count
@@ -58,7 +60,9 @@ enum ImportExportCommands {
         // What lenient reading recovered from (an import reads what exporters write) and what was refused, by line.
         let warnings = split.warnings + split.objects.flatMap(\.warnings)
         let messages = rejections + warnings.map { (line: $0.line ?? 0, text: "\(path):\($0)") }
-        for (_, message) in messages.enumerated().sorted(by: { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }) {
+        for (_, message) in messages.enumerated().sorted(by: {
+            ($0.element.line, $0.offset) < ($1.element.line, $1.offset)
+        }) {
             io.writeError(message.text)
         }
         let kinds = ComponentType.allCases.compactMap { type in byType[type].map { "\($0) \(noun(type, $0))" } }
@@ -71,11 +75,12 @@ enum ImportExportCommands {
     }
 
     static func noun(_ type: ComponentType, _ count: Int) -> String {
-        let word = switch type {
-        case .event: "event"
-        case .todo: "task"
-        case .journal: "journal entry"
-        }
+        let word =
+            switch type {
+            case .event: "event"
+            case .todo: "task"
+            case .journal: "journal entry"
+            }
         return count == 1 ? word : (type == .journal ? "journal entries" : word + "s")
     }
 
@@ -84,17 +89,23 @@ enum ImportExportCommands {
         let width = 30
         let filled = total == 0 ? width : done * width / total
         let percent = total == 0 ? 100 : done * 100 / total
-        let bar = String(repeating: "=", count: filled) + (filled < width ? ">" + String(repeating: " ", count: width - filled - 1) : "")
+        let bar =
+            String(repeating: "=", count: filled)
+            + (filled < width ? ">" + String(repeating: " ", count: width - filled - 1) : "")
         return "[\(bar)] \(percent < 10 ? "  " : percent < 100 ? " " : "")\(percent)% \(done)/\(total)"
     }
 
     static func export(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         let options = try Options(arguments, for: CommandTable.export)
-        guard options.operands.count <= 1 else { throw .usage("'export' takes at most one FILE (standard output without)") }
+        guard options.operands.count <= 1 else {
+            throw .usage("'export' takes at most one FILE (standard output without)")
+        }
         let calendarTitle = try options.required("--calendar", command: "export")
         let context = try StoreContext(options, io: io)
         let calendar = try context.calendar(titled: calendarTitle)
-        let export = try StoreContext.run { () throws(StoreError) in try CalendarExport.icalendar(of: calendar, in: context.store) }
+        let export = try StoreContext.run { () throws(StoreError) in
+            try CalendarExport.icalendar(of: calendar, in: context.store)
+        }
         let bytes = export.bytes
         if let path = options.operands.first, path != "-" {
             try io.writeFile(path, bytes)
@@ -122,7 +133,8 @@ enum DatabaseCommand {
             }
             let counts = try StoreContext.run { () throws(StoreError) in try backend.statistics() }
             io.write(
-                "\(backend.location): ok — \(counts.users) users, \(counts.calendars) calendars, \(counts.objects) objects, \(counts.tombstones) tombstones\n")
+                "\(backend.location): ok — \(counts.users) users, \(counts.calendars) calendars, \(counts.objects) objects, \(counts.tombstones) tombstones\n"
+            )
         case "migrate":
             guard options.operands.isEmpty else { throw .usage("'db migrate' takes no operands") }
             // Opening a database migrates it (under a lock, so running servers are safe).
@@ -137,7 +149,8 @@ enum DatabaseCommand {
             guard options.operands.isEmpty else { throw .usage("'db copy' takes no operands") }
             let from = try options.required("--from", command: "db copy")
             let to = try options.required("--to", command: "db copy")
-            for location in [from, to] where !(location.hasPrefix("sqlite:") || DatabaseBackend.isPostgresURL(location)) {
+            for location in [from, to] where !(location.hasPrefix("sqlite:") || DatabaseBackend.isPostgresURL(location))
+            {
                 throw .usage("name each database as sqlite:PATH or postgres://user@host/db, not \(location)")
             }
             if from.hasPrefix("sqlite:"), access(String(from.dropFirst(7)), F_OK) != 0 {
@@ -148,7 +161,9 @@ enum DatabaseCommand {
             guard source.location != target.location else { throw .usage("--from and --to name the same database") }
             let report = try StoreContext.run { () throws(StoreError) in try source.copy(to: target) }
             for copied in report.rows { io.write("\(copied.table): \(copied.count) rows\n") }
-            io.write("Copied \(source.location) to \(target.location); \(report.verifiedObjects) objects verified (name and ETag)\n")
+            io.write(
+                "Copied \(source.location) to \(target.location); \(report.verifiedObjects) objects verified (name and ETag)\n"
+            )
         default:
             throw .usage("unknown subcommand 'db \(subcommand)' (check, migrate, backup, copy)")
         }

@@ -19,9 +19,12 @@ struct Options {
             } else if argument == "--" {
                 operandsOnly = true
             } else if let equals = argument.firstIndex(of: "="), valued.contains(String(argument[..<equals])) {
-                values[String(argument[..<equals]), default: []].append(String(argument[argument.index(after: equals)...]))
+                values[String(argument[..<equals]), default: []].append(
+                    String(argument[argument.index(after: equals)...]))
             } else if valued.contains(argument) {
-                guard let value = rest.popFirst() else { throw .usage("'\(argument)' needs a value (see 'almanac \(command) --help')") }
+                guard let value = rest.popFirst() else {
+                    throw .usage("'\(argument)' needs a value (see 'almanac \(command) --help')")
+                }
                 values[argument, default: []].append(value)
             } else if allowedFlags.contains(argument) {
                 flags.insert(argument)

@@ -22,11 +22,16 @@ struct StoreContext {
         self.backend = backend
         let users = try Self.run { () throws(StoreError) in try backend.users().map(\.name) }
         var name = options["--user"] ?? environment["ALMANAC_USER"]
-        if name == nil { name = users.count == 1 ? users[0] : (environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "admin") }
+        if name == nil {
+            name = users.count == 1 ? users[0] : (environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "admin")
+        }
         let user = name!
         if !users.contains(user) {
             guard users.isEmpty else {
-                throw CommandFailure(status: 1, "no user \(user) in \(backend.location) (users: \(users.joined(separator: ", "))); choose one with --user")
+                throw CommandFailure(
+                    status: 1,
+                    "no user \(user) in \(backend.location) (users: \(users.joined(separator: ", "))); choose one with --user"
+                )
             }
             try Self.run { () throws(StoreError) in try backend.createUser(named: user) }
         }
@@ -37,8 +42,11 @@ struct StoreContext {
     /// The database `--database` or `$ALMANAC_DATABASE` names, else `almanac.sqlite` in
     /// the data directory (created when missing).
     static func openBackend(_ options: Options, io: CommandIO) throws(CommandFailure) -> DatabaseBackend {
-        if options["--database"] != nil, options["--data"] != nil { throw .usage("give --data DIR or --database URL, not both") }
-        if let location = options["--database"] ?? io.environment["ALMANAC_DATABASE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        if options["--database"] != nil, options["--data"] != nil {
+            throw .usage("give --data DIR or --database URL, not both")
+        }
+        if let location = options["--database"] ?? io.environment["ALMANAC_DATABASE"].flatMap({ $0.isEmpty ? nil : $0 })
+        {
             return try run { () throws(StoreError) in try DatabaseBackend(location: location) }
         }
         let directory = options["--data"] ?? DatabaseBackend.defaultDirectory(environment: io.environment)
@@ -58,7 +66,9 @@ struct StoreContext {
     /// The user's calendar with this title (ignoring case).
     func calendar(titled title: String, create: Bool = false) throws(CommandFailure) -> EventCalendar {
         let found = try Self.run { () throws(StoreError) in try store.calendar(titled: title, createIfMissing: create) }
-        guard let found else { throw CommandFailure(status: 1, "no calendar titled '\(title)' (see 'almanac calendar list')") }
+        guard let found else {
+            throw CommandFailure(status: 1, "no calendar titled '\(title)' (see 'almanac calendar list')")
+        }
         return found
     }
 
@@ -71,12 +81,16 @@ struct StoreContext {
     /// `--from`/`--to` as a range: defaults from today's midnight, for `days` days.
     func range(_ options: Options, zone: ZoneRules, days: Int) throws(CommandFailure) -> TimeRange {
         let now = io.now
-        let start = try options["--from"].map { (text) throws(CommandFailure) in
-            TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: "--from"), zone: zone)
-        } ?? zone.instant(for: CivilDateTime(date: zone.localTime(at: now).date, time: .midnight))
-        let end = try options["--to"].map { (text) throws(CommandFailure) in
-            TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: "--to"), zone: zone)
-        } ?? zone.instant(for: CivilDateTime(date: zone.localTime(at: start).date.adding(days: days), time: .midnight))
+        let start =
+            try options["--from"].map { (text) throws(CommandFailure) in
+                TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: "--from"), zone: zone)
+            } ?? zone.instant(for: CivilDateTime(date: zone.localTime(at: now).date, time: .midnight))
+        let end =
+            try options["--to"].map { (text) throws(CommandFailure) in
+                TimeInput.instant(try TimeInput.parse(text, now: now, zone: zone, option: "--to"), zone: zone)
+            }
+            ?? zone.instant(
+                for: CivilDateTime(date: zone.localTime(at: start).date.adding(days: days), time: .midnight))
         guard start < end else { throw .usage("--from must be before --to") }
         return TimeRange(start: start, end: end)
     }

@@ -25,7 +25,9 @@ enum TimeInput {
     /// `YYYY-MM-DD`, or a date with a time `HH:MM[:SS]` after a space or `T`, with an
     /// optional trailing `Z` (UTC); with `words`, also `today`, `tomorrow`, `yesterday`
     /// and `now`.
-    static func parse(_ text: String, now: Int, zone: ZoneRules, option: String, words: Bool = true) throws(CommandFailure) -> DateTimeValue {
+    static func parse(_ text: String, now: Int, zone: ZoneRules, option: String, words: Bool = true)
+        throws(CommandFailure) -> DateTimeValue
+    {
         let today = zone.localTime(at: now).date
         switch words ? text.lowercased() : "" {
         case "today": return DateTimeValue(date: today)
@@ -36,7 +38,8 @@ enum TimeInput {
         }
         let bytes = Array(text.utf8)
         let fail = CommandFailure.usage(
-            words ? "\(option) '\(text)' is not a date (YYYY-MM-DD, years 0001 to 9999) or a time (YYYY-MM-DD HH:MM)"
+            words
+                ? "\(option) '\(text)' is not a date (YYYY-MM-DD, years 0001 to 9999) or a time (YYYY-MM-DD HH:MM)"
                 : "\(option) '\(text)' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z] (years 0001 to 9999)")
         guard bytes.count >= 10, let date = CivilDate(isoText: text.prefix(10))
         else { throw fail }
@@ -69,7 +72,9 @@ enum TimeInput {
         let negative = body.hasPrefix("-")
         if negative || body.hasPrefix("+") { body = body.dropFirst() }
         if body.uppercased().hasPrefix("P") {
-            guard let parsed = try? Property(name: "DURATION", value: String(body).uppercased()).durationValue() else { throw fail }
+            guard let parsed = try? Property(name: "DURATION", value: String(body).uppercased()).durationValue() else {
+                throw fail
+            }
             var result = parsed
             result.isNegative = negative != parsed.isNegative
             return result
@@ -120,6 +125,7 @@ enum TimeInput {
         let local = CivilDateTime(secondsSinceEpoch: instant + offset)
         if offset == 0 { return local.description + "Z" }
         let magnitude = abs(offset)
-        return local.description + (offset < 0 ? "-" : "+") + twoDigits(magnitude / 3600) + ":" + twoDigits(magnitude % 3600 / 60)
+        return local.description + (offset < 0 ? "-" : "+") + twoDigits(magnitude / 3600) + ":"
+            + twoDigits(magnitude % 3600 / 60)
     }
 }

@@ -15,23 +15,30 @@ enum UserCommand {
             guard options.operands.isEmpty else { throw .usage("'user list' takes no operands") }
             let backend = try StoreContext.openBackend(options, io: io)
             let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
-            io.write(users.map { $0.name + ($0.passwordHash == nil ? "  (no password: cannot sign in)" : "") + "\n" }.joined())
+            io.write(
+                users.map { $0.name + ($0.passwordHash == nil ? "  (no password: cannot sign in)" : "") + "\n" }
+                    .joined())
         case "add":
             let user = try name()
             let (password, generated) = try readPassword(options, io: io)
             let backend = try StoreContext.openBackend(options, io: io)
             try StoreContext.run { () throws(StoreError) in
-                try backend.createUser(named: user, displayName: nil, passwordHash: PasswordHash(password: password).description)
+                try backend.createUser(
+                    named: user, displayName: nil, passwordHash: PasswordHash(password: password).description)
             }
             io.write("Added user \(user)\n")
-            if generated { io.write("Password: \(password)\n(shown once; change it with 'almanac user passwd \(user)')\n") }
+            if generated {
+                io.write("Password: \(password)\n(shown once; change it with 'almanac user passwd \(user)')\n")
+            }
         case "passwd":
             let user = try name()
             let backend = try StoreContext.openBackend(options, io: io)
             _ = try StoreContext.run { () throws(StoreError) in try backend.user(named: user) }
             let (password, generated) = try readPassword(options, io: io)
             let ended = try StoreContext.run { () throws(StoreError) in
-                try backend.setPasswordHash(PasswordHash(password: password).description, forUser: user, revokingTokens: options.has("--revoke-tokens"))
+                try backend.setPasswordHash(
+                    PasswordHash(password: password).description, forUser: user,
+                    revokingTokens: options.has("--revoke-tokens"))
             }
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
             io.write("Changed the password of \(user); ended \(count(ended.sessions, "web session"))")
@@ -47,7 +54,6 @@ enum UserCommand {
         }
         return 0
     }
-
 
     /// `--generate` makes one; a terminal is prompted twice; otherwise the first line
     /// of standard input is the password.
@@ -65,7 +71,9 @@ enum UserCommand {
             password = String(input.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
                 .trimmingSuffix("\r")
         }
-        guard password.count >= 8 else { throw CommandFailure(status: 1, "a password has at least 8 characters; nothing changed") }
+        guard password.count >= 8 else {
+            throw CommandFailure(status: 1, "a password has at least 8 characters; nothing changed")
+        }
         return (password, false)
     }
 }

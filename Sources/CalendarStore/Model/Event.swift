@@ -32,7 +32,10 @@ public struct Event: Sendable, Hashable {
     public init(title: String, start: DateTimeValue, end: DateTimeValue? = nil, calendarIdentifier: String? = nil) {
         component = Component(name: ComponentType.event.rawValue)
         component.setProperty(Property(name: "UID", value: Identifiers.newUID()))
-        component.setProperty(Property(name: "DTSTAMP", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: WallClock.now()), form: .utc)))
+        component.setProperty(
+            Property(
+                name: "DTSTAMP", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: WallClock.now()), form: .utc))
+        )
         self.calendarIdentifier = calendarIdentifier
         self.title = title
         self.start = start
@@ -213,15 +216,27 @@ public struct Event: Sendable, Hashable {
     private func text(_ name: String) -> String? { component.property(name)?.textValue() }
 
     private mutating func setText(_ name: String, _ value: String?) {
-        if let value { component.setProperty(Property(name: name, text: value)) } else { component.removeProperties(named: name) }
+        if let value {
+            component.setProperty(Property(name: name, text: value))
+        } else {
+            component.removeProperties(named: name)
+        }
     }
 
     private mutating func setValue(_ name: String, _ value: String?) {
-        if let value { component.setProperty(Property(name: name, value: value)) } else { component.removeProperties(named: name) }
+        if let value {
+            component.setProperty(Property(name: name, value: value))
+        } else {
+            component.removeProperties(named: name)
+        }
     }
 
     private mutating func setDateTime(_ name: String, _ value: DateTimeValue?) {
-        if let value { component.setProperty(Property(name: name, dateTime: value)) } else { component.removeProperties(named: name) }
+        if let value {
+            component.setProperty(Property(name: name, dateTime: value))
+        } else {
+            component.removeProperties(named: name)
+        }
     }
 
     private mutating func setDateTimes(_ name: String, _ values: [DateTimeValue]) {

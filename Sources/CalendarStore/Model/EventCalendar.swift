@@ -87,7 +87,9 @@ public struct SyncToken: Sendable, Hashable, CustomStringConvertible {
     /// Reads the text form; nil when `text` is not a token of this shape.
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "almanac-sync", let sequence = Int(parts[2]), sequence >= 0 else { return nil }
+        guard parts.count == 3, parts[0] == "almanac-sync", let sequence = Int(parts[2]), sequence >= 0 else {
+            return nil
+        }
         self.init(calendar: String(parts[1]), sequence: sequence)
     }
 
@@ -148,7 +150,8 @@ public struct StoredResource: Sendable, Hashable {
     /// Its listing, without the bytes.
     public var info: ResourceInfo {
         ResourceInfo(
-            name: name, etag: etag, componentType: componentType, localIdentifier: localIdentifier, size: data.count, lastModified: lastModified)
+            name: name, etag: etag, componentType: componentType, localIdentifier: localIdentifier, size: data.count,
+            lastModified: lastModified)
     }
 }
 

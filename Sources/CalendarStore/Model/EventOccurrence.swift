@@ -79,7 +79,8 @@ public struct EventOccurrence: Sendable {
     /// the stored bytes.
     public var isTransparent: Bool {
         switch source {
-        case .parsed(let component), .member(_, let component): component.property("TRANSP")?.value.uppercased() == "TRANSPARENT"
+        case .parsed(let component), .member(_, let component):
+            component.property("TRANSP")?.value.uppercased() == "TRANSPARENT"
         case .stored(_, _, _, let transparent): transparent
         }
     }

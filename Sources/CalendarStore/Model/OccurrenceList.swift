@@ -44,7 +44,8 @@ public struct TruncatedEvent: Sendable, Hashable, CustomStringConvertible {
     public var lastListedStart: Int?
 
     public init(
-        eventIdentifier: String, calendarIdentifier: String, externalIdentifier: String, title: String?, listed: Int, lastListedStart: Int?
+        eventIdentifier: String, calendarIdentifier: String, externalIdentifier: String, title: String?, listed: Int,
+        lastListedStart: Int?
     ) {
         self.eventIdentifier = eventIdentifier
         self.calendarIdentifier = calendarIdentifier
@@ -57,9 +58,13 @@ public struct TruncatedEvent: Sendable, Hashable, CustomStringConvertible {
     /// `event "Gym" (UID x): only its first 100000 instances in the range were expanded (the last at 2026-…Z); …`.
     public var description: String {
         var text = "event \(title.map { "\"\($0)\" " } ?? "")(UID \(externalIdentifier))"
-        text += listed == 0 ? ": none of its instances in the range could be expanded" : ": only its first \(listed) instance\(listed == 1 ? "" : "s") in the range could be expanded"
+        text +=
+            listed == 0
+            ? ": none of its instances in the range could be expanded"
+            : ": only its first \(listed) instance\(listed == 1 ? "" : "s") in the range could be expanded"
         if let lastListedStart { text += " (the last at \(OccurrenceTime.instant(lastListedStart).text))" }
         let limits = ExpansionLimits.default
-        return text + "; one series may have at most \(limits.maxInstances) instances and \(limits.maxSteps) expansion steps per answer"
+        return text
+            + "; one series may have at most \(limits.maxInstances) instances and \(limits.maxSteps) expansion steps per answer"
     }
 }

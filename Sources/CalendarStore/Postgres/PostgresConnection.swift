@@ -14,11 +14,15 @@ final class PostgresConnection: SQLConnection {
 
     /// Connects with a libpq connection URL or keyword string.
     init(url: String) throws(StoreError) {
-        guard let handle = PQconnectdb(url) else { throw StoreError(.database, "cannot connect to PostgreSQL: out of memory") }
+        guard let handle = PQconnectdb(url) else {
+            throw StoreError(.database, "cannot connect to PostgreSQL: out of memory")
+        }
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = Self.trimmed(String(cString: PQerrorMessage(handle)))
             PQfinish(handle)
-            throw StoreError(.database, "cannot connect to PostgreSQL at \(PostgresDatabase.redacted(url)): \(message)", sqlState: "08001")
+            throw StoreError(
+                .database, "cannot connect to PostgreSQL at \(PostgresDatabase.redacted(url)): \(message)",
+                sqlState: "08001")
         }
         self.handle = handle
         // Notices (such as "relation already exists, skipping") are not the caller's business.
@@ -55,7 +59,9 @@ final class PostgresConnection: SQLConnection {
         for index in 0..<PQntuples(result) { try body(Row(source: .postgres(result, index))) }
     }
 
-    func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> T? {
+    func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError)
+        -> T?
+    {
         let result = try query(sql, values)
         defer { PQclear(result) }
         guard PQntuples(result) > 0 else { return nil }
@@ -129,9 +135,15 @@ final class PostgresConnection: SQLConnection {
             throw StoreError(.database, "lost the connection to PostgreSQL: \(detail)", sqlState: "08006", sql: sql)
         }
         let state = result.flatMap { clibpq_sqlstate($0) }.map { String(cString: $0) }
-        let message = result.flatMap { clibpq_message($0) }.map { String(cString: $0) } ?? Self.trimmed(String(cString: PQerrorMessage(handle)))
+        let message =
+            result.flatMap { clibpq_message($0) }.map { String(cString: $0) }
+            ?? Self.trimmed(String(cString: PQerrorMessage(handle)))
         // Class 53: insufficient resources (53100 disk_full, 53200 out of memory, 53300 too many connections).
-        if state == "53100" { throw StoreError(.insufficientStorage, "the database server's disk is full; nothing was written", sqlState: state, sql: sql) }
+        if state == "53100" {
+            throw StoreError(
+                .insufficientStorage, "the database server's disk is full; nothing was written", sqlState: state,
+                sql: sql)
+        }
         throw StoreError(.database, message, sqlState: state, sql: sql)
     }
 

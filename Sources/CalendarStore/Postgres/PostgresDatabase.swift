@@ -54,7 +54,8 @@ final class PostgresDatabase: StoreDatabase {
     /// application name operators see in `pg_stat_activity`.
     static func withDefaults(_ url: String) -> String {
         var url = url
-        for (key, value) in [("connect_timeout", "10"), ("application_name", "almanac")] where !url.contains(key + "=") {
+        for (key, value) in [("connect_timeout", "10"), ("application_name", "almanac")] where !url.contains(key + "=")
+        {
             url += (url.contains("?") ? "&" : "?") + key + "=" + value
         }
         return url
@@ -96,7 +97,9 @@ final class PostgresDatabase: StoreDatabase {
 
     /// Runs `body` between `begin` and COMMIT on a pooled connection. A pooled
     /// connection found broken before anything ran on it is dropped for another.
-    private func transaction<T: Sendable>(_ begin: String, _ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+    private func transaction<T: Sendable>(_ begin: String, _ body: (Connection) throws(StoreError) -> T)
+        throws(StoreError) -> T
+    {
         while true {
             let (connection, fresh) = try take()
             do {
@@ -139,7 +142,9 @@ final class PostgresDatabase: StoreDatabase {
             var problems: [String] = []
             let version = try connection.firstRow("SELECT version FROM almanac_schema") { $0.int(0) } ?? 0
             if version != PostgresSchema.migrations.count {
-                problems.append("schema version \(version), this Almanac expects \(PostgresSchema.migrations.count) (run almanac db migrate)")
+                problems.append(
+                    "schema version \(version), this Almanac expects \(PostgresSchema.migrations.count) (run almanac db migrate)"
+                )
             }
             let invalid = try connection.rows(
                 """

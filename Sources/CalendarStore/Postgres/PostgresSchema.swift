@@ -141,7 +141,7 @@ enum PostgresSchema {
         ALTER TABLE calendars ADD COLUMN object_bytes bigint NOT NULL DEFAULT 0;
         UPDATE calendars SET object_count = (SELECT count(*) FROM objects o WHERE o.calendar_id = calendars.id),
             object_bytes = (SELECT coalesce(sum(size), 0) FROM objects o WHERE o.calendar_id = calendars.id);
-        """
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.
@@ -161,7 +161,8 @@ enum PostgresSchema {
             guard current <= migrations.count else {
                 throw StoreError(
                     .database,
-                    "the database has schema version \(current), newer than this Almanac knows (\(migrations.count)); upgrade Almanac")
+                    "the database has schema version \(current), newer than this Almanac knows (\(migrations.count)); upgrade Almanac"
+                )
             }
             for migration in migrations[current...] { try connection.execute(migration) }
             try connection.run("UPDATE almanac_schema SET version = ?", [.int(migrations.count)])

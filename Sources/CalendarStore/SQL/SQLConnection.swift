@@ -61,7 +61,8 @@ protocol SQLConnection: AnyObject {
     /// Calls `body` with each row of a query.
     func forEachRow(_ sql: String, _ values: [SQLValue], _ body: (Row) throws(StoreError) -> Void) throws(StoreError)
     /// The first row of a query turned into a value, or nil when there is none.
-    func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> T?
+    func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError)
+        -> T?
 }
 
 /// PostgreSQL array literals, for passing many values as one parameter (`= ANY(CAST(? AS TEXT[]))`).
@@ -92,7 +93,9 @@ extension SQLConnection {
     func run(_ sql: String) throws(StoreError) -> Int { try run(sql, []) }
 
     /// The rows of a query, each turned into a value by `transform`.
-    func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> [T] {
+    func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ transform: (Row) throws(StoreError) -> T)
+        throws(StoreError) -> [T]
+    {
         var result: [T] = []
         try forEachRow(sql, values) { (row) throws(StoreError) in result.append(try transform(row)) }
         return result
@@ -200,7 +203,8 @@ struct Row {
             }
         case .postgres(let result, _):
             switch PQftype(result, column) {
-            case PostgresType.int8, PostgresType.int4, PostgresType.int2, PostgresType.bool: return .integer(int64(column))
+            case PostgresType.int8, PostgresType.int4, PostgresType.int2, PostgresType.bool:
+                return .integer(int64(column))
             case PostgresType.bytea: return .blob(bytes(column))
             default: return .text(string(column))
             }

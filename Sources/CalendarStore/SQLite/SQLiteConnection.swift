@@ -20,7 +20,8 @@ final class SQLiteConnection: SQLConnection {
     /// Opens (and for the writer, creates) the database file at `path`.
     init(path: String, readOnly: Bool) throws(StoreError) {
         var pointer: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &pointer, flags, nil)
         guard status == SQLITE_OK, let pointer else {
@@ -40,10 +41,12 @@ final class SQLiteConnection: SQLConnection {
 
     func error(_ status: Int32, sql: String?) -> StoreError {
         // A full disk shows as SQLITE_FULL, or as an I/O error whose errno is ENOSPC.
-        let full = status & 0xFF == SQLITE_FULL || (status & 0xFF == SQLITE_IOERR && sqlite3_system_errno(handle) == ENOSPC)
+        let full =
+            status & 0xFF == SQLITE_FULL || (status & 0xFF == SQLITE_IOERR && sqlite3_system_errno(handle) == ENOSPC)
         if full {
             return StoreError(
-                .insufficientStorage, "the disk holding the store is full; nothing was written (\(String(cString: sqlite3_errmsg(handle))))",
+                .insufficientStorage,
+                "the disk holding the store is full; nothing was written (\(String(cString: sqlite3_errmsg(handle))))",
                 sqliteCode: status, sql: sql)
         }
         return StoreError(.database, String(cString: sqlite3_errmsg(handle)), sqliteCode: status, sql: sql)
@@ -89,7 +92,9 @@ final class SQLiteConnection: SQLConnection {
     }
 
     /// The first row of a query turned into a value, or nil when there is none.
-    func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError) -> T? {
+    func firstRow<T>(_ sql: String, _ values: [SQLValue], _ transform: (Row) throws(StoreError) -> T) throws(StoreError)
+        -> T?
+    {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
@@ -147,10 +152,14 @@ final class SQLiteStatement {
             case .text(let text):
                 var text = text
                 status = text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { csqlite_bind_text(handle, index, $0.baseAddress, Int32($0.count)) }
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        csqlite_bind_text(handle, index, $0.baseAddress, Int32($0.count))
+                    }
                 }
             case .blob(let bytes):
-                status = bytes.withUnsafeBytes { csqlite_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count)) }
+                status = bytes.withUnsafeBytes {
+                    csqlite_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count))
+                }
             }
             if status != SQLITE_OK { throw connection.error(status, sql: sql) }
         }

@@ -168,7 +168,8 @@ enum SQLiteSchema {
                 guard version <= migrations.count else {
                     throw StoreError(
                         .database,
-                        "the database has schema version \(version), newer than this Almanac knows (\(migrations.count)); upgrade Almanac")
+                        "the database has schema version \(version), newer than this Almanac knows (\(migrations.count)); upgrade Almanac"
+                    )
                 }
                 if version == migrations.count { return true }
                 try connection.execute(migrations[version])
