@@ -10,7 +10,10 @@ API_EXAMPLES ?= 25
 CLIENT_VENV ?= .build/client-venv
 PY ?= $(CLIENT_VENV)/bin/python
 
-.PHONY: run test test-steps deps test-deps build bench fuzz difftest clean
+# What swift format checks and formats (configured in .swift-format).
+FORMATTED = Sources Tests Benchmarks FuzzTesting Package.swift
+
+.PHONY: run test test-steps deps test-deps build bench fuzz difftest format lint clean
 
 ## install what building and running need and is missing (Debian packages); idempotent
 deps:
@@ -30,7 +33,7 @@ run: build
 
 ## everything CI runs: warnings are errors, every test (the store suite on SQLite and on a
 ## throwaway PostgreSQL cluster), the recurrence differential test, real clients, a short fuzz run
-test: test-deps
+test: test-deps lint
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	scripts/with-test-postgres $(MAKE) --no-print-directory test-steps
 
@@ -61,6 +64,14 @@ difftest: test-deps
 ## fuzz every byte parser (iCalendar, XML bodies, DAV paths, forms, the API, CLI times) for FUZZ_SECONDS each
 fuzz: test-deps
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
+
+## fail on any formatting difference from .swift-format (make test runs it first)
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
+
+## reformat the code in place
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMATTED)
 
 clean:
 	rm -rf .build FuzzTesting/artifacts
