@@ -34,14 +34,14 @@ let package = Package(
         .target(name: "Accounts", dependencies: ["COpenSSL"]),
         // CalDAV and WebDAV: pure request to response over the store.
         .target(name: "CalDAV", dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "Recurrence", "CivilTime"]),
-        // The server: store, authentication and routes wired onto the HTTP transport.
         // Free slots and conflicts from busy time and booking rules (pure).
         .target(name: "Availability", dependencies: ["CivilTime", "Recurrence"]),
-        // Month and week layout shared by the web pages and the terminal (pure).
+        // Month, week and day layout shared by the web pages, the API and the terminal (pure).
         .target(name: "CalendarViews", dependencies: ["CivilTime", "Recurrence"]),
         // The store's values as Availability and CalendarViews take them (both stay pure).
         .target(name: "StoreAdapters", dependencies: ["CalendarStore", "Availability", "CalendarViews"]),
-        // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure).
+        // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure
+        // values, and one function that reads an event's stored object).
         .target(name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         // The JSON API under /api/v1 (pure request → response over the store).
         .target(
@@ -61,6 +61,7 @@ let package = Package(
             resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
         // Subscription feeds: a calendar's read-only .ics at a secret URL.
         .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPServer"]),
+        // The server: store, authentication and routes wired onto the HTTP transport.
         .target(
             name: "AlmanacServer",
             dependencies: [
