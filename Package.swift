@@ -26,14 +26,17 @@ let package = Package(
         .target(name: "CalendarStore", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CSQLite", "CLibPQ"]),
         // libmicrohttpd (Debian's libmicrohttpd-dev).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        // Transport: HTTP/1.1 on libmicrohttpd as plain request and response values.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        // HTTP as plain values: request, response, headers, status, percent-encoding, the
+        // router, documents with ETags. What every protocol layer speaks.
+        .target(name: "HTTPTypes"),
+        // Transport: HTTP/1.1 on libmicrohttpd, imported only by AlmanacServer and the CLI.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
         // OpenSSL's libcrypto (Debian's libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
         .target(name: "Accounts", dependencies: ["COpenSSL"]),
         // CalDAV and WebDAV: pure request to response over the store.
-        .target(name: "CalDAV", dependencies: ["CalendarStore", "HTTPServer", "ICalendar", "Recurrence", "CivilTime"]),
+        .target(name: "CalDAV", dependencies: ["CalendarStore", "HTTPTypes", "ICalendar", "Recurrence", "CivilTime"]),
         // Free slots and conflicts from busy time and booking rules (pure).
         .target(name: "Availability", dependencies: ["CivilTime", "Recurrence"]),
         // Month, week and day layout shared by the web pages, the API and the terminal (pure).
@@ -47,7 +50,7 @@ let package = Package(
         .target(
             name: "JSONAPI",
             dependencies: [
-                "CalendarStore", "HTTPServer", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar",
+                "CalendarStore", "HTTPTypes", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar",
                 "CalendarViews", "StoreAdapters",
             ],
             resources: [.embedInCode("Resources/openapi.json")]),
@@ -55,23 +58,25 @@ let package = Package(
         .target(
             name: "WebCalendar",
             dependencies: [
-                "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPServer",
+                "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPTypes",
                 "Accounts", "ICalendar", "CivilTime", "Recurrence",
             ],
             resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
         // Subscription feeds: a calendar's read-only .ics at a secret URL.
-        .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPServer"]),
+        .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPTypes"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
         .target(
             name: "AlmanacServer",
             dependencies: [
-                "CalendarStore", "HTTPServer", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds", "Recurrence",
+                "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
+                "Recurrence",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
             name: "AlmanacCLI",
             dependencies: [
                 "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer",
+                "HTTPTypes",
                 "Availability", "AddToCalendar",
                 "CalendarViews", "StoreAdapters",
             ]),
@@ -83,7 +88,7 @@ let package = Package(
             name: "AlmanacBenchmarks",
             dependencies: [
                 "ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport", "AlmanacServer",
-                "Accounts", "HTTPServer",
+                "Accounts", "HTTPServer", "HTTPTypes",
             ],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
@@ -100,7 +105,7 @@ let package = Package(
         // percent and form decoding, the JSON API's requests, the CLI's times.
         .executableTarget(
             name: "FuzzServer",
-            dependencies: ["CalDAV", "HTTPServer", "JSONAPI", "CalendarStore", "AlmanacCLI"],
+            dependencies: ["CalDAV", "HTTPTypes", "JSONAPI", "CalendarStore", "AlmanacCLI"],
             path: "FuzzTesting/Sources/FuzzServer"
         ),
 
@@ -116,12 +121,13 @@ let package = Package(
         .testTarget(
             name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "AlmanacTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(
             name: "AlmanacServerTests",
             dependencies: [
-                "AlmanacServer", "CalendarStore", "HTTPServer", "Accounts", "ICalendar", "CivilTime", "JSONAPI",
+                "AlmanacServer", "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
+                "JSONAPI",
                 "AlmanacTestSupport",
             ]),
         .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),
@@ -131,7 +137,7 @@ let package = Package(
             dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
 
         .testTarget(
-            name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPServer", "AlmanacTestSupport"],
+            name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],

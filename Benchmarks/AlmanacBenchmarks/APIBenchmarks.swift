@@ -3,6 +3,7 @@ import AlmanacServer
 import CalendarStore
 import Foundation
 import HTTPServer
+import HTTPTypes
 
 /// The JSON API, in process through the server's routes (token authentication,
 /// routing, the store, JSON): free slots over 90 days across 10 calendars of 10,000

@@ -1,6 +1,7 @@
 import AlmanacServer
 import CalendarStore
 import HTTPServer
+import HTTPTypes
 
 #if canImport(Glibc)
     import Glibc

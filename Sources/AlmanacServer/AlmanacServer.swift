@@ -4,6 +4,7 @@ import CalendarStore
 import Feeds
 import Foundation
 import HTTPServer
+import HTTPTypes
 import JSONAPI
 import Recurrence
 import WebCalendar

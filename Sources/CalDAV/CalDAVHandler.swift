@@ -1,5 +1,5 @@
 import CalendarStore
-import HTTPServer
+import HTTPTypes
 
 /// CalDAV (RFC 4791) and the WebDAV it builds on (RFC 4918, 5689, 6578), as a
 /// pure function from a signed-in user's request to a response, over the store.

@@ -1,4 +1,4 @@
-import HTTPServer
+import HTTPTypes
 
 /// The XML namespaces CalDAV clients use.
 public enum DAVNamespace {

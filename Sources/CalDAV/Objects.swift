@@ -1,7 +1,7 @@
 import CalendarStore
 import CivilTime
 import Foundation
-import HTTPServer
+import HTTPTypes
 import ICalendar
 
 extension DAVContext {

@@ -1,6 +1,6 @@
 import CalendarStore
 import CivilTime
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Recurrence
 

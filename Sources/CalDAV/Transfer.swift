@@ -1,5 +1,5 @@
 import CalendarStore
-import HTTPServer
+import HTTPTypes
 
 extension DAVContext {
     /// COPY and MOVE (RFC 4918 §9.8, §9.9) of a calendar object to another object path of

@@ -1,5 +1,5 @@
 import CalendarStore
-import HTTPServer
+import HTTPTypes
 
 /// Subscription feeds: each calendar's read-only iCalendar file at a secret URL
 /// (webcal), with its VTIMEZONEs and floating times anchored in the calendar's zone,

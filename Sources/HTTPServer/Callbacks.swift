@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import HTTPTypes
 
 // libmicrohttpd calls these on its own threads. They are plain global functions
 // (nonisolated, capturing nothing), as C function pointers must be; they reach the

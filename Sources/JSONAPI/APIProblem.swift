@@ -1,5 +1,5 @@
 import CalendarStore
-import HTTPServer
+import HTTPTypes
 import ICalendar
 
 /// An RFC 9457 problem: a stable `type` per kind of error, its status, and a detail

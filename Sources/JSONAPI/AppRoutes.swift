@@ -1,7 +1,7 @@
 import AddToCalendar
 import CalendarStore
 import CivilTime
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Recurrence
 

@@ -1,7 +1,7 @@
 import Availability
 import CalendarStore
 import CivilTime
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Recurrence
 import StoreAdapters

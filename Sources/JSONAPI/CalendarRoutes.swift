@@ -1,6 +1,6 @@
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import ICalendar
 
 extension APIContext {

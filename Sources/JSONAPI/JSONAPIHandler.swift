@@ -1,6 +1,6 @@
 import CalendarStore
 import CivilTime
-import HTTPServer
+import HTTPTypes
 import ICalendar
 
 /// Who is asking: a signed-in user, through their password or session (full access),

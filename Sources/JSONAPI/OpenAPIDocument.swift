@@ -1,4 +1,4 @@
-import HTTPServer
+import HTTPTypes
 
 /// The OpenAPI 3.1 description of the JSON API, `Resources/openapi.json`, embedded in
 /// the binary and served at `/api/v1/openapi.json`. A test checks that its paths and

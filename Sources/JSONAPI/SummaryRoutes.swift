@@ -1,7 +1,7 @@
 import CalendarStore
 import CalendarViews
 import CivilTime
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Recurrence
 import StoreAdapters

@@ -2,7 +2,7 @@ import AddToCalendar
 import CalendarStore
 import CalendarViews
 import CivilTime
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Recurrence
 import StoreAdapters

@@ -3,7 +3,7 @@ import Availability
 import CalendarStore
 import CalendarViews
 import CivilTime
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Recurrence
 import StoreAdapters

@@ -1,4 +1,4 @@
-import HTTPServer
+import HTTPTypes
 
 /// HTML written by hand: every piece of user text goes through `escape`.
 enum HTML {

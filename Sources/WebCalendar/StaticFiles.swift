@@ -1,4 +1,4 @@
-import HTTPServer
+import HTTPTypes
 
 /// The stylesheet and script, `Resources/app.css` and `Resources/app.js`, embedded in
 /// the binary by SwiftPM (no CDN, no build step) and served with an ETag.

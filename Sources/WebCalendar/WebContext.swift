@@ -4,7 +4,7 @@ import CalendarStore
 import CalendarViews
 import CivilTime
 import Foundation
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Recurrence
 

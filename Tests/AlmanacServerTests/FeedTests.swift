@@ -3,6 +3,7 @@ import AlmanacServer
 import AlmanacTestSupport
 import CalendarStore
 import HTTPServer
+import HTTPTypes
 import Testing
 
 /// Subscription feeds through the server's routes, in process.

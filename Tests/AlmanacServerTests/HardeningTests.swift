@@ -1,7 +1,7 @@
 import Accounts
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import JSONAPI
 import Synchronization

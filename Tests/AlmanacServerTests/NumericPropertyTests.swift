@@ -1,6 +1,6 @@
 import AlmanacTestSupport
 import CalendarStore
-import HTTPServer
+import HTTPTypes
 import ICalendar
 import Testing
 

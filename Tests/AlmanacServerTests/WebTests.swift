@@ -5,6 +5,7 @@ import CalendarStore
 import CivilTime
 import Foundation
 import HTTPServer
+import HTTPTypes
 import ICalendar
 import Testing
 

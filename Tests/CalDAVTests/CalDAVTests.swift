@@ -2,7 +2,7 @@ import AlmanacTestSupport
 import CalDAV
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import Testing
 
 /// CalDAV as request → response, over a real SQLite store in a temporary directory.

@@ -1,7 +1,7 @@
 import CalDAV
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import Testing
 
 /// What a conformance checker asks beyond the everyday paths: one spelling per href,

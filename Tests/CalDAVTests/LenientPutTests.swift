@@ -2,7 +2,7 @@ import AlmanacTestSupport
 import CalDAV
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import Testing
 
 /// PUT reads what clients actually send, leniently, and tells the client in `Warning`

@@ -1,7 +1,7 @@
 import CalDAV
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import Testing
 
 /// Reports beyond the basics: sync in pages, alarm time ranges, limit-recurrence-set,

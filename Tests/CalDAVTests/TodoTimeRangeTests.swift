@@ -1,7 +1,7 @@
 import CalDAV
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import Testing
 
 /// VTODO time ranges by RFC 4791 §9.9's table. Each row is one line of the table (and a

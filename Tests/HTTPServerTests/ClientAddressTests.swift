@@ -1,4 +1,4 @@
-import HTTPServer
+import HTTPTypes
 import Testing
 
 /// `X-Forwarded-For` names the client only behind a trusted proxy (README, "Scaling out").

@@ -1,6 +1,7 @@
 import AlmanacTestSupport
 import Foundation
 import HTTPServer
+import HTTPTypes
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -2,7 +2,7 @@ import AlmanacCLI
 import CalDAV
 import CalendarStore
 import Foundation
-import HTTPServer
+import HTTPTypes
 import JSONAPI
 
 /// The byte parsers of the server's outer layers, one fuzz target each (chosen with
