@@ -99,25 +99,27 @@ extension DatabaseEventStore {
         let existing = checked.existing
         let etag = Identifiers.etag(for: data, sequence: sequence)
         let now = WallClock.now()
-        var timing: [SQLValue] = [nil, nil, nil, nil]
-        if let single = summary.single {
-            let kind = SingleTiming(single.start)
-            timing = [
-                .int(kind.rawValue), .int(kind.key(single.start)), .int(kind.key(single.end)), .optional(single.tzid),
-            ]
-        }
-        let values: [SQLValue] =
-            [
-                .text(object.uid), .text(object.componentType.rawValue), .text(etag), .int(sequence),
-                .optional(summary.title),
-                .int(summary.firstStart), .optional(summary.lastEnd), .int(summary.isRecurring ? 1 : 0),
-                .optional(summary.alarmReach),
-            ] + timing + [
-                .optional(summary.status?.rawValue),
+        // The derived columns, by name: the UPDATE and the INSERT are written from this list,
+        // so a value can never land in another column.
+        let single = summary.single
+        let kind = single.map { SingleTiming($0.start) }
+        let startKey = single.flatMap { single in kind?.key(single.start) }
+        let endKey = single.flatMap { single in kind?.key(single.end) }
+        let columns: [(name: String, value: SQLValue)] = [
+            ("uid", .text(object.uid)), ("component", .text(object.componentType.rawValue)), ("etag", .text(etag)),
+            ("sequence", .int(sequence)), ("summary", .optional(summary.title)),
+            ("first_start", .int(summary.firstStart)),
+            ("last_end", .optional(summary.lastEnd)), ("recurring", .int(summary.isRecurring ? 1 : 0)),
+            ("alarm_reach", .optional(summary.alarmReach)), ("time_kind", .optional(kind?.rawValue)),
+            ("start_key", .optional(startKey)), ("end_key", .optional(endKey)),
+            ("tzid", .optional(single?.tzid)), ("status", .optional(summary.status?.rawValue)),
+            (
+                "categories",
                 summary.categories.isEmpty
-                    ? nil : .text(summary.categories.joined(separator: SingleTiming.categorySeparator)), .int(now),
-                .int(data.count), .int(summary.isTransparent ? 1 : 0),
-            ]
+                    ? nil : .text(summary.categories.joined(separator: SingleTiming.categorySeparator))
+            ),
+            ("modified", .int(now)), ("size", .int(data.count)), ("transparent", .int(summary.isTransparent ? 1 : 0)),
+        ]
         let rowID: Int64
         let identifier: String
         if let existing {
@@ -127,20 +129,19 @@ extension DatabaseEventStore {
                 "UPDATE calendars SET object_bytes = object_bytes + ? - (SELECT size FROM objects WHERE id = ?) WHERE id = ?",
                 [.int(data.count), .integer(rowID), .integer(calendar.rowID)])
             try connection.run(
-                """
-                UPDATE objects SET uid = ?, component = ?, etag = ?, sequence = ?, summary = ?, first_start = ?,
-                    last_end = ?, recurring = ?, alarm_reach = ?, time_kind = ?, start_key = ?, end_key = ?, tzid = ?, status = ?,
-                    categories = ?, modified = ?, size = ?, transparent = ? WHERE id = ?
-                """, values + [.integer(rowID)])
+                "UPDATE objects SET " + columns.map { $0.name + " = ?" }.joined(separator: ", ") + " WHERE id = ?",
+                columns.map(\.value) + [.integer(rowID)])
         } else {
             identifier = Identifiers.newUUID()
+            let all =
+                columns + [
+                    ("identifier", .text(identifier)), ("calendar_id", .integer(calendar.rowID)), ("name", .text(name)),
+                    ("created", .int(now)),
+                ]
             let inserted = try connection.firstRow(
-                """
-                INSERT INTO objects (uid, component, etag, sequence, summary, first_start, last_end, recurring,
-                    alarm_reach, time_kind, start_key, end_key, tzid, status, categories, modified, size, transparent, identifier, calendar_id,
-                    name, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-                """, values + [.text(identifier), .integer(calendar.rowID), .text(name), .int(now)], { $0.int64(0) })
+                "INSERT INTO objects (" + all.map(\.name).joined(separator: ", ") + ") VALUES ("
+                    + all.map { _ in "?" }.joined(separator: ", ") + ") RETURNING id",
+                all.map(\.value), { $0.int64(0) })
             guard let inserted else { throw StoreError(.database, "the new object's row was not returned") }
             rowID = inserted
             try connection.run(
