@@ -53,6 +53,12 @@ enum CommandTable {
         "--tz", "ZONE", "the IANA zone times are read and shown in (Europe/Berlin)",
         .value("the calendar's zone, else $TZ, else /etc/localtime"))
 
+    /// The filters of the commands that list what a range holds.
+    static let onlyCalendarOption = OptionSpec.valued(
+        "--calendar", "TITLE", "only this calendar", .value("every calendar"))
+    static let onlyTitleOption = OptionSpec.valued(
+        "--title", "TEXT", "only titles containing this (ignoring case)", .value("any title"))
+
     static let whenText = """
         WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM" (in --tz, else the calendar's zone,
         else the local zone), a time ending in Z (UTC), today or tomorrow.
@@ -232,8 +238,8 @@ enum CommandTable {
     static let list = CommandSpec(
         ["list"], summary: "occurrences in start order, with their identifiers",
         options: rangeOptions(days: "30 days") + [
-            .valued("--calendar", "TITLE", "only this calendar", .value("every calendar")),
-            .valued("--title", "TEXT", "only titles containing this (ignoring case)", .value("any title")),
+            onlyCalendarOption,
+            onlyTitleOption,
             zoneOption,
             .flag("--json", "a JSON array of objects instead of lines"),
         ] + storeOptions,
@@ -243,8 +249,8 @@ enum CommandTable {
     static let agenda = CommandSpec(
         ["agenda"], summary: "the next days' events, by day",
         options: rangeOptions(days: "7 days") + [
-            .valued("--calendar", "TITLE", "only this calendar", .value("every calendar")),
-            .valued("--title", "TEXT", "only titles containing this (ignoring case)", .value("any title")),
+            onlyCalendarOption,
+            onlyTitleOption,
             zoneOption,
         ] + storeOptions,
         example: "almanac agenda --calendar Trainings",
@@ -325,7 +331,7 @@ enum CommandTable {
     static let alarms = CommandSpec(
         ["alarms"], summary: "alarms that fire in a range, through recurrence",
         options: rangeOptions(days: "1 day") + [
-            .valued("--calendar", "TITLE", "only this calendar", .value("every calendar")),
+            onlyCalendarOption,
             zoneOption,
             .flag("--json", "a JSON array of objects instead of lines"),
         ] + storeOptions,

@@ -91,15 +91,7 @@ import Testing
         // past that point says it could not expand it.
         let fixture = try StoreFixture(backend)
         let work = try fixture.calendar()
-        _ = try fixture.store.putResource(
-            resource(
-                vevent(
-                    uid: "midnight",
-                    [
-                        "DTSTART:20261201T000000Z", "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40",
-                        "SUMMARY:Midnight",
-                    ])),
-            name: "midnight.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        try Self.putMidnightSeries(fixture, calendar: work.id)
         let day30 = TimeRange(start: utc(2026, 12, 30), end: utc(2026, 12, 31))
         let found = try fixture.store.occurrences(
             in: day30, calendars: [work.id], matching: .all, timeZone: nil, limit: .max)
@@ -113,19 +105,25 @@ import Testing
 }
 
 extension TruncationTests {
+    /// One instance a day at midnight for 40 days, from a secondly rule: every second is a
+    /// step, so the 2,000,000 steps of one series end after about 23 days.
+    static func putMidnightSeries(_ fixture: StoreFixture, calendar: String, extra: [String] = []) throws {
+        _ = try fixture.store.putResource(
+            resource(
+                vevent(
+                    uid: "midnight",
+                    ["DTSTART:20261201T000000Z"] + extra + [
+                        "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40", "SUMMARY:Midnight",
+                    ])),
+            name: "midnight.ics", calendar: calendar, ifMatch: nil, ifNoneMatch: false)
+    }
+
     @Test(arguments: Backend.allCases) func busyTimeOfACutSeriesCoversWhatItCouldNotExpand(_ backend: Backend) throws {
         // The midnight series stops about 23 days in: the nights after that are not known,
         // so the time from its last known night to the range's end counts as busy.
         let fixture = try StoreFixture(backend)
         let work = try fixture.calendar()
-        _ = try fixture.store.putResource(
-            resource(
-                vevent(
-                    uid: "midnight",
-                    [
-                        "DTSTART:20261201T000000Z", "DURATION:PT1M",
-                        "RRULE:FREQ=SECONDLY;BYHOUR=0;BYMINUTE=0;BYSECOND=0;COUNT=40", "SUMMARY:Midnight",
-                    ])), name: "midnight.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        try Self.putMidnightSeries(fixture, calendar: work.id, extra: ["DURATION:PT1M"])
         let january = TimeRange(start: utc(2027, 1, 1), end: utc(2027, 1, 8))
         let busy = try fixture.store.busyTime(in: january, calendars: [work.id], timeZone: nil)
         // 2027-01-05T00:00Z is the 36th night: busy.
