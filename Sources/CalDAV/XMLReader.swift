@@ -118,6 +118,9 @@ struct XMLReader {
         index += 1
         let tag = try name()
         var raw: [(name: ArraySlice<UInt8>, value: String)] = []
+        // The names seen, so a repeated one is found in constant time (a tag may carry as many
+        // attributes as the body has room for).
+        var seen = Set<ArraySlice<UInt8>>()
         var scope = parent
         while true {
             let hadSpace = skipSpace()
@@ -145,7 +148,7 @@ struct XMLReader {
             var value: [UInt8] = []
             try decode(bytes[start..<index], into: &value, attribute: true)
             index += 1
-            guard !raw.contains(where: { $0.name.elementsEqual(attribute) }) else {
+            guard seen.insert(attribute).inserted else {
                 throw fail("the attribute \(String(decoding: attribute, as: UTF8.self)) appears twice")
             }
             let text = String(decoding: value, as: UTF8.self)
