@@ -76,15 +76,19 @@ public final class Authenticator: Sendable {
                 return .success(nil)
             }
         }
-        var found: User??
+        var user: User?
+        var lookedUp = false
         if throttle.delay(user: credentials.user, address: address) == 0 {
             switch lookUp() {
             case .failure(let failure): return .failure(failure)
-            case .success(let user):
-                if let user, let stored = user.passwordHash, verified.contains(credentials, hash: stored) {
-                    return .success(user.name)
+            case .success(let found):
+                if let found, let stored = found.passwordHash, verified.contains(credentials, hash: stored) {
+                    // A good sign-in forgets the earlier failures, as a hashed one does.
+                    throttle.recordSuccess(user: credentials.user, address: address)
+                    return .success(found.name)
                 }
-                found = .some(user)
+                user = found
+                lookedUp = true
             }
         }
         if let wait = throttle.beginAttempt(user: credentials.user, address: address) {
@@ -92,15 +96,14 @@ public final class Authenticator: Sendable {
                 WebSignInFailure(
                     message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up))))
         }
-        if found == nil {
+        if !lookedUp {
             switch lookUp() {
-            case .success(let user): found = .some(user)
+            case .success(let found): user = found
             case .failure(let failure):
                 throttle.cancelAttempt(user: credentials.user, address: address)
                 return .failure(failure)
             }
         }
-        let user = found ?? nil
         let stored = user?.passwordHash
         let hash = stored.flatMap(PasswordHash.init)
         let matches = gate.run { () -> Bool in

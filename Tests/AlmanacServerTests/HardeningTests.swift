@@ -261,6 +261,12 @@ extension APITests {
         }
         done.wait()
         #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 20))
+        // A good sign-in that skips the hash still forgets earlier mistypes: four, a right one
+        // (from the recently verified cache), four more, and carol still signs in.
+        #expect((0..<4).map { _ in send("mistyped") } == Array(repeating: 401, count: 4))
+        #expect(send("right one") == 200)
+        #expect((0..<4).map { _ in send("mistyped") } == Array(repeating: 401, count: 4))
+        #expect(send("right one") == 200)
         // Five wrong guesses lock carol out from this address: then even the right password
         // is not checked there (429), while another address still signs in.
         #expect((0..<5).map { _ in send("wrong") } == Array(repeating: 401, count: 5))
