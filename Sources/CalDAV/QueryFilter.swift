@@ -203,8 +203,12 @@ extension QueryFilter {
     /// Whether a calendar object's to-do overlaps `range`: each instance of a recurring
     /// one (overrides included) by the table, with its own DTSTART and its DUE or
     /// DTSTART+DURATION; floating and date values in `zone`. A to-do with neither DTSTART
-    /// nor DUE has no instances: its COMPLETED and CREATED decide.
-    static func todoOverlaps(_ calendar: Component, range: TimeRange, zone: ZoneRules) -> Bool {
+    /// nor DUE has no instances: its COMPLETED and CREATED decide. A recurring one whose
+    /// expansion `steps` (its share of the request's budget) cannot finish counts as
+    /// overlapping: the answer may hold one to-do too many, never one too few.
+    static func todoOverlaps(
+        _ calendar: Component, range: TimeRange, zone: ZoneRules, steps: Int = ExpansionBudget.perRequest.steps
+    ) -> Bool {
         let todos = calendar.components(named: "VTODO")
         guard let master = todos.first(where: { $0.property("RECURRENCE-ID") == nil }) ?? todos.first else {
             return false
@@ -226,11 +230,12 @@ extension QueryFilter {
         // The instances touching the range, one second wider on each side so that those the
         // table takes at its edges are among them; the table then decides. Those that fail it
         // sit at the edges, so a few suffice to find one that passes, if any does.
-        var budget = ExpansionBudget.perRequest
+        var budget = ExpansionBudget(steps: steps)
         let found = prepared.expand(
             from: range.start.subtractingReportingOverflow(1).partialValue,
             to: range.end.addingReportingOverflow(1).partialValue,
             viewerZone: zone, limit: 16, budget: &budget)
+        if !found.isComplete && found.occurrences.count < 16 { return true }
         return found.occurrences.contains { occurrence in
             let component = occurrence.component
             let start = occurrence.start.instant(in: zone)
@@ -259,12 +264,14 @@ extension DAVContext {
         let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let names = try store.resources(calendar: calendar.id).filter { $0.componentType == .todo }.map(\.name)
         let stored = try store.resources(named: names, calendar: calendar.id)
-        // Read and judged on every core.
+        // Read and judged on every core; the to-dos share the request's expansion budget
+        // (each at least enough for an ordinary series), so one query's work stays bounded.
+        let share = max(100_000, ExpansionBudget.perRequest.steps / max(1, stored.count))
         let overlaps = Parallel.map(stored) { resource in
             guard let root = try? ICalendarParser.parse(resource.data, options: .lenient).components.first else {
                 return false
             }
-            return QueryFilter.todoOverlaps(root, range: range, zone: zone)
+            return QueryFilter.todoOverlaps(root, range: range, zone: zone, steps: share)
         }
         return zip(stored, overlaps).filter(\.1).map(\.0.info)
     }
