@@ -126,10 +126,10 @@ public struct CalDAVHandler: Sendable {
 
     /// 405 with `Allow` for a method this resource does not answer (saying why when the
     /// method is a deliberately unsupported one), 501 for a method the server does not know.
-    static func notAllowed(_ method: String, on path: DAVPath, _ message: String? = nil) -> HTTPResponse {
+    static func notAllowed(_ method: String, on path: DAVPath) -> HTTPResponse {
         let known = methods.contains(method) || unsupported[method] != nil
         let reason =
-            message ?? unsupported[method]
+            unsupported[method]
             ?? (known ? "\(method) is not answered here" : "\(method) is not a method this server implements")
         var response = DAVError.response(status: known ? 405 : 501, reason)
         response.headers.set("Allow", allowed(on: path).joined(separator: ", "))

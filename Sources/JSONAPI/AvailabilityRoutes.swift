@@ -230,19 +230,12 @@ extension APIContext {
         return json(.object([("conflicts", .array(found)), ("truncated", .bool(!checkedAll))]))
     }
 
-    /// The conflicts of a proposed event with busy time, as JSON: its occurrences over the
-    /// next configured range (at most the first 1,000 of them, ``maxProposedOccurrences``),
-    /// each against the busy blocks. `checkedAll` becomes false when it had more.
-    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:]) throws(APIProblem)
-        -> [JSONValue]
-    {
-        var checkedAll = true
-        return try conflicts(of: event, calendars: calendars, options: options, checkedAll: &checkedAll)
-    }
-
     /// The most occurrences of a proposed event checked for conflicts.
     static let maxProposedOccurrences = 1_000
 
+    /// The conflicts of a proposed event with busy time, as JSON: its occurrences over the
+    /// next configured range (at most the first 1,000 of them, ``maxProposedOccurrences``),
+    /// each against the busy blocks. `checkedAll` becomes false when it had more.
     func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:], checkedAll: inout Bool)
         throws(APIProblem) -> [JSONValue]
     {

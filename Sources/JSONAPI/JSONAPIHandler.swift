@@ -293,16 +293,18 @@ struct APIContext {
             ("occurrences", .array(items.map(render))), ("truncated", .bool(true)),
         ]
         if let resume { members.append(("continueFrom", .string(Self.utc(resume)))) }
-        let series: [JSONValue] = list.truncatedSeries.map { series in
-            .object([
-                ("eventId", .string(series.eventIdentifier)), ("calendarId", .string(series.calendarIdentifier)),
-                ("uid", .string(series.externalIdentifier)), ("title", series.title.map(JSONValue.string) ?? .null),
-                ("listed", .integer(series.listed)),
-                ("lastListedStart", series.lastListedStart.map { .string(Self.utc($0)) } ?? .null),
-            ])
-        }
-        members.append(("truncatedSeries", .array(series)))
+        members.append(("truncatedSeries", .array(list.truncatedSeries.map(Self.json))))
         return json(.object(members))
+    }
+
+    /// A series a bound of expansion cut (the `TruncatedSeries` schema).
+    static func json(_ series: TruncatedEvent) -> JSONValue {
+        .object([
+            ("eventId", .string(series.eventIdentifier)), ("calendarId", .string(series.calendarIdentifier)),
+            ("uid", .string(series.externalIdentifier)), ("title", series.title.map(JSONValue.string) ?? .null),
+            ("listed", .integer(series.listed)),
+            ("lastListedStart", series.lastListedStart.map { .string(Self.utc($0)) } ?? .null),
+        ])
     }
 
     static func utc(_ seconds: Int) -> String { CivilDateTime(secondsSinceEpoch: seconds).description + "Z" }

@@ -86,19 +86,7 @@ extension APIContext {
             ("truncated", .bool(!found.isComplete)),
         ]
         if !found.isComplete {
-            members.append(
-                (
-                    "truncatedSeries",
-                    .array(
-                        found.truncatedSeries.map { series in
-                            .object([
-                                ("eventId", .string(series.eventIdentifier)),
-                                ("uid", .string(series.externalIdentifier)),
-                                ("title", series.title.map(JSONValue.string) ?? .null),
-                                ("lastListedStart", series.lastListedStart.map { .string(Self.utc($0)) } ?? .null),
-                            ])
-                        })
-                ))
+            members.append(("truncatedSeries", .array(found.truncatedSeries.map(Self.json))))
         }
         return json(.object(members))
     }

@@ -88,7 +88,7 @@ extension WebContext {
             \(grid)
             </main>
             <aside class="side">
-            \(calendarList(view))
+            \(calendarList(view, colors: colors))
             \(settingsForm(view))
             <form method="post" action="/logout"><input type="hidden" name="csrf" value="\(HTML.escape(session.csrfToken))"><button type="submit">Sign out</button></form>
             </aside>
@@ -305,8 +305,7 @@ extension WebContext {
         return clock(local.time.hour * 60 + local.time.minute)
     }
 
-    func calendarList(_ view: ViewParameters) -> String {
-        let colors = CalendarPalette.displayColors(of: view.calendars)
+    func calendarList(_ view: ViewParameters, colors: [String: String]) -> String {
         // A GET form: visibility toggles work without JavaScript (Apply), and the
         // script submits on change.
         var html = "<form class=\"calendars\" method=\"get\" action=\"/calendar\" data-autosubmit>"
