@@ -44,8 +44,11 @@ public struct ExpansionBudget: Sendable {
     /// Whether nothing is left.
     public var isSpent: Bool { steps <= 0 }
 
-    /// Asked every ``checkInterval`` steps: when it says the work is no longer wanted (the
-    /// client went away), the budget counts as spent and the expansions stop.
+    /// Asked when a series' steps are spent (after each series, once ``checkInterval``
+    /// steps have gone since the last question): when it says the work is no longer wanted
+    /// (the client went away), the budget counts as spent and the series left are not
+    /// expanded. A series under way runs to its own bound (at most
+    /// ``ExpansionLimits/maxSteps``) first.
     @TaskLocal public static var isCancelled: (@Sendable () -> Bool)?
     static let checkInterval = 100_000
     private var sinceCheck = 0
