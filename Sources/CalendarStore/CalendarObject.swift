@@ -224,7 +224,7 @@ struct CalendarObject {
                 let expanded = try expansion.expand(members, uid: uid, from: nil, to: nil)
                 let occurrences = expanded.occurrences
                 // A series a bound stopped goes on past its last listed instance: its box stays open.
-                if !expanded.isComplete || occurrences.count >= limits.maxInstances { open = true }
+                if !expanded.isComplete { open = true }
                 if members.count == 1, !isRecurring, occurrences.count == 1 { single = occurrences[0] }
                 for occurrence in occurrences { include(occurrence) }
             }

@@ -105,6 +105,25 @@ import Testing
 }
 
 extension TruncationTests {
+    /// A series of exactly as many instances as the bound allows is whole: its index box
+    /// ends with its last instance (minute 99,999 from 2026-12-01 is 2027-02-08 10:39),
+    /// so a range long after is not offered it.
+    @Test(arguments: Backend.allCases) func aSeriesAtExactlyTheBoundIsWhole(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let work = try fixture.calendar()
+        _ = try fixture.store.putResource(
+            resource(
+                vevent(uid: "exact", ["DTSTART:20261201T000000Z", "RRULE:FREQ=MINUTELY;COUNT=100000", "SUMMARY:Exact"])),
+            name: "exact.ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        let later = TimeRange(start: utc(2028, 1, 1), end: utc(2028, 1, 2))
+        #expect(try fixture.store.resources(overlapping: later, componentType: .event, calendar: work.id).isEmpty)
+        let lastDay = TimeRange(start: utc(2027, 2, 8), end: utc(2027, 2, 9))
+        let found = try fixture.store.occurrences(
+            in: lastDay, calendars: [work.id], matching: .all, timeZone: nil, limit: .max)
+        // 2027-02-08T00:00Z is minute 99,360 (69 days on); the last is minute 99,999: 640 that day.
+        #expect(found.isComplete && found.occurrences.count == 640)
+    }
+
     /// One instance a day at midnight for 40 days, from a secondly rule: every second is a
     /// step, so the 2,000,000 steps of one series end after about 23 days.
     static func putMidnightSeries(_ fixture: StoreFixture, calendar: String, extra: [String] = []) throws {
