@@ -77,10 +77,14 @@ public final class AlmanacServer: Sendable {
             let isAPI = request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/")
             if request.headers["Authorization"] == nil, web.session(for: request) != nil { return nil }
             if isAPI {
-                if case .failure(let error) = authenticator.authenticateAPI(request) { return error.response }
+                if case .failure(let failure) = authenticator.authenticateAPI(request) {
+                    return JSONAPIHandler.response(for: failure)
+                }
                 return nil
             }
-            if case .failure(let error) = authenticator.authenticate(request) { return error.response }
+            if case .failure(let failure) = authenticator.authenticate(request) {
+                return CalDAVHandler.response(for: failure)
+            }
             return nil
         }
     }
@@ -96,8 +100,8 @@ public final class AlmanacServer: Sendable {
         let caldav = CalDAVHandler(backend: backend)
         let dav: HTTPResponder = { request in
             switch authenticator.authenticate(request) {
-            case .failure(let error):
-                return error.response
+            case .failure(let failure):
+                return CalDAVHandler.response(for: failure)
             case .success(let user):
                 return caldav.respond(to: request, user: user)
             }
@@ -132,13 +136,13 @@ public final class AlmanacServer: Sendable {
                 if safe || Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) {
                     response = api.respond(to: request, as: APIPrincipal(user: session.user))
                 } else {
-                    response = JSONAPIHandler.problem(
-                        status: 403, "a change from the web pages needs the page's X-CSRF-Token")
+                    response = JSONAPIHandler.forbidden("a change from the web pages needs the page's X-CSRF-Token")
                 }
             } else {
                 switch authenticator.authenticateAPI(request) {
-                case .failure(let error): response = error.response
-                case .success(let principal): response = api.respond(to: request, as: principal)
+                case .failure(let failure): response = JSONAPIHandler.response(for: failure)
+                case .success(let signedIn):
+                    response = api.respond(to: request, as: APIPrincipal(user: signedIn.user, token: signedIn.token))
                 }
             }
             if let origin = request.headers["Origin"], allowedOrigins.contains(origin) {
@@ -156,7 +160,7 @@ public final class AlmanacServer: Sendable {
     /// A CORS preflight (no sign-in): allowed for the configured origins only.
     static func preflight(_ request: HTTPRequest, allowedOrigins: Set<String>) -> HTTPResponse {
         guard let origin = request.headers["Origin"], allowedOrigins.contains(origin) else {
-            return JSONAPIHandler.problem(status: 403, "this origin may not call the API from a browser")
+            return JSONAPIHandler.forbidden("this origin may not call the API from a browser")
         }
         return HTTPResponse(
             status: 204,

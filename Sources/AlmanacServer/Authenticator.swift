@@ -2,12 +2,10 @@ import Accounts
 import CalendarStore
 import Foundation
 import HTTPTypes
-import JSONAPI
-import WebCalendar
 
-/// HTTP Basic authentication against the users in the store (RFC 7617), with
-/// throttling of failed logins per user and address. Every 401 carries
-/// `WWW-Authenticate: Basic realm="Almanac"`.
+/// HTTP Basic authentication against the users in the store (RFC 7617) and personal
+/// API tokens, with throttling of failed logins per user and address. A failure is an
+/// ``AuthenticationFailure`` that the protocol asked renders in its own form.
 public final class Authenticator: Sendable {
     let backend: any StoreBackend
     let throttle: LoginThrottle
@@ -25,34 +23,11 @@ public final class Authenticator: Sendable {
         self.gate = gate
     }
 
-    static let challenge: HTTPHeaders = ["WWW-Authenticate": "Basic realm=\"Almanac\", charset=\"UTF-8\""]
-
-    /// The signed-in user's name, or the response to send instead (401, or 429 while throttled).
-    public func authenticate(_ request: HTTPRequest) -> Result<String, HTTPResponseError> {
+    /// The signed-in user's name (HTTP Basic), or why not.
+    public func authenticate(_ request: HTTPRequest) -> Result<String, AuthenticationFailure> {
         guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header)
-        else {
-            return .failure(
-                HTTPResponseError(
-                    .text(
-                        401, "401 Unauthorized: sign in with your Almanac user name and password\n",
-                        headers: Self.challenge)))
-        }
-        switch verify(credentials, address: request.remoteAddress) {
-        case .success(let user): return .success(user)
-        case .failure(let failure):
-            var headers = Self.challenge
-            if failure.isUnavailable {
-                return .failure(
-                    HTTPResponseError(
-                        .text(503, "503 Service Unavailable: \(failure.message)\n", headers: ["Retry-After": "1"])))
-            }
-            if let wait = failure.retryAfter {
-                headers.set("Retry-After", String(wait))
-                return .failure(
-                    HTTPResponseError(.text(429, "429 Too Many Requests: \(failure.message)\n", headers: headers)))
-            }
-            return .failure(HTTPResponseError(.text(401, "401 Unauthorized: \(failure.message)\n", headers: headers)))
-        }
+        else { return .failure(.missingCredentials) }
+        return verify(credentials, address: request.remoteAddress)
     }
 
     /// Checks a user name and password (throttled per user and address): the user's
@@ -64,14 +39,13 @@ public final class Authenticator: Sendable {
     /// password is hashed (parallel guesses get no extra tries), an unknown user costs the
     /// same hash as a known one, and hashes run at most one per core at a time (503 when
     /// no turn comes).
-    public func verify(_ credentials: BasicCredentials, address: String) -> Result<String, WebSignInFailure> {
-        func lookUp() -> Result<User?, WebSignInFailure> {
+    public func verify(_ credentials: BasicCredentials, address: String) -> Result<String, AuthenticationFailure> {
+        func lookUp() -> Result<User?, AuthenticationFailure> {
             do {
                 return .success(try backend.user(named: credentials.user))
             } catch  where error.code == .database {
                 // Not a wrong password: the database did not answer (PostgreSQL restarting).
-                return .failure(
-                    WebSignInFailure(message: "the store is unavailable; try again shortly", isUnavailable: true))
+                return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
             } catch {
                 return .success(nil)
             }
@@ -92,9 +66,7 @@ public final class Authenticator: Sendable {
             }
         }
         if let wait = throttle.beginAttempt(user: credentials.user, address: address) {
-            return .failure(
-                WebSignInFailure(
-                    message: "too many failed sign-ins; try again later", retryAfter: Int(wait.rounded(.up))))
+            return .failure(.throttled(retryAfter: Int(wait.rounded(.up))))
         }
         if !lookedUp {
             switch lookUp() {
@@ -115,64 +87,44 @@ public final class Authenticator: Sendable {
         }
         guard let matches else {
             throttle.cancelAttempt(user: credentials.user, address: address)
-            return .failure(
-                WebSignInFailure(
-                    message: "the server is busy checking passwords; try again shortly", isUnavailable: true))
+            return .failure(.unavailable(reason: "the server is busy checking passwords; try again shortly"))
         }
         guard matches, let user, let stored else {
-            return .failure(WebSignInFailure(message: "wrong user name or password"))
+            return .failure(.wrongCredentials)
         }
         verified.insert(credentials, hash: stored)
         throttle.recordSuccess(user: credentials.user, address: address)
         return .success(user.name)
     }
 
-    /// Who an API request comes from: a personal token (`Authorization: Bearer …`) or
-    /// a user and password (Basic). Failures are problem documents.
+    /// Who an API request comes from: the user, and the personal token it used
+    /// (`Authorization: Bearer …`), or nil for a user and password (Basic).
     ///
     /// A token is looked up before the throttle is asked: a valid token always works
     /// (and clears its address's failures), and only unknown tokens are throttled.
-    public func authenticateAPI(_ request: HTTPRequest) -> Result<APIPrincipal, HTTPResponseError> {
-        if let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") {
-            let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-            let address = "token " + request.remoteAddress
-            var found: APIToken?
-            if APITokenSecret.isWellFormed(token) {
-                do {
-                    found = try backend.apiToken(secretHash: APITokenSecret.hash(token))
-                } catch {
-                    return .failure(
-                        HTTPResponseError(
-                            JSONAPIHandler.problem(
-                                status: 503, "the store is unavailable; try again shortly",
-                                headers: ["Retry-After": "1"])))
-                }
-            }
-            if let found {
-                throttle.recordSuccess(user: "", address: address)
-                return .success(APIPrincipal(user: found.user, token: found))
-            }
-            if let wait = throttle.beginAttempt(user: "", address: address) {
-                return .failure(
-                    HTTPResponseError(
-                        JSONAPIHandler.problem(
-                            status: 429, "too many failed sign-ins; try again later",
-                            headers: ["Retry-After": String(Int(wait.rounded(.up)))])))
-            }
-            return .failure(
-                HTTPResponseError(
-                    JSONAPIHandler.problem(status: 401, "the API token is unknown or revoked", headers: Self.challenge))
-            )
+    public func authenticateAPI(_ request: HTTPRequest) -> Result<
+        (user: String, token: APIToken?), AuthenticationFailure
+    > {
+        guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else {
+            return authenticate(request).map { ($0, nil) }
         }
-        switch authenticate(request) {
-        case .success(let user): return .success(APIPrincipal(user: user))
-        case .failure(let failure):
-            let detail =
-                String(decoding: failure.response.body, as: UTF8.self).split(separator: ":", maxSplits: 1).last
-                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "sign in"
-            return .failure(
-                HTTPResponseError(
-                    JSONAPIHandler.problem(status: failure.response.status, detail, headers: failure.response.headers)))
+        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let address = "token " + request.remoteAddress
+        var found: APIToken?
+        if APITokenSecret.isWellFormed(token) {
+            do {
+                found = try backend.apiToken(secretHash: APITokenSecret.hash(token))
+            } catch {
+                return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
+            }
         }
+        if let found {
+            throttle.recordSuccess(user: "", address: address)
+            return .success((found.user, found))
+        }
+        if let wait = throttle.beginAttempt(user: "", address: address) {
+            return .failure(.throttled(retryAfter: Int(wait.rounded(.up))))
+        }
+        return .failure(.unknownToken)
     }
 }

@@ -1,3 +1,4 @@
+import Accounts
 import CalendarStore
 import HTTPTypes
 
@@ -68,6 +69,11 @@ public struct CalDAVHandler: Sendable {
     /// (the ACL method) and `calendar-auto-schedule` (RFC 6638) are deliberately absent.
     static let compliance = "1, 3, calendar-access, extended-mkcol"
 
+    /// The answer to a request that could not be signed in.
+    public static func response(for failure: AuthenticationFailure) -> HTTPResponse {
+        DAVError(failure).response
+    }
+
     /// Answers `request` for `user` (already authenticated).
     public func respond(to request: HTTPRequest, user: String) -> HTTPResponse {
         var response = answer(request, user: user)
@@ -98,7 +104,7 @@ public struct CalDAVHandler: Sendable {
         do {
             store = try backend.eventStore(for: user)
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
         let context = DAVContext(store: store, user: user, request: request, path: path, handler: self)
         switch request.method {
@@ -131,7 +137,7 @@ public struct CalDAVHandler: Sendable {
         let reason =
             unsupported[method]
             ?? (known ? "\(method) is not answered here" : "\(method) is not a method this server implements")
-        var response = DAVError.response(status: known ? 405 : 501, reason)
+        var response = DAVError(known ? 405 : 501, reason).response
         response.headers.set("Allow", allowed(on: path).joined(separator: ", "))
         return response
     }
@@ -149,16 +155,16 @@ struct DAVContext {
 
     /// The request body as XML whose root is `{namespace}name` (any root when nil), or
     /// the 400 to answer: malformed or hostile XML, or the wrong root element.
-    func body(_ namespace: String? = nil, _ name: String? = nil) -> Result<XMLElement, HTTPResponseError> {
+    func body(_ namespace: String? = nil, _ name: String? = nil) -> Result<XMLElement, DAVError> {
         let element: XMLElement
         do {
             element = try XMLBody.parse(request.body)
         } catch {
-            return .failure(HTTPResponseError(DAVError.response(status: 400, error.description)))
+            return .failure(DAVError(400, error.description))
         }
         if let namespace, let name, element.namespace != namespace || element.name != name {
             return .failure(
-                HTTPResponseError(DAVError.response(status: 400, "the body of \(request.method) is a \(name) element")))
+                DAVError(400, "the body of \(request.method) is a \(name) element"))
         }
         return .success(element)
     }
@@ -169,59 +175,85 @@ struct DAVContext {
     }
 }
 
-/// DAV error responses: a status and, for preconditions, a `DAV:error` body naming
-/// the precondition (RFC 4918 §16, RFC 4791 §1.3).
-enum DAVError {
-    static func response(status: Int, _ message: String, precondition: PropertyName? = nil, detail: String = "")
-        -> HTTPResponse
-    {
-        guard let precondition else { return .text(status, "\(status) \(HTTPStatus.reason(status)): \(message)\n") }
-        let body =
-            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(DAVNamespace.declarations)>\(precondition.element(detail))"
-            + "<D:responsedescription>\(XMLText.escape(message))</D:responsedescription></D:error>\n"
-        return HTTPResponse(
-            status: status, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+/// A CalDAV or WebDAV error as a value: its status, the precondition or postcondition
+/// it breaks (RFC 4918 §16, RFC 4791 §1.3) and a message for people. It renders its own
+/// response: a `DAV:error` body naming the condition (with `detail` inside it, such as
+/// the href of a conflicting resource), or plain text when there is no condition.
+struct DAVError: HTTPResponseError {
+    var status: Int
+    var message: String
+    var precondition: PropertyName?
+    /// XML inside the condition's element.
+    var detail: String = ""
+    var headers: HTTPHeaders = [:]
+
+    init(_ status: Int, _ message: String, precondition: PropertyName? = nil, detail: String = "") {
+        self.status = status
+        self.message = message
+        self.precondition = precondition
+        self.detail = detail
     }
 
-    /// The response a store error calls for.
-    static func response(for error: StoreError, collectionHref: String = "") -> HTTPResponse {
+    /// A DAV-namespace condition (`DAV:resource-must-be-null`).
+    init(_ status: Int, _ message: String, dav condition: String) {
+        self.init(status, message, precondition: PropertyName(DAVNamespace.dav, condition))
+    }
+
+    /// A CalDAV-namespace condition (`CALDAV:valid-filter`).
+    init(_ status: Int, _ message: String, caldav condition: String) {
+        self.init(status, message, precondition: PropertyName(DAVNamespace.caldav, condition))
+    }
+
+    var response: HTTPResponse {
+        var response: HTTPResponse
+        if let precondition {
+            let body =
+                "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(DAVNamespace.declarations)>\(precondition.element(detail))"
+                + "<D:responsedescription>\(XMLText.escape(message))</D:responsedescription></D:error>\n"
+            response = HTTPResponse(
+                status: status, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+        } else {
+            response = .text(status, "\(status) \(HTTPStatus.reason(status)): \(message)\n")
+        }
+        for (name, value) in headers { response.headers.set(name, value) }
+        return response
+    }
+
+    /// The error a store error calls for; `collectionHref` is where a conflicting UID's
+    /// resource lives.
+    init(_ error: StoreError, collectionHref: String = "") {
         switch error.code {
-        case .notFound: return response(status: 404, error.message)
-        case .forbidden:
-            return response(status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "need-privileges"))
-        case .preconditionFailed: return response(status: 412, error.message)
+        case .notFound: self.init(404, error.message)
+        case .forbidden: self.init(403, error.message, dav: "need-privileges")
+        case .preconditionFailed: self.init(412, error.message)
         case .uidConflict:
             let href =
                 error.conflictingResource.map {
                     "<D:href>\(XMLText.escape(collectionHref + PercentEncoding.encode($0, allowing: DAVPath.segmentCharacters)))</D:href>"
                 } ?? ""
-            return response(
-                status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "no-uid-conflict"),
-                detail: href)
-        case .invalidCalendarData:
-            return response(
-                status: 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "valid-calendar-data"))
-        case .unsupportedComponent:
-            return response(
-                status: 403, error.message,
-                precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-component"))
-        case .invalidSyncToken:
-            return response(
-                status: 403, error.message, precondition: PropertyName(DAVNamespace.dav, "valid-sync-token"))
-        case .invalidArgument: return response(status: 400, error.message)
-        case .alreadyExists:
-            return response(
-                status: 405, error.message, precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
+            self.init(
+                403, error.message, precondition: PropertyName(DAVNamespace.caldav, "no-uid-conflict"), detail: href)
+        case .invalidCalendarData: self.init(403, error.message, caldav: "valid-calendar-data")
+        case .unsupportedComponent: self.init(403, error.message, caldav: "supported-calendar-component")
+        case .invalidSyncToken: self.init(403, error.message, dav: "valid-sync-token")
+        case .invalidArgument: self.init(400, error.message)
+        case .alreadyExists: self.init(405, error.message, dav: "resource-must-be-null")
         case .database:
             error.logDetails()
-            var answer = response(status: 503, error.clientMessage)
-            answer.headers.set("Retry-After", "5")
-            return answer
+            self.init(503, error.clientMessage)
+            headers.set("Retry-After", "5")
         case .insufficientStorage:
             // RFC 4918 §9.7.1: 507 for a PUT the server has no room for.
             error.logDetails()
-            return response(
-                status: 507, error.message, precondition: PropertyName(DAVNamespace.dav, "quota-not-exceeded"))
+            self.init(507, error.message, dav: "quota-not-exceeded")
         }
+    }
+
+    /// A failed sign-in, as CalDAV clients expect it: plain text, with the Basic
+    /// challenge whenever credentials would help, and when to try again.
+    init(_ failure: AuthenticationFailure) {
+        self.init(failure.status, failure.message)
+        if failure.asksForCredentials { headers.set("WWW-Authenticate", AuthenticationFailure.basicChallenge) }
+        if let wait = failure.retryAfter { headers.set("Retry-After", String(wait)) }
     }
 }

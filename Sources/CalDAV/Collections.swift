@@ -9,9 +9,7 @@ extension DAVContext {
     /// resourcetype: creates a calendar collection with the initial properties given.
     func makeCalendar() -> HTTPResponse {
         guard case .calendar(_, let name) = path else {
-            return DAVError.response(
-                status: 403, "calendars are made inside the calendar home",
-                precondition: PropertyName(DAVNamespace.dav, "resource-must-be-null"))
+            return DAVError(403, "calendars are made inside the calendar home", dav: "resource-must-be-null").response
         }
         var settings: [XMLElement] = []
         if !request.body.isEmpty {
@@ -28,9 +26,10 @@ extension DAVContext {
         if request.method == "MKCOL" {
             let type = settings.first { $0.namespace == DAVNamespace.dav && $0.name == "resourcetype" }
             guard type?.child(DAVNamespace.caldav, "calendar") != nil else {
-                return DAVError.response(
-                    status: 403, "only calendar collections can be made here (resourcetype CALDAV:calendar)",
-                    precondition: PropertyName(DAVNamespace.dav, "valid-resourcetype"))
+                return DAVError(
+                    403, "only calendar collections can be made here (resourcetype CALDAV:calendar)",
+                    dav: "valid-resourcetype"
+                ).response
             }
         }
         var calendar = EventCalendar(title: name)
@@ -45,7 +44,7 @@ extension DAVContext {
         do {
             _ = try store.createCalendar(calendar, name: name)
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
         return HTTPResponse(status: 201, headers: ["Location": path.href, "Cache-Control": "no-cache"])
     }
@@ -53,9 +52,8 @@ extension DAVContext {
     /// PROPPATCH (RFC 4918 §9.2) on a calendar: every change applies, or none.
     func proppatch() -> HTTPResponse {
         guard case .calendar(_, let name) = path else {
-            return DAVError.response(
-                status: 403, "only calendar properties can be changed",
-                precondition: PropertyName(DAVNamespace.dav, "cannot-modify-protected-property"))
+            return DAVError(403, "only calendar properties can be changed", dav: "cannot-modify-protected-property")
+                .response
         }
         let body: XMLElement
         switch self.body(DAVNamespace.dav, "propertyupdate") {
@@ -82,7 +80,7 @@ extension DAVContext {
             }
             return multistatus.response()
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
     }
 

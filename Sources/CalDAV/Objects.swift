@@ -23,24 +23,23 @@ extension DAVContext {
                 ],
                 body: resource.data)
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
     }
 
     /// PUT of a calendar object (RFC 4791 §5.3.2), with If-Match / If-None-Match.
     func put() -> HTTPResponse {
         guard case .object(_, let calendarName, let name) = path else {
-            return DAVError.response(status: 405, "PUT stores calendar objects inside a calendar collection")
+            return DAVError(405, "PUT stores calendar objects inside a calendar collection").response
         }
         if let type = request.headers["Content-Type"]?.lowercased(), !type.hasPrefix("text/calendar") {
-            return DAVError.response(
-                status: 415, "calendar objects are text/calendar, not \(type)",
-                precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-data"))
+            return DAVError(415, "calendar objects are text/calendar, not \(type)", caldav: "supported-calendar-data")
+                .response
         }
         if request.body.count > handler.maxResourceSize {
-            return DAVError.response(
-                status: 413, "the object is larger than \(handler.maxResourceSize) bytes",
-                precondition: PropertyName(DAVNamespace.caldav, "max-resource-size"))
+            return DAVError(
+                413, "the object is larger than \(handler.maxResourceSize) bytes", caldav: "max-resource-size"
+            ).response
         }
         let ifMatch = request.headers["If-Match"]
         let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
@@ -49,9 +48,9 @@ extension DAVContext {
             calendar = try self.calendar(named: calendarName)
         } catch {
             // No calendar to put it in: 409 (RFC 4918 §9.7.1), not 404.
-            guard error.code == .notFound else { return DAVError.response(for: error) }
-            return DAVError.response(
-                status: 409, "there is no calendar \(calendarName) to hold \(name); make it with MKCALENDAR first")
+            guard error.code == .notFound else { return DAVError(error).response }
+            return DAVError(409, "there is no calendar \(calendarName) to hold \(name); make it with MKCALENDAR first")
+                .response
         }
         do {
             let written = try store.writeResource(
@@ -60,7 +59,7 @@ extension DAVContext {
             for warning in Self.warningHeaders(for: written.warnings) { headers.add("Warning", warning) }
             return HTTPResponse(status: written.created ? 201 : 204, headers: headers)
         } catch {
-            return DAVError.response(for: error, collectionHref: DAVPath.calendar(user: user, name: calendarName).href)
+            return DAVError(error, collectionHref: DAVPath.calendar(user: user, name: calendarName).href).response
         }
     }
 
@@ -101,11 +100,11 @@ extension DAVContext {
             case .calendar(_, let name):
                 try store.deleteCalendar(withIdentifier: try self.calendar(named: name).id)
             default:
-                return DAVError.response(status: 403, "only calendars and calendar objects can be deleted")
+                return DAVError(403, "only calendars and calendar objects can be deleted").response
             }
             return HTTPResponse(status: 204)
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
     }
 }

@@ -9,9 +9,9 @@ extension DAVContext {
     func propfind() -> HTTPResponse {
         let depth = request.headers["Depth"]?.lowercased() ?? "infinity"
         guard depth == "0" || depth == "1" else {
-            return DAVError.response(
-                status: 403, "PROPFIND with Depth: infinity is not supported; use Depth 0 or 1",
-                precondition: PropertyName(DAVNamespace.dav, "propfind-finite-depth"))
+            return DAVError(
+                403, "PROPFIND with Depth: infinity is not supported; use Depth 0 or 1", dav: "propfind-finite-depth"
+            ).response
         }
         enum Wanted {
             case all, names
@@ -68,7 +68,7 @@ extension DAVContext {
             }
             return multistatus.response()
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
     }
 

@@ -107,25 +107,27 @@ extension QueryFilter {
     static func unsupported(in filter: XMLElement) -> HTTPResponse? {
         func refuse(_ message: String, _ element: XMLElement) -> HTTPResponse {
             let name = element.attributes["name"].map { " name=\"\(XMLText.escape($0))\"" } ?? ""
-            return DAVError.response(
-                status: 403, message, precondition: PropertyName(DAVNamespace.caldav, "supported-filter"),
-                detail: "<C:\(element.name)\(name)/>")
+            return DAVError(
+                403, message, precondition: PropertyName(DAVNamespace.caldav, "supported-filter"),
+                detail: "<C:\(element.name)\(name)/>"
+            ).response
         }
         // Collations and malformed time ranges, anywhere.
         var stack = [filter]
         while let element = stack.popLast() {
             stack += element.children
             if element.namespace == DAVNamespace.caldav, element.name == "time-range" {
-                do throws(HTTPResponseError) { _ = try DAVTime.range(element) } catch { return error.response }
+                do throws(DAVError) { _ = try DAVTime.range(element) } catch { return error.response }
             }
             if element.namespace == DAVNamespace.caldav, element.name == "text-match",
                 let collation = element.attributes["collation"],
                 !collations.contains(collation)
             {
-                return DAVError.response(
-                    status: 403,
+                return DAVError(
+                    403,
                     "the collation \(collation) is not supported; use i;ascii-casemap, i;unicode-casemap or i;octet",
-                    precondition: PropertyName(DAVNamespace.caldav, "supported-collation"))
+                    caldav: "supported-collation"
+                ).response
             }
         }
         let components = filter.children(DAVNamespace.caldav, "comp-filter")

@@ -19,14 +19,12 @@ extension DAVContext {
         default: break
         }
         guard case .calendar(_, let calendarName) = path else {
-            return DAVError.response(
-                status: 403, "this REPORT is answered on a calendar collection",
-                precondition: PropertyName(DAVNamespace.dav, "supported-report"))
+            return DAVError(403, "this REPORT is answered on a calendar collection", dav: "supported-report").response
         }
         do throws(StoreError) {
             let calendar = try self.calendar(named: calendarName)
             let request: ReportRequest
-            do throws(HTTPResponseError) {
+            do throws(DAVError) {
                 request = try ReportRequest(body)
             } catch {
                 return error.response
@@ -41,12 +39,10 @@ extension DAVContext {
             case (DAVNamespace.caldav, "free-busy-query"):
                 return try freeBusy(body, calendar: calendar)
             default:
-                return DAVError.response(
-                    status: 403, "unsupported REPORT \(body.name)",
-                    precondition: PropertyName(DAVNamespace.dav, "supported-report"))
+                return DAVError(403, "unsupported REPORT \(body.name)", dav: "supported-report").response
             }
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
     }
 
@@ -59,7 +55,7 @@ extension DAVContext {
         /// `<C:limit-recurrence-set start end>`: the master and only the overrides that impact the range.
         var limitRecurrenceSet: TimeRange?
 
-        init(_ body: XMLElement) throws(HTTPResponseError) {
+        init(_ body: XMLElement) throws(DAVError) {
             guard let prop = body.child(DAVNamespace.dav, "prop") else {
                 properties = [.getETag]
                 return
@@ -69,10 +65,8 @@ extension DAVContext {
                     // iCalendar 2.0 is the one calendar data there is (RFC 4791 §7.8, §7.9 precondition).
                     let type = element.attributes["content-type"].map(QueryFilter.asciiLowercased) ?? "text/calendar"
                     guard type == "text/calendar", (element.attributes["version"] ?? "2.0") == "2.0" else {
-                        throw HTTPResponseError(
-                            DAVError.response(
-                                status: 403, "calendar data is text/calendar version 2.0 only",
-                                precondition: PropertyName(DAVNamespace.caldav, "supported-calendar-data")))
+                        throw DAVError(
+                            403, "calendar data is text/calendar version 2.0 only", caldav: "supported-calendar-data")
                     }
                     wantsCalendarData = true
                     if let expand = element.child(DAVNamespace.caldav, "expand") {
@@ -215,9 +209,8 @@ extension DAVContext {
         guard let outer = body.child(DAVNamespace.caldav, "filter")?.child(DAVNamespace.caldav, "comp-filter"),
             outer.attributes["name"]?.uppercased() == "VCALENDAR"
         else {
-            return DAVError.response(
-                status: 400, "a calendar-query filters on one comp-filter named VCALENDAR",
-                precondition: PropertyName(DAVNamespace.caldav, "valid-filter"))
+            return DAVError(400, "a calendar-query filters on one comp-filter named VCALENDAR", caldav: "valid-filter")
+                .response
         }
         if let refusal = QueryFilter.unsupported(in: outer) { return refusal }
         let inner = outer.child(DAVNamespace.caldav, "comp-filter")
@@ -231,14 +224,14 @@ extension DAVContext {
         let alarms = inner?.children(DAVNamespace.caldav, "comp-filter").first {
             $0.attributes["name"]?.uppercased() == "VALARM"
         }
-        func range(in element: XMLElement?) throws(HTTPResponseError) -> TimeRange? {
+        func range(in element: XMLElement?) throws(DAVError) -> TimeRange? {
             guard let element = element?.child(DAVNamespace.caldav, "time-range") else { return nil }
             return try DAVTime.range(element)
         }
         let componentRange: TimeRange?
         let alarmRange: TimeRange?
         let outerRange: TimeRange?
-        do throws(HTTPResponseError) {
+        do throws(DAVError) {
             componentRange = try range(in: inner)
             alarmRange = try range(in: alarms)
             // A time range right under VCALENDAR is not legal (RFC 4791 §9.7), but some
@@ -346,7 +339,7 @@ extension DAVContext {
             let start = timeRange.attributes["start"].flatMap(DAVTime.instant),
             let end = timeRange.attributes["end"].flatMap(DAVTime.instant), start < end
         else {
-            return DAVError.response(status: 400, "free-busy-query needs a time-range with start and end in UTC")
+            return DAVError(400, "free-busy-query needs a time-range with start and end in UTC").response
         }
         let occurrences = try store.events(
             in: TimeRange(start: start, end: end), calendars: [calendar.id],
@@ -425,7 +418,7 @@ extension DAVContext {
         var limit: Int?
         if let element = body.child(DAVNamespace.dav, "limit") {
             guard let text = element.child(DAVNamespace.dav, "nresults")?.text, let count = Int(text), count > 0 else {
-                return DAVError.response(status: 400, "DAV:limit needs DAV:nresults, a positive number")
+                return DAVError(400, "DAV:limit needs DAV:nresults, a positive number").response
             }
             limit = count
         }
@@ -521,30 +514,26 @@ extension DAVContext {
 enum DAVTime {
     /// The `start` and `end` of a time-range, expand or limit-recurrence-set element
     /// (UTC date-times; a missing one is open unless `bothBounds`), or the 400 to answer.
-    static func range(_ element: XMLElement, bothBounds: Bool = false) throws(HTTPResponseError) -> TimeRange {
-        func bound(_ name: String) throws(HTTPResponseError) -> Int? {
+    static func range(_ element: XMLElement, bothBounds: Bool = false) throws(DAVError) -> TimeRange {
+        func bound(_ name: String) throws(DAVError) -> Int? {
             guard let text = element.attributes[name] else {
                 if bothBounds {
-                    throw HTTPResponseError(DAVError.response(status: 400, "\(element.name) needs a \(name) attribute"))
+                    throw DAVError(400, "\(element.name) needs a \(name) attribute")
                 }
                 return nil
             }
             guard let instant = instant(text) else {
-                throw HTTPResponseError(
-                    DAVError.response(
-                        status: 400,
-                        "\(element.name) \(name)=\"\(text)\" is not a UTC date-time such as 20261201T000000Z",
-                        precondition: PropertyName(DAVNamespace.caldav, "valid-filter")))
+                throw DAVError(
+                    400,
+                    "\(element.name) \(name)=\"\(text)\" is not a UTC date-time such as 20261201T000000Z",
+                    caldav: "valid-filter")
             }
             return instant
         }
         let start = try bound("start")
         let end = try bound("end")
         guard start != nil || end != nil else {
-            throw HTTPResponseError(
-                DAVError.response(
-                    status: 400, "\(element.name) needs a start or an end",
-                    precondition: PropertyName(DAVNamespace.caldav, "valid-filter")))
+            throw DAVError(400, "\(element.name) needs a start or an end", caldav: "valid-filter")
         }
         return TimeRange(start: start ?? Int(Int32.min) * 60, end: end ?? Int(Int32.max - 1) * 60)
     }

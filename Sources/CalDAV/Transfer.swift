@@ -13,36 +13,36 @@ extension DAVContext {
     func transfer() -> HTTPResponse {
         let isMove = request.method == "MOVE"
         guard case .object(_, let sourceCalendar, let sourceName) = path else {
-            return DAVError.response(status: 403, "\(request.method) moves or copies calendar objects, not collections")
+            return DAVError(403, "\(request.method) moves or copies calendar objects, not collections").response
         }
         guard let destinationText = request.headers["Destination"] else {
-            return DAVError.response(status: 400, "\(request.method) needs a Destination header")
+            return DAVError(400, "\(request.method) needs a Destination header").response
         }
         guard let destination = DAVPath(requestPath: destinationText) else {
-            return DAVError.response(status: 502, "the Destination \(destinationText) is not a path of this server")
+            return DAVError(502, "the Destination \(destinationText) is not a path of this server").response
         }
         guard case .object(let owner, let targetCalendar, let targetName) = destination, owner == user else {
-            return DAVError.response(
-                status: 403, "the Destination of \(request.method) is an object path in one of your calendars")
+            return DAVError(403, "the Destination of \(request.method) is an object path in one of your calendars")
+                .response
         }
         if destination == path {
-            return DAVError.response(status: 403, "the Destination of \(request.method) is the resource itself")
+            return DAVError(403, "the Destination of \(request.method) is the resource itself").response
         }
         if isMove && targetCalendar == sourceCalendar {
-            return DAVError.response(
-                status: 403,
-                "an object is not renamed inside its calendar; PUT it under the new name after DELETE of the old one")
+            return DAVError(
+                403,
+                "an object is not renamed inside its calendar; PUT it under the new name after DELETE of the old one"
+            ).response
         }
         let overwriteHeader = request.headers["Overwrite"]?.uppercased()
         guard overwriteHeader == nil || overwriteHeader == "T" || overwriteHeader == "F" else {
-            return DAVError.response(status: 400, "Overwrite is T or F, not \(request.headers["Overwrite"] ?? "")")
+            return DAVError(400, "Overwrite is T or F, not \(request.headers["Overwrite"] ?? "")").response
         }
         let overwrite = overwriteHeader != "F"
         do throws(StoreError) {
             let source = try store.resource(named: sourceName, calendar: try self.calendar(named: sourceCalendar).id)
             if let ifMatch = request.headers["If-Match"], ifMatch != "*", ifMatch != source.etag {
-                return DAVError.response(
-                    status: 412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)")
+                return DAVError(412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)").response
             }
             let target: EventCalendar
             do {
@@ -50,7 +50,7 @@ extension DAVContext {
             } catch {
                 // No calendar to put it in: 409 (RFC 4918 §9.8.5, §9.9.4).
                 guard error.code == .notFound else { throw error }
-                return DAVError.response(status: 409, "there is no calendar \(targetCalendar) to hold \(targetName)")
+                return DAVError(409, "there is no calendar \(targetCalendar) to hold \(targetName)").response
             }
             let written: ResourceWrite
             do {
@@ -59,10 +59,9 @@ extension DAVContext {
             } catch {
                 // Overwrite: F and the destination exists (RFC 4918 §9.8.5).
                 if error.code == .preconditionFailed {
-                    return DAVError.response(status: 412, "\(targetName) exists and Overwrite is F")
+                    return DAVError(412, "\(targetName) exists and Overwrite is F").response
                 }
-                return DAVError.response(
-                    for: error, collectionHref: DAVPath.calendar(user: user, name: targetCalendar).href)
+                return DAVError(error, collectionHref: DAVPath.calendar(user: user, name: targetCalendar).href).response
             }
             if isMove {
                 do {
@@ -73,14 +72,14 @@ extension DAVContext {
                     if written.created {
                         try? store.deleteResource(named: targetName, calendar: target.id, ifMatch: written.etag)
                     }
-                    return DAVError.response(for: error)
+                    return DAVError(error).response
                 }
             }
             var response = HTTPResponse(status: written.created ? 201 : 204, headers: ["ETag": written.etag])
             if written.created { response.headers.set("Location", destination.href) }
             return response
         } catch {
-            return DAVError.response(for: error)
+            return DAVError(error).response
         }
     }
 }

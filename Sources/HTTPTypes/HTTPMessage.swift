@@ -110,11 +110,15 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// A response that ends a request early (a failed sign-in, a malformed body), for
-/// the layers above the transport to pass up as an error.
-public struct HTTPResponseError: Error, Sendable {
-    public var response: HTTPResponse
-    public init(_ response: HTTPResponse) { self.response = response }
+/// An error that ends a request early and knows how it reaches HTTP: its status and
+/// the response it renders itself, in its protocol's own form (a DAV error body, an
+/// RFC 9457 problem, a page). Nothing renders another protocol's errors, and nothing
+/// reads a rendered body back.
+public protocol HTTPResponseError: Error, Sendable {
+    /// The HTTP status the error answers with.
+    var status: Int { get }
+    /// The whole response: status, headers and body.
+    var response: HTTPResponse { get }
 }
 
 /// What answers requests. Called on the transport's worker threads, so it must be

@@ -1,10 +1,11 @@
+import Accounts
 import CalendarStore
 import HTTPTypes
 import ICalendar
 
 /// An RFC 9457 problem: a stable `type` per kind of error, its status, and a detail
 /// for people.
-struct APIProblem: Error {
+struct APIProblem: HTTPResponseError {
     enum Kind: String, CaseIterable {
         case unauthorized
         case tooManyRequests = "too-many-requests"
@@ -80,6 +81,8 @@ struct APIProblem: Error {
     var allow: [String] = []
     /// Extra members (conflicts, for 409).
     var extra: [(key: String, value: JSONValue)] = []
+    /// Headers the answer carries besides (a sign-in challenge, Retry-After).
+    var headers: HTTPHeaders = [:]
 
     init(
         _ kind: Kind, _ detail: String, fields: [String] = [], allow: [String] = [],
@@ -111,6 +114,22 @@ struct APIProblem: Error {
         }
     }
 
+    /// A failed sign-in: 401 with the Basic challenge, 429 while throttled, 503 when
+    /// nothing could be checked; when to try again where waiting helps.
+    init(_ failure: AuthenticationFailure) {
+        let kind: Kind =
+            switch failure {
+            case .throttled: .tooManyRequests
+            case .unavailable: .unavailable
+            case .missingCredentials, .wrongCredentials, .unknownToken: .unauthorized
+            }
+        self.init(kind, failure.message)
+        if failure.asksForCredentials { headers.set("WWW-Authenticate", AuthenticationFailure.basicChallenge) }
+        if let wait = failure.retryAfter { headers.set("Retry-After", String(wait)) }
+    }
+
+    var status: Int { kind.status }
+
     var response: HTTPResponse {
         var members: [(key: String, value: JSONValue)] = [
             ("type", .string(kind.type)), ("title", .string(kind.title)), ("status", .integer(kind.status)),
@@ -122,6 +141,7 @@ struct APIProblem: Error {
             status: kind.status, headers: ["Content-Type": "application/problem+json", "Cache-Control": "no-store"],
             body: Array(JSONValue.object(members).jsonText.utf8))
         if !allow.isEmpty { response.headers.set("Allow", allow.joined(separator: ", ")) }
+        for (name, value) in headers { response.headers.set(name, value) }
         // The store comes back by itself (a PostgreSQL restart): say when to try again.
         if kind == .unavailable, response.headers["Retry-After"] == nil { response.headers.set("Retry-After", "5") }
         return response

@@ -1,3 +1,4 @@
+import Accounts
 import CalendarStore
 import CivilTime
 import HTTPTypes
@@ -67,21 +68,13 @@ public struct JSONAPIHandler: Sendable {
         }
     }
 
-    /// A problem document for what happens before a request reaches the API (sign-in
-    /// failures, throttling), with `headers` added.
-    public static func problem(status: Int, _ detail: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        let kind: APIProblem.Kind =
-            switch status {
-            case 401: .unauthorized
-            case 429: .tooManyRequests
-            case 404: .notFound
-            case 403: .forbidden
-            default: .unavailable
-            }
-        var response = APIProblem(kind, detail).response
-        for (name, value) in headers { response.headers.set(name, value) }
-        return response
-    }
+    /// The problem document for a request that could not be signed in.
+    public static func response(for failure: AuthenticationFailure) -> HTTPResponse { APIProblem(failure).response }
+
+    /// The 403 problem document for what the server refuses before a request reaches
+    /// the API (a change from the web pages without their CSRF token, a CORS preflight
+    /// from an origin that may not call it).
+    public static func forbidden(_ detail: String) -> HTTPResponse { APIProblem(.forbidden, detail).response }
 
     /// Every route: its path template and methods (what the OpenAPI document describes).
     public static var routeTable: [(template: String, methods: [String])] {

@@ -16,14 +16,14 @@ public struct WebCalendar: Sendable {
     /// Checks a user name and password (the server's throttled check); the signed-in
     /// user's name, or a message to show.
     public let verifyPassword:
-        @Sendable (_ user: String, _ password: String, _ address: String) -> Result<String, WebSignInFailure>
+        @Sendable (_ user: String, _ password: String, _ address: String) -> Result<String, AuthenticationFailure>
     public let now: @Sendable () -> Int
     /// How long a session lasts, in seconds.
     public var sessionLifetime = 30 * 86_400
 
     public init(
         backend: any StoreBackend,
-        verifyPassword: @escaping @Sendable (String, String, String) -> Result<String, WebSignInFailure>,
+        verifyPassword: @escaping @Sendable (String, String, String) -> Result<String, AuthenticationFailure>,
         now: @escaping @Sendable () -> Int
     ) {
         self.backend = backend
@@ -75,24 +75,6 @@ public struct WebCalendar: Sendable {
         response.headers.set("Referrer-Policy", "same-origin")
         return response
     }
-}
-
-/// Why a sign-in failed (shown to the visitor), and for how long to wait when throttled.
-public struct WebSignInFailure: Error, Sendable {
-    public var message: String
-    /// Set while throttled: seconds to wait (429).
-    public var retryAfter: Int?
-    /// The store could not be asked (503): nothing is known about the password.
-    public var isUnavailable: Bool
-
-    public init(message: String, retryAfter: Int? = nil, isUnavailable: Bool = false) {
-        self.message = message
-        self.retryAfter = retryAfter
-        self.isUnavailable = isUnavailable
-    }
-
-    /// The HTTP status: 503 when the store is unavailable, 429 while throttled, else 401.
-    public var status: Int { isUnavailable ? 503 : retryAfter == nil ? 401 : 429 }
 }
 
 /// A request that cannot be answered as asked: its status and what to tell the visitor.

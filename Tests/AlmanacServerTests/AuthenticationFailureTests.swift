@@ -1,0 +1,70 @@
+import Accounts
+import CalendarStore
+import Foundation
+import HTTPTypes
+import ICalendar
+import Testing
+
+/// One failed sign-in, rendered by each protocol in its own form: CalDAV as plain text
+/// with the Basic challenge, the API as an RFC 9457 problem with the same challenge,
+/// the web as its sign-in page. The status and the wait are the same everywhere.
+extension APITests {
+    func attempt(_ method: String, _ path: String, password: String, body: String = "") -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        if path == "/login" {
+            headers.set("Content-Type", "application/x-www-form-urlencoded")
+        } else {
+            headers.set("Authorization", BasicCredentials(user: "dora", password: password).authorization)
+        }
+        return server.respond(
+            to: HTTPRequest(
+                method: method, path: path, headers: headers, body: Array(body.utf8), remoteAddress: "203.0.113.5"))
+    }
+
+    @Test func aFailedSignInIsAnsweredInEachProtocolsOwnForm() throws {
+        try backend.createUser(
+            named: "dora", displayName: nil,
+            passwordHash: PasswordHash(password: "right one", iterations: 1_000).description)
+        let dav = attempt("PROPFIND", "/dav/", password: "wrong")
+        #expect(dav.status == 401)
+        #expect(dav.headers["Content-Type"] == "text/plain; charset=utf-8")
+        #expect(dav.headers["WWW-Authenticate"] == "Basic realm=\"Almanac\", charset=\"UTF-8\"")
+        #expect(String(decoding: dav.body, as: UTF8.self) == "401 Unauthorized: wrong user name or password\n")
+
+        let api = attempt("GET", "/api/v1/calendars", password: "wrong")
+        #expect(api.status == 401)
+        #expect(api.headers["Content-Type"] == "application/problem+json")
+        #expect(api.headers["WWW-Authenticate"] == "Basic realm=\"Almanac\", charset=\"UTF-8\"")
+        let problem = try JSONValue(parsing: api.body)
+        #expect(problem["type"] == .string("urn:almanac:problem:unauthorized"))
+        #expect(problem["status"] == .integer(401))
+        #expect(problem["detail"] == .string("wrong user name or password"))
+
+        let web = attempt("POST", "/login", password: "", body: "user=dora&password=wrong")
+        #expect(web.status == 401)
+        #expect(web.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        #expect(String(decoding: web.body, as: UTF8.self).contains("wrong user name or password"))
+
+        // Two more failures make five from this address: then each protocol says when to retry.
+        for _ in 0..<2 { _ = attempt("PROPFIND", "/dav/", password: "wrong") }
+        let throttled = [
+            attempt("PROPFIND", "/dav/", password: "right one"),
+            attempt("GET", "/api/v1/calendars", password: "right one"),
+            attempt("POST", "/login", password: "", body: "user=dora&password=right+one"),
+        ]
+        #expect(throttled.map(\.status) == [429, 429, 429])
+        #expect(throttled.allSatisfy { Int($0.headers["Retry-After"] ?? "") ?? 0 > 0 })
+        #expect(String(decoding: throttled[0].body, as: UTF8.self).hasPrefix("429 Too Many Requests: too many"))
+        #expect(try JSONValue(parsing: throttled[1].body)["type"] == .string("urn:almanac:problem:too-many-requests"))
+        #expect(String(decoding: throttled[2].body, as: UTF8.self).contains("too many failed sign-ins"))
+    }
+
+    @Test func noCredentialsAskForThemWithoutCountingAsAFailure() throws {
+        let dav = server.respond(to: HTTPRequest(method: "PROPFIND", path: "/dav/"))
+        #expect(dav.status == 401 && dav.headers["WWW-Authenticate"] != nil)
+        #expect(String(decoding: dav.body, as: UTF8.self).contains("sign in with your Almanac user name and password"))
+        let api = server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars"))
+        #expect(api.status == 401 && api.headers["WWW-Authenticate"] != nil)
+        #expect(try JSONValue(parsing: api.body)["type"] == .string("urn:almanac:problem:unauthorized"))
+    }
+}
