@@ -36,7 +36,9 @@ let package = Package(
         // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
         .target(name: "Accounts", dependencies: ["COpenSSL"]),
         // CalDAV and WebDAV: pure request to response over the store.
-        .target(name: "CalDAV", dependencies: ["Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "Recurrence", "CivilTime"]),
+        .target(
+            name: "CalDAV",
+            dependencies: ["Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "Recurrence", "CivilTime"]),
         // Free slots and conflicts from busy time and booking rules (pure).
         .target(name: "Availability", dependencies: ["CivilTime", "Recurrence"]),
         // Month, week and day layout shared by the web pages, the API and the terminal (pure).
@@ -50,7 +52,8 @@ let package = Package(
         .target(
             name: "JSONAPI",
             dependencies: [
-                "Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "CivilTime", "Recurrence", "Availability", "AddToCalendar",
+                "Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "CivilTime", "Recurrence", "Availability",
+                "AddToCalendar",
                 "CalendarViews", "StoreAdapters",
             ],
             resources: [.embedInCode("Resources/openapi.json")]),
