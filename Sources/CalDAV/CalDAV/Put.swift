@@ -1,32 +1,9 @@
 import CalendarStore
-import CivilTime
 import Foundation
 import HTTPTypes
 import ICalendar
 
 extension DAVContext {
-    /// GET and HEAD of a calendar object: its bytes as stored, with the strong ETag.
-    func get() -> HTTPResponse {
-        guard case .object(_, let calendarName, let name) = path else {
-            if case .calendar = path { return .text(200, "A CalDAV calendar collection; use a calendar client.\n") }
-            return .text(200, "Almanac CalDAV. Add \(DAVPath.rootPath) in your calendar app.\n")
-        }
-        do {
-            let calendar = try self.calendar(named: calendarName)
-            let resource = try store.resource(named: name, calendar: calendar.id)
-            return HTTPResponse(
-                status: 200,
-                headers: [
-                    "Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag,
-                    "Cache-Control": "private, no-cache",
-                    "Last-Modified": CivilDateTime(secondsSinceEpoch: resource.lastModified).httpDate,
-                ],
-                body: resource.data)
-        } catch {
-            return DAVError(error).response
-        }
-    }
-
     /// PUT of a calendar object (RFC 4791 §5.3.2), with If-Match / If-None-Match.
     func put() -> HTTPResponse {
         guard case .object(_, let calendarName, let name) = path else {
@@ -88,23 +65,5 @@ extension DAVContext {
             headers.append("199 almanac " + quoted("and \(warnings.count - maxWarningHeaders) more warnings"))
         }
         return headers
-    }
-
-    /// DELETE of an object (with If-Match) or of a whole calendar.
-    func delete() -> HTTPResponse {
-        do {
-            switch path {
-            case .object(_, let calendarName, let name):
-                let calendar = try self.calendar(named: calendarName)
-                try store.deleteResource(named: name, calendar: calendar.id, ifMatch: request.headers["If-Match"])
-            case .calendar(_, let name):
-                try store.deleteCalendar(withIdentifier: try self.calendar(named: name).id)
-            default:
-                return DAVError(403, "only calendars and calendar objects can be deleted").response
-            }
-            return HTTPResponse(status: 204)
-        } catch {
-            return DAVError(error).response
-        }
     }
 }

@@ -257,24 +257,3 @@ extension QueryFilter {
         }
     }
 }
-
-extension DAVContext {
-    /// The calendar's to-dos that overlap `range` by RFC 4791 §9.9 (the store's interval
-    /// index knows instances, not the table's edges nor to-dos without DTSTART or DUE, so
-    /// each to-do is read and judged here).
-    func todos(overlapping range: TimeRange, calendar: EventCalendar) throws(StoreError) -> [ResourceInfo] {
-        let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
-        let names = try store.resources(calendar: calendar.id).filter { $0.componentType == .todo }.map(\.name)
-        let stored = try store.resources(named: names, calendar: calendar.id)
-        // Read and judged on every core; the to-dos share the request's expansion budget
-        // (each at least enough for an ordinary series), so one query's work stays bounded.
-        let share = max(100_000, ExpansionBudget.perRequest.steps / max(1, stored.count))
-        let overlaps = Parallel.map(stored) { resource in
-            guard let root = try? ICalendarParser.parse(resource.data, options: .lenient).components.first else {
-                return false
-            }
-            return QueryFilter.todoOverlaps(root, range: range, zone: zone, steps: share)
-        }
-        return zip(stored, overlaps).filter(\.1).map(\.0.info)
-    }
-}

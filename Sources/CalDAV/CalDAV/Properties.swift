@@ -4,74 +4,9 @@ import HTTPTypes
 import ICalendar
 import Recurrence
 
+// The live and dead properties of the CalDAV tree (RFC 4918 §15, RFC 4791 §5.2, §6.2):
+// what PROPFIND reads and what PROPPATCH and MKCALENDAR may set.
 extension DAVContext {
-    /// PROPFIND (RFC 4918 §9.1): Depth 0 or 1; `allprop`, `propname` or a list of names.
-    func propfind() -> HTTPResponse {
-        let depth = request.headers["Depth"]?.lowercased() ?? "infinity"
-        guard depth == "0" || depth == "1" else {
-            return DAVError(
-                403, "PROPFIND with Depth: infinity is not supported; use Depth 0 or 1", dav: "propfind-finite-depth"
-            ).response
-        }
-        enum Wanted {
-            case all, names
-            case some([PropertyName])
-        }
-        var wanted = Wanted.all
-        if !request.body.isEmpty {
-            let body: XMLElement
-            switch self.body(DAVNamespace.dav, "propfind") {
-            case .success(let element): body = element
-            case .failure(let failure): return failure.response
-            }
-            if let prop = body.child(DAVNamespace.dav, "prop") {
-                wanted = .some(prop.children.map(PropertyName.init))
-            } else if body.child(DAVNamespace.dav, "propname") != nil {
-                wanted = .names
-            }
-        }
-        var targets: [(path: DAVPath, info: ResourceInfo?)] = [(path, nil)]
-        do throws(StoreError) {
-            if depth == "1" { targets += try members(of: path) }
-            var multistatus = Multistatus()
-            for (index, (target, info)) in targets.enumerated() {
-                // The root answers under the href it was asked by: `/` or (any spelling of) `/dav/`.
-                let href = index == 0 && target == .root && request.path == "/" ? "/" : target.href
-                if let info, case .some(let names) = wanted {
-                    let (found, missing) = objectProperties(names, info)
-                    multistatus.add(href: href, found: found, missing: missing)
-                    continue
-                }
-                let properties: [PropertyName: String]
-                do throws(StoreError) {
-                    if let info {
-                        properties = objectProperties(info)
-                    } else {
-                        properties = try self.properties(of: target)
-                    }
-                } catch {
-                    // The resource itself missing is a 404; a member vanishing mid-listing is skipped.
-                    if index == 0 { throw error }
-                    continue
-                }
-                switch wanted {
-                case .all:
-                    multistatus.add(
-                        href: href, found: properties.sorted { $0.key.clark < $1.key.clark }.map { ($0.key, $0.value) })
-                case .names:
-                    multistatus.add(href: href, found: properties.keys.sorted { $0.clark < $1.clark }.map { ($0, "") })
-                case .some(let names):
-                    multistatus.add(
-                        href: href, found: names.compactMap { name in properties[name].map { (name, $0) } },
-                        missing: names.filter { properties[$0] == nil })
-                }
-            }
-            return multistatus.response()
-        } catch {
-            return DAVError(error).response
-        }
-    }
-
     /// The members listed at Depth 1, with the listing of each object (so its
     /// properties need no lookup of their own).
     func members(of path: DAVPath) throws(StoreError) -> [(path: DAVPath, info: ResourceInfo?)] {
@@ -222,5 +157,70 @@ extension DAVContext {
             ],
             components: [component]
         ).icalendarText
+    }
+
+    /// Applies property settings and removals to a calendar; the status of each.
+    func apply(_ settings: [XMLElement], removals: [XMLElement], to calendar: inout EventCalendar) -> [(
+        name: PropertyName, status: Int
+    )] {
+        var statuses: [(name: PropertyName, status: Int)] = []
+        for element in settings {
+            let name = PropertyName(element)
+            var status = 200
+            switch name {
+            case .resourceType:
+                status = element.child(DAVNamespace.caldav, "calendar") != nil ? 200 : 403
+            case .displayName:
+                calendar.title = element.text.isEmpty ? calendar.title : element.text
+            case .calendarDescription:
+                calendar.calendarDescription = element.text.isEmpty ? nil : element.text
+            case .calendarColor:
+                calendar.color = element.text.isEmpty ? nil : element.text
+            case .calendarOrder:
+                if let order = Int(element.text) { calendar.order = order } else { status = 400 }
+            case .calendarTimezone:
+                if let zone = Self.zoneName(fromTimezoneProperty: element.text) {
+                    calendar.timeZone = zone
+                } else {
+                    status = 400
+                }
+            case .supportedComponents:
+                let types = Set(
+                    element.children(DAVNamespace.caldav, "comp").compactMap {
+                        $0.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) }
+                    })
+                if types.isEmpty { status = 400 } else { calendar.componentTypes = types }
+            case .getCTag, .syncToken, .getETag, .owner, .currentUserPrincipal, .currentUserPrivilegeSet,
+                .supportedReportSet, .principalCollectionSet,
+                .supportedCalendarData, .maxResourceSize:
+                status = 403
+            default:
+                // A dead property: kept as given and returned as given.
+                calendar.deadProperties[name.clark] = Self.innerXML(of: element)
+            }
+            statuses.append((name, status))
+        }
+        for element in removals {
+            let name = PropertyName(element)
+            switch name {
+            case .calendarDescription: calendar.calendarDescription = nil
+            case .calendarColor: calendar.color = nil
+            case .calendarTimezone: calendar.timeZone = nil
+            case .displayName, .calendarOrder: break
+            default: calendar.deadProperties[name.clark] = nil
+            }
+            statuses.append((name, 200))
+        }
+        return statuses
+    }
+
+    /// The IANA zone a CALDAV:calendar-timezone names: its VTIMEZONE's TZID when that is
+    /// an IANA name, or the IANA zone of a Windows name; nil otherwise.
+    static func zoneName(fromTimezoneProperty text: String) -> String? {
+        guard let calendar = try? ICalendarParser.parse(Array(text.utf8), options: .lenient).components.first,
+            let timezone = calendar.components(named: "VTIMEZONE").first, let tzid = timezone.property("TZID")?.value
+        else { return nil }
+        if TimeZoneDatabase.zone(named: tzid) != nil { return tzid }
+        return WindowsZones.ianaIdentifier(forWindowsName: tzid)
     }
 }

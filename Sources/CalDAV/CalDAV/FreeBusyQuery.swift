@@ -1,0 +1,79 @@
+import CalendarStore
+import CivilTime
+import HTTPTypes
+import ICalendar
+
+extension DAVContext {
+    /// The most FREEBUSY periods one free-busy answer lists (RFC 4791 §7.10).
+    static let maxFreeBusyPeriods = 10_000
+
+    /// free-busy-query (RFC 4791 §7.10): the busy time of the range as a VFREEBUSY.
+    /// Transparent and cancelled instances leave time free; tentative ones are
+    /// BUSY-TENTATIVE.
+    func freeBusy(_ body: XMLElement, calendar: EventCalendar) throws(StoreError) -> HTTPResponse {
+        guard let timeRange = body.child(DAVNamespace.caldav, "time-range"),
+            let start = timeRange.attributes["start"].flatMap(DAVTime.instant),
+            let end = timeRange.attributes["end"].flatMap(DAVTime.instant), start < end
+        else {
+            return DAVError(400, "free-busy-query needs a time-range with start and end in UTC").response
+        }
+        let occurrences = try store.events(
+            in: TimeRange(start: start, end: end), calendars: [calendar.id],
+            matching: EventFilter(componentTypes: [.event]),
+            timeZone: calendar.timeZone)
+        var freeBusy = Component(
+            name: "VFREEBUSY",
+            properties: [
+                Property(name: "DTSTAMP", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
+                Property(name: "DTSTART", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
+                Property(name: "DTEND", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)),
+            ])
+        var busy: [(start: Int, end: Int, tentative: Bool)] = []
+        for occurrence in occurrences where !occurrence.isCancelled && !occurrence.isTransparent {
+            let from = max(start, occurrence.startInstant)
+            let to = min(end, occurrence.endInstant)
+            guard to > from else { continue }
+            busy.append((from, to, occurrence.status == .tentative))
+        }
+        for period in Self.coalesced(busy, span: end - start) {
+            freeBusy.properties.append(
+                Property(
+                    name: "FREEBUSY",
+                    parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
+                    value: DAVTime.period(period.start, period.end)))
+        }
+        let document = Component(
+            name: "VCALENDAR",
+            properties: [
+                Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+            ],
+            components: [freeBusy])
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
+    }
+
+    /// Busy periods sorted, with overlapping or touching ones of the same type joined
+    /// (RFC 5545 §3.8.2.6 lets FREEBUSY periods be coalesced). Past
+    /// ``maxFreeBusyPeriods``, gaps shorter than the range over that count are filled
+    /// and tentative time counts as busy: an answer may show more busy time, never less.
+    static func coalesced(_ periods: [(start: Int, end: Int, tentative: Bool)], span: Int) -> [(
+        start: Int, end: Int, tentative: Bool
+    )] {
+        func join(_ periods: [(start: Int, end: Int, tentative: Bool)], gap: Int) -> [(
+            start: Int, end: Int, tentative: Bool
+        )] {
+            var result: [(start: Int, end: Int, tentative: Bool)] = []
+            for period in periods.sorted(by: { ($0.start, $0.tentative ? 1 : 0) < ($1.start, $1.tentative ? 1 : 0) }) {
+                if let last = result.last, last.tentative == period.tentative, period.start <= last.end + gap {
+                    result[result.count - 1].end = max(last.end, period.end)
+                } else {
+                    result.append(period)
+                }
+            }
+            return result
+        }
+        let joined = join(periods, gap: 0)
+        guard joined.count > maxFreeBusyPeriods else { return joined }
+        return join(joined.map { ($0.start, $0.end, false) }, gap: span / maxFreeBusyPeriods + 1)
+    }
+}

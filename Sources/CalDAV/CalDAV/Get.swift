@@ -1,0 +1,27 @@
+import CalendarStore
+import CivilTime
+import HTTPTypes
+
+extension DAVContext {
+    /// GET and HEAD of a calendar object: its bytes as stored, with the strong ETag.
+    func get() -> HTTPResponse {
+        guard case .object(_, let calendarName, let name) = path else {
+            if case .calendar = path { return .text(200, "A CalDAV calendar collection; use a calendar client.\n") }
+            return .text(200, "Almanac CalDAV. Add \(DAVPath.rootPath) in your calendar app.\n")
+        }
+        do {
+            let calendar = try self.calendar(named: calendarName)
+            let resource = try store.resource(named: name, calendar: calendar.id)
+            return HTTPResponse(
+                status: 200,
+                headers: [
+                    "Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag,
+                    "Cache-Control": "private, no-cache",
+                    "Last-Modified": CivilDateTime(secondsSinceEpoch: resource.lastModified).httpDate,
+                ],
+                body: resource.data)
+        } catch {
+            return DAVError(error).response
+        }
+    }
+}

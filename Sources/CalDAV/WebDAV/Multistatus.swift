@@ -1,0 +1,82 @@
+import HTTPTypes
+
+/// The XML namespaces CalDAV clients use.
+public enum DAVNamespace {
+    public static let dav = "DAV:"
+    public static let caldav = "urn:ietf:params:xml:ns:caldav"
+    public static let calendarServer = "http://calendarserver.org/ns/"
+    public static let apple = "http://apple.com/ns/ical/"
+
+    /// Prefixes declared on every multistatus root.
+    static let prefixes: [(prefix: String, namespace: String)] = [
+        ("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple),
+    ]
+
+    static func prefix(for namespace: String) -> String? { prefixes.first { $0.namespace == namespace }?.prefix }
+
+    /// ` xmlns:D="DAV:" …`, declared on the root of every body the server writes.
+    static let declarations = prefixes.map { " xmlns:\($0.prefix)=\"\($0.namespace)\"" }.joined()
+}
+
+/// A multistatus body (RFC 4918 §13) written response by response into one buffer.
+struct Multistatus {
+    private var body = Array(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus\(DAVNamespace.declarations)>".utf8)
+    var syncToken: String?
+
+    /// One `<D:response>`: the properties found (with their inner XML), then
+    /// calendar-data as raw iCalendar bytes (escaped here), then those not found.
+    mutating func add(
+        href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil,
+        missing: [PropertyName] = []
+    ) {
+        append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
+        // A response holds a propstat at least (RFC 4918 §14.24), even when no property was asked.
+        if !found.isEmpty || calendarData != nil || missing.isEmpty {
+            append("<D:propstat><D:prop>")
+            for (name, value) in found { append(name.element(value)) }
+            if let calendarData {
+                append("<C:calendar-data>")
+                XMLText.escape(calendarData, into: &body)
+                append("</C:calendar-data>")
+            }
+            append("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>")
+        }
+        if !missing.isEmpty {
+            append(
+                "<D:propstat><D:prop>" + missing.map { $0.element("") }.joined()
+                    + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>")
+        }
+        append("</D:response>")
+    }
+
+    /// A response with only a status (a member that is gone, for sync), and the
+    /// precondition behind it, if any.
+    mutating func add(href: String, status: Int, error: PropertyName? = nil) {
+        append(
+            "<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status>"
+        )
+        if let error { append("<D:error>\(error.element(""))</D:error>") }
+        append("</D:response>")
+    }
+
+    /// Property-update results (PROPPATCH): each name with its status.
+    mutating func add(href: String, statuses: [(name: PropertyName, status: Int)]) {
+        append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
+        for (name, status) in statuses {
+            append(
+                "<D:propstat><D:prop>\(name.element(""))</D:prop><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status></D:propstat>"
+            )
+        }
+        append("</D:response>")
+    }
+
+    private mutating func append(_ text: String) { body.append(contentsOf: text.utf8) }
+
+    /// The finished 207 response (the body moves into it).
+    consuming func response() -> HTTPResponse {
+        if let syncToken { append("<D:sync-token>\(XMLText.escape(syncToken))</D:sync-token>") }
+        append("</D:multistatus>\n")
+        return HTTPResponse(status: 207, headers: ["Content-Type": "application/xml; charset=utf-8"], body: body)
+    }
+}
