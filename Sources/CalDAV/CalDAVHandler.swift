@@ -169,8 +169,9 @@ struct DAVContext {
         return .success(element)
     }
 
-    /// The calendar a path names, by its collection name.
-    func calendar(named name: String) throws(StoreError) -> EventCalendar {
-        try store.calendar(named: name)
+    /// The calendar a path names, by its collection name, resolved once for the
+    /// request: the store calls that follow take the handle.
+    func calendar(named name: String) throws(StoreError) -> CalendarHandle {
+        try store.calendarHandle(named: name)
     }
 }

@@ -1,23 +1,28 @@
 // The change log: what changed since a sync token, and forgetting old tombstones.
 extension DatabaseEventStore {
-    public func changes(since token: SyncToken?, calendar: String, limit: Int?) throws(StoreError) -> ChangeSet {
+    public func changes(since token: SyncToken?, calendar: some CalendarReference, limit: Int?) throws(StoreError)
+        -> ChangeSet
+    {
         try database.read { (connection) throws(StoreError) -> ChangeSet in
             let row = try calendarRow(calendar, connection, write: false)
-            let current = row.calendar.syncToken
+            // The sequence as of this transaction (a handle's calendar may be older).
+            guard
+                let (sequence, horizon) = try connection.firstRow(
+                    "SELECT sequence, tombstone_horizon FROM calendars WHERE id = ?", [.integer(row.rowID)],
+                    { ($0.int(0), $0.int(1)) })
+            else { throw StoreError(.notFound, "no calendar \(row.calendar.id)", resource: row.calendar.id) }
+            let current = SyncToken(calendar: row.calendar.id, sequence: sequence)
             var since = 0
             if let token {
-                let horizon =
-                    try connection.firstRow(
-                        "SELECT tombstone_horizon FROM calendars WHERE id = ?", [.integer(row.rowID)]
-                    ) { $0.int(0) } ?? 0
                 guard token.calendar == row.calendar.id, token.sequence <= current.sequence else {
                     throw StoreError(
-                        .invalidSyncToken, "sync token \(token) was not issued by this calendar", resource: calendar)
+                        .invalidSyncToken, "sync token \(token) was not issued by this calendar",
+                        resource: row.calendar.id)
                 }
                 guard token.sequence >= horizon else {
                     throw StoreError(
                         .invalidSyncToken, "sync token \(token) has expired; sync again from the start",
-                        resource: calendar)
+                        resource: row.calendar.id)
                 }
                 since = token.sequence
             }

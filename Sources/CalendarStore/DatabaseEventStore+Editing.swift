@@ -237,8 +237,10 @@ extension DatabaseEventStore {
         var removed: [EventOccurrence] = []
         var budget = backend.expansionBudget
         for candidate in try candidates(in: row, from: range.start, to: range.end, connection) {
+            let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
             let expansion = try occurrences(
-                of: candidate, calendar: row, from: range.start, to: range.end, zone: zone, budget: &budget, connection)
+                of: candidate, series: series, calendar: row, from: range.start, to: range.end, zone: zone,
+                budget: &budget)
             // Removing only the instances a bound let through would leave the rest behind unsaid.
             if let cut = expansion.truncated { throw Self.truncationRefused(cut) }
             let inRange = expansion.occurrences

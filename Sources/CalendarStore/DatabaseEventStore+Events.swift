@@ -59,10 +59,9 @@ extension DatabaseEventStore {
     /// `to`. The work comes out of `budget`, and a read that spends it all is refused
     /// (``budgetSpent``).
     func occurrences(
-        of candidate: Candidate, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules,
-        budget: inout ExpansionBudget, _ connection: Connection
+        of candidate: Candidate, series: CachedSeries, calendar: CalendarRow, from: Int?, to: Int?, zone: ZoneRules,
+        budget: inout ExpansionBudget
     ) throws(StoreError) -> (occurrences: [EventOccurrence], truncated: TruncatedEvent?) {
-        let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
         let expansion = series.prepared.expand(from: from, to: to, viewerZone: zone, budget: &budget)
         if budget.isSpent { throw Self.budgetSpent }
         let found = expansion.occurrences
@@ -119,6 +118,40 @@ extension DatabaseEventStore {
         }
     }
 
+    /// What a candidate holds in a range: a one-off object's own times, read from its
+    /// row without parsing it, or a series (from the cache) to expand.
+    enum Timing {
+        case single(Candidate.Single)
+        case series(CachedSeries)
+    }
+
+    /// A candidate's timing; nil for a one-off object whose row says it is outside
+    /// `from..<to` in `zone`.
+    func timing(of candidate: Candidate, from: Int, to: Int, zone: ZoneRules, _ connection: Connection)
+        throws(StoreError) -> Timing?
+    {
+        guard let single = candidate.single else {
+            return .series(try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection))
+        }
+        guard OccurrenceTime.overlaps(start: single.start, end: single.end, from: from, to: to, in: zone) else {
+            return nil
+        }
+        return .single(single)
+    }
+
+    /// A one-off object's occurrence, from its row and its bytes (kept, not parsed, until asked for).
+    func occurrence(
+        ofSingle single: Candidate.Single, _ candidate: Candidate, data: [UInt8], calendar: CalendarRow,
+        zone: ZoneRules
+    ) -> EventOccurrence {
+        EventOccurrence(
+            source: .stored(
+                StoredObject(data: data), title: single.title, status: single.status, transparent: single.transparent),
+            start: single.start, end: single.end, recurrenceID: nil, isDetached: false, timeZone: single.tzid,
+            eventIdentifier: candidate.identifier, calendarIdentifier: calendar.calendar.id, etag: candidate.etag,
+            viewerZone: zone, seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) })
+    }
+
     /// The objects of a calendar whose box overlaps `from..<to` (Unix seconds): a
     /// superset of those with an occurrence there, read from the range index.
     func candidates(in calendar: CalendarRow, from: Int, to: Int, alarmsOnly: Bool = false, _ connection: Connection)
@@ -169,44 +202,36 @@ extension DatabaseEventStore {
             var matched: [(candidate: Candidate, single: Candidate.Single)] = []
             for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
             where filter.componentTypes.contains(candidate.componentType) {
-                guard let single = candidate.single else {
+                switch try timing(of: candidate, from: range.start, to: range.end, zone: zone, connection) {
+                case nil: continue
+                case .series(let series):
                     let found = try occurrences(
-                        of: candidate, calendar: calendar, from: range.start, to: range.end, zone: zone,
-                        budget: &budget, connection)
+                        of: candidate, series: series, calendar: calendar, from: range.start, to: range.end,
+                        zone: zone, budget: &budget)
                     for occurrence in found.occurrences
                     where filter.isEmpty || filter.matches(occurrence.filterComponent) {
                         result.append(occurrence)
                     }
                     if let cut = found.truncated { truncated.append(cut) }
                     trim()
-                    continue
+                case .single(let single):
+                    // A one-off object is answered from its row; its bytes are parsed only if asked for.
+                    guard
+                        filter.matches(
+                            title: single.title, status: single.status,
+                            categories: {
+                                single.categories?.split(separator: SingleTiming.categorySeparator).map(String.init)
+                                    ?? []
+                            })
+                    else { continue }
+                    matched.append((candidate, single))
                 }
-                // A one-off object is answered from its row; its bytes are parsed only if asked for.
-                guard
-                    OccurrenceTime.overlaps(
-                        start: single.start, end: single.end, from: range.start, to: range.end, in: zone),
-                    filter.matches(
-                        title: single.title, status: single.status,
-                        categories: {
-                            single.categories?.split(separator: SingleTiming.categorySeparator).map(String.init) ?? []
-                        })
-                else { continue }
-                matched.append((candidate, single))
             }
-            // The matched one-off objects' bytes, read together (kept, not parsed, until asked for).
+            // The matched one-off objects' bytes, read together.
             let data = try objectData(matched.map(\.candidate.rowID), connection)
             for (candidate, single) in matched {
                 guard let data = data[candidate.rowID] else { continue }
-                result.append(
-                    EventOccurrence(
-                        source: .stored(
-                            StoredObject(data: data), title: single.title, status: single.status,
-                            transparent: single.transparent), start: single.start, end: single.end, recurrenceID: nil,
-                        isDetached: false,
-                        timeZone: single.tzid, eventIdentifier: candidate.identifier,
-                        calendarIdentifier: calendar.calendar.id,
-                        etag: candidate.etag, viewerZone: zone,
-                        seriesZone: single.tzid.flatMap { TimeZoneDatabase.zone(named: $0) }))
+                result.append(occurrence(ofSingle: single, candidate, data: data, calendar: calendar, zone: zone))
                 trim()
             }
         }
@@ -229,11 +254,12 @@ extension DatabaseEventStore {
                 let calendarID = calendar.calendar.id
                 for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
                 where candidate.componentType == .event {
-                    if let single = candidate.single {
-                        guard !single.transparent, single.status != .cancelled,
-                            OccurrenceTime.overlaps(
-                                start: single.start, end: single.end, from: range.start, to: range.end, in: zone)
-                        else { continue }
+                    let series: CachedSeries
+                    switch try timing(of: candidate, from: range.start, to: range.end, zone: zone, connection) {
+                    case nil: continue
+                    case .series(let cached): series = cached
+                    case .single(let single):
+                        guard !single.transparent, single.status != .cancelled else { continue }
                         var isAllDay = false
                         if case .date = single.start { isAllDay = true }
                         result.append(
@@ -244,7 +270,6 @@ extension DatabaseEventStore {
                                 isTentative: single.status == .tentative, isAllDay: isAllDay))
                         continue
                     }
-                    let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
                     intervals.removeAll(keepingCapacity: true)
                     let isComplete = series.prepared.busyIntervals(
                         from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
@@ -433,8 +458,18 @@ extension DatabaseEventStore {
     }
 
     public func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String> {
+        try database.read { (connection) throws(StoreError) -> Set<String> in
+            try events(
+                withAlarmsFiringIn: range, calendar: try calendarRow(calendar, connection, write: false), connection)
+        }
+    }
+
+    func events(withAlarmsFiringIn range: TimeRange, calendar: CalendarRow, _ connection: Connection)
+        throws(StoreError) -> Set<String>
+    {
         var result = Set<String>()
-        let cuts = try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil) { _, occurrence, _ in
+        let cuts = try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil, connection) {
+            _, occurrence, _ in
             result.insert(occurrence.eventIdentifier)
         }
         // A cut series with an alarm in the range is in the answer already; any other is not known.
@@ -453,36 +488,47 @@ extension DatabaseEventStore {
         _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
     ) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] {
         try database.read { (connection) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] in
-            var cuts: [(series: TruncatedEvent, firesFrom: Int)] = []
-            var budget = backend.expansionBudget
-            for calendar in try visibleCalendars(calendars, connection) {
-                let zone = try viewerZone(timeZone, calendar: calendar)
-                let reach =
-                    try connection.firstRow(
-                        "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)],
-                        { $0.optionalInt(0) }) ?? nil
-                guard let reach else { continue }
-                let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
-                for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
-                    let expansion = try occurrences(
-                        of: candidate, calendar: calendar, from: from, to: to, zone: zone, budget: &budget, connection)
-                    if let cut = expansion.truncated {
-                        cuts.append((cut, (cut.lastListedStart ?? from).subtractingSaturated(reach)))
-                    }
-                    var absoluteSeen = Set<Int>()
-                    for occurrence in expansion.occurrences {
-                        for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {
-                            guard let first = AlarmSchedule.fireTime(of: alarm, for: occurrence) else { continue }
-                            if case .absolute = alarm.trigger, !absoluteSeen.insert(first).inserted { continue }
-                            let schedule = AlarmSchedule.Firings(alarm: alarm, first: first, in: range)
-                            guard !schedule.repetitions.isEmpty else { continue }
-                            body(alarm, occurrence, schedule)
-                        }
+            try visitAlarms(
+                firingIn: range, calendars: try visibleCalendars(calendars, connection), timeZone: timeZone,
+                connection, body)
+        }
+    }
+
+    private func visitAlarms(
+        firingIn range: TimeRange, calendars: [CalendarRow], timeZone: String?, _ connection: Connection,
+        _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
+    ) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] {
+        var cuts: [(series: TruncatedEvent, firesFrom: Int)] = []
+        var budget = backend.expansionBudget
+        for calendar in calendars {
+            let zone = try viewerZone(timeZone, calendar: calendar)
+            let reach =
+                try connection.firstRow(
+                    "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)],
+                    { $0.optionalInt(0) }) ?? nil
+            guard let reach else { continue }
+            let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
+            for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
+                let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
+                let expansion = try occurrences(
+                    of: candidate, series: series, calendar: calendar, from: from, to: to, zone: zone,
+                    budget: &budget)
+                if let cut = expansion.truncated {
+                    cuts.append((cut, (cut.lastListedStart ?? from).subtractingSaturated(reach)))
+                }
+                var absoluteSeen = Set<Int>()
+                for occurrence in expansion.occurrences {
+                    for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {
+                        guard let first = AlarmSchedule.fireTime(of: alarm, for: occurrence) else { continue }
+                        if case .absolute = alarm.trigger, !absoluteSeen.insert(first).inserted { continue }
+                        let schedule = AlarmSchedule.Firings(alarm: alarm, first: first, in: range)
+                        guard !schedule.repetitions.isEmpty else { continue }
+                        body(alarm, occurrence, schedule)
                     }
                 }
             }
-            return cuts
         }
+        return cuts
     }
 }
 

@@ -2,7 +2,7 @@ import Recurrence
 
 // Reading calendar object resources: by name, all of a calendar, by time range.
 extension DatabaseEventStore {
-    public func resource(named name: String, calendar: String) throws(StoreError) -> StoredResource {
+    public func resource(named name: String, calendar: some CalendarReference) throws(StoreError) -> StoredResource {
         try database.read { (connection) throws(StoreError) -> StoredResource in
             let row = try calendarRow(calendar, connection, write: false)
             guard let object = try object(named: name, in: row, connection) else {
@@ -15,7 +15,7 @@ extension DatabaseEventStore {
         }
     }
 
-    public func resources(calendar: String) throws(StoreError) -> [ResourceInfo] {
+    public func resources(calendar: some CalendarReference) throws(StoreError) -> [ResourceInfo] {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
             let row = try calendarRow(calendar, connection, write: false)
             return try connection.rows(
@@ -30,42 +30,21 @@ extension DatabaseEventStore {
         }
     }
 
-    public func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: String)
+    public func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: some CalendarReference)
         throws(StoreError) -> [ResourceInfo]
     {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
             let row = try calendarRow(calendar, connection, write: false)
-            let zone = try viewerZone(nil, calendar: row)
-            var result: [ResourceInfo] = []
-            var budget = backend.expansionBudget
-            for candidate in try candidates(in: row, from: range.start, to: range.end, connection)
-            where candidate.componentType == componentType {
-                // A one-off object answers from its row; a series stops at its first instance in range.
-                if let single = candidate.single {
-                    guard
-                        OccurrenceTime.overlaps(
-                            start: single.start, end: single.end, from: range.start, to: range.end, in: zone)
-                    else { continue }
-                } else {
-                    let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
-                    let found = series.prepared.expand(
-                        from: range.start, to: range.end, viewerZone: zone, limit: 1, budget: &budget)
-                    if budget.isSpent { throw Self.budgetSpent }
-                    // A series a bound stopped before its first instance here may still have one:
-                    // listing it loses nothing (the client reads its data), leaving it out would hide it.
-                    guard !found.occurrences.isEmpty || !found.isComplete else { continue }
-                }
-                result.append(
-                    ResourceInfo(
-                        name: candidate.name, etag: candidate.etag, componentType: candidate.componentType,
-                        localIdentifier: candidate.identifier,
-                        size: candidate.size, lastModified: candidate.modified))
-            }
-            return result.sorted { $0.name < $1.name }
+            return try listing(
+                overlapping: range, types: [componentType], in: row, zone: try viewerZone(nil, calendar: row),
+                connection
+            ).map(\.info)
         }
     }
 
-    public func resources(named names: [String], calendar: String) throws(StoreError) -> [StoredResource] {
+    public func resources(named names: [String], calendar: some CalendarReference) throws(StoreError)
+        -> [StoredResource]
+    {
         try database.read { (connection) throws(StoreError) -> [StoredResource] in
             let row = try calendarRow(calendar, connection, write: false)
             var result: [StoredResource] = []

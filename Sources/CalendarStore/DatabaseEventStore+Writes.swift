@@ -184,7 +184,9 @@ extension DatabaseEventStore {
             [.integer(calendar.rowID), .text(object.name), .int(sequence)])
     }
 
-    public func writeResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
+    public func writeResource(
+        _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool
+    )
         throws(StoreError) -> ResourceWrite
     {
         guard Self.isValidResourceName(name) else {
@@ -208,7 +210,9 @@ extension DatabaseEventStore {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && name.utf8.count <= 255
     }
 
-    public func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError) {
+    public func deleteResource(named name: String, calendar: some CalendarReference, ifMatch: String?)
+        throws(StoreError)
+    {
         try database.write { (connection) throws(StoreError) in
             let row = try calendarRow(calendar, connection, write: true)
             guard let object = try object(named: name, in: row, connection) else {

@@ -76,6 +76,29 @@ extension DatabaseEventStore {
         return row
     }
 
+    /// The calendar a reference names: a handle made by this store as it was resolved
+    /// (for `write`, its row locked and its access checked again), else by identifier.
+    func calendarRow(_ reference: some CalendarReference, _ connection: Connection, write: Bool) throws(StoreError)
+        -> CalendarRow
+    {
+        guard let handle = reference.handle, handle.userID == userID else {
+            return try calendarRow(reference.calendarIdentifier, connection, write: write)
+        }
+        guard write else { return handle.row }
+        let sql = Self.calendarColumns + " AND c.id = ?2" + connection.dialect.lockCalendar
+        guard var row = try connection.firstRow(sql, [.integer(userID), .integer(handle.row.rowID)], calendarRow) else {
+            throw StoreError(.notFound, "no calendar \(handle.calendar.id)", resource: handle.calendar.id)
+        }
+        guard row.writable else {
+            throw StoreError(
+                .forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only",
+                resource: handle.calendar.id)
+        }
+        // Resource writes read no dead property: the ones resolved with the handle stand.
+        row.calendar.deadProperties = handle.row.calendar.deadProperties
+        return row
+    }
+
     // MARK: Calendars
 
     public func calendars() throws(StoreError) -> [EventCalendar] {
@@ -94,14 +117,18 @@ extension DatabaseEventStore {
     }
 
     public func calendar(named name: String) throws(StoreError) -> EventCalendar {
-        try database.read { (connection) throws(StoreError) -> EventCalendar in
+        try calendarHandle(named: name).calendar
+    }
+
+    public func calendarHandle(named name: String) throws(StoreError) -> CalendarHandle {
+        try database.read { (connection) throws(StoreError) -> CalendarHandle in
             guard
                 var row = try connection.firstRow(
                     Self.calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)],
                     calendarRow)
             else { throw StoreError(.notFound, "no calendar named \(name)", resource: name) }
             try loadDeadProperties(&row, connection)
-            return row.calendar
+            return CalendarHandle(row: row, userID: userID)
         }
     }
 

@@ -24,6 +24,9 @@ public protocol EventStore: Sendable {
     func calendar(withIdentifier identifier: String) throws(StoreError) -> EventCalendar
     /// The calendar whose collection name is `name` among the user's own.
     func calendar(named name: String) throws(StoreError) -> EventCalendar
+    /// The calendar with this collection name, resolved once for a request: later calls
+    /// take the handle and do not look it up again.
+    func calendarHandle(named name: String) throws(StoreError) -> CalendarHandle
     /// Creates a calendar owned by the user; `name` is its URL segment (a new UUID when nil).
     func createCalendar(_ calendar: EventCalendar, name: String?) throws(StoreError) -> EventCalendar
     /// Saves the caller-settable fields of a calendar. With `ifMatch`, the calendar's
@@ -95,20 +98,27 @@ public protocol EventStore: Sendable {
     /// Stores iCalendar bytes at `name` in a calendar. `ifMatch` requires the current
     /// ETag; `ifNoneMatch` (`*`) requires that nothing is there yet. Returns the new ETag,
     /// and whether the name was free (created) or replaced.
-    func writeResource(_ data: [UInt8], name: String, calendar: String, ifMatch: String?, ifNoneMatch: Bool)
+    func writeResource(
+        _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool
+    )
         throws(StoreError) -> ResourceWrite
-    func resource(named name: String, calendar: String) throws(StoreError) -> StoredResource
-    func deleteResource(named name: String, calendar: String, ifMatch: String?) throws(StoreError)
+    func resource(named name: String, calendar: some CalendarReference) throws(StoreError) -> StoredResource
+    func deleteResource(named name: String, calendar: some CalendarReference, ifMatch: String?) throws(StoreError)
     /// Every resource of a calendar with its ETag, by name.
-    func resources(calendar: String) throws(StoreError) -> [ResourceInfo]
+    func resources(calendar: some CalendarReference) throws(StoreError) -> [ResourceInfo]
     /// The resources of a calendar with an instance of a `componentType` component that
     /// overlaps `range` (RFC 4791 §9.9: recurrence-aware, overrides included, floating
     /// times read in the calendar's time zone), by name.
-    func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: String) throws(StoreError)
+    func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: some CalendarReference)
+        throws(StoreError)
         -> [ResourceInfo]
     /// The named resources of a calendar with their bytes, in the order asked; names
     /// with nothing stored are left out.
-    func resources(named names: [String], calendar: String) throws(StoreError) -> [StoredResource]
+    func resources(named names: [String], calendar: some CalendarReference) throws(StoreError) -> [StoredResource]
+    /// The resources of a calendar that `query` selects, each with `content`, read in
+    /// one transaction: only the selected objects are read, parsed or expanded.
+    func report(_ query: ResourceQuery, content: ResourceContent, calendar: some CalendarReference)
+        throws(StoreError) -> ResourceReport
     /// Imports calendar objects (each one VCALENDAR with one UID) in one transaction,
     /// each atomically on its own: an object that fails is skipped with its error and
     /// the others are kept. An object whose UID the calendar already has replaces it.
@@ -126,7 +136,7 @@ public protocol EventStore: Sendable {
     /// change order. With a `limit`, at most that many changes, and the token is a
     /// checkpoint from which the rest follow. An unknown or expired token throws
     /// `invalidSyncToken`.
-    func changes(since token: SyncToken?, calendar: String, limit: Int?) throws(StoreError) -> ChangeSet
+    func changes(since token: SyncToken?, calendar: some CalendarReference, limit: Int?) throws(StoreError) -> ChangeSet
     /// Forgets tombstones up to `token`; older tokens are then refused as expired.
     func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError)
 
@@ -182,7 +192,7 @@ extension EventStore {
     }
 
     /// Every change since `token`.
-    public func changes(since token: SyncToken?, calendar: String) throws(StoreError) -> ChangeSet {
+    public func changes(since token: SyncToken?, calendar: some CalendarReference) throws(StoreError) -> ChangeSet {
         try changes(since: token, calendar: calendar, limit: nil)
     }
 

@@ -1,34 +1,39 @@
 import CalendarStore
 import HTTPTypes
 
-extension DAVContext {
-    func multiget(_ body: XMLElement, calendar: EventCalendar, request: ReportRequest) throws(StoreError)
-        -> HTTPResponse
-    {
-        var multistatus = Multistatus()
-        var names: [String] = []
+/// calendar-multiget (RFC 4791 §7.9): the objects named by href, read together.
+struct CalendarMultigetReport {
+    var properties: ReportProperties
+    /// The names of the objects asked for in this calendar, in the order asked.
+    var names: [String] = []
+    /// Hrefs that name no object of this calendar (each answered 404).
+    var foreign: [String] = []
+
+    init(_ body: XMLElement, in context: DAVContext) throws(DAVError) {
+        properties = try ReportProperties(body)
+        let calendarName: String? = if case .calendar(_, let name) = context.path { name } else { nil }
         for href in body.children(DAVNamespace.dav, "href") {
             guard let target = DAVPath(requestPath: href.text),
-                case .object(let owner, let calendarName, let name) = target, owner == user,
-                calendarName == calendar.name
+                case .object(let owner, let calendar, let name) = target, owner == context.user,
+                calendar == calendarName
             else {
-                multistatus.add(href: href.text, status: 404)
+                foreign.append(href.text)
                 continue
             }
             names.append(name)
         }
-        let stored = try store.resources(named: names, calendar: calendar.id)
-        if request.expand != nil {
-            try respond(stored.map(\.info), calendar: calendar, request: request, into: &multistatus)
-        } else {
-            for resource in stored {
-                try respond(
-                    resource.info, data: resource.data, calendar: calendar, request: request, into: &multistatus)
-            }
-        }
-        let found = Set(stored.map(\.name))
-        for name in names where !found.contains(name) {
-            multistatus.add(href: DAVPath.object(user: user, calendar: calendar.name, name: name).href, status: 404)
+    }
+
+    func answer(in context: DAVContext, calendar: CalendarHandle) throws(StoreError) -> HTTPResponse {
+        var multistatus = Multistatus()
+        for href in foreign { multistatus.add(href: href, status: 404) }
+        let report = try context.store.report(
+            ResourceQuery(names: names), content: properties.content, calendar: calendar)
+        try context.write(report, properties: properties, calendar: calendar, into: &multistatus)
+        for name in report.missing {
+            multistatus.add(
+                href: DAVPath.object(user: context.user, calendar: calendar.calendar.name, name: name).href,
+                status: 404)
         }
         return multistatus.response()
     }

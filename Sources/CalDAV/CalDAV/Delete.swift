@@ -8,9 +8,9 @@ extension DAVContext {
             switch path {
             case .object(_, let calendarName, let name):
                 let calendar = try self.calendar(named: calendarName)
-                try store.deleteResource(named: name, calendar: calendar.id, ifMatch: request.headers["If-Match"])
+                try store.deleteResource(named: name, calendar: calendar, ifMatch: request.headers["If-Match"])
             case .calendar(_, let name):
-                try store.deleteCalendar(withIdentifier: try self.calendar(named: name).id)
+                try store.deleteCalendar(withIdentifier: try self.calendar(named: name).calendar.id)
             default:
                 return DAVError(403, "only calendars and calendar objects can be deleted").response
             }

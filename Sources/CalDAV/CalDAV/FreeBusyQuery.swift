@@ -3,21 +3,30 @@ import CivilTime
 import HTTPTypes
 import ICalendar
 
-extension DAVContext {
-    /// The most FREEBUSY periods one free-busy answer lists (RFC 4791 §7.10).
-    static let maxFreeBusyPeriods = 10_000
+/// free-busy-query (RFC 4791 §7.10): the busy time of a range as a VFREEBUSY.
+/// Transparent and cancelled instances leave time free; tentative ones are
+/// BUSY-TENTATIVE.
+struct FreeBusyQueryReport {
+    var start: Int
+    var end: Int
 
-    /// free-busy-query (RFC 4791 §7.10): the busy time of the range as a VFREEBUSY.
-    /// Transparent and cancelled instances leave time free; tentative ones are
-    /// BUSY-TENTATIVE.
-    func freeBusy(_ body: XMLElement, calendar: EventCalendar) throws(StoreError) -> HTTPResponse {
+    init(_ body: XMLElement) throws(DAVError) {
         guard let timeRange = body.child(DAVNamespace.caldav, "time-range"),
             let start = timeRange.attributes["start"].flatMap(DAVTime.instant),
             let end = timeRange.attributes["end"].flatMap(DAVTime.instant), start < end
         else {
-            return DAVError(400, "free-busy-query needs a time-range with start and end in UTC").response
+            throw DAVError(400, "free-busy-query needs a time-range with start and end in UTC")
         }
-        let occurrences = try store.events(
+        self.start = start
+        self.end = end
+    }
+
+    /// The most FREEBUSY periods one free-busy answer lists (RFC 4791 §7.10).
+    static let maxFreeBusyPeriods = 10_000
+
+    func answer(in context: DAVContext, calendar handle: CalendarHandle) throws(StoreError) -> HTTPResponse {
+        let calendar = handle.calendar
+        let occurrences = try context.store.events(
             in: TimeRange(start: start, end: end), calendars: [calendar.id],
             matching: EventFilter(componentTypes: [.event]),
             timeZone: calendar.timeZone)

@@ -11,7 +11,7 @@ extension DAVContext {
         }
         do {
             let calendar = try self.calendar(named: calendarName)
-            let resource = try store.resource(named: name, calendar: calendar.id)
+            let resource = try store.resource(named: name, calendar: calendar)
             return HTTPResponse(
                 status: 200,
                 headers: [

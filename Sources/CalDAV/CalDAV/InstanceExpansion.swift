@@ -6,10 +6,9 @@ import Recurrence
 extension DAVContext {
     /// The object with its master and only the overrides that impact `range` (RFC 4791
     /// §9.6.6); VTIMEZONEs and other components stay.
-    func limited(_ data: [UInt8], to range: TimeRange, calendar: EventCalendar) throws(StoreError) -> [UInt8] {
+    static func limited(_ data: [UInt8], to range: TimeRange, zone: ZoneRules) throws(StoreError) -> [UInt8] {
         guard var root = try Self.parseObject(data) else { return data }
         let members = root.components.filter { ComponentType(rawValue: $0.name) != nil }
-        let zone = calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
         let affecting: [Component]
         do {
             affecting = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: root))

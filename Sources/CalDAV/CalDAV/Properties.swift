@@ -21,7 +21,7 @@ extension DAVContext {
             }
         case .calendar(let owner, let name):
             let calendar = try self.calendar(named: name)
-            return try store.resources(calendar: calendar.id).map {
+            return try store.resources(calendar: calendar).map {
                 (.object(user: owner, calendar: name, name: $0.name), $0)
             }
         }
@@ -100,7 +100,7 @@ extension DAVContext {
             // server choose); the principal searches are answered everywhere.
             properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
         case .calendar(let owner, let name):
-            let calendar = try self.calendar(named: name)
+            let calendar = try self.calendar(named: name).calendar
             properties[.resourceType] = "<D:collection/><C:calendar/>"
             properties[.displayName] = XMLText.escape(calendar.title)
             properties[.owner] = "<D:href>\(XMLText.escape(DAVPath.principal(user: owner).href))</D:href>"
@@ -126,7 +126,7 @@ extension DAVContext {
             }
         case .object(_, let calendarName, let name):
             let calendar = try self.calendar(named: calendarName)
-            properties.merge(objectProperties(try store.resource(named: name, calendar: calendar.id).info)) { $1 }
+            properties.merge(objectProperties(try store.resource(named: name, calendar: calendar).info)) { $1 }
         }
         return properties
     }

@@ -20,7 +20,7 @@ extension DAVContext {
         }
         let ifMatch = request.headers["If-Match"]
         let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
-        let calendar: EventCalendar
+        let calendar: CalendarHandle
         do {
             calendar = try self.calendar(named: calendarName)
         } catch {
@@ -31,7 +31,7 @@ extension DAVContext {
         }
         do {
             let written = try store.writeResource(
-                request.body, name: name, calendar: calendar.id, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+                request.body, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
             var headers: HTTPHeaders = ["ETag": written.etag]
             for warning in Self.warningHeaders(for: written.warnings) { headers.add("Warning", warning) }
             return HTTPResponse(status: written.created ? 201 : 204, headers: headers)

@@ -100,24 +100,23 @@ struct QueryFilter {
 // MARK: - What a query may ask
 
 extension QueryFilter {
-    /// The 403 for a filter this server would otherwise answer wrongly: a collation it
+    /// The refusal of a filter this server would otherwise answer wrongly: a collation it
     /// does not have (CALDAV:supported-collation, RFC 4791 §7.5.1), or a time range or
     /// comp-filter where it is not evaluated (CALDAV:supported-filter, §7.8, §9.7), naming
     /// the element. `filter` is the VCALENDAR comp-filter; nil when all of it is answered.
-    static func unsupported(in filter: XMLElement) -> HTTPResponse? {
-        func refuse(_ message: String, _ element: XMLElement) -> HTTPResponse {
+    static func unsupported(in filter: XMLElement) -> DAVError? {
+        func refuse(_ message: String, _ element: XMLElement) -> DAVError {
             let name = element.attributes["name"].map { " name=\"\(XMLText.escape($0))\"" } ?? ""
             return DAVError(
                 403, message, precondition: PropertyName(DAVNamespace.caldav, "supported-filter"),
-                detail: "<C:\(element.name)\(name)/>"
-            ).response
+                detail: "<C:\(element.name)\(name)/>")
         }
         // Collations and malformed time ranges, anywhere.
         var stack = [filter]
         while let element = stack.popLast() {
             stack += element.children
             if element.namespace == DAVNamespace.caldav, element.name == "time-range" {
-                do throws(DAVError) { _ = try DAVTime.range(element) } catch { return error.response }
+                do throws(DAVError) { _ = try DAVTime.range(element) } catch { return error }
             }
             if element.namespace == DAVNamespace.caldav, element.name == "text-match",
                 let collation = element.attributes["collation"],
@@ -126,8 +125,7 @@ extension QueryFilter {
                 return DAVError(
                     403,
                     "the collation \(collation) is not supported; use i;ascii-casemap, i;unicode-casemap or i;octet",
-                    caldav: "supported-collation"
-                ).response
+                    caldav: "supported-collation")
             }
         }
         let components = filter.children(DAVNamespace.caldav, "comp-filter")

@@ -40,11 +40,12 @@ extension DAVContext {
         }
         let overwrite = overwriteHeader != "F"
         do throws(StoreError) {
-            let source = try store.resource(named: sourceName, calendar: try self.calendar(named: sourceCalendar).id)
+            let sourceHandle = try self.calendar(named: sourceCalendar)
+            let source = try store.resource(named: sourceName, calendar: sourceHandle)
             if let ifMatch = request.headers["If-Match"], ifMatch != "*", ifMatch != source.etag {
                 return DAVError(412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)").response
             }
-            let target: EventCalendar
+            let target: CalendarHandle
             do {
                 target = try self.calendar(named: targetCalendar)
             } catch {
@@ -55,7 +56,7 @@ extension DAVContext {
             let written: ResourceWrite
             do {
                 written = try store.writeResource(
-                    source.data, name: targetName, calendar: target.id, ifMatch: nil, ifNoneMatch: !overwrite)
+                    source.data, name: targetName, calendar: target, ifMatch: nil, ifNoneMatch: !overwrite)
             } catch {
                 // Overwrite: F and the destination exists (RFC 4918 §9.8.5).
                 if error.code == .preconditionFailed {
@@ -66,11 +67,11 @@ extension DAVContext {
             if isMove {
                 do {
                     try store.deleteResource(
-                        named: sourceName, calendar: try self.calendar(named: sourceCalendar).id, ifMatch: source.etag)
+                        named: sourceName, calendar: sourceHandle, ifMatch: source.etag)
                 } catch {
                     // The source changed meanwhile: undo the copy, unless it replaced something.
                     if written.created {
-                        try? store.deleteResource(named: targetName, calendar: target.id, ifMatch: written.etag)
+                        try? store.deleteResource(named: targetName, calendar: target, ifMatch: written.etag)
                     }
                     return DAVError(error).response
                 }

@@ -20,7 +20,7 @@ extension DAVContext {
             $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
         }
         do {
-            var calendar = try self.calendar(named: name)
+            var calendar = try self.calendar(named: name).calendar
             let statuses = apply(sets, removals: removals, to: &calendar)
             var multistatus = Multistatus()
             if statuses.contains(where: { $0.status != 200 }) {
