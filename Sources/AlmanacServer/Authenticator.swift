@@ -136,10 +136,10 @@ public final class Authenticator: Sendable {
         if let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") {
             let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
             let address = "token " + request.remoteAddress
-            var found: APIToken?
+            var found: AccessToken?
             if APITokenSecret.isWellFormed(token) {
                 do {
-                    found = try backend.apiToken(secretHash: APITokenSecret.hash(token))
+                    found = try backend.appState.accessToken(secretHash: APITokenSecret.hash(token))
                 } catch {
                     return .failure(
                         HTTPResponseError(

@@ -15,7 +15,7 @@ enum Access: Sendable {
     case write
 
     /// The problem a principal with `scope` gets here, nil when it may go on.
-    func refusal(for scope: APIToken.Scope) -> APIProblem? {
+    func refusal(for scope: AccessToken.Scope) -> APIProblem? {
         switch self {
         case .any:
             return nil

@@ -38,7 +38,11 @@ extension APIContext {
     /// GET /events/{id}/added: the user's "added" mark on an event.
     func addedMark(event identifier: String) throws(APIProblem) -> HTTPResponse {
         _ = try visibleEvent(identifier)
-        guard let mark = try attempt({ () throws(StoreError) in try store.addedMark(event: identifier) }) else {
+        guard
+            let mark = try attempt({ () throws(StoreError) in
+                try backend.appState.addedMark(event: identifier, user: principal.user)
+            })
+        else {
             throw APIProblem(.notFound, "event \(identifier) is not marked as added")
         }
         return json(Self.json(mark))
@@ -63,14 +67,16 @@ extension APIContext {
                 try APIModel.optionalString(value, "nativeIdentifier")
             }
         }
-        let stored = try attempt { () throws(StoreError) in try store.markAdded(mark) }
+        let stored = try attempt { () throws(StoreError) in try backend.appState.markAdded(mark, user: principal.user) }
         return json(Self.json(stored))
     }
 
     /// DELETE /events/{id}/added: removes the mark.
     func removeAddedMark(event identifier: String) throws(APIProblem) -> HTTPResponse {
         _ = try visibleEvent(identifier)
-        try attempt { () throws(StoreError) in try store.removeAddedMark(event: identifier) }
+        try attempt { () throws(StoreError) in
+            try backend.appState.removeAddedMark(event: identifier, user: principal.user)
+        }
         return HTTPResponse(status: 204)
     }
 

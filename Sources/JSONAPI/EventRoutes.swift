@@ -87,7 +87,9 @@ extension APIContext {
         }
         let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
         if let token = principal.token, let identifier = saved.localIdentifier {
-            try attempt { () throws(StoreError) in try backend.noteCreation(ofEvent: identifier, byToken: token.id) }
+            try attempt { () throws(StoreError) in
+                try backend.appState.noteCreation(ofEvent: identifier, byToken: token.id)
+            }
         }
         var response = json(APIModel.json(saved), status: 201, etag: saved.etag)
         if let identifier = saved.localIdentifier {

@@ -7,14 +7,14 @@ import ICalendar
 /// or through a personal API token (its scope limits what it may do).
 public struct APIPrincipal: Sendable {
     public var user: String
-    public var token: APIToken?
+    public var token: AccessToken?
 
-    public init(user: String, token: APIToken? = nil) {
+    public init(user: String, token: AccessToken? = nil) {
         self.user = user
         self.token = token
     }
 
-    var scope: APIToken.Scope { token?.scope ?? .readWrite }
+    var scope: AccessToken.Scope { token?.scope ?? .readWrite }
 }
 
 /// Limits and settings of the JSON API.
@@ -125,7 +125,7 @@ struct APIContext {
     /// add-only token only the events it created.
     func requireVisible(event identifier: String) throws(APIProblem) {
         guard principal.scope == .addOnly, let token = principal.token else { return }
-        let created = try attempt { () throws(StoreError) in try backend.eventsCreated(byToken: token.id) }
+        let created = try attempt { () throws(StoreError) in try backend.appState.eventsCreated(byToken: token.id) }
         if !created.contains(identifier) { throw APIProblem(.notFound, "no event \(identifier)") }
     }
 

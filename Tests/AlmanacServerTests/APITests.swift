@@ -16,17 +16,17 @@ import Testing
     let backend: DatabaseBackend
     let server: AlmanacServer
     /// Bearer tokens by scope.
-    var tokens: [APIToken.Scope: String] = [:]
+    var tokens: [AccessToken.Scope: String] = [:]
 
     init() throws {
         directory = try TemporaryDirectory()
         backend = try DatabaseBackend(directory: directory.path)
         try backend.createUser(named: "anna")
         try backend.createUser(named: "bob")
-        for scope in APIToken.Scope.allCases {
+        for scope in AccessToken.Scope.allCases {
             let (id, secret) = APITokenSecret.generate()
-            try backend.createAPIToken(
-                APIToken(id: id, user: "anna", name: scope.rawValue, scope: scope, created: 0),
+            try backend.appState.createAccessToken(
+                AccessToken(id: id, user: "anna", name: scope.rawValue, scope: scope, created: 0),
                 secretHash: APITokenSecret.hash(secret))
             tokens[scope] = secret
         }
@@ -47,7 +47,7 @@ import Testing
 
     @discardableResult
     func call(
-        _ method: String, _ target: String, _ body: String? = nil, scope: APIToken.Scope = .readWrite,
+        _ method: String, _ target: String, _ body: String? = nil, scope: AccessToken.Scope = .readWrite,
         headers: HTTPHeaders = [:]
     ) -> Answer {
         let parts = target.split(separator: "?", maxSplits: 1)
@@ -288,8 +288,8 @@ import Testing
                 .status == 403)
         #expect(call("DELETE", "/api/v1/events/\(addedID)", scope: .addOnly).status == 403)
         // A revoked token is refused.
-        let token = try #require(try backend.apiTokens(user: "anna").first { $0.scope == .read })
-        try backend.revokeAPIToken(id: token.id, user: "anna")
+        let token = try #require(try backend.appState.accessTokens(user: "anna").first { $0.scope == .read })
+        try backend.appState.revokeAccessToken(id: token.id, user: "anna")
         let revoked = call("GET", "/api/v1/calendars", scope: .read)
         #expect(
             revoked.status == 401 && revoked.headers["WWW-Authenticate"] != nil
@@ -302,7 +302,7 @@ import Testing
             "POST", "/api/v1/events",
             #"{"calendarId": "\#(calendar)", "title": "Lesson", "start": "2026-12-01T09:00:00Z"}"#, scope: .addOnly)
         let eventID = try #require(event["id"]?.stringValue)
-        let refusals: [(method: String, target: String, body: String?, scope: APIToken.Scope, detail: String)] = [
+        let refusals: [(method: String, target: String, body: String?, scope: AccessToken.Scope, detail: String)] = [
             (
                 "GET", "/api/v1/calendars", nil, .addOnly,
                 "an add-only token may only create events and read back its own"
