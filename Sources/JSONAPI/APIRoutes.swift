@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// What a route asks of the principal behind a request. A password or session has
 /// full access; a token's scope decides. The router checks it before the handler runs.
-enum Access: Sendable {
+enum RouteAccess: Sendable {
     /// Every principal (an add-only token's handler still shows it only its own events).
     case any
     /// A scope that may read everything: read or read-write, not add-only.
@@ -46,11 +46,11 @@ struct PathParameters: Sendable {
 struct Route: Sendable {
     var method: String
     var template: String
-    var access: Access
+    var access: RouteAccess
     var handler: @Sendable (APIContext, PathParameters) throws(APIProblem) -> HTTPResponse
 
     init(
-        _ method: String, _ template: String, _ access: Access,
+        _ method: String, _ template: String, _ access: RouteAccess,
         _ handler: @escaping @Sendable (APIContext, PathParameters) throws(APIProblem) -> HTTPResponse
     ) {
         self.method = method
