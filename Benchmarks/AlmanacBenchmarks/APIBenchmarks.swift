@@ -18,8 +18,8 @@ enum APIBenchmarks {
     static func server(_ directory: URL) -> (AlmanacServer, String, [EventCalendar]) {
         let backend = try! DatabaseBackend(directory: directory.path)
         let (id, secret) = APITokenSecret.generate()
-        try! backend.createAPIToken(
-            APIToken(
+        try! backend.appState.createAccessToken(
+            AccessToken(
                 id: id, user: "bench", name: "benchmark", scope: .readWrite, created: Int(Date().timeIntervalSince1970)),
             secretHash: APITokenSecret.hash(secret))
         let calendars = try! backend.eventStore(for: "bench").calendars()

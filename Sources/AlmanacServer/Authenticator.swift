@@ -103,17 +103,17 @@ public final class Authenticator: Sendable {
     /// A token is looked up before the throttle is asked: a valid token always works
     /// (and clears its address's failures), and only unknown tokens are throttled.
     public func authenticateAPI(_ request: HTTPRequest) -> Result<
-        (user: String, token: APIToken?), AuthenticationFailure
+        (user: String, token: AccessToken?), AuthenticationFailure
     > {
         guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else {
             return authenticate(request).map { ($0, nil) }
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let address = "token " + request.remoteAddress
-        var found: APIToken?
+        var found: AccessToken?
         if APITokenSecret.isWellFormed(token) {
             do {
-                found = try backend.apiToken(secretHash: APITokenSecret.hash(token))
+                found = try backend.appState.accessToken(secretHash: APITokenSecret.hash(token))
             } catch {
                 return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
             }

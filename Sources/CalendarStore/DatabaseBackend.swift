@@ -202,6 +202,10 @@ public final class DatabaseBackend: StoreBackend {
         return DatabaseEventStore(backend: self, userID: id, user: user)
     }
 
+    /// The access tokens, sign-in sessions, view settings and added marks kept in this
+    /// database.
+    public var appState: any AppStateStore { DatabaseAppState(backend: self) }
+
     public func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)? {
         guard !token.isEmpty else { return nil }
         return try database.read { (connection) throws(StoreError) -> (owner: String, calendar: String)? in

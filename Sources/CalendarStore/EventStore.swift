@@ -140,12 +140,6 @@ public protocol EventStore: Sendable {
     /// Forgets tombstones up to `token`; older tokens are then refused as expired.
     func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError)
 
-    // MARK: Added marks
-
-    /// Notes that the user added an event to a device calendar (again: updates the note).
-    func markAdded(_ mark: AddedMark) throws(StoreError) -> AddedMark
-    func addedMark(event identifier: String) throws(StoreError) -> AddedMark?
-    func removeAddedMark(event identifier: String) throws(StoreError)
 }
 
 extension EventStore {

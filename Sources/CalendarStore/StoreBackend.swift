@@ -7,8 +7,8 @@ public protocol StoreBackend: Sendable {
     func users() throws(StoreError) -> [User]
     func user(named name: String) throws(StoreError) -> User
     /// Sets (or, with nil, removes) a user's password hash and, in the same transaction,
-    /// ends every web session of theirs (a changed password locks out whoever had the old
-    /// one) and, with `revokingTokens`, revokes their API tokens. Returns how many of each.
+    /// ends every sign-in session of theirs (a changed password locks out whoever had the
+    /// old one) and, with `revokingTokens`, revokes their access tokens. Returns how many of each.
     @discardableResult
     func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (
         sessions: Int, tokens: Int
@@ -21,27 +21,9 @@ public protocol StoreBackend: Sendable {
     /// A consistency check of the database: `["ok"]` when sound.
     func integrityCheck() throws(StoreError) -> [String]
 
-    // MARK: API tokens
-
-    /// Stores a token with the hash of its secret (the secret itself is never stored).
-    func createAPIToken(_ token: APIToken, secretHash: String) throws(StoreError)
-    /// The token whose secret has this hash, or nil.
-    func apiToken(secretHash: String) throws(StoreError) -> APIToken?
-    func apiTokens(user: String) throws(StoreError) -> [APIToken]
-    func revokeAPIToken(id: String, user: String) throws(StoreError)
-    /// Notes that a token created an event, so an add-only token can read it back.
-    func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError)
-    func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String>
-
-    // MARK: Web sessions and view settings
-
-    /// Stores a session under the hash of its cookie's secret (and drops expired ones).
-    func createSession(_ session: WebSession, secretHash: String) throws(StoreError)
-    /// The unexpired session whose secret has this hash, or nil.
-    func session(secretHash: String) throws(StoreError) -> WebSession?
-    func deleteSession(secretHash: String) throws(StoreError)
-    func viewSettings(user: String) throws(StoreError) -> ViewSettings
-    func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError)
+    /// Access tokens, sign-in sessions, view settings and added marks: what the apps
+    /// around the calendars keep, apart from the event model.
+    var appState: any AppStateStore { get }
 }
 
 extension StoreBackend {

@@ -26,8 +26,7 @@ extension APIContext {
     }
 
     /// GET /events/{id}/add-to-calendar[?occurrence=][&tz=].
-    func addToCalendar(event identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
+    func addToCalendar(event identifier: String) throws(APIProblem) -> HTTPResponse {
         let parameters = try query(allowing: ["occurrence", "tz"])
         let targets = try addToCalendarTargets(
             event: identifier, occurrence: parameters["occurrence"], zoneName: parameters["tz"])
@@ -36,42 +35,49 @@ extension APIContext {
 
     // MARK: Added marks
 
-    /// PUT (idempotent; optional body `{"platform": "ios|android|web", "nativeIdentifier": "…"}`),
-    /// GET and DELETE of the user's "added" mark on an event.
-    func added(event identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
-        try requireVisible(event: identifier)
-        _ = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
-        switch method {
-        case "GET":
-            guard let mark = try attempt({ () throws(StoreError) in try store.addedMark(event: identifier) }) else {
-                throw APIProblem(.notFound, "event \(identifier) is not marked as added")
-            }
-            return json(Self.json(mark))
-        case "PUT":
-            if principal.scope == .read { throw APIProblem(.forbidden, "a read-only token may not mark events") }
-            var mark = AddedMark(eventIdentifier: identifier)
-            if !request.body.isEmpty {
-                let body = try body(allowing: ["platform", "nativeIdentifier"])
-                if let platform = try body["platform"].flatMap({ (value) throws(APIProblem) in
-                    try APIModel.optionalString(value, "platform")
-                }) {
-                    guard ["ios", "android", "web"].contains(platform) else {
-                        throw APIModel.wrongType("platform", "ios, android or web")
-                    }
-                    mark.platform = platform
-                }
-                mark.nativeIdentifier = try body["nativeIdentifier"].flatMap { (value) throws(APIProblem) in
-                    try APIModel.optionalString(value, "nativeIdentifier")
-                }
-            }
-            let stored = try attempt { () throws(StoreError) in try store.markAdded(mark) }
-            return json(Self.json(stored))
-        case "DELETE":
-            if principal.scope == .read { throw APIProblem(.forbidden, "a read-only token may not mark events") }
-            try attempt { () throws(StoreError) in try store.removeAddedMark(event: identifier) }
-            return HTTPResponse(status: 204)
-        default: throw methodNotAllowed(["GET", "PUT", "DELETE"])
+    /// GET /events/{id}/added: the user's "added" mark on an event.
+    func addedMark(event identifier: String) throws(APIProblem) -> HTTPResponse {
+        _ = try visibleEvent(identifier)
+        guard
+            let mark = try attempt({ () throws(StoreError) in
+                try backend.appState.addedMark(event: identifier, user: principal.user)
+            })
+        else {
+            throw APIProblem(.notFound, "event \(identifier) is not marked as added")
         }
+        return json(Self.json(mark))
+    }
+
+    /// PUT /events/{id}/added (idempotent; optional body `{"platform": "ios|android|web",
+    /// "nativeIdentifier": "…"}`): marks the event as added to a device calendar.
+    func markAdded(event identifier: String) throws(APIProblem) -> HTTPResponse {
+        _ = try visibleEvent(identifier)
+        var mark = AddedMark(eventIdentifier: identifier)
+        if !request.body.isEmpty {
+            let body = try body(allowing: ["platform", "nativeIdentifier"])
+            if let platform = try body["platform"].flatMap({ (value) throws(APIProblem) in
+                try APIModel.optionalString(value, "platform")
+            }) {
+                guard ["ios", "android", "web"].contains(platform) else {
+                    throw APIModel.wrongType("platform", "ios, android or web")
+                }
+                mark.platform = platform
+            }
+            mark.nativeIdentifier = try body["nativeIdentifier"].flatMap { (value) throws(APIProblem) in
+                try APIModel.optionalString(value, "nativeIdentifier")
+            }
+        }
+        let stored = try attempt { () throws(StoreError) in try backend.appState.markAdded(mark, user: principal.user) }
+        return json(Self.json(stored))
+    }
+
+    /// DELETE /events/{id}/added: removes the mark.
+    func removeAddedMark(event identifier: String) throws(APIProblem) -> HTTPResponse {
+        _ = try visibleEvent(identifier)
+        try attempt { () throws(StoreError) in
+            try backend.appState.removeAddedMark(event: identifier, user: principal.user)
+        }
+        return HTTPResponse(status: 204)
     }
 
     static func json(_ mark: AddedMark) -> JSONValue {

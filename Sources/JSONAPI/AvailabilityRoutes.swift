@@ -152,9 +152,7 @@ extension APIContext {
     /// GET /availability?from&to&duration[&calendars][&tz][&includePast][&rules…]: free
     /// slots. Past times are never offered unless `includePast=true`; the answer's
     /// `pastExcluded` says up to when the range was left out for being past.
-    func availability(_ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
-        try requireRead()
+    func availability() throws(APIProblem) -> HTTPResponse {
         let parameters = try query(
             allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz", "includePast"]))
         let includePast: Bool
@@ -192,9 +190,7 @@ extension APIContext {
     /// POST /conflicts: a proposed event (the event fields; a recurring one too) and
     /// optionally `calendars`, `bufferBefore`, `bufferAfter`, `tentative`, `allDay` →
     /// each occurrence that collides, with what it collides with and why.
-    func conflicts(_ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "POST" else { throw methodNotAllowed(["POST"]) }
-        try requireRead()
+    func conflicts() throws(APIProblem) -> HTTPResponse {
         var body = try body(
             allowing: APIModel.eventFields.union(["calendars", "bufferBefore", "bufferAfter", "tentative", "allDay"]))
         var options: [String: String] = [:]
@@ -294,9 +290,7 @@ extension APIContext {
     /// POST /busy: busy blocks from a device calendar (start and end only) into the
     /// user's busy-only calendar titled `calendar` (made when missing). With `from` and
     /// `to`, the blocks already there in that range are replaced.
-    func importBusy(_ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "POST" else { throw methodNotAllowed(["POST"]) }
-        try requireWrite()
+    func importBusy() throws(APIProblem) -> HTTPResponse {
         let body = try body(allowing: ["calendar", "blocks", "from", "to"])
         let title: String
         switch body["calendar"] {

@@ -56,9 +56,7 @@ extension APIContext {
 
     /// POST /events: a new event (`calendarId` in the body). `?rejectConflicts=true`
     /// answers 409 with the conflicts instead of saving when it collides with busy time.
-    func createEvent(_ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "POST" else { throw methodNotAllowed(["POST"]) }
-        if principal.scope == .read { throw APIProblem(.forbidden, "a read-only token may not create events") }
+    func createEvent() throws(APIProblem) -> HTTPResponse {
         let parameters = try query(allowing: ["rejectConflicts", "calendars"])
         let body = try body(allowing: APIModel.eventFields)
         guard case .string(let calendarID)? = body["calendarId"] else {
@@ -89,7 +87,9 @@ extension APIContext {
         }
         let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
         if let token = principal.token, let identifier = saved.localIdentifier {
-            try attempt { () throws(StoreError) in try backend.noteCreation(ofEvent: identifier, byToken: token.id) }
+            try attempt { () throws(StoreError) in
+                try backend.appState.noteCreation(ofEvent: identifier, byToken: token.id)
+            }
         }
         var response = json(APIModel.json(saved), status: 201, etag: saved.etag)
         if let identifier = saved.localIdentifier {
@@ -104,42 +104,49 @@ extension APIContext {
         return response
     }
 
-    /// GET, PUT (replace), PATCH (merge) and DELETE of one event (the whole series).
-    func event(_ identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
-        try requireVisible(event: identifier)
-        let stored = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
-        switch method {
-        case "GET":
-            return json(APIModel.json(stored), etag: stored.etag)
-        case "PUT", "PATCH":
-            try requireWrite()
-            var body = try body(allowing: APIModel.eventFields)
-            var event = stored
-            if method == "PUT" {
-                // Replace what the JSON models; keep what it does not (X- properties).
-                event.component.properties.removeAll { Self.modeled.contains($0.name) }
-                event.component.components.removeAll { $0.name == "VALARM" }
-                guard body["start"] != nil || body["jcal"] != nil else {
-                    throw APIProblem(.invalidField, "an event needs a start", fields: ["start"])
-                }
-                if body["title"] == nil { body["title"] = .null }
+    /// GET /events/{id}: one event (the whole series).
+    func readEvent(_ identifier: String) throws(APIProblem) -> HTTPResponse {
+        let stored = try visibleEvent(identifier)
+        return json(APIModel.json(stored), etag: stored.etag)
+    }
+
+    /// PUT (`replacing`: what the JSON models is replaced) or PATCH (merged) of
+    /// /events/{id}, the whole series.
+    func saveEvent(_ identifier: String, replacing: Bool) throws(APIProblem) -> HTTPResponse {
+        let stored = try visibleEvent(identifier)
+        var body = try body(allowing: APIModel.eventFields)
+        var event = stored
+        if replacing {
+            // Replace what the JSON models; keep what it does not (X- properties).
+            event.component.properties.removeAll { Self.modeled.contains($0.name) }
+            event.component.components.removeAll { $0.name == "VALARM" }
+            guard body["start"] != nil || body["jcal"] != nil else {
+                throw APIProblem(.invalidField, "an event needs a start", fields: ["start"])
             }
-            if let target = body["calendarId"] {
-                guard case .string(let calendar) = target else {
-                    throw APIModel.wrongType("calendarId", "a calendar id")
-                }
-                event.calendarIdentifier = calendar
-            }
-            try APIModel.apply(body, to: &event)
-            let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch)
-            }
-            return json(APIModel.json(saved), etag: saved.etag)
-        case "DELETE":
-            try requireWrite()
-            try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents, ifMatch: ifMatch) }
-            return HTTPResponse(status: 204)
-        default: throw methodNotAllowed(["GET", "PUT", "PATCH", "DELETE"])
+            if body["title"] == nil { body["title"] = .null }
         }
+        if let target = body["calendarId"] {
+            guard case .string(let calendar) = target else {
+                throw APIModel.wrongType("calendarId", "a calendar id")
+            }
+            event.calendarIdentifier = calendar
+        }
+        try APIModel.apply(body, to: &event)
+        let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch) }
+        return json(APIModel.json(saved), etag: saved.etag)
+    }
+
+    /// DELETE /events/{id}: the whole series.
+    func deleteEvent(_ identifier: String) throws(APIProblem) -> HTTPResponse {
+        let stored = try visibleEvent(identifier)
+        try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents, ifMatch: ifMatch) }
+        return HTTPResponse(status: 204)
+    }
+
+    /// The stored event, when the principal may see it.
+    func visibleEvent(_ identifier: String) throws(APIProblem) -> Event {
+        try requireVisible(event: identifier)
+        return try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
     }
 
     /// The properties the event JSON models (a PUT replaces them).
@@ -151,9 +158,7 @@ extension APIContext {
     // MARK: Occurrences
 
     /// GET /calendars/{id}/occurrences?from&to[&title][&tz]: the expanded instances.
-    func occurrences(calendar identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
-        try requireRead()
+    func occurrences(calendar identifier: String) throws(APIProblem) -> HTTPResponse {
         let parameters = try query(allowing: ["from", "to", "title", "tz"])
         let calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
         let (zone, zoneName) = try zone(parameters, fallback: calendar.timeZone)
@@ -167,11 +172,34 @@ extension APIContext {
         return occurrenceListing(found, APIModel.json)
     }
 
-    /// PATCH and DELETE of one occurrence, `/occurrences/{event}/{recurrence-id}`, with
-    /// `?span=this|future`; GET reads it.
-    func occurrence(event identifier: String, recurrenceID: String?, _ method: String) throws(APIProblem)
-        -> HTTPResponse
-    {
+    /// GET /occurrences/{event}/{recurrence-id} (`?tz=`): one occurrence.
+    func readOccurrence(event identifier: String, recurrenceID: String?) throws(APIProblem) -> HTTPResponse {
+        let (occurrence, _) = try visibleOccurrence(event: identifier, recurrenceID: recurrenceID)
+        return json(APIModel.json(occurrence), etag: occurrence.etag)
+    }
+
+    /// PATCH /occurrences/{event}/{recurrence-id} with `?span=this|future`.
+    func editOccurrence(event identifier: String, recurrenceID: String?) throws(APIProblem) -> HTTPResponse {
+        let (occurrence, span) = try visibleOccurrence(event: identifier, recurrenceID: recurrenceID)
+        let body = try body(allowing: APIModel.eventFields.subtracting(["calendarId", "uid", "rrule", "jcal"]))
+        var event = occurrence.event
+        try APIModel.apply(body, to: &event)
+        let saved = try attempt { () throws(StoreError) in try store.save(event, span: span, ifMatch: ifMatch) }
+        return json(APIModel.json(saved), etag: saved.etag)
+    }
+
+    /// DELETE /occurrences/{event}/{recurrence-id} with `?span=this|future`.
+    func removeOccurrence(event identifier: String, recurrenceID: String?) throws(APIProblem) -> HTTPResponse {
+        let (occurrence, span) = try visibleOccurrence(event: identifier, recurrenceID: recurrenceID)
+        try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span, ifMatch: ifMatch) }
+        return HTTPResponse(status: 204)
+    }
+
+    /// The occurrence an `/occurrences/…` path names, when the principal may see its
+    /// event, and the span (`?span=this|future`) an edit or removal takes.
+    func visibleOccurrence(event identifier: String, recurrenceID: String?) throws(APIProblem) -> (
+        EventOccurrence, Span
+    ) {
         try requireVisible(event: identifier)
         let parameters = try query(allowing: ["span", "tz"])
         let span: Span
@@ -181,23 +209,7 @@ extension APIContext {
         default: throw APIProblem(.invalidQuery, "span is this or future", fields: ["span"])
         }
         let occurrence = try findOccurrence(event: identifier, recurrenceID: recurrenceID, zoneName: parameters["tz"])
-        switch method {
-        case "GET":
-            try requireRead()
-            return json(APIModel.json(occurrence), etag: occurrence.etag)
-        case "PATCH":
-            try requireWrite()
-            let body = try body(allowing: APIModel.eventFields.subtracting(["calendarId", "uid", "rrule", "jcal"]))
-            var event = occurrence.event
-            try APIModel.apply(body, to: &event)
-            let saved = try attempt { () throws(StoreError) in try store.save(event, span: span, ifMatch: ifMatch) }
-            return json(APIModel.json(saved), etag: saved.etag)
-        case "DELETE":
-            try requireWrite()
-            try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span, ifMatch: ifMatch) }
-            return HTTPResponse(status: 204)
-        default: throw methodNotAllowed(["GET", "PATCH", "DELETE"])
-        }
+        return (occurrence, span)
     }
 
     /// The occurrence of an event whose RECURRENCE-ID reads `recurrenceID` (nil: the
@@ -212,9 +224,7 @@ extension APIContext {
 
     /// DELETE /calendars/{id}/events?from&to[&title][&tz]: removes the occurrences in the
     /// range (with that title) and returns them.
-    func removeMatching(calendar identifier: String, _ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "DELETE" else { throw methodNotAllowed(["DELETE"]) }
-        try requireWrite()
+    func removeMatching(calendar identifier: String) throws(APIProblem) -> HTTPResponse {
         let parameters = try query(allowing: ["from", "to", "title", "tz"])
         let calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
         let (zone, zoneName) = try zone(parameters, fallback: calendar.timeZone)
@@ -227,9 +237,7 @@ extension APIContext {
     }
 
     /// GET /alarms?from&to[&calendars][&tz]: the alarms that fire in the range.
-    func alarms(_ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
-        try requireRead()
+    func alarms() throws(APIProblem) -> HTTPResponse {
         let parameters = try query(allowing: ["from", "to", "calendars", "tz"])
         let (zone, zoneName) = try zone(parameters)
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }

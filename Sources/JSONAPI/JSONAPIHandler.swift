@@ -8,14 +8,14 @@ import ICalendar
 /// or through a personal API token (its scope limits what it may do).
 public struct APIPrincipal: Sendable {
     public var user: String
-    public var token: APIToken?
+    public var token: AccessToken?
 
-    public init(user: String, token: APIToken? = nil) {
+    public init(user: String, token: AccessToken? = nil) {
         self.user = user
         self.token = token
     }
 
-    var scope: APIToken.Scope { token?.scope ?? .readWrite }
+    var scope: AccessToken.Scope { token?.scope ?? .readWrite }
 }
 
 /// Limits and settings of the JSON API.
@@ -76,9 +76,10 @@ public struct JSONAPIHandler: Sendable {
     /// from an origin that may not call it).
     public static func forbidden(_ detail: String) -> HTTPResponse { APIProblem(.forbidden, detail).response }
 
-    /// Every route: its path template and methods (what the OpenAPI document describes).
-    public static var routeTable: [(template: String, methods: [String])] {
-        APIContext.routes.map { ($0.template, $0.methods) }
+    /// Every route: its method and path template, one entry per pair (what the OpenAPI
+    /// document describes).
+    public static var routeTable: [(method: String, template: String)] {
+        APIContext.routes.map { ($0.method, $0.template) }
     }
 
     /// The OpenAPI document (no sign-in needed to read it).
@@ -111,142 +112,14 @@ struct APIContext {
         return result
     }
 
-    /// One route: a path template (`{name}` matches one segment; `{name}.ics` one ending
-    /// in .ics) and the methods it answers.
-    struct Route: Sendable {
-        var template: String
-        var methods: [String]
-        var handler: @Sendable (APIContext, [String: String]) throws(APIProblem) -> HTTPResponse
-
-        func match(_ segments: [String]) -> [String: String]? {
-            let parts = template.dropFirst().split(separator: "/").map(String.init)
-            guard parts.count == segments.count else { return nil }
-            var parameters: [String: String] = [:]
-            for (part, segment) in zip(parts, segments) {
-                if part.hasPrefix("{") {
-                    let close = part.firstIndex(of: "}")!
-                    let name = String(part[part.index(after: part.startIndex)..<close])
-                    let suffix = part[part.index(after: close)...]
-                    guard segment.hasSuffix(suffix), segment.count > suffix.count else { return nil }
-                    parameters[name] = String(segment.dropLast(suffix.count))
-                } else if part != segment {
-                    return nil
-                }
-            }
-            return parameters
-        }
-    }
-
-    /// Every route of the API; the OpenAPI document describes exactly these (a test checks it).
-    static let routes: [Route] = [
-        Route(template: "/api/v1/openapi.json", methods: ["GET"]) { (context, _) throws(APIProblem) in
-            JSONAPIHandler.openAPIResponse(to: context.request)
-        },
-        Route(template: "/api/v1/calendars", methods: ["GET", "POST"]) { (context, _) throws(APIProblem) in
-            try context.calendars(context.request.method)
-        },
-        Route(template: "/api/v1/calendars/by-title/{title}", methods: ["PUT"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.calendarByTitle(parameters["title"]!, context.request.method)
-        },
-        Route(template: "/api/v1/calendars/{id}", methods: ["GET", "PATCH", "DELETE"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.calendar(parameters["id"]!, context.request.method)
-        },
-        Route(template: "/api/v1/calendars/{id}/occurrences", methods: ["GET"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.occurrences(calendar: parameters["id"]!, context.request.method)
-        },
-        Route(template: "/api/v1/calendars/{id}/events", methods: ["DELETE"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.removeMatching(calendar: parameters["id"]!, context.request.method)
-        },
-        Route(template: "/api/v1/events", methods: ["POST"]) { (context, _) throws(APIProblem) in
-            try context.createEvent(context.request.method)
-        },
-        Route(template: "/api/v1/events/{id}", methods: ["GET", "PUT", "PATCH", "DELETE"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.event(parameters["id"]!, context.request.method)
-        },
-        Route(template: "/api/v1/events/{id}/add-to-calendar", methods: ["GET"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.addToCalendar(event: parameters["id"]!, context.request.method)
-        },
-        Route(template: "/api/v1/events/{id}/added", methods: ["GET", "PUT", "DELETE"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.added(event: parameters["id"]!, context.request.method)
-        },
-        Route(template: "/api/v1/occurrences/{eventId}", methods: ["GET", "PATCH", "DELETE"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.occurrence(event: parameters["eventId"]!, recurrenceID: nil, context.request.method)
-        },
-        Route(template: "/api/v1/occurrences/{eventId}/{recurrenceId}", methods: ["GET", "PATCH", "DELETE"]) {
-            (context, parameters) throws(APIProblem) in
-            try context.occurrence(
-                event: parameters["eventId"]!, recurrenceID: parameters["recurrenceId"]!, context.request.method)
-        },
-        Route(template: "/api/v1/alarms", methods: ["GET"]) { (context, _) throws(APIProblem) in
-            try context.alarms(context.request.method)
-        },
-        Route(template: "/api/v1/summary", methods: ["GET"]) { (context, _) throws(APIProblem) in
-            try context.summary(context.request.method)
-        },
-        Route(template: "/api/v1/availability", methods: ["GET"]) { (context, _) throws(APIProblem) in
-            try context.availability(context.request.method)
-        },
-        Route(template: "/api/v1/conflicts", methods: ["POST"]) { (context, _) throws(APIProblem) in
-            try context.conflicts(context.request.method)
-        },
-        Route(template: "/api/v1/busy", methods: ["POST"]) { (context, _) throws(APIProblem) in
-            try context.importBusy(context.request.method)
-        },
-        Route(template: "/events/{id}.ics", methods: ["GET"]) { (context, parameters) throws(APIProblem) in
-            try context.eventICS(parameters["id"]!)
-        },
-    ]
-
-    func route() throws(APIProblem) -> HTTPResponse {
-        let path = try segments()
-        // The first matching template wins (by-title before {id}).
-        guard
-            let (route, parameters) = Self.routes.lazy.compactMap({ route in route.match(path).map { (route, $0) } })
-                .first
-        else {
-            throw APIProblem(.notFound, "no such resource: \(request.path)")
-        }
-        let method = request.method == "HEAD" ? "GET" : request.method
-        guard route.methods.contains(method) else { throw methodNotAllowed(route.methods) }
-        return try route.handler(self, parameters)
-    }
-
     // MARK: Access
-
-    /// Requires a scope that may read everything (not add-only).
-    func requireRead() throws(APIProblem) {
-        if principal.scope == .addOnly {
-            throw APIProblem(.forbidden, "an add-only token may only create events and read back its own")
-        }
-    }
-
-    /// Requires a scope that may change things.
-    func requireWrite() throws(APIProblem) {
-        if principal.scope != .readWrite {
-            throw APIProblem(.forbidden, "this token may not change the calendar (scope \(principal.scope.rawValue))")
-        }
-    }
 
     /// Requires that the principal may see this event: every scope but add-only may; an
     /// add-only token only the events it created.
     func requireVisible(event identifier: String) throws(APIProblem) {
         guard principal.scope == .addOnly, let token = principal.token else { return }
-        let created = try attempt { () throws(StoreError) in try backend.eventsCreated(byToken: token.id) }
+        let created = try attempt { () throws(StoreError) in try backend.appState.eventsCreated(byToken: token.id) }
         if !created.contains(identifier) { throw APIProblem(.notFound, "no event \(identifier)") }
-    }
-
-    func methodNotAllowed(_ allowed: [String]) -> APIProblem {
-        APIProblem(
-            .methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))",
-            allow: allowed)
     }
 
     // MARK: Responses

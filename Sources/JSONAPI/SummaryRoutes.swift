@@ -11,9 +11,7 @@ extension APIContext {
     /// the month grid (whole weeks from `firstWeekday`) or of the week, the number of
     /// occurrences, the colours of their calendars, the first titles, and whether two
     /// busy timed occurrences overlap. Days begin at midnight in `tz`.
-    func summary(_ method: String) throws(APIProblem) -> HTTPResponse {
-        guard method == "GET" else { throw methodNotAllowed(["GET"]) }
-        try requireRead()
+    func summary() throws(APIProblem) -> HTTPResponse {
         let parameters = try query(allowing: ["calendars", "month", "week", "tz", "firstWeekday", "titles"])
         let (zone, zoneName) = try zone(parameters)
         let firstWeekday = try Self.weekday(parameters["firstWeekday"] ?? "monday")

@@ -41,7 +41,7 @@ extension WebContext {
         let calendarTitle = view.calendars.first { $0.id == event.calendarIdentifier }?.title ?? ""
         // The entry's times: the occurrence's, or the series' first instance, zones and durations resolved.
         let when = Self.describe(targets.entry.startTime, targets.entry.endTime, view.zone)
-        let added = (try? store.addedMark(event: id)) ?? nil
+        let added = (try? backend.appState.addedMark(event: id, user: session.user)) ?? nil
         let addedURL = "/api/v1/events/" + PercentEncoding.encode(id) + "/added"
         // The download is what the button adds: this occurrence, or the whole event.
         let icsURL =

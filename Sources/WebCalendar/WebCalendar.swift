@@ -34,9 +34,9 @@ public struct WebCalendar: Sendable {
     public static let cookieName = "almanac_session"
 
     /// The session a request's cookie names, if it is valid.
-    public func session(for request: HTTPRequest) -> WebSession? {
+    public func session(for request: HTTPRequest) -> SignInSession? {
         guard let secret = Self.cookie(Self.cookieName, in: request) else { return nil }
-        return try? backend.session(secretHash: APITokenSecret.hash(secret))
+        return try? backend.appState.session(secretHash: APITokenSecret.hash(secret))
     }
 
     static func cookie(_ name: String, in request: HTTPRequest) -> String? {

@@ -12,7 +12,7 @@ import Recurrence
 struct WebContext {
     let calendar: WebCalendar
     let request: HTTPRequest
-    let session: WebSession?
+    let session: SignInSession?
     let nonce: String
 
     var backend: any StoreBackend { calendar.backend }
@@ -42,13 +42,13 @@ struct WebContext {
     // MARK: Sessions
 
     /// The signed-in session, or a redirect to the sign-in form.
-    func requireSession() throws(WebFailure) -> WebSession {
+    func requireSession() throws(WebFailure) -> SignInSession {
         guard let session else { throw WebFailure(401, "Sign in to see your calendar.") }
         return session
     }
 
     /// A state-changing form must carry the session's CSRF token.
-    func requireCSRF(_ fields: [String: String]) throws(WebFailure) -> WebSession {
+    func requireCSRF(_ fields: [String: String]) throws(WebFailure) -> SignInSession {
         let session = try requireSession()
         let token = fields["csrf"] ?? request.headers["X-CSRF-Token"] ?? ""
         guard Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) else {
@@ -83,11 +83,11 @@ struct WebContext {
             return response
         case .success(let name):
             let secret = PasswordGenerator.generate(length: 40)
-            let session = WebSession(
+            let session = SignInSession(
                 user: name, csrfToken: PasswordGenerator.generate(length: 32),
                 expires: calendar.now() + calendar.sessionLifetime)
             do {
-                try backend.createSession(session, secretHash: APITokenSecret.hash(secret))
+                try backend.appState.createSession(session, secretHash: APITokenSecret.hash(secret))
             } catch {
                 throw WebFailure(error)
             }
@@ -103,15 +103,15 @@ struct WebContext {
     /// an unknown name is ignored.
     func rememberBrowserZone(_ zone: String?, user: String) {
         guard let zone, TimeZoneDatabase.zone(named: zone) != nil else { return }
-        guard var settings = try? backend.viewSettings(user: user), settings.timeZone == nil else { return }
+        guard var settings = try? backend.appState.viewSettings(user: user), settings.timeZone == nil else { return }
         settings.timeZone = zone
-        try? backend.setViewSettings(settings, user: user)
+        try? backend.appState.setViewSettings(settings, user: user)
     }
 
     func signOut() throws(WebFailure) -> HTTPResponse {
         _ = try requireCSRF(form())
         if let secret = WebCalendar.cookie(WebCalendar.cookieName, in: request) {
-            try? backend.deleteSession(secretHash: APITokenSecret.hash(secret))
+            try? backend.appState.deleteSession(secretHash: APITokenSecret.hash(secret))
         }
         var response = Self.redirect("/")
         response.headers.add("Set-Cookie", cookie("", maxAge: 0))
@@ -187,7 +187,7 @@ struct WebContext {
 
     func parameters(store: any EventStore, user: String) throws(WebFailure) -> ViewParameters {
         let query = Dictionary(request.queryItems.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        let settings = (try? backend.viewSettings(user: user)) ?? ViewSettings()
+        let settings = (try? backend.appState.viewSettings(user: user)) ?? ViewSettings()
         let calendars: [EventCalendar]
         do {
             calendars = try store.calendars()
@@ -231,14 +231,14 @@ struct WebContext {
         }
         if let zone = fields["tz"], !zone.isEmpty { settings.timeZone = zone }
         do {
-            try backend.setViewSettings(settings, user: session.user)
+            try backend.appState.setViewSettings(settings, user: session.user)
         } catch {
             throw WebFailure(error)
         }
         return Self.redirect("/calendar")
     }
 
-    func store(for session: WebSession) throws(WebFailure) -> any EventStore {
+    func store(for session: SignInSession) throws(WebFailure) -> any EventStore {
         do {
             return try backend.eventStore(for: session.user)
         } catch {

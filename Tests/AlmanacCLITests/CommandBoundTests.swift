@@ -55,16 +55,19 @@ extension ServerCommandTests {
     @Test func changingAPasswordEndsWebSessionsAndCanRevokeTokens() throws {
         #expect(run(["user", "add", "anna"], input: "first password\n").0 == 0)
         let backend = try DatabaseBackend(directory: directory.path)
-        try backend.createSession(WebSession(user: "anna", csrfToken: "c", expires: Int.max / 2), secretHash: "s1")
-        try backend.createAPIToken(
-            APIToken(id: "t1", user: "anna", name: "phone", scope: .read, created: 0), secretHash: "h1")
+        try backend.appState.createSession(
+            SignInSession(user: "anna", csrfToken: "c", expires: Int.max / 2), secretHash: "s1")
+        try backend.appState.createAccessToken(
+            AccessToken(id: "t1", user: "anna", name: "phone", scope: .read, created: 0), secretHash: "h1")
         let (status, io) = run(["user", "passwd", "anna"], input: "second password\n")
         #expect(status == 0 && io.text == "Changed the password of anna; ended 1 web session\n")
-        #expect(try backend.session(secretHash: "s1") == nil && (try backend.apiToken(secretHash: "h1")) != nil)
+        #expect(
+            try backend.appState.session(secretHash: "s1") == nil
+                && (try backend.appState.accessToken(secretHash: "h1")) != nil)
         let (revoked, revokedIO) = run(["user", "passwd", "anna", "--revoke-tokens"], input: "third password\n")
         #expect(
             revoked == 0
                 && revokedIO.text == "Changed the password of anna; ended 0 web sessions and revoked 1 API token\n")
-        #expect(try backend.apiToken(secretHash: "h1") == nil)
+        #expect(try backend.appState.accessToken(secretHash: "h1") == nil)
     }
 }

@@ -16,17 +16,17 @@ import Testing
     let backend: DatabaseBackend
     let server: AlmanacServer
     /// Bearer tokens by scope.
-    var tokens: [APIToken.Scope: String] = [:]
+    var tokens: [AccessToken.Scope: String] = [:]
 
     init() throws {
         directory = try TemporaryDirectory()
         backend = try DatabaseBackend(directory: directory.path)
         try backend.createUser(named: "anna")
         try backend.createUser(named: "bob")
-        for scope in APIToken.Scope.allCases {
+        for scope in AccessToken.Scope.allCases {
             let (id, secret) = APITokenSecret.generate()
-            try backend.createAPIToken(
-                APIToken(id: id, user: "anna", name: scope.rawValue, scope: scope, created: 0),
+            try backend.appState.createAccessToken(
+                AccessToken(id: id, user: "anna", name: scope.rawValue, scope: scope, created: 0),
                 secretHash: APITokenSecret.hash(secret))
             tokens[scope] = secret
         }
@@ -47,7 +47,7 @@ import Testing
 
     @discardableResult
     func call(
-        _ method: String, _ target: String, _ body: String? = nil, scope: APIToken.Scope = .readWrite,
+        _ method: String, _ target: String, _ body: String? = nil, scope: AccessToken.Scope = .readWrite,
         headers: HTTPHeaders = [:]
     ) -> Answer {
         let parts = target.split(separator: "?", maxSplits: 1)
@@ -288,12 +288,78 @@ import Testing
                 .status == 403)
         #expect(call("DELETE", "/api/v1/events/\(addedID)", scope: .addOnly).status == 403)
         // A revoked token is refused.
-        let token = try #require(try backend.apiTokens(user: "anna").first { $0.scope == .read })
-        try backend.revokeAPIToken(id: token.id, user: "anna")
+        let token = try #require(try backend.appState.accessTokens(user: "anna").first { $0.scope == .read })
+        try backend.appState.revokeAccessToken(id: token.id, user: "anna")
         let revoked = call("GET", "/api/v1/calendars", scope: .read)
         #expect(
             revoked.status == 401 && revoked.headers["WWW-Authenticate"] != nil
                 && revoked["type"]?.stringValue == "urn:almanac:problem:unauthorized")
+    }
+
+    @Test func aTokenOutsideItsScopeGetsTheRoutesProblem() throws {
+        let calendar = try makeCalendar()
+        let event = call(
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(calendar)", "title": "Lesson", "start": "2026-12-01T09:00:00Z"}"#, scope: .addOnly)
+        let eventID = try #require(event["id"]?.stringValue)
+        let refusals: [(method: String, target: String, body: String?, scope: AccessToken.Scope, detail: String)] = [
+            (
+                "GET", "/api/v1/calendars", nil, .addOnly,
+                "an add-only token may only create events and read back its own"
+            ),
+            (
+                "GET", "/api/v1/occurrences/\(eventID)", nil, .addOnly,
+                "an add-only token may only create events and read back its own"
+            ),
+            (
+                "POST", "/api/v1/conflicts", #"{"start": "2026-12-01T09:00:00Z"}"#, .addOnly,
+                "an add-only token may only create events and read back its own"
+            ),
+            (
+                "POST", "/api/v1/calendars", #"{"title": "x"}"#, .read,
+                "this token may not change the calendar (scope read)"
+            ),
+            (
+                "PATCH", "/api/v1/events/\(eventID)", #"{"title": "x"}"#, .addOnly,
+                "this token may not change the calendar (scope add-only)"
+            ),
+            ("DELETE", "/api/v1/events/\(eventID)", nil, .read, "this token may not change the calendar (scope read)"),
+            (
+                "POST", "/api/v1/events", #"{"calendarId": "\#(calendar)", "start": "2026-12-01"}"#, .read,
+                "a read-only token may not create events"
+            ),
+            ("PUT", "/api/v1/events/\(eventID)/added", nil, .read, "a read-only token may not mark events"),
+            ("DELETE", "/api/v1/events/\(eventID)/added", nil, .read, "a read-only token may not mark events"),
+        ]
+        for refusal in refusals {
+            let answer = call(refusal.method, refusal.target, refusal.body, scope: refusal.scope)
+            #expect(answer.status == 403, "\(refusal.method) \(refusal.target)")
+            #expect(
+                answer["type"]?.stringValue == "urn:almanac:problem:forbidden", "\(refusal.method) \(refusal.target)")
+            #expect(answer["detail"]?.stringValue == refusal.detail, "\(refusal.method) \(refusal.target)")
+        }
+        // What the scope allows still answers: the add-only token reads back its event, the read-only one marks nothing.
+        #expect(call("GET", "/api/v1/events/\(eventID)", scope: .addOnly).status == 200)
+        #expect(call("GET", "/api/v1/events/\(eventID)/added", scope: .read).status == 404)
+        #expect(call("PUT", "/api/v1/events/\(eventID)/added", scope: .addOnly).status == 200)
+    }
+
+    @Test func aKnownPathWithAnotherMethodIs405WithAllow() throws {
+        let calendar = try makeCalendar()
+        let put = call("PUT", "/api/v1/calendars/\(calendar)", #"{"title": "x"}"#)
+        #expect(put.status == 405 && put.headers["Allow"] == "GET, PATCH, DELETE")
+        #expect(put["type"]?.stringValue == "urn:almanac:problem:method-not-allowed")
+        #expect(put["detail"]?.stringValue == "PUT is not allowed here; use GET, PATCH, DELETE")
+        // A method is refused before the scope is looked at.
+        let post = call("POST", "/api/v1/alarms", "{}", scope: .addOnly)
+        #expect(post.status == 405 && post.headers["Allow"] == "GET")
+        // by-title comes before {id}: its path answers only PUT, even where {id}/occurrences would fit.
+        let byTitle = call("GET", "/api/v1/calendars/by-title/occurrences?from=2026-12-01&to=2026-12-02")
+        #expect(byTitle.status == 405 && byTitle.headers["Allow"] == "PUT")
+        // HEAD is answered as GET.
+        #expect(call("HEAD", "/api/v1/calendars").status == 200)
+        let unknown = call("GET", "/api/v1/calendars/\(calendar)/nothing")
+        #expect(unknown.status == 404 && unknown["detail"]?.stringValue?.hasPrefix("no such resource") == true)
     }
 
     @Test func otherUsersResourcesAreNotFound() throws {
@@ -480,10 +546,10 @@ import Testing
             for (method, _) in operations { documented.insert(method.uppercased() + " " + path) }
         }
         var routed: Set<String> = []
-        for route in JSONAPIHandler.routeTable {
-            for method in route.methods { routed.insert(method + " " + route.template) }
-        }
+        for route in JSONAPIHandler.routeTable { routed.insert(route.method + " " + route.template) }
         #expect(documented == routed)
+        // One entry per method and path template.
+        #expect(routed.count == JSONAPIHandler.routeTable.count)
         // And every documented operation answers (not 404 for a missing route, nor 405).
         for entry in documented.sorted() {
             let parts = entry.split(separator: " ")

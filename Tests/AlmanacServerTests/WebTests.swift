@@ -167,7 +167,9 @@ import Testing
                 "POST", "/settings", form: [("csrf", csrf), ("firstWeekday", "sunday"), ("tz", "America/New_York")],
                 cookie: cookie
             ).status == 303)
-        #expect(try backend.viewSettings(user: "anna") == ViewSettings(firstWeekday: 7, timeZone: "America/New_York"))
+        #expect(
+            try backend.appState.viewSettings(user: "anna")
+                == ViewSettings(firstWeekday: 7, timeZone: "America/New_York"))
         let page = send("GET", "/calendar?view=month&date=2026-11-29", cookie: cookie)
         #expect(page.text.components(separatedBy: "role=\"columnheader\"")[1].contains("Sunday"))
         // The query overrides the stored setting for that page only.
@@ -205,7 +207,7 @@ import Testing
                 "PUT", "/api/v1/events/\(id)/added", cookie: cookie, headers: ["X-CSRF-Token": csrf],
                 body: #"{"platform": "ios"}"#
             ).status == 200)
-        #expect(try backend.eventStore(for: "anna").addedMark(event: id)?.platform == "ios")
+        #expect(try backend.appState.addedMark(event: id, user: "anna")?.platform == "ios")
         #expect(send("GET", "/events/\(id).ics", cookie: cookie).text.contains("METHOD:PUBLISH"))
         // The event is 18:00–19:00 in Berlin (UTC+1 in December); shown in the user's zone
         // (none is stored: the calendar's), or the one the page names.
@@ -379,7 +381,7 @@ import Testing
             #expect(
                 send("POST", "/login", form: [("user", "anna"), ("password", "correct horse"), ("tz", zone)]).status
                     == 303)
-            #expect(try backend.viewSettings(user: "anna").timeZone == stays)
+            #expect(try backend.appState.viewSettings(user: "anna").timeZone == stays)
         }
         #expect(send("GET", "/", cookie: nil).text.contains("data-browser-zone"))
     }

@@ -128,14 +128,15 @@ import Testing
         try alice.deleteResource(named: "one-off-4.ics", calendar: work.id, ifMatch: nil)
         let saved = try alice.save(
             Event(title: "Leg day", start: zoned("Europe/Berlin", 2026, 12, 1, 18), calendarIdentifier: work.id))
-        let token = APIToken(id: "tok1", user: "alice", name: "phone", scope: .addOnly, created: 1_795_000_000)
-        try backend.createAPIToken(token, secretHash: "hash-of-secret")
-        try backend.noteCreation(ofEvent: try #require(saved.localIdentifier), byToken: "tok1")
-        try backend.createSession(
-            WebSession(user: "alice", csrfToken: "csrf", expires: Int(Date().timeIntervalSince1970) + 3_600),
+        let token = AccessToken(id: "tok1", user: "alice", name: "phone", scope: .addOnly, created: 1_795_000_000)
+        try backend.appState.createAccessToken(token, secretHash: "hash-of-secret")
+        try backend.appState.noteCreation(ofEvent: try #require(saved.localIdentifier), byToken: "tok1")
+        try backend.appState.createSession(
+            SignInSession(user: "alice", csrfToken: "csrf", expires: Int(Date().timeIntervalSince1970) + 3_600),
             secretHash: "session-hash")
-        try backend.setViewSettings(ViewSettings(firstWeekday: 2, timeZone: "Europe/Berlin"), user: "alice")
-        _ = try alice.markAdded(
-            AddedMark(eventIdentifier: try #require(saved.localIdentifier), platform: "ios", nativeIdentifier: "EK-1"))
+        try backend.appState.setViewSettings(ViewSettings(firstWeekday: 2, timeZone: "Europe/Berlin"), user: "alice")
+        _ = try backend.appState.markAdded(
+            AddedMark(eventIdentifier: try #require(saved.localIdentifier), platform: "ios", nativeIdentifier: "EK-1"),
+            user: "alice")
     }
 }

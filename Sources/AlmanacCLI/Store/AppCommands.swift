@@ -20,13 +20,14 @@ enum TokenCommand {
             guard options.operands.count == 1 else {
                 throw .usage("'token create' takes one NAME (what the token is for)")
             }
-            guard let scope = APIToken.Scope(rawValue: options["--scope"] ?? "") else {
+            guard let scope = AccessToken.Scope(rawValue: options["--scope"] ?? "") else {
                 throw .usage("'token create' needs --scope read, read-write or add-only")
             }
             let (id, secret) = APITokenSecret.generate()
-            let token = APIToken(id: id, user: context.user, name: options.operands[0], scope: scope, created: io.now)
+            let token = AccessToken(
+                id: id, user: context.user, name: options.operands[0], scope: scope, created: io.now)
             try StoreContext.run { () throws(StoreError) in
-                try context.backend.createAPIToken(token, secretHash: APITokenSecret.hash(secret))
+                try context.backend.appState.createAccessToken(token, secretHash: APITokenSecret.hash(secret))
             }
             io.write(
                 "Created token \(id) (\(scope.rawValue)) for \(context.user):\n  \(secret)\n(shown once; send it as 'Authorization: Bearer …')\n"
@@ -34,7 +35,7 @@ enum TokenCommand {
         case "list":
             guard options.operands.isEmpty else { throw .usage("'token list' takes no operands") }
             let tokens = try StoreContext.run { () throws(StoreError) in
-                try context.backend.apiTokens(user: context.user)
+                try context.backend.appState.accessTokens(user: context.user)
             }
             for token in tokens {
                 io.write(
@@ -46,7 +47,7 @@ enum TokenCommand {
                 throw .usage("'token revoke' takes one token ID (see 'almanac token list')")
             }
             try StoreContext.run { () throws(StoreError) in
-                try context.backend.revokeAPIToken(id: options.operands[0], user: context.user)
+                try context.backend.appState.revokeAccessToken(id: options.operands[0], user: context.user)
             }
             io.write("Revoked token \(options.operands[0])\n")
         }

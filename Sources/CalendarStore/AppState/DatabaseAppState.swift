@@ -1,9 +1,15 @@
 import CivilTime
 
-extension DatabaseBackend {
-    // MARK: API tokens
+/// The app state of a ``DatabaseBackend``, in the same database as the calendars (its
+/// tables: `api_tokens`, `api_token_events`, `sessions`, `added_marks`, and the view
+/// columns of `users`).
+public struct DatabaseAppState: AppStateStore {
+    let backend: DatabaseBackend
+    var database: any StoreDatabase { backend.database }
 
-    public func createAPIToken(_ token: APIToken, secretHash: String) throws(StoreError) {
+    // MARK: Access tokens
+
+    public func createAccessToken(_ token: AccessToken, secretHash: String) throws(StoreError) {
         guard !token.name.isEmpty, token.name.utf8.count <= 200 else {
             throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
         }
@@ -26,25 +32,25 @@ extension DatabaseBackend {
     static let tokenColumns =
         "SELECT t.id, u.name, t.name, t.scope, t.created FROM api_tokens t JOIN users u ON u.id = t.user_id"
 
-    func token(_ row: Row) -> APIToken {
-        APIToken(
+    func token(_ row: Row) -> AccessToken {
+        AccessToken(
             id: row.string(0), user: row.string(1), name: row.string(2),
-            scope: APIToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4))
+            scope: AccessToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4))
     }
 
-    public func apiToken(secretHash: String) throws(StoreError) -> APIToken? {
-        try database.read { (connection) throws(StoreError) -> APIToken? in
+    public func accessToken(secretHash: String) throws(StoreError) -> AccessToken? {
+        try database.read { (connection) throws(StoreError) -> AccessToken? in
             try connection.firstRow(Self.tokenColumns + " WHERE t.secret_hash = ?", [.text(secretHash)], token)
         }
     }
 
-    public func apiTokens(user: String) throws(StoreError) -> [APIToken] {
-        try database.read { (connection) throws(StoreError) -> [APIToken] in
+    public func accessTokens(user: String) throws(StoreError) -> [AccessToken] {
+        try database.read { (connection) throws(StoreError) -> [AccessToken] in
             try connection.rows(Self.tokenColumns + " WHERE u.name = ? ORDER BY t.created, t.id", [.text(user)], token)
         }
     }
 
-    public func revokeAPIToken(id: String, user: String) throws(StoreError) {
+    public func revokeAccessToken(id: String, user: String) throws(StoreError) {
         let removed = try database.write { (connection) throws(StoreError) -> Int in
             try connection.run(
                 "DELETE FROM api_tokens WHERE id = ? AND user_id = (SELECT id FROM users WHERE name = ?)",
@@ -69,12 +75,10 @@ extension DatabaseBackend {
                 ) { $0.string(0) })
         }
     }
-}
 
-extension DatabaseBackend {
-    // MARK: Web sessions and view settings
+    // MARK: Sign-in sessions
 
-    public func createSession(_ session: WebSession, secretHash: String) throws(StoreError) {
+    public func createSession(_ session: SignInSession, secretHash: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             guard
                 let userID = try connection.firstRow(
@@ -91,12 +95,12 @@ extension DatabaseBackend {
         }
     }
 
-    public func session(secretHash: String) throws(StoreError) -> WebSession? {
-        try database.read { (connection) throws(StoreError) -> WebSession? in
+    public func session(secretHash: String) throws(StoreError) -> SignInSession? {
+        try database.read { (connection) throws(StoreError) -> SignInSession? in
             try connection.firstRow(
                 "SELECT u.name, s.csrf, s.expires FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.secret_hash = ? AND s.expires > ?",
                 [.text(secretHash), .int(WallClock.now())]
-            ) { row in WebSession(user: row.string(0), csrfToken: row.string(1), expires: row.int(2)) }
+            ) { row in SignInSession(user: row.string(0), csrfToken: row.string(1), expires: row.int(2)) }
         }
     }
 
@@ -105,6 +109,8 @@ extension DatabaseBackend {
             _ = try connection.run("DELETE FROM sessions WHERE secret_hash = ?", [.text(secretHash)])
         }
     }
+
+    // MARK: View settings
 
     public func viewSettings(user: String) throws(StoreError) -> ViewSettings {
         let found = try database.read { (connection) throws(StoreError) -> ViewSettings? in
@@ -130,14 +136,20 @@ extension DatabaseBackend {
         }
         if changed == 0 { throw StoreError(.notFound, "no user \(user)", resource: user) }
     }
-}
 
-extension DatabaseEventStore {
     // MARK: Added marks
 
-    public func markAdded(_ mark: AddedMark) throws(StoreError) -> AddedMark {
+    public func markAdded(_ mark: AddedMark, user: String) throws(StoreError) -> AddedMark {
         try database.write { (connection) throws(StoreError) -> AddedMark in
-            _ = try locate(mark.eventIdentifier, write: false, connection)
+            // The user and their event in the transaction that stores the mark.
+            guard
+                let userID = try connection.firstRow(
+                    "SELECT id FROM users WHERE name = ?", [.text(user)], { $0.int64(0) })
+            else {
+                throw StoreError(.notFound, "no user \(user)", resource: user)
+            }
+            let store = DatabaseEventStore(backend: backend, userID: userID, user: user)
+            _ = try store.locate(mark.eventIdentifier, write: false, connection)
             var stored = mark
             stored.added = WallClock.now()
             try connection.run(
@@ -149,14 +161,17 @@ extension DatabaseEventStore {
                     .integer(userID), .text(mark.eventIdentifier), .optional(mark.platform),
                     .optional(mark.nativeIdentifier), .int(stored.added),
                 ])
-            return try addedMark(event: mark.eventIdentifier, connection) ?? stored
+            return try addedMark(event: mark.eventIdentifier, user: user, connection) ?? stored
         }
     }
 
-    func addedMark(event identifier: String, _ connection: Connection) throws(StoreError) -> AddedMark? {
+    func addedMark(event identifier: String, user: String, _ connection: Connection) throws(StoreError) -> AddedMark? {
         try connection.firstRow(
-            "SELECT event_identifier, platform, native_identifier, added FROM added_marks WHERE user_id = ? AND event_identifier = ?",
-            [.integer(userID), .text(identifier)]
+            """
+            SELECT m.event_identifier, m.platform, m.native_identifier, m.added FROM added_marks m
+            JOIN users u ON u.id = m.user_id WHERE u.name = ? AND m.event_identifier = ?
+            """,
+            [.text(user), .text(identifier)]
         ) { row in
             AddedMark(
                 eventIdentifier: row.string(0), platform: row.optionalString(1),
@@ -164,17 +179,17 @@ extension DatabaseEventStore {
         }
     }
 
-    public func addedMark(event identifier: String) throws(StoreError) -> AddedMark? {
+    public func addedMark(event identifier: String, user: String) throws(StoreError) -> AddedMark? {
         try database.read { (connection) throws(StoreError) -> AddedMark? in
-            try addedMark(event: identifier, connection)
+            try addedMark(event: identifier, user: user, connection)
         }
     }
 
-    public func removeAddedMark(event identifier: String) throws(StoreError) {
+    public func removeAddedMark(event identifier: String, user: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             _ = try connection.run(
-                "DELETE FROM added_marks WHERE user_id = ? AND event_identifier = ?",
-                [.integer(userID), .text(identifier)])
+                "DELETE FROM added_marks WHERE user_id = (SELECT id FROM users WHERE name = ?) AND event_identifier = ?",
+                [.text(user), .text(identifier)])
         }
     }
 }

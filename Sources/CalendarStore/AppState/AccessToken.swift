@@ -1,0 +1,28 @@
+/// A personal access token a user gives an app: a name, a scope and its owner. The
+/// secret itself is never stored, only its hash.
+public struct AccessToken: Sendable, Hashable {
+    /// The public part, shown in listings and used to revoke it.
+    public var id: String
+    public var user: String
+    public var name: String
+    public var scope: Scope
+    /// Unix seconds.
+    public var created: Int
+
+    public enum Scope: String, Sendable, Hashable, CaseIterable {
+        case read
+        case readWrite = "read-write"
+        /// May create events and read back only those it created (like EventKit's
+        /// write-only access), so an app can offer "Add to Calendar" without seeing
+        /// the calendar.
+        case addOnly = "add-only"
+    }
+
+    public init(id: String, user: String, name: String, scope: Scope, created: Int) {
+        self.id = id
+        self.user = user
+        self.name = name
+        self.scope = scope
+        self.created = created
+    }
+}

@@ -1,0 +1,46 @@
+/// What the apps around the calendars keep for each user, apart from the event model:
+/// access tokens (and the events each created), sign-in sessions, view settings and
+/// "added" marks. Reached through ``StoreBackend/appState``; every method acts for the
+/// user it names, and one that does not exist is `notFound` where a write needs them.
+///
+/// ``EventStore`` stays the EventKit-style model of calendars and events; nothing here
+/// changes an event or its change sequence.
+public protocol AppStateStore: Sendable {
+    // MARK: Access tokens
+
+    /// Stores a token with the hash of its secret (the secret itself is never stored).
+    func createAccessToken(_ token: AccessToken, secretHash: String) throws(StoreError)
+    /// The token whose secret has this hash, or nil.
+    func accessToken(secretHash: String) throws(StoreError) -> AccessToken?
+    /// A user's tokens, oldest first.
+    func accessTokens(user: String) throws(StoreError) -> [AccessToken]
+    /// Revokes one of a user's tokens; `notFound` when they have no such token.
+    func revokeAccessToken(id: String, user: String) throws(StoreError)
+    /// Notes that a token created an event, so an add-only token can read it back.
+    func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError)
+    /// The identifiers of the events a token created.
+    func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String>
+
+    // MARK: Sign-in sessions
+
+    /// Stores a session under the hash of its cookie's secret (and drops expired ones).
+    func createSession(_ session: SignInSession, secretHash: String) throws(StoreError)
+    /// The unexpired session whose secret has this hash, or nil.
+    func session(secretHash: String) throws(StoreError) -> SignInSession?
+    func deleteSession(secretHash: String) throws(StoreError)
+
+    // MARK: View settings
+
+    func viewSettings(user: String) throws(StoreError) -> ViewSettings
+    /// Refuses a first weekday outside 1…7 and an unknown zone with `invalidArgument`.
+    func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError)
+
+    // MARK: Added marks
+
+    /// Notes that the user added one of their events to a device calendar (again: updates
+    /// the note); `notFound` when the user cannot see that event.
+    func markAdded(_ mark: AddedMark, user: String) throws(StoreError) -> AddedMark
+    /// The user's mark on an event, or nil.
+    func addedMark(event identifier: String, user: String) throws(StoreError) -> AddedMark?
+    func removeAddedMark(event identifier: String, user: String) throws(StoreError)
+}

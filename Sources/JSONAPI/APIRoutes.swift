@@ -1,0 +1,193 @@
+import CalendarStore
+import HTTPTypes
+
+/// What a route asks of the principal behind a request. A password or session has
+/// full access; a token's scope decides. The router checks it before the handler runs.
+enum RouteAccess: Sendable {
+    /// Every principal (an add-only token's handler still shows it only its own events).
+    case any
+    /// A scope that may read everything: read or read-write, not add-only.
+    case read
+    /// A scope that may add (events, added marks): read-write or add-only, not read.
+    /// `action` completes "a read-only token may not …".
+    case add(action: String)
+    /// A scope that may change the calendar: read-write only.
+    case write
+
+    /// The problem a principal with `scope` gets here, nil when it may go on.
+    func refusal(for scope: AccessToken.Scope) -> APIProblem? {
+        switch self {
+        case .any:
+            return nil
+        case .read:
+            guard scope == .addOnly else { return nil }
+            return APIProblem(.forbidden, "an add-only token may only create events and read back its own")
+        case .add(let action):
+            guard scope == .read else { return nil }
+            return APIProblem(.forbidden, "a read-only token may not \(action)")
+        case .write:
+            guard scope != .readWrite else { return nil }
+            return APIProblem(.forbidden, "this token may not change the calendar (scope \(scope.rawValue))")
+        }
+    }
+}
+
+/// The values a matched path template gave its `{name}` parts.
+struct PathParameters: Sendable {
+    var values: [String: String] = [:]
+
+    /// The segment `{name}` matched (its `.ics` suffix removed); empty for a name the
+    /// template does not have, which the route table never asks for.
+    subscript(_ name: String) -> String { values[name] ?? "" }
+}
+
+/// One route: a method, a path template (`{name}` matches one segment; `{name}.ics` one
+/// ending in .ics), the access it needs, and the handler that answers it.
+struct Route: Sendable {
+    var method: String
+    var template: String
+    var access: RouteAccess
+    var handler: @Sendable (APIContext, PathParameters) throws(APIProblem) -> HTTPResponse
+
+    init(
+        _ method: String, _ template: String, _ access: RouteAccess,
+        _ handler: @escaping @Sendable (APIContext, PathParameters) throws(APIProblem) -> HTTPResponse
+    ) {
+        self.method = method
+        self.template = template
+        self.access = access
+        self.handler = handler
+    }
+
+    /// The parameters when `segments` (a %-decoded path) fit the template, else nil.
+    static func match(_ template: String, _ segments: [String]) -> PathParameters? {
+        let parts = template.split(separator: "/")
+        guard parts.count == segments.count else { return nil }
+        var parameters = PathParameters()
+        for (part, segment) in zip(parts, segments) {
+            if part.hasPrefix("{"), let close = part.firstIndex(of: "}") {
+                let name = String(part[part.index(after: part.startIndex)..<close])
+                let suffix = part[part.index(after: close)...]
+                guard segment.hasSuffix(suffix), segment.count > suffix.count else { return nil }
+                parameters.values[name] = String(segment.dropLast(suffix.count))
+            } else if part != segment {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
+
+extension APIContext {
+    /// Every route of the API, one per method and path template; the OpenAPI document
+    /// describes exactly these (a test checks it). Where two templates fit a path, the
+    /// earlier wins (by-title before `{id}`).
+    static let routes: [Route] = [
+        Route("GET", "/api/v1/openapi.json", .any) { (context, _) throws(APIProblem) in
+            JSONAPIHandler.openAPIResponse(to: context.request)
+        },
+        Route("GET", "/api/v1/calendars", .read) { (context, _) throws(APIProblem) in try context.listCalendars() },
+        Route("POST", "/api/v1/calendars", .write) { (context, _) throws(APIProblem) in try context.createCalendar() },
+        Route("PUT", "/api/v1/calendars/by-title/{title}", .write) { (context, path) throws(APIProblem) in
+            try context.calendarByTitle(path["title"])
+        },
+        Route("GET", "/api/v1/calendars/{id}", .read) { (context, path) throws(APIProblem) in
+            try context.readCalendar(path["id"])
+        },
+        Route("PATCH", "/api/v1/calendars/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.updateCalendar(path["id"])
+        },
+        Route("DELETE", "/api/v1/calendars/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteCalendar(path["id"])
+        },
+        Route("GET", "/api/v1/calendars/{id}/occurrences", .read) { (context, path) throws(APIProblem) in
+            try context.occurrences(calendar: path["id"])
+        },
+        Route("DELETE", "/api/v1/calendars/{id}/events", .write) { (context, path) throws(APIProblem) in
+            try context.removeMatching(calendar: path["id"])
+        },
+        Route("POST", "/api/v1/events", .add(action: "create events")) { (context, _) throws(APIProblem) in
+            try context.createEvent()
+        },
+        Route("GET", "/api/v1/events/{id}", .any) { (context, path) throws(APIProblem) in
+            try context.readEvent(path["id"])
+        },
+        Route("PUT", "/api/v1/events/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.saveEvent(path["id"], replacing: true)
+        },
+        Route("PATCH", "/api/v1/events/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.saveEvent(path["id"], replacing: false)
+        },
+        Route("DELETE", "/api/v1/events/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteEvent(path["id"])
+        },
+        Route("GET", "/api/v1/events/{id}/add-to-calendar", .any) { (context, path) throws(APIProblem) in
+            try context.addToCalendar(event: path["id"])
+        },
+        Route("GET", "/api/v1/events/{id}/added", .any) { (context, path) throws(APIProblem) in
+            try context.addedMark(event: path["id"])
+        },
+        Route("PUT", "/api/v1/events/{id}/added", .add(action: "mark events")) { (context, path) throws(APIProblem) in
+            try context.markAdded(event: path["id"])
+        },
+        Route("DELETE", "/api/v1/events/{id}/added", .add(action: "mark events")) {
+            (context, path) throws(APIProblem) in
+            try context.removeAddedMark(event: path["id"])
+        },
+        Route("GET", "/api/v1/occurrences/{eventId}", .read) { (context, path) throws(APIProblem) in
+            try context.readOccurrence(event: path["eventId"], recurrenceID: nil)
+        },
+        Route("PATCH", "/api/v1/occurrences/{eventId}", .write) { (context, path) throws(APIProblem) in
+            try context.editOccurrence(event: path["eventId"], recurrenceID: nil)
+        },
+        Route("DELETE", "/api/v1/occurrences/{eventId}", .write) { (context, path) throws(APIProblem) in
+            try context.removeOccurrence(event: path["eventId"], recurrenceID: nil)
+        },
+        Route("GET", "/api/v1/occurrences/{eventId}/{recurrenceId}", .read) { (context, path) throws(APIProblem) in
+            try context.readOccurrence(event: path["eventId"], recurrenceID: path["recurrenceId"])
+        },
+        Route("PATCH", "/api/v1/occurrences/{eventId}/{recurrenceId}", .write) { (context, path) throws(APIProblem) in
+            try context.editOccurrence(event: path["eventId"], recurrenceID: path["recurrenceId"])
+        },
+        Route("DELETE", "/api/v1/occurrences/{eventId}/{recurrenceId}", .write) {
+            (context, path) throws(APIProblem) in
+            try context.removeOccurrence(event: path["eventId"], recurrenceID: path["recurrenceId"])
+        },
+        Route("GET", "/api/v1/alarms", .read) { (context, _) throws(APIProblem) in try context.alarms() },
+        Route("GET", "/api/v1/summary", .read) { (context, _) throws(APIProblem) in try context.summary() },
+        Route("GET", "/api/v1/availability", .read) { (context, _) throws(APIProblem) in try context.availability() },
+        Route("POST", "/api/v1/conflicts", .read) { (context, _) throws(APIProblem) in try context.conflicts() },
+        Route("POST", "/api/v1/busy", .write) { (context, _) throws(APIProblem) in try context.importBusy() },
+        Route("GET", "/events/{id}.ics", .any) { (context, path) throws(APIProblem) in
+            try context.eventICS(path["id"])
+        },
+    ]
+
+    /// Finds the route for the request's path and method (HEAD as GET), checks its
+    /// access, and hands the request to its handler: 404 for a path no template fits,
+    /// 405 with `Allow` for a path whose template has no route for this method, 403 for
+    /// a token whose scope the route does not take.
+    func route() throws(APIProblem) -> HTTPResponse {
+        let path = try segments()
+        guard
+            let (template, parameters) = Self.routes.lazy.compactMap({ route in
+                Route.match(route.template, path).map { (route.template, $0) }
+            }).first
+        else {
+            throw APIProblem(.notFound, "no such resource: \(request.path)")
+        }
+        let candidates = Self.routes.filter { $0.template == template }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let route = candidates.first(where: { $0.method == method }) else {
+            throw methodNotAllowed(candidates.map(\.method))
+        }
+        if let refusal = route.access.refusal(for: principal.scope) { throw refusal }
+        return try route.handler(self, parameters)
+    }
+
+    func methodNotAllowed(_ allowed: [String]) -> APIProblem {
+        APIProblem(
+            .methodNotAllowed, "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))",
+            allow: allowed)
+    }
+}
