@@ -40,7 +40,7 @@ public final class AlmanacServer: Sendable {
         let web = WebCalendar(
             backend: backend,
             verifyPassword: { user, password, address in
-                authenticator.verify(BasicCredentials(user: user, password: password), address: address)
+                authenticator.verify(BasicCredentials(user: user, password: password), address: address).map(\.name)
             },
             now: now)
         router = Self.router(
@@ -103,7 +103,7 @@ public final class AlmanacServer: Sendable {
             case .failure(let failure):
                 return CalDAVHandler.response(for: failure)
             case .success(let user):
-                return caldav.respond(to: request, user: user)
+                return caldav.respond(to: request, as: user)
             }
         }
         // The web calendar: `/` is the sign-in form (or the calendar, signed in).

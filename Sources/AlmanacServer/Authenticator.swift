@@ -23,15 +23,15 @@ public final class Authenticator: Sendable {
         self.gate = gate
     }
 
-    /// The signed-in user's name (HTTP Basic), or why not.
-    public func authenticate(_ request: HTTPRequest) -> Result<String, AuthenticationFailure> {
+    /// The signed-in user (HTTP Basic), as read from the store, or why not.
+    public func authenticate(_ request: HTTPRequest) -> Result<User, AuthenticationFailure> {
         guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header)
         else { return .failure(.missingCredentials) }
         return verify(credentials, address: request.remoteAddress)
     }
 
-    /// Checks a user name and password (throttled per user and address): the user's
-    /// name, or why not and, while throttled, how many seconds to wait.
+    /// Checks a user name and password (throttled per user and address): the user as
+    /// read from the store, or why not and, while throttled, how many seconds to wait.
     ///
     /// A password that verified recently (a syncing client's every request) passes
     /// without hashing and without counting as an attempt, unless the user is throttled
@@ -39,7 +39,7 @@ public final class Authenticator: Sendable {
     /// password is hashed (parallel guesses get no extra tries), an unknown user costs the
     /// same hash as a known one, and hashes run at most one per core at a time (503 when
     /// no turn comes).
-    public func verify(_ credentials: BasicCredentials, address: String) -> Result<String, AuthenticationFailure> {
+    public func verify(_ credentials: BasicCredentials, address: String) -> Result<User, AuthenticationFailure> {
         func lookUp() -> Result<User?, AuthenticationFailure> {
             do {
                 return .success(try backend.user(named: credentials.user))
@@ -59,7 +59,7 @@ public final class Authenticator: Sendable {
                 if let found, let stored = found.passwordHash, verified.contains(credentials, hash: stored) {
                     // A good sign-in forgets the earlier failures, as a hashed one does.
                     throttle.recordSuccess(user: credentials.user, address: address)
-                    return .success(found.name)
+                    return .success(found)
                 }
                 user = found
                 lookedUp = true
@@ -94,7 +94,7 @@ public final class Authenticator: Sendable {
         }
         verified.insert(credentials, hash: stored)
         throttle.recordSuccess(user: credentials.user, address: address)
-        return .success(user.name)
+        return .success(user)
     }
 
     /// Who an API request comes from: the user, and the personal token it used
@@ -106,7 +106,7 @@ public final class Authenticator: Sendable {
         (user: String, token: AccessToken?), AuthenticationFailure
     > {
         guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else {
-            return authenticate(request).map { ($0, nil) }
+            return authenticate(request).map { ($0.name, nil) }
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let address = "token " + request.remoteAddress

@@ -76,7 +76,17 @@ public struct CalDAVHandler: Sendable {
 
     /// Answers `request` for `user` (already authenticated).
     public func respond(to request: HTTPRequest, user: String) -> HTTPResponse {
-        var response = answer(request, user: user)
+        respond(to: request, user: user, account: nil)
+    }
+
+    /// Answers `request` for a user the server has just read from the store (signing
+    /// them in): the store acting for them needs no second lookup.
+    public func respond(to request: HTTPRequest, as account: User) -> HTTPResponse {
+        respond(to: request, user: account.name, account: account)
+    }
+
+    func respond(to request: HTTPRequest, user: String, account: User?) -> HTTPResponse {
+        var response = answer(request, user: user, account: account)
         if response.headers["DAV"] == nil { response.headers.set("DAV", Self.compliance) }
         // Every 405 says what the resource does answer (RFC 9110 §15.5.6).
         if response.status == 405, response.headers["Allow"] == nil, let path = DAVPath(requestPath: request.path) {
@@ -85,7 +95,7 @@ public struct CalDAVHandler: Sendable {
         return response
     }
 
-    func answer(_ request: HTTPRequest, user: String) -> HTTPResponse {
+    func answer(_ request: HTTPRequest, user: String, account: User?) -> HTTPResponse {
         guard let path = DAVPath(requestPath: request.path) else {
             return .text(404, "404 Not Found: no such resource\n")
         }
@@ -102,7 +112,11 @@ public struct CalDAVHandler: Sendable {
         }
         let store: any EventStore
         do {
-            store = try backend.eventStore(for: user)
+            if let account {
+                store = try backend.eventStore(for: account)
+            } else {
+                store = try backend.eventStore(for: user)
+            }
         } catch {
             return DAVError(error).response
         }

@@ -177,6 +177,9 @@ struct CalendarObject {
         var isTransparent: Bool
         /// For an object that is not one-off: its timing skeleton.
         var skeleton: [UInt8]?
+        /// A bounded series as prepared to find its box, kept for the reads that follow
+        /// (the store's cache), so the first read does not prepare it again.
+        var prepared: PreparedObject?
     }
 
     /// Floating and all-day times mean different instants in different zones; UTC
@@ -203,6 +206,7 @@ struct CalendarObject {
         var last = Int.min
         var open = false
         var single: Occurrence?
+        var prepared: PreparedObject?
         func include(_ occurrence: Occurrence) {
             let slack: Int
             if case .instant = occurrence.start { slack = 0 } else { slack = Self.floatingSlack }
@@ -221,8 +225,11 @@ struct CalendarObject {
                     }
                 }
             } else {
-                let expanded = try expansion.expand(members, uid: uid, from: nil, to: nil)
+                let series = try expansion.prepare(members, uid: uid)
+                var budget = ExpansionBudget.unbounded
+                let expanded = series.expand(from: nil, to: nil, viewerZone: .utc, budget: &budget)
                 let occurrences = expanded.occurrences
+                prepared = series
                 // A series a bound stopped goes on past its last listed instance: its box stays open.
                 if !expanded.isComplete { open = true }
                 if members.count == 1, !isRecurring, occurrences.count == 1 { single = occurrences[0] }
@@ -273,6 +280,8 @@ struct CalendarObject {
             isRecurring: isRecurring, alarmReach: reach, single: single, status: main.flatMap(EventStatus.init),
             categories: main?.categoryValues ?? [],
             isTransparent: main?.property("TRANSP")?.value.uppercased() == "TRANSPARENT",
-            skeleton: single == nil ? skeleton() : nil)
+            skeleton: single == nil ? skeleton() : nil,
+            // What the cache would prepare itself: a series under the default limits.
+            prepared: single == nil && limits == .default ? prepared : nil)
     }
 }

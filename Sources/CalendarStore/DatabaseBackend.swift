@@ -139,17 +139,22 @@ public final class DatabaseBackend: StoreBackend {
     /// Every user, by name.
     public func users() throws(StoreError) -> [User] {
         try database.read { (connection) throws(StoreError) -> [User] in
-            try connection.rows("SELECT name, display_name, password_hash FROM users ORDER BY name") { row in
-                User(name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2))
+            try connection.rows("SELECT name, display_name, password_hash, id FROM users ORDER BY name") { row in
+                User(
+                    name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2),
+                    storeID: row.int64(3))
             }
         }
     }
 
     public func user(named name: String) throws(StoreError) -> User {
         let found = try database.read { (connection) throws(StoreError) -> User? in
-            try connection.firstRow("SELECT name, display_name, password_hash FROM users WHERE name = ?", [.text(name)])
-            { row in
-                User(name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2))
+            try connection.firstRow(
+                "SELECT name, display_name, password_hash, id FROM users WHERE name = ?", [.text(name)]
+            ) { row in
+                User(
+                    name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2),
+                    storeID: row.int64(3))
             }
         }
         guard let found else { throw StoreError(.notFound, "no user \(name)", resource: name) }
@@ -192,6 +197,11 @@ public final class DatabaseBackend: StoreBackend {
 
     /// A store acting for `user` (who must exist).
     public func eventStore(for user: String) throws(StoreError) -> any EventStore { try databaseStore(for: user) }
+
+    public func eventStore(for user: User) throws(StoreError) -> any EventStore {
+        guard let id = user.storeID else { return try databaseStore(for: user.name) }
+        return DatabaseEventStore(backend: self, userID: id, user: user.name)
+    }
 
     /// The concrete SQLite store acting for `user`.
     public func databaseStore(for user: String) throws(StoreError) -> DatabaseEventStore {

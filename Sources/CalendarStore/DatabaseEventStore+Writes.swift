@@ -195,15 +195,22 @@ extension DatabaseEventStore {
         // Parse and index outside the write lock: the slow part needs no database.
         let object = try CalendarObject(parsing: data, resource: name)
         let summary = try object.summary()
-        return try database.write { (connection) throws(StoreError) -> ResourceWrite in
+        let (written, created) = try database.write { (connection) throws(StoreError) -> (ObjectRow, Bool) in
             let row = try calendarRow(calendar, connection, write: true)
             let checked = try checkWrite(
                 object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch,
                 ifNoneMatch: ifNoneMatch, connection)
             let written = try performWrite(
                 checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection)
-            return ResourceWrite(etag: written.etag, created: checked.existing == nil, warnings: object.warnings)
+            return (written, checked.existing == nil)
         }
+        // The series prepared to index it serves the reads that follow (once committed).
+        if let prepared = summary.prepared {
+            backend.cache.store(
+                CachedSeries(prepared: prepared, stored: StoredObject(data: data), fromSkeleton: false),
+                id: written.rowID, etag: written.etag)
+        }
+        return ResourceWrite(etag: written.etag, created: created, warnings: object.warnings)
     }
 
     static func isValidResourceName(_ name: String) -> Bool {

@@ -16,6 +16,9 @@ public protocol StoreBackend: Sendable {
     func removeUser(named name: String) throws(StoreError)
     /// The store acting for `user`; `notFound` when there is no such user.
     func eventStore(for user: String) throws(StoreError) -> any EventStore
+    /// The event store acting for a user read from this backend (by ``user(named:)``),
+    /// without looking them up again.
+    func eventStore(for user: User) throws(StoreError) -> any EventStore
     /// The owner and calendar identifier a feed token publishes, or nil.
     func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)?
     /// A consistency check of the database: `["ok"]` when sound.

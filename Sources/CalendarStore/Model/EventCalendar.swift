@@ -161,6 +161,9 @@ public struct User: Sendable, Hashable {
     public var displayName: String?
     /// The password hash as the server stored it (PHC string form), if any.
     public var passwordHash: String?
+    /// The user's key in the store it was read from, so that a store acting for them
+    /// (``StoreBackend/eventStore(for:)-(User)``) needs no second lookup.
+    var storeID: Int64?
 }
 
 /// What another user may do with a calendar shared with them.
