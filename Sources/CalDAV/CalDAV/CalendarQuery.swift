@@ -1,8 +1,6 @@
 import CalendarStore
 import CivilTime
 import HTTPTypes
-import ICalendar
-import Recurrence
 
 /// calendar-query (RFC 4791 §7.8), read into what the store is asked: the member
 /// component, its time range (answered by the store's interval index,

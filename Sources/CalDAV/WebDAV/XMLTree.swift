@@ -1,4 +1,3 @@
-import Foundation
 
 /// A parsed XML element, namespace-resolved: `{DAV:}propfind`.
 public struct XMLElement: Sendable, Hashable {
