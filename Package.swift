@@ -113,6 +113,14 @@ let package = Package(
         .target(
             name: "AlmanacTestSupport", dependencies: ["CivilTime", "ICalendar", "Recurrence"],
             path: "Tests/AlmanacTestSupport"),
+        // The test harness: the real server (SQLite or PostgreSQL; in process or on a loopback
+        // port) with DAV and API clients that return parsed values. Test targets only.
+        .target(
+            name: "AlmanacTesting",
+            dependencies: [
+                "AlmanacServer", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
+            ],
+            path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
         .executableTarget(name: "StoreCrashWorker", dependencies: ["CalendarStore"], path: "Tests/StoreCrashWorker"),
 
@@ -128,7 +136,7 @@ let package = Package(
             dependencies: [
                 "AlmanacServer", "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
                 "JSONAPI",
-                "AlmanacTestSupport",
+                "AlmanacTestSupport", "AlmanacTesting",
             ]),
         .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
@@ -137,7 +145,8 @@ let package = Package(
             dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
 
         .testTarget(
-            name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport"],
+            name: "CalDAVTests",
+            dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport", "AlmanacTesting"],
             exclude: ["Fixtures"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],
