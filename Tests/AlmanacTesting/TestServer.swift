@@ -143,6 +143,16 @@ public final class TestServer: @unchecked Sendable {
         lock.withLock { passwords[name] = password }
     }
 
+    /// A personal API token for `user` with `scope`; returns the secret a client sends
+    /// as `Authorization: Bearer <secret>`.
+    public func createAPIToken(for user: String, scope: APIToken.Scope, name: String? = nil) throws -> String {
+        let (id, secret) = APITokenSecret.generate()
+        try backend.createAPIToken(
+            APIToken(id: id, user: user, name: name ?? scope.rawValue, scope: scope, created: 0),
+            secretHash: APITokenSecret.hash(secret))
+        return secret
+    }
+
     /// The password `user` was created with.
     public func password(for user: String) -> String {
         lock.withLock { passwords[user] } ?? "\(user) password"
