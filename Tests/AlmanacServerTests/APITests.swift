@@ -5,7 +5,6 @@ import AlmanacTesting
 import CalendarStore
 import CivilTime
 import Foundation
-import HTTPServer
 import HTTPTypes
 import ICalendar
 import JSONAPI
@@ -488,9 +487,4 @@ import Testing
             }
         }
     }
-}
-
-extension JSONValue {
-    var stringValue: String? { if case .string(let text) = self { text } else { nil } }
-    var arrayValue: [JSONValue]? { if case .array(let items) = self { items } else { nil } }
 }

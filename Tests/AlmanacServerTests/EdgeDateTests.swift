@@ -10,7 +10,7 @@ extension WebTests {
     func datesOutsideTheSupportedYearsAre400(_ date: String) throws {
         let (cookie, _) = try signIn()
         for view in ["month", "week", "day"] {
-            let page = send("GET", "/calendar?view=\(view)&date=\(date)", cookie: cookie)
+            let page = try send("GET", "/calendar?view=\(view)&date=\(date)", cookie: cookie)
             #expect(page.status == 400 && page.text.contains("0001 to 9999"), "\(view) \(date): \(page.status)")
         }
     }
@@ -23,7 +23,7 @@ extension WebTests {
     func viewsAtTheEdgesRenderWithoutLinksPastThem(_ date: String, _ hasPrevious: Bool, _ hasNext: Bool) throws {
         let (cookie, _) = try signIn()
         for view in ["month", "week", "day"] {
-            let page = send("GET", "/calendar?view=\(view)&date=\(date)", cookie: cookie)
+            let page = try send("GET", "/calendar?view=\(view)&date=\(date)", cookie: cookie)
             #expect(page.status == 200, "\(view) \(date): \(page.status)")
             // A month view's neighbours exist unless the month is the first or last; a week's
             // or day's unless seven or one days on leave the years.

@@ -223,7 +223,8 @@ enum LoopbackClient {
     static func exchange(port: UInt16, method: String, target: String, headers: HTTPHeaders, body: [UInt8]) throws
         -> TestResponse
     {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\nConnection: close\r\n"
+        if headers["Host"] == nil { head += "Host: 127.0.0.1:\(port)\r\n" }
         if headers["Content-Length"] == nil && (!body.isEmpty || !["GET", "HEAD", "OPTIONS"].contains(method)) {
             head += "Content-Length: \(body.count)\r\n"
         }
