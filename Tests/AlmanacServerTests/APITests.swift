@@ -246,6 +246,21 @@ import Testing
         #expect(try call("GET", "/api/v1/summary?month=2026-13").status == 400)
     }
 
+    /// The API takes a user's password (Basic) as it takes a token; a wrong one is a
+    /// problem document with the challenge.
+    @Test(arguments: ServerSetup.all) func basicSignInReadsTheAPILikeAToken(_ setup: ServerSetup) throws {
+        let api = try APITests(setup)
+        let id = try api.makeCalendar()
+        let basic = try api.server.api("anna").get("/api/v1/calendars")
+        #expect(basic.status == 200 && basic["calendars"]?[0]?["id"]?.stringValue == id)
+        let wrong = APIClient(
+            server: api.server, authorization: "Basic " + Data("anna:not the password".utf8).base64EncodedString())
+        let refused = try wrong.get("/api/v1/calendars")
+        #expect(
+            refused.status == 401 && refused.headers["WWW-Authenticate"] != nil
+                && refused["type"]?.stringValue == "urn:almanac:problem:unauthorized")
+    }
+
     @Test(arguments: ServerSetup.all) func tokenScopes(_ setup: ServerSetup) throws {
         let api = try APITests(setup)
         let calendar = try api.makeCalendar()
