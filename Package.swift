@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "AlmanacServerTests",
             dependencies: [
-                "AlmanacServer", "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
+                "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
                 "JSONAPI",
                 "AlmanacTestSupport", "AlmanacTesting",
             ]),

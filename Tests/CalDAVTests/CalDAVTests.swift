@@ -131,14 +131,16 @@ import Testing
         #expect(after?.property(.calendarColor)?.text == "#00FF00")
     }
 
-    @Test(arguments: [
-        "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">]><D:propfind xmlns:D=\"DAV:\">&lol2;</D:propfind>",
-        "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]><D:propfind xmlns:D=\"DAV:\"><D:prop>&xxe;</D:prop></D:propfind>",
-        "<D:propfind xmlns:D=\"DAV:\"><D:prop>",
-        String(repeating: "<a>", count: 200) + String(repeating: "</a>", count: 200),
-    ])
-    func hostileXMLIsRefused(body: String) throws {
-        let dav = try TestServer().dav("anna")
+    @Test(
+        arguments: ServerSetup.everyTransport,
+        [
+            "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">]><D:propfind xmlns:D=\"DAV:\">&lol2;</D:propfind>",
+            "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]><D:propfind xmlns:D=\"DAV:\"><D:prop>&xxe;</D:prop></D:propfind>",
+            "<D:propfind xmlns:D=\"DAV:\"><D:prop>",
+            String(repeating: "<a>", count: 200) + String(repeating: "</a>", count: 200),
+        ])
+    func hostileXMLIsRefused(_ setup: ServerSetup, body: String) throws {
+        let dav = try TestServer(setup).dav("anna")
         #expect(try dav.send("PROPFIND", "/dav/", body, headers: ["Depth": "0"]).status == 400)
         #expect(try dav.send("MKCALENDAR", "/dav/calendars/anna/evil/", body).status == 400)
         let home = try dav.propfind("/dav/calendars/anna/", depth: "1").multistatus()
