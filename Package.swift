@@ -128,7 +128,8 @@ let package = Package(
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
+        .testTarget(
+            name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport", "AlmanacTesting"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(

@@ -34,6 +34,10 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
     /// SQLite always; PostgreSQL too when a test cluster is running.
     public static var available: [StoreKind] { TestPostgres.url == nil ? [.sqlite] : [.sqlite, .postgres] }
 
+    /// The kinds a test can open here (``available``), so `@Test(arguments: StoreKind.allCases)`
+    /// runs on PostgreSQL only when a cluster is running.
+    public static var allCases: [StoreKind] { available }
+
     public var description: String { rawValue }
 
     /// A new, empty backend of this kind (in `directory` for SQLite).
