@@ -47,7 +47,7 @@ public struct DAVName: Hashable, Sendable, CustomStringConvertible {
 /// One element of a parsed XML body: its name, attributes, text and child elements.
 public struct DAVElement: Sendable, Equatable, CustomStringConvertible {
     public var name: DAVName
-    /// Attributes by their qualified name as written (`name`, `x:flag`).
+    /// Attributes by name (`name`, `content-type`).
     public var attributes: [String: String]
     /// All text inside the element, its children's included, entities decoded.
     public var text: String
@@ -77,29 +77,68 @@ public struct DAVElement: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(name)" + (children.isEmpty ? "=\(text)" : "\(children)") }
 
-    /// Parses a whole document with FoundationXML (libxml2), independently of the
-    /// product's own XML reader, and returns its root element.
+    /// Parses a whole document with FoundationXML's `XMLParser` (libxml2), independently
+    /// of the product's own XML reader, and returns its root element. Strict: libxml2
+    /// would recover from malformed markup, so any error it reports throws.
     public static func parse(_ bytes: [UInt8]) throws -> DAVElement {
-        let document: XMLDocument
-        do {
-            document = try XMLDocument(data: Data(bytes), options: [])
-        } catch {
-            throw TestServerError("not XML (\(error)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        let parser = XMLParser(data: Data(bytes))
+        parser.shouldProcessNamespaces = true
+        parser.shouldResolveExternalEntities = false
+        let builder = TreeBuilder()
+        parser.delegate = builder
+        let finished = parser.parse()
+        let excerpt = String(decoding: bytes.prefix(300), as: UTF8.self)
+        if let error = builder.errors.first ?? parser.parserError.map({ "\($0)" }) {
+            throw TestServerError("not well-formed XML (\(error)): \(excerpt)")
         }
-        guard let root = document.rootElement() else { throw TestServerError("an XML document without a root") }
-        return DAVElement(root)
+        guard finished, let root = builder.root else { throw TestServerError("no XML document: \(excerpt)") }
+        return root
+    }
+}
+
+/// Builds ``DAVElement`` trees from `XMLParser`'s events.
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+    struct Open {
+        var name: DAVName
+        var attributes: [String: String]
+        var text = ""
+        var children: [DAVElement] = []
     }
 
-    init(_ element: XMLElement) {
-        name = DAVName(element.uri ?? "", element.localName ?? element.name ?? "")
-        var attributes: [String: String] = [:]
-        for attribute in element.attributes ?? [] {
-            if let key = attribute.name { attributes[key] = attribute.stringValue ?? "" }
-        }
-        self.attributes = attributes
-        text = element.stringValue ?? ""
-        children = (element.children ?? []).compactMap { $0 as? XMLElement }.map(DAVElement.init)
+    var stack: [Open] = []
+    var root: DAVElement?
+    var errors: [String] = []
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        stack.append(Open(name: DAVName(namespaceURI ?? "", elementName), attributes: attributes))
     }
+
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+    ) {
+        guard let open = stack.popLast() else { return }
+        let element = DAVElement(
+            name: open.name, attributes: open.attributes, text: open.text, children: open.children)
+        if stack.isEmpty {
+            root = element
+        } else {
+            stack[stack.count - 1].children.append(element)
+            stack[stack.count - 1].text += open.text
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if !stack.isEmpty { stack[stack.count - 1].text += string }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        if !stack.isEmpty { stack[stack.count - 1].text += String(decoding: block, as: UTF8.self) }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred error: any Error) { errors.append("\(error)") }
 }
 
 /// The number in an HTTP status line (`HTTP/1.1 404 Not Found` → 404).

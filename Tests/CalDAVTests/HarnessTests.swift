@@ -31,4 +31,22 @@ import Testing
         #expect(root.error == nil && root.precondition == nil)
         #expect(try root.multistatus().hrefs == ["/dav/"])
     }
+
+    /// libxml2 recovers from broken markup; the harness does not, so a server that sent
+    /// it would fail the suites.
+    @Test(arguments: ["<a><b></a>", "<D:multistatus xmlns:D=\"DAV:\"><D:response>", "<a x=1/>", "", "text"])
+    func malformedXMLIsNotReadAsADocument(_ text: String) {
+        #expect(throws: TestServerError.self) { try DAVElement.parse(Array(text.utf8)) }
+    }
+
+    @Test func namespacesTextAndAttributesAreRead() throws {
+        let root = try DAVElement.parse(
+            Array(
+                "<D:prop xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><C:comp name=\"VEVENT\"/><D:displayname>Work &amp; <![CDATA[<more>]]></D:displayname></D:prop>"
+                    .utf8))
+        #expect(root.name == .dav("prop"))
+        #expect(root.childNames == [.caldav("comp"), .displayName])
+        #expect(root.child(.caldav("comp"))?.attributes == ["name": "VEVENT"])
+        #expect(root.child(.displayName)?.text == "Work & <more>")
+    }
 }
