@@ -12,6 +12,7 @@ public enum JSON: Sendable, Hashable, Decodable, CustomStringConvertible {
     case array([JSON])
     case object([String: JSON])
 
+    /// Decodes any JSON value: a number without a fraction reads as ``integer(_:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -46,6 +47,7 @@ public enum JSON: Sendable, Hashable, Decodable, CustomStringConvertible {
         if case .array(let items) = self, items.indices.contains(index) { items[index] } else { nil }
     }
 
+    /// The payload of the matching case, or nil for any other case.
     public var stringValue: String? { if case .string(let text) = self { text } else { nil } }
     public var intValue: Int? { if case .integer(let number) = self { number } else { nil } }
     public var boolValue: Bool? { if case .bool(let flag) = self { flag } else { nil } }
@@ -68,6 +70,7 @@ public enum JSON: Sendable, Hashable, Decodable, CustomStringConvertible {
 
 /// A JSON API client on a ``TestServer``, signed in with Basic or a Bearer token.
 public struct APIClient: Sendable {
+    /// The server the calls go to.
     public let server: TestServer
     /// The `Authorization` header sent with every call (nil: none).
     public let authorization: String?
@@ -88,6 +91,7 @@ public struct APIClient: Sendable {
             try server.send(method, target, headers: all, body: Array((body ?? "").utf8), authorization: authorization))
     }
 
+    /// A GET of `target` (a path with an optional query).
     public func get(_ target: String, headers: HTTPHeaders = [:]) throws -> APIAnswer {
         try call("GET", target, headers: headers)
     }
@@ -99,6 +103,7 @@ public struct APIAnswer: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The body decoded, or `.null`.
     public var json: JSON
 
     public init(_ response: TestResponse) {

@@ -4,6 +4,7 @@ import HTTPTypes
 /// A CalDAV client on a ``TestServer``, signed in as one user with HTTP Basic. Every
 /// call returns a ``DAVAnswer``, whose body reads as a parsed multistatus or DAV error.
 public struct DAVClient: Sendable {
+    /// The server the requests go to.
     public let server: TestServer
     /// Who the requests are signed in as; nil sends no `Authorization`.
     public let user: String?
@@ -69,6 +70,7 @@ public struct DAVClient: Sendable {
         return try send("PUT", path, body, headers: headers)
     }
 
+    /// GET of an object (its calendar data as stored) or a collection.
     public func get(_ path: String) throws -> DAVAnswer { try send("GET", path) }
 
     @discardableResult
@@ -179,6 +181,7 @@ public struct DAVClient: Sendable {
 
 /// An answer to a DAV request, with its body read as what it is.
 public struct DAVAnswer: Sendable {
+    /// The answer as received.
     public var response: TestResponse
 
     public init(_ response: TestResponse) { self.response = response }

@@ -6,7 +6,9 @@ import Foundation
 
 /// An XML element's expanded name: its namespace URI and local name.
 public struct DAVName: Hashable, Sendable, CustomStringConvertible {
+    /// The namespace URI (`DAV:`); empty for none.
     public var namespace: String
+    /// The local name (`getetag`).
     public var name: String
 
     public init(_ namespace: String, _ name: String) {
@@ -14,6 +16,7 @@ public struct DAVName: Hashable, Sendable, CustomStringConvertible {
         self.name = name
     }
 
+    /// The namespaces DAV answers use.
     public static let davNamespace = "DAV:"
     public static let calDAVNamespace = "urn:ietf:params:xml:ns:caldav"
     public static let appleNamespace = "http://apple.com/ns/ical/"
@@ -28,6 +31,7 @@ public struct DAVName: Hashable, Sendable, CustomStringConvertible {
     /// A name in CalendarServer's namespace (`getctag`).
     public static func calendarServer(_ name: String) -> DAVName { DAVName(calendarServerNamespace, name) }
 
+    /// Names the suites use often.
     public static let href = dav("href")
     public static let status = dav("status")
     public static let displayName = dav("displayname")
@@ -152,6 +156,7 @@ func statusCode(_ line: String) throws -> Int {
 
 /// A 207 Multi-Status body (RFC 4918 §13), parsed.
 public struct Multistatus: Sendable, CustomStringConvertible {
+    /// The `DAV:response` elements, in order.
     public var responses: [DAVResponse]
     /// The top-level `DAV:sync-token` (RFC 6578 §6.4), if any.
     public var syncToken: String?
@@ -182,11 +187,13 @@ public struct Multistatus: Sendable, CustomStringConvertible {
 public struct DAVResponse: Sendable, CustomStringConvertible {
     /// The first href (a response names one, except a status for several).
     public var href: String
+    /// Every href of the response, in order.
     public var hrefs: [String]
     /// The response's own status (a missing member, a 507 for the collection), or nil.
     public var status: Int?
     /// The names inside the response's `DAV:error`, if any (preconditions).
     public var errors: [DAVName]
+    /// The property groups, one per status.
     public var propstats: [Propstat]
 
     init(_ element: DAVElement) throws {

@@ -62,7 +62,9 @@ public enum Transport: String, Sendable, CaseIterable, CustomStringConvertible {
 /// A store and a transport: what a scenario runs on. Pass a list of them as a test's
 /// `arguments:` to run one test body on each.
 public struct ServerSetup: Sendable, Hashable, CustomStringConvertible {
+    /// Where the data is kept.
     public var store: StoreKind
+    /// How requests reach the server.
     public var transport: Transport
 
     public init(_ store: StoreKind = .sqlite, _ transport: Transport = .inProcess) {
@@ -98,10 +100,13 @@ public struct TestServerError: Error, CustomStringConvertible {
 /// The real `AlmanacServer` on a fresh store, reached in process or over loopback.
 /// The listening server (loopback) is stopped when the value goes away.
 public final class TestServer: @unchecked Sendable {
+    /// The store and transport this server runs on.
     public let setup: ServerSetup
     /// Holds the SQLite file (and nothing for PostgreSQL); removed with the server.
     public let directory: TemporaryDirectory
+    /// The store, to set up or check what a scenario stored.
     public let backend: DatabaseBackend
+    /// The real server, as `almanac serve` runs it.
     public let server: AlmanacServer
     private let lock = NSLock()
     private var passwords: [String: String] = [:]
