@@ -116,6 +116,14 @@ let package = Package(
         .target(
             name: "AlmanacTestSupport", dependencies: ["CivilTime", "ICalendar", "Recurrence"],
             path: "Tests/AlmanacTestSupport"),
+        // The test harness: the real server (SQLite or PostgreSQL; in process or on a loopback
+        // port) with DAV and API clients that return parsed values. Test targets only.
+        .target(
+            name: "AlmanacTesting",
+            dependencies: [
+                "AlmanacServer", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
+            ],
+            path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
         .executableTarget(name: "StoreCrashWorker", dependencies: ["CalendarStore"], path: "Tests/StoreCrashWorker"),
 
@@ -123,15 +131,16 @@ let package = Package(
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport"]),
+        .testTarget(
+            name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport", "AlmanacTesting"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(
             name: "AlmanacServerTests",
             dependencies: [
-                "AlmanacServer", "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
+                "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
                 "JSONAPI",
-                "AlmanacTestSupport",
+                "AlmanacTestSupport", "AlmanacTesting",
             ]),
         .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
@@ -140,7 +149,8 @@ let package = Package(
             dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
 
         .testTarget(
-            name: "CalDAVTests", dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport"],
+            name: "CalDAVTests",
+            dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport", "AlmanacTesting"],
             exclude: ["Fixtures"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
     ],

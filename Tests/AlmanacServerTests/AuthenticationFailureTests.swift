@@ -16,7 +16,7 @@ extension APITests {
         } else {
             headers.set("Authorization", BasicCredentials(user: "dora", password: password).authorization)
         }
-        return server.respond(
+        return server.server.respond(
             to: HTTPRequest(
                 method: method, path: path, headers: headers, body: Array(body.utf8), remoteAddress: "203.0.113.5"))
     }
@@ -60,10 +60,10 @@ extension APITests {
     }
 
     @Test func noCredentialsAskForThemWithoutCountingAsAFailure() throws {
-        let dav = server.respond(to: HTTPRequest(method: "PROPFIND", path: "/dav/"))
+        let dav = server.server.respond(to: HTTPRequest(method: "PROPFIND", path: "/dav/"))
         #expect(dav.status == 401 && dav.headers["WWW-Authenticate"] != nil)
         #expect(String(decoding: dav.body, as: UTF8.self).contains("sign in with your Almanac user name and password"))
-        let api = server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars"))
+        let api = server.server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars"))
         #expect(api.status == 401 && api.headers["WWW-Authenticate"] != nil)
         #expect(try JSONValue(parsing: api.body)["type"] == .string("urn:almanac:problem:unauthorized"))
     }

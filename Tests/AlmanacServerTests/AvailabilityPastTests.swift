@@ -1,3 +1,4 @@
+import AlmanacTesting
 import HTTPTypes
 import ICalendar
 import Testing
@@ -9,13 +10,13 @@ extension APITests {
 
     @Test func availabilitySaysWhichPartOfTheRangeIsPast() throws {
         // 2 to 6 November 2026 are Monday to Friday, all before now.
-        let past = call("GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)")
+        let past = try call("GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)")
         #expect(past.status == 200, "\(past.text)")
         #expect(past["slots"] == .array([]))
         #expect(
-            past["pastExcluded"] == .object([("until", .string("2026-11-07T00:00:00Z")), ("wholeRange", .bool(true))]))
+            past["pastExcluded"] == .object(["until": .string("2026-11-07T00:00:00Z"), "wholeRange": .bool(true)]))
 
-        let included = call(
+        let included = try call(
             "GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)&includePast=true")
         #expect(included.status == 200, "\(included.text)")
         #expect(
@@ -23,35 +24,35 @@ extension APITests {
                 == .array(
                     (2...6).map { day in
                         .object([
-                            ("start", .string("2026-11-0\(day)T09:00:00Z")),
-                            ("end", .string("2026-11-0\(day)T10:00:00Z")),
+                            "start": .string("2026-11-0\(day)T09:00:00Z"),
+                            "end": .string("2026-11-0\(day)T10:00:00Z"),
                         ])
                     }))
         #expect(included["pastExcluded"] == nil)
 
         // Monday 30 November is past, Tuesday 1 December is not.
-        let straddling = call("GET", "/api/v1/availability?from=2026-11-30&to=2026-12-02&\(Self.mornings)")
+        let straddling = try call("GET", "/api/v1/availability?from=2026-11-30&to=2026-12-02&\(Self.mornings)")
         #expect(
             straddling["slots"]
                 == .array([
-                    .object([("start", .string("2026-12-01T09:00:00Z")), ("end", .string("2026-12-01T10:00:00Z"))])
+                    .object(["start": .string("2026-12-01T09:00:00Z"), "end": .string("2026-12-01T10:00:00Z")])
                 ]))
         #expect(
             straddling["pastExcluded"]
-                == .object([("until", .string("2026-12-01T00:00:00Z")), ("wholeRange", .bool(false))]))
+                == .object(["until": .string("2026-12-01T00:00:00Z"), "wholeRange": .bool(false)]))
 
         // A range from now on has nothing excluded.
-        let future = call(
+        let future = try call(
             "GET", "/api/v1/availability?from=2026-12-01&to=2026-12-02&\(Self.mornings)&includePast=false")
         #expect(future.status == 200 && future["pastExcluded"] == nil, "\(future.text)")
 
-        let bad = call("GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)&includePast=yes")
+        let bad = try call("GET", "/api/v1/availability?from=2026-11-02&to=2026-11-07&\(Self.mornings)&includePast=yes")
         #expect(bad.status == 400 && bad["fields"] == .array([.string("includePast")]), "\(bad.text)")
     }
 
     @Test func theOpenAPIDocumentDescribesIncludePastAndPastExcluded() throws {
-        let response = server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/openapi.json"))
-        let document = try JSONValue(parsing: response.body)
+        let response = try server.send("GET", "/api/v1/openapi.json")
+        let document = try JSON(parsing: response.body)
         let operation = try #require(document["paths"]?["/api/v1/availability"]?["get"])
         let names = try #require(operation["parameters"]?.arrayValue).compactMap { $0["name"]?.stringValue }
         #expect(names.contains("includePast"))

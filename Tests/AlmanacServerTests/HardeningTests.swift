@@ -1,4 +1,5 @@
 import Accounts
+import AlmanacTesting
 import CalendarStore
 import Foundation
 import HTTPTypes
@@ -41,7 +42,7 @@ extension APITests {
         _ = try store.putResource(
             Self.object(["DURATION:P9999W", "REPEAT:2147483647"]), name: "far.ics", calendar: id, ifMatch: nil,
             ifNoneMatch: true)
-        let answer = call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
+        let answer = try call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
         #expect(answer.status == 200 && answer["alarms"]?.arrayValue?.count == 1 && answer["truncated"] == .bool(false))
     }
 
@@ -53,14 +54,14 @@ extension APITests {
         _ = try store.putResource(
             Self.object(["DURATION:PT1S", "REPEAT:2147483646"]), name: "forever.ics", calendar: id, ifMatch: nil,
             ifNoneMatch: true)
-        let answer = call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
+        let answer = try call("GET", "/api/v1/alarms?from=2026-12-01&to=2026-12-31")
         #expect(
             answer.status == 200 && answer["alarms"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
         #expect(answer["continueFrom"]?.stringValue == "2026-12-01T11:46:40Z")  // 09:00:00 + 10,000 s
         // Asking from there goes on with repetition 10,000; a range after the last repeat is empty.
-        let next = call("GET", "/api/v1/alarms?from=2026-12-01T11:46:40Z&to=2026-12-01T11:46:42Z")
+        let next = try call("GET", "/api/v1/alarms?from=2026-12-01T11:46:40Z&to=2026-12-01T11:46:42Z")
         #expect(next["alarms"]?.arrayValue?.compactMap { $0["repetition"] } == [.integer(10_000), .integer(10_001)])
-        let afterLast = call("GET", "/api/v1/alarms?from=2094-12-20&to=2095-01-01")
+        let afterLast = try call("GET", "/api/v1/alarms?from=2094-12-20&to=2095-01-01")
         #expect(afterLast.status == 200 && afterLast["alarms"]?.arrayValue?.isEmpty == true)
     }
 
@@ -73,7 +74,7 @@ extension APITests {
     ])
     func availabilityNumbersPastTheirBoundsAre400(_ parameters: String) throws {
         _ = try makeCalendar()
-        let answer = call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-08&" + parameters)
+        let answer = try call("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-08&" + parameters)
         #expect(answer.status == 400, "\(parameters): \(answer.text)")
     }
 
@@ -81,23 +82,23 @@ extension APITests {
         _ = try makeCalendar()
         // 30 days of one-minute slots around the clock: 43,200, more than one answer lists
         // (far enough ahead that no slot is in the past).
-        let answer = call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-31&duration=1&step=1")
+        let answer = try call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-31&duration=1&step=1")
         #expect(
             answer.status == 200 && answer["slots"]?.arrayValue?.count == 10_000 && answer["truncated"] == .bool(true))
         // 10,000 minutes after 2099-03-01T00:00Z
         #expect(answer["continueFrom"]?.stringValue == "2099-03-07T22:40:00Z")
-        let small = call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-02&duration=60")
+        let small = try call("GET", "/api/v1/availability?from=2099-03-01&to=2099-03-02&duration=60")
         #expect(small["slots"]?.arrayValue?.count == 24 && small["truncated"] == .bool(false))
     }
 
     @Test func aSecondlySeriesListsBoundedOccurrences() throws {
         let id = try makeCalendar()
-        let created = call(
+        let created = try call(
             "POST", "/api/v1/events",
             #"{"calendarId": "\#(id)", "title": "Tick", "start": "2026-12-01T00:00:00Z", "duration": "PT1S", "rrule": "FREQ=SECONDLY"}"#
         )
         try #require(created.status == 201, "\(created.text)")
-        let answer = call("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-12-01&to=2026-12-02")
+        let answer = try call("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-12-01&to=2026-12-02")
         #expect(
             answer.status == 200 && answer["occurrences"]?.arrayValue?.count == 10_000
                 && answer["truncated"] == .bool(true))
@@ -109,7 +110,7 @@ extension APITests {
     @Test func wrongTokensAreThrottledButNeverLockOutAValidOne() throws {
         // Six wrong tokens from one address once gave every client behind it 429 for minutes.
         func send(_ authorization: String) -> Int {
-            server.respond(
+            server.server.respond(
                 to: HTTPRequest(
                     method: "GET", path: "/api/v1/calendars", headers: ["Authorization": authorization],
                     remoteAddress: "192.0.2.7")
@@ -134,7 +135,7 @@ extension APITests {
             ("rrule", #""FREQ=DAILY\r\nEXDATE:20261201""#), ("title", #""nul \u0000 here""#),
             ("notes", #""bell \u0007""#),
         ] {
-            let answer = call(
+            let answer = try call(
                 "POST", "/api/v1/events",
                 #"{"calendarId": "\#(id)", "start": "2026-12-01T09:00:00Z", "\#(field)": \#(value)}"#)
             #expect(
@@ -144,10 +145,10 @@ extension APITests {
         // jCal values are checked as they are read.
         let jcal =
             #"["vevent", [["uid", {}, "text", "j@x"], ["dtstart", {}, "date-time", "2026-12-01T09:00:00Z"], ["url", {}, "uri", "https://x\r\nRRULE:FREQ=DAILY"]], []]"#
-        #expect(call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "jcal": \#(jcal)}"#).status == 400)
+        #expect(try call("POST", "/api/v1/events", #"{"calendarId": "\#(id)", "jcal": \#(jcal)}"#).status == 400)
         #expect(try snapshot() == before)
         // TEXT members keep their line breaks, escaped: the notes come back as sent.
-        let created = call(
+        let created = try call(
             "POST", "/api/v1/events",
             #"{"calendarId": "\#(id)", "title": "Two\r\nlines", "notes": "a\nRRULE:FREQ=DAILY", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#
         )
@@ -158,13 +159,19 @@ extension APITests {
 }
 
 extension APITests {
-    @Test func ofTwentyRacingPatchesWithOneETagExactlyOneWins() throws {
-        let id = try makeCalendar()
-        let created = call(
+    /// Twenty writers with one ETag at once, in process and through the real transport's
+    /// worker threads: one wins, the others get 412.
+    @Test(arguments: ServerSetup.all) func ofTwentyRacingPatchesWithOneETagExactlyOneWins(_ setup: ServerSetup)
+        throws
+    {
+        let api = try APITests(setup)
+        let id = try api.makeCalendar()
+        let created = try api.call(
             "POST", "/api/v1/events",
             #"{"calendarId": "\#(id)", "title": "Start", "start": "2026-12-01T09:00:00Z", "duration": "PT1H"}"#)
         let event = try #require(created["id"]?.stringValue)
         let etag = try #require(created.headers["ETag"])
+        let client = api.server.api(bearer: try #require(api.tokens[.readWrite]))
         let statuses = Mutex<[Int]>([])
         let gate = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
@@ -172,15 +179,12 @@ extension APITests {
             done.enter()
             Thread {
                 gate.wait()
-                let headers: HTTPHeaders = [
-                    "Authorization": "Bearer " + tokens[.readWrite]!, "Content-Type": "application/json",
-                    "If-Match": etag,
-                ]
-                let response = server.respond(
-                    to: HTTPRequest(
-                        method: "PATCH", path: "/api/v1/events/" + event, headers: headers,
-                        body: Array(#"{"title": "Writer \#(writer)"}"#.utf8)))
-                statuses.withLock { $0.append(response.status) }
+                // A request that could not be made counts as status 0, which fails the check below.
+                let status =
+                    (try? client.call(
+                        "PATCH", "/api/v1/events/" + event, #"{"title": "Writer \#(writer)"}"#,
+                        headers: ["If-Match": etag]))?.status ?? 0
+                statuses.withLock { $0.append(status) }
                 done.leave()
             }.start()
         }
@@ -198,7 +202,7 @@ extension APITests {
         var headers: HTTPHeaders = ["Authorization": "Bearer " + tokens[.readWrite]!]
         if let type { headers.set("Content-Type", type) }
         let body = #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z"}"#
-        let response = server.respond(
+        let response = server.server.respond(
             to: HTTPRequest(method: "POST", path: "/api/v1/events", headers: headers, body: Array(body.utf8)))
         #expect(response.status == 415)
         #expect(try snapshot().count == 1)  // the calendar alone
@@ -208,13 +212,13 @@ extension APITests {
 extension WebTests {
     @Test func signingInFromAnotherSitesPageIsRefused() throws {
         let form = [("user", "anna"), ("password", "correct horse")]
-        let foreign = send(
+        let foreign = try send(
             "POST", "/login", form: form, headers: ["Origin": "https://evil.example", "Host": "calendar.example"])
         #expect(foreign.status == 403 && foreign.headers["Set-Cookie"] == nil)
-        let own = send(
+        let own = try send(
             "POST", "/login", form: form, headers: ["Origin": "http://calendar.example", "Host": "calendar.example"])
         #expect(own.status == 303)
-        let page = send("GET", "/")
+        let page = try send("GET", "/")
         #expect(
             page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true
                 && page.headers["X-Frame-Options"] == "DENY")
@@ -226,9 +230,9 @@ extension APITests {
         let id = try makeCalendar()
         backend.quota = StoreQuota(maxObjects: 1)
         let body = #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z"}"#
-        #expect(call("POST", "/api/v1/events", body).status == 201)
+        #expect(try call("POST", "/api/v1/events", body).status == 201)
         let before = try snapshot()
-        let refused = call("POST", "/api/v1/events", body)
+        let refused = try call("POST", "/api/v1/events", body)
         #expect(refused.status == 507 && refused["type"]?.stringValue == "urn:almanac:problem:insufficient-storage")
         #expect(try snapshot() == before)
     }
@@ -236,14 +240,12 @@ extension APITests {
 
 extension APITests {
     @Test func parallelRequestsWithTheRightPasswordAreNeverThrottledButALockoutHoldsForIt() throws {
-        try backend.createUser(
-            named: "carol", displayName: nil,
-            passwordHash: PasswordHash(password: "right one", iterations: 1_000).description)
+        try server.createUser("carol", password: "right one")
         @Sendable func send(_ password: String, from address: String = "192.0.2.9") -> Int {
             let headers: HTTPHeaders = [
                 "Authorization": BasicCredentials(user: "carol", password: password).authorization
             ]
-            return server.respond(
+            return server.server.respond(
                 to: HTTPRequest(method: "GET", path: "/api/v1/calendars", headers: headers, remoteAddress: address)
             ).status
         }

@@ -1,4 +1,5 @@
 import AlmanacTestSupport
+import AlmanacTesting
 import CalendarStore
 import HTTPTypes
 import ICalendar
@@ -27,8 +28,8 @@ extension APITests {
 
     func expectNo5xx(
         _ method: String, _ target: String, _ body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        let answer = call(method, target, body)
+    ) throws {
+        let answer = try call(method, target, body)
         #expect(
             answer.status < 500, "\(method) \(target) \(body ?? ""): \(answer.status) \(answer.text)",
             sourceLocation: sourceLocation)
@@ -36,7 +37,7 @@ extension APITests {
 
     @Test func queryNumbersNeverTrapOrFail() throws {
         let id = try makeCalendar()
-        _ = call(
+        _ = try call(
             "POST", "/api/v1/events",
             #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "duration": "PT1H", "rrule": "FREQ=DAILY", "alarms": [{"minutesBefore": 15}]}"#
         )
@@ -46,15 +47,15 @@ extension APITests {
                 "duration", "step", "bufferBefore", "bufferAfter", "notice", "bookingWindowDays", "dailyLimit",
                 "weeklyLimit",
             ] {
-                expectNo5xx(
+                try expectNo5xx(
                     "GET", "/api/v1/availability?from=2026-12-01&to=2026-12-03&duration=60&\(parameter)=\(number)")
             }
-            expectNo5xx("GET", "/api/v1/summary?month=2026-12&titles=\(number)")
-            expectNo5xx("GET", "/api/v1/summary?month=\(number)-12")
-            expectNo5xx("GET", "/api/v1/summary?week=\(number)-W10")
-            expectNo5xx("GET", "/api/v1/calendars/\(id)/occurrences?from=\(number)-01-01&to=2026-12-31")
-            expectNo5xx("GET", "/api/v1/alarms?from=2026-12-01T00:00:00%2B\(number):00&to=2026-12-02")
-            expectNo5xx("GET", "/api/v1/occurrences/x/\(number)")
+            try expectNo5xx("GET", "/api/v1/summary?month=2026-12&titles=\(number)")
+            try expectNo5xx("GET", "/api/v1/summary?month=\(number)-12")
+            try expectNo5xx("GET", "/api/v1/summary?week=\(number)-W10")
+            try expectNo5xx("GET", "/api/v1/calendars/\(id)/occurrences?from=\(number)-01-01&to=2026-12-31")
+            try expectNo5xx("GET", "/api/v1/alarms?from=2026-12-01T00:00:00%2B\(number):00&to=2026-12-02")
+            try expectNo5xx("GET", "/api/v1/occurrences/x/\(number)")
         }
     }
 
@@ -62,27 +63,27 @@ extension APITests {
         let id = try makeCalendar()
         for value in Self.numbers(seed: 16) where !value.isEmpty {
             let json = Int64(value).map(String.init) ?? "\"\(value)\""
-            expectNo5xx(
+            try expectNo5xx(
                 "POST", "/api/v1/events",
                 #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "alarms": [{"minutesBefore": \#(json)}]}"#
             )
-            expectNo5xx(
+            try expectNo5xx(
                 "POST", "/api/v1/events",
                 #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "duration": "PT\#(value)M"}"#)
-            expectNo5xx(
+            try expectNo5xx(
                 "POST", "/api/v1/events",
                 #"{"calendarId": "\#(id)", "title": "x", "start": "\#(value)-01-01T09:00:00Z"}"#)
             for part in ["INTERVAL", "COUNT", "BYSETPOS", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYHOUR"] {
-                expectNo5xx(
+                try expectNo5xx(
                     "POST", "/api/v1/events",
                     #"{"calendarId": "\#(id)", "title": "x", "start": "2026-12-01T09:00:00Z", "rrule": "FREQ=DAILY;\#(part)=\#(value)"}"#
                 )
             }
-            expectNo5xx(
+            try expectNo5xx(
                 "POST", "/api/v1/conflicts",
                 #"{"start": "2026-12-01T09:00:00Z", "duration": "PT1H", "bufferBefore": \#(json), "bufferAfter": \#(json)}"#
             )
-            expectNo5xx("PATCH", "/api/v1/calendars/\(id)", #"{"order": \#(json)}"#)
+            try expectNo5xx("PATCH", "/api/v1/calendars/\(id)", #"{"order": \#(json)}"#)
         }
     }
 
@@ -113,8 +114,8 @@ extension APITests {
                     calendar: id, ifMatch: nil, ifNoneMatch: false)
             }
         }
-        expectNo5xx("GET", "/api/v1/alarms?from=2026-11-01&to=2027-11-01")
-        expectNo5xx("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-11-01&to=2027-11-01")
-        expectNo5xx("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-08&duration=30")
+        try expectNo5xx("GET", "/api/v1/alarms?from=2026-11-01&to=2027-11-01")
+        try expectNo5xx("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-11-01&to=2027-11-01")
+        try expectNo5xx("GET", "/api/v1/availability?from=2026-12-01&to=2026-12-08&duration=30")
     }
 }

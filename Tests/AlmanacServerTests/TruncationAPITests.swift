@@ -1,3 +1,4 @@
+import AlmanacTesting
 import CalendarStore
 import Foundation
 import ICalendar
@@ -22,7 +23,7 @@ extension APITests {
         let id = try makeCalendar(zone: "UTC")
         let store = try backend.eventStore(for: "anna")
         _ = try store.putResource(Self.midnight, name: "midnight.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
-        let answer = call("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-12-01&to=2027-01-31&tz=UTC")
+        let answer = try call("GET", "/api/v1/calendars/\(id)/occurrences?from=2026-12-01&to=2027-01-31&tz=UTC")
         #expect(answer.status == 200, "\(answer.text)")
         #expect(answer["truncated"] == .bool(true))
         let series = try #require(answer["truncatedSeries"]?.arrayValue)
@@ -44,13 +45,13 @@ extension APITests {
         let id = try makeCalendar(zone: "UTC")
         let store = try backend.eventStore(for: "anna")
         _ = try store.putResource(Self.midnight, name: "midnight.ics", calendar: id, ifMatch: nil, ifNoneMatch: true)
-        let january = call("GET", "/api/v1/summary?month=2027-01&tz=UTC")
+        let january = try call("GET", "/api/v1/summary?month=2027-01&tz=UTC")
         #expect(january.status == 200, "\(january.text)")
         #expect(january["truncated"] == .bool(true))
         #expect(january["truncatedSeries"]?.arrayValue?.first?["uid"] == .string("midnight"))
         // A month with no series to cut says it is whole.
         _ = try store.deleteResource(named: "midnight.ics", calendar: id, ifMatch: nil)
-        #expect(call("GET", "/api/v1/summary?month=2027-01&tz=UTC")["truncated"] == .bool(false))
+        #expect(try call("GET", "/api/v1/summary?month=2027-01&tz=UTC")["truncated"] == .bool(false))
     }
 }
 

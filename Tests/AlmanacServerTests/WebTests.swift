@@ -1,33 +1,30 @@
 import Accounts
 import AlmanacServer
 import AlmanacTestSupport
+import AlmanacTesting
 import CalendarStore
 import CivilTime
 import Foundation
-import HTTPServer
 import HTTPTypes
 import ICalendar
 import Testing
 
-/// The web calendar through the server's routes, in process: sign-in and sessions,
-/// CSRF, the views' structure, escaping, the bridge button, the event form.
+/// The web calendar through the server's routes, on a ``TestServer``: sign-in and
+/// sessions, CSRF, the views' structure, escaping, the bridge button, the event form.
+/// In process by default; scenarios that take a ``ServerSetup`` run over loopback and
+/// on PostgreSQL too.
 @Suite struct WebTests {
-    let directory: TemporaryDirectory
-    let backend: DatabaseBackend
-    let server: AlmanacServer
+    let server: TestServer
+    var backend: DatabaseBackend { server.backend }
     let calendarID: String
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        backend = try DatabaseBackend(directory: directory.path)
-        // Few iterations: this test signs in often and is not about hashing.
-        try backend.createUser(
-            named: "anna", displayName: nil,
-            passwordHash: PasswordHash(password: "correct horse", iterations: 1_000).description)
+    init() throws { try self.init(.inProcess) }
+
+    init(_ setup: ServerSetup) throws {
         // A fixed clock (2026-12-01T00:00Z): the conflict check looks at the coming year.
-        server = AlmanacServer(
-            backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false), now: { 1_796_083_200 })
-        let store = try backend.eventStore(for: "anna")
+        server = try TestServer(setup, users: [], now: { 1_796_083_200 })
+        try server.createUser("anna", password: "correct horse")
+        let store = try server.eventStore(for: "anna")
         calendarID = try store.createCalendar(
             EventCalendar(title: "Trainings", color: "#FF0000", timeZone: "Europe/Berlin")
         ).id
@@ -36,14 +33,14 @@ import Testing
     struct Page {
         var status: Int
         var headers: HTTPHeaders
-        var text: String
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     func send(
         _ method: String, _ target: String, form: [(String, String)]? = nil, cookie: String? = nil,
         headers: HTTPHeaders = [:], body: String? = nil
-    ) -> Page {
-        let parts = target.split(separator: "?", maxSplits: 1)
+    ) throws -> Page {
         var all = headers
         if let cookie { all.set("Cookie", cookie) }
         var bytes: [UInt8] = []
@@ -56,21 +53,17 @@ import Testing
             all.set("Content-Type", "application/json")
             bytes = Array(body.utf8)
         }
-        let response = server.respond(
-            to: HTTPRequest(
-                method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil, headers: all,
-                body: bytes))
-        return Page(
-            status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
+        let response = try server.send(method, target, headers: all, body: bytes)
+        return Page(status: response.status, headers: response.headers, body: response.body)
     }
 
     /// Signs in and returns the session cookie and the page's CSRF token.
     func signIn() throws -> (cookie: String, csrf: String) {
-        let answer = send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")])
+        let answer = try send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")])
         try #require(answer.status == 303)
         let setCookie = try #require(answer.headers["Set-Cookie"])
         let cookie = String(setCookie.split(separator: ";")[0])
-        let page = send("GET", "/calendar", cookie: cookie)
+        let page = try send("GET", "/calendar", cookie: cookie)
         let csrf = try #require(
             page.text.firstRange(of: "name=\"csrf-token\" content=\"").map {
                 page.text[$0.upperBound...].prefix { $0 != "\"" }
@@ -94,13 +87,14 @@ import Testing
         return CivilDateTime(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4])!
     }
 
-    @Test func signInSetsASafeCookieAndSignOutEndsIt() throws {
-        let visitor = send("GET", "/")
+    @Test(arguments: ServerSetup.all) func signInSetsASafeCookieAndSignOutEndsIt(_ setup: ServerSetup) throws {
+        let web = try WebTests(setup)
+        let visitor = try web.send("GET", "/")
         #expect(visitor.status == 200 && visitor.text.contains("<form method=\"post\" action=\"/login\">"))
-        #expect(send("GET", "/calendar").text.contains("action=\"/login\""))
-        let wrong = send("POST", "/login", form: [("user", "anna"), ("password", "guess")])
+        #expect(try web.send("GET", "/calendar").text.contains("action=\"/login\""))
+        let wrong = try web.send("POST", "/login", form: [("user", "anna"), ("password", "guess")])
         #expect(wrong.status == 401 && wrong.text.contains("wrong user name or password"))
-        let right = send(
+        let right = try web.send(
             "POST", "/login", form: [("user", "anna"), ("password", "correct horse")],
             headers: ["X-Forwarded-Proto": "https"])
         let cookie = try #require(right.headers["Set-Cookie"])
@@ -109,19 +103,20 @@ import Testing
             cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure")
                 && cookie.contains("Path=/"))
         #expect(
-            !(send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")]).headers["Set-Cookie"]
+            !(try web.send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")]).headers[
+                "Set-Cookie"]
                 ?? "").contains("Secure"))
-        let (session, csrf) = try signIn()
-        #expect(send("GET", "/", cookie: session).status == 303)
-        #expect(send("POST", "/logout", form: [("csrf", "nope")], cookie: session).status == 403)
-        #expect(send("POST", "/logout", form: [("csrf", csrf)], cookie: session).status == 303)
-        #expect(send("GET", "/calendar", cookie: session).text.contains("action=\"/login\""))
+        let (session, csrf) = try web.signIn()
+        #expect(try web.send("GET", "/", cookie: session).status == 303)
+        #expect(try web.send("POST", "/logout", form: [("csrf", "nope")], cookie: session).status == 403)
+        #expect(try web.send("POST", "/logout", form: [("csrf", csrf)], cookie: session).status == 303)
+        #expect(try web.send("GET", "/calendar", cookie: session).text.contains("action=\"/login\""))
     }
 
     @Test func monthGridsWithEitherWeekStartAndEscapedText() throws {
         _ = try add("<img src=x onerror=alert(1)>", "2026-11-10 18:00", "2026-11-10 19:00")
         let (cookie, _) = try signIn()
-        let monday = send(
+        let monday = try send(
             "GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday&tz=Europe/Berlin", cookie: cookie)
         #expect(monday.status == 200)
         #expect(monday.text.contains("<table class=\"month\" role=\"grid\" aria-label=\"November 2026\">"))
@@ -130,7 +125,7 @@ import Testing
         // November 2026 from Monday: 26 October to 6 December, six rows.
         #expect(monday.text.components(separatedBy: "<tr role=\"row\">").count - 2 == 6)
         #expect(monday.text.contains("data-date=\"2026-10-26\"") && monday.text.contains("data-date=\"2026-12-06\""))
-        let sunday = send(
+        let sunday = try send(
             "GET", "/calendar?view=month&date=2026-11-29&firstWeekday=sunday&tz=Europe/Berlin", cookie: cookie)
         #expect(sunday.text.components(separatedBy: "role=\"columnheader\"")[1].contains("Sunday"))
         #expect(sunday.text.components(separatedBy: "<tr role=\"row\">").count - 2 == 5)
@@ -141,7 +136,7 @@ import Testing
         let nonce = try #require(policy.firstRange(of: "'nonce-").map { policy[$0.upperBound...].prefix { $0 != "'" } })
         #expect(monday.text.contains("<script type=\"module\" src=\"/static/app.js\" nonce=\"\(nonce)\"></script>"))
         #expect(monday.text.components(separatedBy: "<script").count == 2)
-        #expect(send("GET", "/static/app.js").headers["Content-Type"] == "text/javascript; charset=utf-8")
+        #expect(try send("GET", "/static/app.js").headers["Content-Type"] == "text/javascript; charset=utf-8")
     }
 
     @Test func weekViewPlacesOverlappingEventsSideBySide() throws {
@@ -149,7 +144,7 @@ import Testing
             _ = try add(title, "2026-12-01 \(start)", "2026-12-01 \(end)")
         }
         let (cookie, _) = try signIn()
-        let week = send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
+        let week = try send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
         #expect(week.status == 200 && week.text.contains("aria-label=\"Week of 2026-11-30\""))
         #expect(week.text.components(separatedBy: "data-lanes=\"3\"").count == 4)
         #expect(week.text.contains("data-lane=\"2\""))
@@ -157,31 +152,38 @@ import Testing
         #expect(week.text.contains("href=\"/calendar?view=month&amp;date=2026-12-02&amp;tz=Europe%2FBerlin\""))
     }
 
-    @Test func settingsNeedTheCSRFTokenAndAreRemembered() throws {
-        let (cookie, csrf) = try signIn()
+    @Test(arguments: ServerSetup.all) func settingsNeedTheCSRFTokenAndAreRemembered(_ setup: ServerSetup) throws {
+        let web = try WebTests(setup)
+        let (cookie, csrf) = try web.signIn()
         #expect(
-            send("POST", "/settings", form: [("firstWeekday", "sunday"), ("tz", "America/New_York")], cookie: cookie)
-                .status == 403)
+            try web.send(
+                "POST", "/settings", form: [("firstWeekday", "sunday"), ("tz", "America/New_York")], cookie: cookie
+            )
+            .status == 403)
         #expect(
-            send(
+            try web.send(
                 "POST", "/settings", form: [("csrf", csrf), ("firstWeekday", "sunday"), ("tz", "America/New_York")],
                 cookie: cookie
             ).status == 303)
         #expect(
-            try backend.appState.viewSettings(user: "anna")
+            try web.backend.appState.viewSettings(user: "anna")
                 == ViewSettings(firstWeekday: 7, timeZone: "America/New_York"))
-        let page = send("GET", "/calendar?view=month&date=2026-11-29", cookie: cookie)
+        let page = try web.send("GET", "/calendar?view=month&date=2026-11-29", cookie: cookie)
         #expect(page.text.components(separatedBy: "role=\"columnheader\"")[1].contains("Sunday"))
         // The query overrides the stored setting for that page only.
         #expect(
-            send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday", cookie: cookie).text.components(
-                separatedBy: "role=\"columnheader\"")[1].contains("Monday"))
+            try web.send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday", cookie: cookie).text
+                .components(
+                    separatedBy: "role=\"columnheader\"")[1].contains("Monday"))
     }
 
-    @Test func eventPageCarriesTheBridgePayloadAndMarkingNeedsTheToken() throws {
-        let id = try add("Spin & Stretch", "2026-12-01 18:00", "2026-12-01 19:00")
-        let (cookie, csrf) = try signIn()
-        let page = send(
+    @Test(arguments: ServerSetup.all) func eventPageCarriesTheBridgePayloadAndMarkingNeedsTheToken(_ setup: ServerSetup)
+        throws
+    {
+        let web = try WebTests(setup)
+        let id = try web.add("Spin & Stretch", "2026-12-01 18:00", "2026-12-01 19:00")
+        let (cookie, csrf) = try web.signIn()
+        let page = try web.send(
             "GET", "/calendar/event?id=\(id)", cookie: cookie,
             headers: ["User-Agent": "Mozilla/5.0 Hotwire Native iOS; bridge-components: [add-to-calendar menu]"])
         #expect(page.status == 200)
@@ -192,29 +194,33 @@ import Testing
         let escaped = try #require(
             page.text.firstRange(of: "data-bridge-payload=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } }
         )
-        let payload = try JSONValue(
-            parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(
-                of: "&amp;", with: "&"))
+        let payload = try JSON(
+            parsing: Array(
+                String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(
+                    of: "&amp;", with: "&"
+                ).utf8))
         #expect(payload["name"] == .string("Spin & Stretch") && payload["location"] == .string("Studio"))
         #expect(page.text.contains("data-mark-added-url=\"/api/v1/events/\(id)/added\""))
         #expect(
             page.text.contains("https://calendar.google.com/calendar/render?")
                 && page.text.contains("/events/\(id).ics"))
         // The page's own API call: the cookie alone is not enough for a change.
-        #expect(send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, body: #"{"platform": "ios"}"#).status == 403)
         #expect(
-            send(
+            try web.send("PUT", "/api/v1/events/\(id)/added", cookie: cookie, body: #"{"platform": "ios"}"#).status
+                == 403)
+        #expect(
+            try web.send(
                 "PUT", "/api/v1/events/\(id)/added", cookie: cookie, headers: ["X-CSRF-Token": csrf],
                 body: #"{"platform": "ios"}"#
             ).status == 200)
-        #expect(try backend.appState.addedMark(event: id, user: "anna")?.platform == "ios")
-        #expect(send("GET", "/events/\(id).ics", cookie: cookie).text.contains("METHOD:PUBLISH"))
+        #expect(try web.backend.appState.addedMark(event: id, user: "anna")?.platform == "ios")
+        #expect(try web.send("GET", "/events/\(id).ics", cookie: cookie).text.contains("METHOD:PUBLISH"))
         // The event is 18:00–19:00 in Berlin (UTC+1 in December); shown in the user's zone
         // (none is stored: the calendar's), or the one the page names.
         #expect(page.text.contains("Tuesday 2026-12-01 18:00–19:00 (Europe/Berlin)"))
-        let utc = send("GET", "/calendar/event?id=\(id)&tz=UTC", cookie: cookie)
+        let utc = try web.send("GET", "/calendar/event?id=\(id)&tz=UTC", cookie: cookie)
         #expect(utc.text.contains("Tuesday 2026-12-01 17:00–18:00 (UTC)"))
-        let form = send("GET", "/calendar/edit?id=\(id)&tz=UTC", cookie: cookie)
+        let form = try web.send("GET", "/calendar/edit?id=\(id)&tz=UTC", cookie: cookie)
         #expect(
             form.text.contains("name=\"startTime\" value=\"17:00\"")
                 && form.text.contains("name=\"endTime\" value=\"18:00\""))
@@ -230,33 +236,33 @@ import Testing
         ]
         let store = try backend.eventStore(for: "anna")
         let before = try store.resources(calendar: calendarID).count
-        let warned = send("POST", "/calendar/save", form: fields, cookie: cookie)
+        let warned = try send("POST", "/calendar/save", form: fields, cookie: cookie)
         #expect(warned.status == 409 && warned.text.contains("This overlaps") && warned.text.contains("Board"))
         #expect(warned.text.contains("name=\"confirm\" value=\"1\""))
         #expect(try store.resources(calendar: calendarID).count == before)
         #expect(
-            send("POST", "/calendar/save", form: fields.filter { $0.0 != "csrf" } + [("confirm", "1")], cookie: cookie)
-                .status == 403)
-        let saved = send("POST", "/calendar/save", form: fields + [("confirm", "1")], cookie: cookie)
+            try send(
+                "POST", "/calendar/save", form: fields.filter { $0.0 != "csrf" } + [("confirm", "1")], cookie: cookie
+            )
+            .status == 403)
+        let saved = try send("POST", "/calendar/save", form: fields + [("confirm", "1")], cookie: cookie)
         #expect(saved.status == 303 && saved.headers["Location"]?.hasPrefix("/calendar/event?id=") == true)
         #expect(try store.resources(calendar: calendarID).count == before + 1)
-        let bad = send(
+        let bad = try send(
             "POST", "/calendar/save",
             form: fields.map { $0.0 == "endTime" ? ("endTime", "17:00") : $0 } + [("confirm", "1")], cookie: cookie)
         #expect(bad.status == 400 && bad.text.contains("ends before it starts"))
     }
 
     @Test func aFirstEventMakesTheFirstCalendar() throws {
-        try backend.createUser(
-            named: "carl", displayName: nil,
-            passwordHash: PasswordHash(password: "battery staple", iterations: 1_000).description)
-        let login = send("POST", "/login", form: [("user", "carl"), ("password", "battery staple")])
+        try server.createUser("carl", password: "battery staple")
+        let login = try send("POST", "/login", form: [("user", "carl"), ("password", "battery staple")])
         let cookie = String(try #require(login.headers["Set-Cookie"]).split(separator: ";")[0])
-        let page = send("GET", "/calendar/new?date=2026-12-01", cookie: cookie)
+        let page = try send("GET", "/calendar/new?date=2026-12-01", cookie: cookie)
         let csrf = try #require(
             page.text.firstRange(of: "name=\"csrf\" value=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } }
         )
-        let saved = send(
+        let saved = try send(
             "POST", "/calendar/save",
             form: [
                 ("csrf", String(csrf)), ("title", "First"), ("startDate", "2026-12-01"), ("startTime", "09:00"),
@@ -276,12 +282,14 @@ import Testing
         }
     }
 
-    static func payload(_ page: String) throws -> JSONValue {
+    static func payload(_ page: String) throws -> JSON {
         let escaped = try #require(
             page.firstRange(of: "data-bridge-payload=\"").map { page[$0.upperBound...].prefix { $0 != "\"" } })
-        return try JSONValue(
-            parsing: String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(
-                of: "&amp;", with: "&"))
+        return try JSON(
+            parsing: Array(
+                String(escaped).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(
+                    of: "&amp;", with: "&"
+                ).utf8))
     }
 
     /// Milliseconds of a Berlin wall clock, by Foundation.
@@ -322,10 +330,10 @@ import Testing
             "view=month&date=2026-12-01", "view=week&date=2026-12-07", "view=week&date=2026-12-14",
             "view=week&date=2026-12-21",
         ] {
-            let page = send("GET", "/calendar?\(view)&tz=Europe/Berlin", cookie: cookie)
+            let page = try send("GET", "/calendar?\(view)&tz=Europe/Berlin", cookie: cookie)
             for link in Self.eventLinks(page.text) where link.contains(id) {
                 let occurrence = try #require(link.components(separatedBy: "occurrence=").last?.removingPercentEncoding)
-                let event = send("GET", link, cookie: cookie)
+                let event = try send("GET", link, cookie: cookie)
                 #expect(event.status == 200, "\(view): \(link) answers \(event.status)")
                 let want = try #require(expected[occurrence])
                 let payload = try Self.payload(event.text)
@@ -334,12 +342,12 @@ import Testing
                     payload["startsAtInMillisecondsSinceEpoch"] == .integer(want.start)
                         && payload["endsAtInMillisecondsSinceEpoch"] == .integer(want.end))
                 #expect(
-                    send(
+                    try send(
                         "GET", link.replacingOccurrences(of: "/calendar/event?", with: "/calendar/edit?"),
                         cookie: cookie
                     ).status == 200)
                 // The download is that instance too, without the series' rule.
-                let ics = send(
+                let ics = try send(
                     "GET", "/events/\(id).ics?occurrence=" + PercentEncoding.encode(occurrence), cookie: cookie)
                 #expect(event.text.contains("/events/\(id).ics?occurrence="))
                 #expect(ics.status == 200 && !ics.text.contains("RRULE") && ics.text.contains("SUMMARY:\(want.title)"))
@@ -348,13 +356,13 @@ import Testing
         }
         #expect(opened["view=month"] == Set(expected.keys) && opened["view=week&"] == Set(expected.keys))
         // Saving the last instance's form changes that instance only.
-        let edit = send(
+        let edit = try send(
             "GET", "/calendar/edit?id=\(id)&occurrence=2026-12-21T17%3A00%3A00Z&tz=Europe/Berlin", cookie: cookie)
         let csrf = try #require(
             edit.text.firstRange(of: "name=\"csrf\" value=\"").map { edit.text[$0.upperBound...].prefix { $0 != "\"" } }
         )
         #expect(edit.text.contains("name=\"span\" value=\"this\" checked"))
-        let saved = send(
+        let saved = try send(
             "POST", "/calendar/save",
             form: [
                 ("csrf", String(csrf)), ("id", id), ("occurrence", "2026-12-21T17:00:00Z"), ("span", "this"),
@@ -373,24 +381,24 @@ import Testing
     @Test func aFirstSignInRemembersTheBrowsersZoneElseTheCalendarsZoneIsUsed() throws {
         // Without a stored zone or a browser zone, the view uses the calendar's (Berlin), not UTC.
         let (cookie, _) = try signIn()
-        #expect(send("GET", "/calendar", cookie: cookie).text.contains("name=\"tz\" value=\"Europe/Berlin\""))
+        #expect(try send("GET", "/calendar", cookie: cookie).text.contains("name=\"tz\" value=\"Europe/Berlin\""))
         // A sign-in reporting the browser's zone stores it once; a later one does not replace it.
         for (zone, stays) in [
             ("not a zone", nil), ("America/Los_Angeles", "America/Los_Angeles"), ("Asia/Tokyo", "America/Los_Angeles"),
         ] {
             #expect(
-                send("POST", "/login", form: [("user", "anna"), ("password", "correct horse"), ("tz", zone)]).status
+                try send("POST", "/login", form: [("user", "anna"), ("password", "correct horse"), ("tz", zone)]).status
                     == 303)
             #expect(try backend.appState.viewSettings(user: "anna").timeZone == stays)
         }
-        #expect(send("GET", "/", cookie: nil).text.contains("data-browser-zone"))
+        #expect(try send("GET", "/", cookie: nil).text.contains("data-browser-zone"))
     }
 
     @Test func theMonthListsTheSelectedDaysEventsBelowTheGrid() throws {
         _ = try add("Spin", "2026-12-03 18:00", "2026-12-03 19:00")
         _ = try add("Yoga", "2026-12-04 09:00", "2026-12-04 10:00")
         let (cookie, _) = try signIn()
-        let page = send("GET", "/calendar?view=month&date=2026-12-03&tz=Europe/Berlin", cookie: cookie).text
+        let page = try send("GET", "/calendar?view=month&date=2026-12-03&tz=Europe/Berlin", cookie: cookie).text
         let details = try #require(page.components(separatedBy: "<section class=\"day-details\"").last)
         #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-03\"><h2>Thursday 2026-12-03</h2>"))
         #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-04\" hidden>"))
@@ -406,15 +414,15 @@ import Testing
         _ = try add("Ticker", "2026-11-30 00:00", "2026-11-30 00:00", rule: "FREQ=SECONDLY")
         let trainingID = try add("Weekly training", "2026-11-05 18:00", "2026-11-05 19:00", rule: "FREQ=WEEKLY")
         let (cookie, _) = try signIn()
-        let week = send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
+        let week = try send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
         #expect(week.status == 200)
         #expect(
             week.text.contains("Not every event is shown: event &quot;Ticker&quot;")
                 && week.text.contains("role=\"alert\""))
         let training = try #require(Self.eventLinks(week.text).first { $0.contains(trainingID) })
-        #expect(send("GET", training, cookie: cookie).status == 200)
+        #expect(try send("GET", training, cookie: cookie).status == 200)
         // A week without the dense series is complete and says nothing.
-        let before = send("GET", "/calendar?view=week&date=2026-11-18&tz=Europe/Berlin", cookie: cookie)
+        let before = try send("GET", "/calendar?view=week&date=2026-11-18&tz=Europe/Berlin", cookie: cookie)
         #expect(before.status == 200 && !before.text.contains("Not every event is shown"))
     }
 
@@ -427,8 +435,8 @@ import Testing
                 "2026-12-\(day < 10 ? "0" : "")\(day) 19:00")
         }
         let (cookie, csrf) = try signIn()
-        func propose(_ rule: String) -> Page {
-            send(
+        func propose(_ rule: String) throws -> Page {
+            try send(
                 "POST", "/calendar/save",
                 form: [
                     ("csrf", csrf), ("title", "Drill"), ("calendar", calendarID), ("startDate", "2026-12-02"),
@@ -436,13 +444,13 @@ import Testing
                     ("endTime", "19:30"), ("tz", "Europe/Berlin"), ("repeat", "custom"), ("rrule", rule),
                 ], cookie: cookie)
         }
-        let daily = propose("FREQ=DAILY")
+        let daily = try propose("FREQ=DAILY")
         #expect(
             daily.status == 409 && daily.text.contains("Class 2,") && daily.text.contains("Class 11,")
                 && !daily.text.contains("Class 12,"))
         #expect(daily.text.contains("<li>and 2 more</li>") && !daily.text.contains("were checked"))
         // Hourly: 8,784 instances in the coming year; the first 1,000 (41 days) are checked.
-        let hourly = propose("FREQ=HOURLY")
+        let hourly = try propose("FREQ=HOURLY")
         #expect(
             hourly.status == 409
                 && hourly.text.contains("only its first 1000 instances in the coming year were checked"))
@@ -451,7 +459,9 @@ import Testing
     /// The stylesheet, the script and the OpenAPI document are files of the repository,
     /// embedded in the binary byte for byte and served with a strong ETag that a client's
     /// If-None-Match turns into 304.
-    @Test func embeddedDocumentsAreTheRepositorysFilesWithETags() throws {
+    @Test(arguments: ServerSetup.all) func embeddedDocumentsAreTheRepositorysFilesWithETags(_ setup: ServerSetup) throws
+    {
+        let web = try WebTests(setup)
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "../../Sources"
         ).standardizedFileURL
@@ -460,17 +470,19 @@ import Testing
             ("/static/app.js", "WebCalendar/Resources/app.js", "text/javascript; charset=utf-8"),
             ("/api/v1/openapi.json", "JSONAPI/Resources/openapi.json", "application/json"),
         ] {
-            let answer = send("GET", path)
+            let answer = try web.send("GET", path)
             let onDisk = try Data(contentsOf: sources.appendingPathComponent(file))
             #expect(
-                answer.status == 200 && answer.headers["Content-Type"] == type && Data(answer.text.utf8) == onDisk,
+                answer.status == 200 && answer.headers["Content-Type"] == type && Data(answer.body) == onDisk,
                 "\(path)")
             let etag = try #require(answer.headers["ETag"])
             #expect(etag.hasPrefix("\"") && etag.count == 18)
-            let again = send("GET", path, headers: ["If-None-Match": "\"other\", \(etag)"])
-            #expect(again.status == 304 && again.text.isEmpty && again.headers["ETag"] == etag)
-            #expect(send("GET", path, headers: ["If-None-Match": "\"other\""]).status == 200)
+            let again = try web.send("GET", path, headers: ["If-None-Match": "\"other\", \(etag)"])
+            #expect(again.status == 304 && again.body.isEmpty && again.headers["ETag"] == etag)
+            #expect(try web.send("GET", path, headers: ["If-None-Match": "\"other\""]).status == 200)
         }
-        #expect(send("GET", "/static/app.css").headers["ETag"] != send("GET", "/static/app.js").headers["ETag"])
+        let stylesheet = try web.send("GET", "/static/app.css")
+        let script = try web.send("GET", "/static/app.js")
+        #expect(stylesheet.headers["ETag"] != script.headers["ETag"])
     }
 }

@@ -1,7 +1,6 @@
+import AlmanacTesting
 import CalDAV
-import CalendarStore
 import Foundation
-import HTTPTypes
 import Testing
 
 /// VTODO time ranges by RFC 4791 §9.9's table. Each row is one line of the table (and a
@@ -81,48 +80,53 @@ extension CalDAVTests {
             + lines + ["END:VTODO", "END:VCALENDAR", ""]).joined(separator: "\r\n")
     }
 
-    func todoQuery(_ calendar: String, _ range: (start: String, end: String)) -> [String] {
-        let response = send(
-            "REPORT", "/dav/calendars/anna/\(calendar)/",
-            """
-            <C:calendar-query \(Self.calDAV)><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name="VCALENDAR">
-            <C:comp-filter name="VTODO"><C:time-range start="\(range.start)" end="\(range.end)"/></C:comp-filter>
-            </C:comp-filter></C:filter></C:calendar-query>
-            """)
+    static func todoQuery(_ dav: DAVClient, _ calendar: String, _ range: (start: String, end: String)) throws
+        -> [String]
+    {
+        let response = try dav.calendarQuery(
+            "/dav/calendars/anna/\(calendar)/", component: "VTODO", start: range.start, end: range.end,
+            depth: nil)
         #expect(response.status == 207)
-        return Self.hrefs(in: response.text)
+        return try response.multistatus().allHrefs
     }
 
-    @Test(arguments: todoRows) func todoTimeRangeFollowsTheTable(_ row: TodoRow) {
-        #expect(send("MKCALENDAR", "/dav/calendars/anna/tasks/").status == 201)
-        #expect(send("PUT", "/dav/calendars/anna/tasks/t.ics", Self.todo("t@test", row.properties)).status == 201)
-        #expect(todoQuery("tasks", row.matching) == ["/dav/calendars/anna/tasks/t.ics"], "\(row.line) matching")
+    @Test(arguments: todoRows) func todoTimeRangeFollowsTheTable(_ row: TodoRow) throws {
+        let dav = try TestServer().dav("anna")
+        #expect(try dav.mkcalendar("/dav/calendars/anna/tasks/").status == 201)
+        #expect(try dav.put("/dav/calendars/anna/tasks/t.ics", Self.todo("t@test", row.properties)).status == 201)
+        #expect(
+            try Self.todoQuery(dav, "tasks", row.matching) == ["/dav/calendars/anna/tasks/t.ics"],
+            "\(row.line) matching")
         if let failing = row.failing {
-            #expect(todoQuery("tasks", failing) == [], "\(row.line) failing")
+            #expect(try Self.todoQuery(dav, "tasks", failing) == [], "\(row.line) failing")
         }
     }
 
     /// A recurring to-do: each instance is judged by the table, overrides by their own times.
     /// Instances: Dec 10, 11 and 12, 10:00–11:00 (DTSTART+DURATION), the one of Dec 11 moved
     /// to 15:00–16:00.
-    @Test func recurringTodoInstancesFollowTheTable() {
-        #expect(send("MKCALENDAR", "/dav/calendars/anna/tasks/").status == 201)
+    @Test(arguments: ServerSetup.all) func recurringTodoInstancesFollowTheTable(_ setup: ServerSetup) throws {
+        let dav = try TestServer(setup).dav("anna")
+        #expect(try dav.mkcalendar("/dav/calendars/anna/tasks/").status == 201)
         let series = Self.todo("r@test", ["DTSTART:20261210T100000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=3"])
             .replacingOccurrences(
                 of: "END:VCALENDAR",
                 with: "BEGIN:VTODO\r\nUID:r@test\r\nDTSTAMP:20261101T000000Z\r\nRECURRENCE-ID:20261211T100000Z\r\n"
                     + "DTSTART:20261211T150000Z\r\nDURATION:PT1H\r\nSUMMARY:Moved\r\nEND:VTODO\r\nEND:VCALENDAR")
-        #expect(send("PUT", "/dav/calendars/anna/tasks/r.ics", series).status == 201)
+        #expect(try dav.put("/dav/calendars/anna/tasks/r.ics", series).status == 201)
         let href = ["/dav/calendars/anna/tasks/r.ics"]
+        func todoQuery(_ calendar: String, _ range: (start: String, end: String)) throws -> [String] {
+            try Self.todoQuery(dav, calendar, range)
+        }
         // The moved instance ends at 16:00: start 16:00 <= 16:00, end 17:00 > 15:00.
-        #expect(todoQuery("tasks", ("20261211T160000Z", "20261211T170000Z")) == href)
+        #expect(try todoQuery("tasks", ("20261211T160000Z", "20261211T170000Z")) == href)
         // The third instance ends at 11:00 on Dec 12: start 11:00 <= 11:00.
-        #expect(todoQuery("tasks", ("20261212T110000Z", "20261212T120000Z")) == href)
+        #expect(try todoQuery("tasks", ("20261212T110000Z", "20261212T120000Z")) == href)
         // Where the Dec 11 instance was before it moved: no instance.
-        #expect(todoQuery("tasks", ("20261211T103000Z", "20261211T104500Z")) == [])
+        #expect(try todoQuery("tasks", ("20261211T103000Z", "20261211T104500Z")) == [])
         // Between the first instance's end and the moved one's start.
-        #expect(todoQuery("tasks", ("20261210T110001Z", "20261211T150000Z")) == [])
+        #expect(try todoQuery("tasks", ("20261210T110001Z", "20261211T150000Z")) == [])
         // After the last instance.
-        #expect(todoQuery("tasks", ("20261212T110001Z", "20261213T000000Z")) == [])
+        #expect(try todoQuery("tasks", ("20261212T110001Z", "20261213T000000Z")) == [])
     }
 }

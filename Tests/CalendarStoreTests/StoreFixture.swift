@@ -1,27 +1,15 @@
 import AlmanacTestSupport
+import AlmanacTesting
 import CalendarStore
 import CivilTime
 import ICalendar
 import Testing
 
-/// The backends the conformance suite runs against. Every suite takes one as its
-/// argument: SQLite always, and PostgreSQL when `ALMANAC_TEST_POSTGRES` names a test
-/// cluster (as `make test` does), each test in a schema of its own.
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case sqlite
-    case postgres
-
-    static var allCases: [Backend] { TestPostgres.url == nil ? [.sqlite] : [.sqlite, .postgres] }
-
-    var description: String { rawValue }
-
-    func open(in directory: TemporaryDirectory) throws -> any StoreBackend {
-        switch self {
-        case .sqlite: try DatabaseBackend(directory: directory.path)
-        case .postgres: try DatabaseBackend(postgresURL: try TestPostgres.freshURL())
-        }
-    }
-}
+/// The backends the conformance suite runs against: AlmanacTesting's ``StoreKind``. Every
+/// suite takes one as its argument: SQLite always, and PostgreSQL when
+/// `ALMANAC_TEST_POSTGRES` names a test cluster (as `make test` does), each test in a
+/// schema of its own.
+typealias Backend = StoreKind
 
 /// A fresh store in a temporary directory, with users alice and bob and alice's store.
 struct StoreFixture {
@@ -31,7 +19,7 @@ struct StoreFixture {
 
     init(_ kind: Backend) throws {
         directory = try TemporaryDirectory()
-        backend = try kind.open(in: directory)
+        backend = try kind.openBackend(in: directory)
         try backend.createUser(named: "alice")
         try backend.createUser(named: "bob")
         store = try backend.eventStore(for: "alice")

@@ -1,4 +1,3 @@
-
 /// A parsed XML element, namespace-resolved: `{DAV:}propfind`.
 public struct XMLElement: Sendable, Hashable {
     public var namespace: String
