@@ -50,7 +50,7 @@ public final class AlmanacServer: Sendable {
             configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
         ) { request in
             // Expansion for a client that went away stops at its next check (ExpansionBudget).
-            ExpansionBudget.$isCancelled.withValue(request.isClientGone) { router.respond(to: request) }
+            ExpansionBudget.withCancellation(request.isClientGone) { router.respond(to: request) }
         }
     }
 

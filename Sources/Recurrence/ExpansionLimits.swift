@@ -49,7 +49,15 @@ public struct ExpansionBudget: Sendable {
     /// (the client went away), the budget counts as spent and the series left are not
     /// expanded. A series under way runs to its own bound (at most
     /// ``ExpansionLimits/maxSteps``) first.
-    @TaskLocal public static var isCancelled: (@Sendable () -> Bool)?
+    public static var isCancelled: (@Sendable () -> Bool)? { CancellationScope.current }
+
+    /// Runs `body` with `isCancelled` as the question for every budget spent on this
+    /// thread (nil: none), then restores the one bound before.
+    public static func withCancellation<Result, Failure: Error>(
+        _ isCancelled: (@Sendable () -> Bool)?, _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try CancellationScope.withValue(isCancelled, body)
+    }
     static let checkInterval = 100_000
     private var sinceCheck = 0
 

@@ -69,11 +69,11 @@ import Testing
         let present: @Sendable () -> Bool = { false }
         let gone: @Sendable () -> Bool = { true }
         #expect(
-            try ExpansionBudget.$isCancelled.withValue(present) {
+            try ExpansionBudget.withCancellation(present) {
                 try fixture.store.events(in: Self.day, calendars: [work.id])
             }.isEmpty)
         #expect(throws: StoreError.self) {
-            try ExpansionBudget.$isCancelled.withValue(gone) {
+            try ExpansionBudget.withCancellation(gone) {
                 try fixture.store.events(in: Self.day, calendars: [work.id])
             }
         }
