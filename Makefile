@@ -32,9 +32,11 @@ run: build
 	.build/release/almanac serve --host 127.0.0.1 --port 8080
 
 ## everything CI runs: warnings are errors, every test (the store suite on SQLite and on a
-## throwaway PostgreSQL cluster), the recurrence differential test, real clients, a short fuzz run
+## throwaway PostgreSQL cluster), the recurrence differential test, real clients (python caldav also
+## against the release build, which `make run` serves), a short fuzz run
 test: test-deps lint
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) build -c release --product almanac -Xswiftc -warnings-as-errors
 	scripts/with-test-postgres $(MAKE) --no-print-directory test-steps
 
 test-steps:
@@ -43,6 +45,7 @@ test-steps:
 	$(PY) Tests/Differential/check_rfc_examples.py
 	$(PY) Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
 	$(PY) Tests/Interop/caldav_client.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/caldav_client.py --almanac .build/release/almanac
 	$(PY) Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/disk_full.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac --vdirsyncer $(CLIENT_VENV)/bin/vdirsyncer
