@@ -2,55 +2,67 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 
-/// calendar-query (RFC 4791 §7.8), read into what the store is asked: the member
-/// component, its time range (answered by the store's interval index,
-/// recurrence-aware; to-dos by §9.9's own table), a VALARM time range (the alarms that
-/// fire in it), and the property, parameter and text filters that each remaining object
-/// is read for. The whole query is one store call.
+/// calendar-query (RFC 4791 §7.8), read into what the store is asked. The VCALENDAR's
+/// member comp-filters are ANDed (§9.7.1): the first naming a component objects are
+/// made of selects them, with its time range (answered by the store's interval index,
+/// recurrence-aware; to-dos by §9.9's own table) and its first VALARM's time range (the
+/// alarms that fire in it); the rest of the filter is evaluated on each selected
+/// object, every condition of a member on the same instance. The whole query is one
+/// store call.
 struct CalendarQueryReport {
     var properties: ReportProperties
-    /// The VCALENDAR's member comp-filter (`VEVENT`, `VTODO`, …), if any.
+    /// The VCALENDAR's member comp-filters (`VEVENT`, `VTODO`, `VTIMEZONE`, …), all of
+    /// which must match.
+    var members: [XMLElement] = []
+    /// The member that selects objects (``QueryFilter/primary(of:)``).
     var member: XMLElement?
-    /// The member's component, when it is one objects are made of.
+    /// The selecting member's component, when it is one objects are made of.
     var componentType: ComponentType?
-    /// `is-not-defined` on the member: objects made of another component.
+    /// `is-not-defined` on the selecting member: objects made of another component.
     var isNotDefined = false
-    /// The member's time range.
+    /// The selecting member's time range.
     var componentRange: TimeRange?
-    /// The time range of the member's first VALARM.
+    /// The time range of the selecting member's first VALARM.
     var alarmRange: TimeRange?
     /// A time range right under VCALENDAR, with no member.
     var outerRange: TimeRange?
-    /// Nothing can match (a time range on a member no object is made of).
+    /// Nothing can match: a time range on a member no object is made of, or two members
+    /// that each need an object made of a different component.
     var matchesNothing = false
 
     init(_ body: XMLElement) throws(DAVError) {
         properties = try ReportProperties(body)
         // <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"> [<C:time-range/>] …
-        guard let outer = body.child(DAVNamespace.caldav, "filter")?.child(DAVNamespace.caldav, "comp-filter"),
-            outer.attributes["name"]?.uppercased() == "VCALENDAR"
+        let roots = body.child(DAVNamespace.caldav, "filter")?.children ?? []
+        guard roots.count == 1, let outer = roots.first, outer.namespace == DAVNamespace.caldav,
+            outer.name == "comp-filter", outer.attributes["name"]?.uppercased() == "VCALENDAR"
         else {
-            throw DAVError(400, "a calendar-query filters on one comp-filter named VCALENDAR", caldav: "valid-filter")
+            throw DAVError(403, "a calendar-query filters on one comp-filter named VCALENDAR", caldav: "valid-filter")
         }
-        if let refusal = QueryFilter.unsupported(in: outer) { throw refusal }
-        member = outer.child(DAVNamespace.caldav, "comp-filter")
+        if let refusal = QueryFilter.refusal(of: outer) { throw refusal }
+        members = outer.children(DAVNamespace.caldav, "comp-filter")
+        member = QueryFilter.primary(of: members)
         func range(in element: XMLElement?) throws(DAVError) -> TimeRange? {
             guard let element = element?.child(DAVNamespace.caldav, "time-range") else { return nil }
             return try DAVTime.range(element)
         }
-        if let name = member?.attributes["name"] {
-            componentType = ComponentType(rawValue: name.uppercased())
+        // Members that need an object made of a component: at most one kind can be there.
+        let required = Set(
+            members.filter { $0.child(DAVNamespace.caldav, "is-not-defined") == nil }.compactMap {
+                $0.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) }
+            })
+        for member in members
+        where member.attributes["name"].flatMap({ ComponentType(rawValue: $0.uppercased()) }) == nil {
             // Any other member (VTIMEZONE) is looked for in each object; one with a time
             // range (VFREEBUSY, which no stored object is made of) has nothing in it.
-            if componentType == nil, member?.child(DAVNamespace.caldav, "time-range") != nil {
-                matchesNothing = true
-                return
-            }
+            if member.child(DAVNamespace.caldav, "time-range") != nil { matchesNothing = true }
         }
+        if required.count > 1 { matchesNothing = true }
+        componentType = member?.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) }
         let alarms = member?.children(DAVNamespace.caldav, "comp-filter").first {
             $0.attributes["name"]?.uppercased() == "VALARM"
         }
-        componentRange = try range(in: member)
+        componentRange = componentType == nil ? nil : try range(in: member)
         alarmRange = try range(in: alarms)
         // A time range right under VCALENDAR is not legal (RFC 4791 §9.7), but some
         // clients send it; it is answered as a range on whatever the objects hold.
@@ -58,12 +70,13 @@ struct CalendarQueryReport {
         isNotDefined = member?.child(DAVNamespace.caldav, "is-not-defined") != nil
     }
 
-    /// The filter each selected object is read for: property, parameter and text
-    /// filters, or any member that is not an object's component. Nil when time ranges
-    /// say everything.
-    var objectFilter: XMLElement? {
-        guard let member, componentType == nil || Self.needsObjects(member) else { return nil }
-        return member
+    /// Whether each selected object must be read: another member beside the selecting
+    /// one, a member that is not an object's component, conditions beside time ranges,
+    /// or a to-do's time range (§9.9's table).
+    var readsObjects: Bool {
+        guard let member else { return false }
+        return members.count > 1 || componentType == nil || Self.needsObjects(member)
+            || (componentType == .todo && componentRange != nil)
     }
 
     /// Whether a comp-filter says more than time ranges, so objects must be read to answer it.
@@ -77,20 +90,21 @@ struct CalendarQueryReport {
         }
     }
 
-    /// The store query for objects of `types` overlapping `range` (to-dos by §9.9's
-    /// table, read and judged, as the interval index knows instances, not the table's
-    /// edges nor to-dos without DTSTART or DUE), or of `types` when there is no range.
+    /// The store query for objects of `types`, overlapping `range` by the interval index
+    /// (events and journals) or by §9.9's table (to-dos, read and judged: the index knows
+    /// instances, not the table's edges nor to-dos without DTSTART or DUE), with every
+    /// member judged on each object when ``readsObjects``.
     func query(types: Set<ComponentType>?, overlapping range: TimeRange?, zone: ZoneRules) -> ResourceQuery {
-        let filter = objectFilter
-        let todoRange = types == [.todo] ? range : nil
+        let todoRange = types == [.todo] && member == nil ? range : nil
         var query = ResourceQuery(
-            componentTypes: types, overlapping: todoRange == nil ? range : nil, alarmsFiring: alarmRange)
-        if filter != nil || todoRange != nil {
+            componentTypes: types, overlapping: types == [.todo] ? nil : range, alarmsFiring: alarmRange)
+        let members = readsObjects ? self.members : []
+        if !members.isEmpty || todoRange != nil {
             query.predicate = { calendar, steps in
                 if let todoRange, !QueryFilter.todoOverlaps(calendar, range: todoRange, zone: zone, steps: steps) {
                     return false
                 }
-                return filter.map { QueryFilter.matches($0, in: calendar, zone: zone) } ?? true
+                return members.allSatisfy { QueryFilter.matches($0, in: calendar, zone: zone, steps: steps) }
             }
         }
         return query

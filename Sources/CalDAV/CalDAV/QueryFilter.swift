@@ -10,22 +10,105 @@ import Recurrence
 /// range query, VTODO by RFC 4791 §9.9's table (``todoOverlaps(_:start:end:)``).
 struct QueryFilter {
     /// Whether some component under `calendar` passes `filter` (a comp-filter inside
-    /// the VCALENDAR comp-filter). Floating and date values of a property time range
-    /// are read in `zone` (the calendar's).
-    static func matches(_ filter: XMLElement, in calendar: Component, zone: ZoneRules = .utc) -> Bool {
+    /// the VCALENDAR comp-filter), RFC 4791 §9.7.1: the component exists (or, with
+    /// `is-not-defined`, does not), and every prop-filter and nested comp-filter matches.
+    /// With a time range on a VEVENT, VTODO or VJOURNAL, one instance must overlap the
+    /// range (to-dos by §9.9's table) and the other filters must match that same
+    /// instance: an override's properties for its instance, the master's for the rest,
+    /// and DTSTART, DTEND and DUE at the instance's own times. A recurring component whose
+    /// expansion its `steps` of the budget cannot finish counts as matching: an answer
+    /// may hold one object too many, never one too few. Floating and date values are read
+    /// in `zone` (the calendar's).
+    static func matches(
+        _ filter: XMLElement, in calendar: Component, zone: ZoneRules = .utc,
+        steps: Int = ExpansionBudget.perRequest.steps
+    ) -> Bool {
         guard let name = filter.attributes["name"]?.uppercased() else { return true }
         let components = calendar.components.filter { $0.name == name }
         if filter.child(DAVNamespace.caldav, "is-not-defined") != nil { return components.isEmpty }
         let resolver = ZoneResolver(calendar: calendar)
-        return components.contains { matchesComponent(filter, $0, zone: zone, resolver: resolver) }
+        if ComponentType(rawValue: name) != nil, let element = filter.child(DAVNamespace.caldav, "time-range"),
+            let range = try? DAVTime.range(element)
+        {
+            return anyInstance(of: components, in: range, zone: zone, resolver: resolver, steps: steps) { instance in
+                matchesComponent(filter, instance.component, zone: zone, resolver: resolver, instance: instance)
+            }
+        }
+        return components.contains { matchesComponent(filter, $0, zone: zone, resolver: resolver, instance: nil) }
     }
 
-    /// Whether one component passes a comp-filter's nested property and component filters.
-    static func matchesComponent(_ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver)
-        -> Bool
-    {
+    /// One instance of a recurring (or one-off) component: its component and its times.
+    struct Instance {
+        var component: Component
+        var start: Int
+        var end: Int
+    }
+
+    /// Whether one instance of `components` (one UID's master and overrides) overlaps
+    /// `range` and passes `test`: events and journals by their times, to-dos by RFC 4791
+    /// §9.9's table.
+    static func anyInstance(
+        of components: [Component], in range: TimeRange, zone: ZoneRules, resolver: ZoneResolver, steps: Int,
+        _ test: (Instance) -> Bool
+    ) -> Bool {
+        guard let master = components.first(where: { $0.property("RECURRENCE-ID") == nil }) ?? components.first else {
+            return false
+        }
+        func utc(_ name: String, _ component: Component) -> Int? {
+            guard let value = try? component.property(name)?.dateTimeValue() else { return nil }
+            return instant(of: value, zone: zone, resolver: resolver)
+        }
+        let isTodo = master.name == "VTODO"
+        // A to-do with neither DTSTART nor DUE has no instances: its COMPLETED and CREATED decide.
+        if isTodo && master.property("DTSTART") == nil && master.property("DUE") == nil {
+            let times = TodoTimes(completed: utc("COMPLETED", master), created: utc("CREATED", master))
+            guard todoOverlaps(times, start: range.start, end: range.end) else { return false }
+            return test(Instance(component: master, start: range.start, end: range.start))
+        }
+        guard
+            let prepared = try? CalendarObjectExpansion(resolver: resolver, viewerZone: zone)
+                .prepare(components, uid: master.property("UID")?.textValue() ?? "")
+        else { return false }
+        // The instances touching the range, one second wider on each side so that those the
+        // to-do table takes at its edges are among them; the table or the times then decide.
+        var budget = ExpansionBudget(steps: steps)
+        let found = prepared.expand(
+            from: range.start.subtractingReportingOverflow(1).partialValue,
+            to: range.end.addingReportingOverflow(1).partialValue, viewerZone: zone, budget: &budget)
+        let matched = found.occurrences.contains { occurrence in
+            let component = occurrence.component
+            let start = occurrence.start.instant(in: zone)
+            let end = occurrence.end.instant(in: zone)
+            let overlaps: Bool
+            if isTodo {
+                var times = TodoTimes(completed: utc("COMPLETED", component), created: utc("CREATED", component))
+                if component.property("DTSTART") != nil {
+                    times.dtstart = start
+                    if component.property("DUE") != nil {
+                        times.due = end
+                    } else if component.property("DURATION") != nil {
+                        times.startPlusDuration = end
+                    }
+                } else {
+                    times.due = start
+                }
+                overlaps = todoOverlaps(times, start: range.start, end: range.end)
+            } else {
+                overlaps = OccurrenceTime.overlaps(
+                    start: occurrence.start, end: occurrence.end, from: range.start, to: range.end, in: zone)
+            }
+            return overlaps && test(Instance(component: component, start: start, end: end))
+        }
+        return matched || !found.isComplete
+    }
+
+    /// Whether one component passes a comp-filter's nested property and component
+    /// filters; for an `instance`, its DTSTART, DTEND and DUE are the instance's times.
+    static func matchesComponent(
+        _ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver, instance: Instance?
+    ) -> Bool {
         for propertyFilter in filter.children(DAVNamespace.caldav, "prop-filter")
-        where !matchesProperty(propertyFilter, component, zone: zone, resolver: resolver) {
+        where !matchesProperty(propertyFilter, component, zone: zone, resolver: resolver, instance: instance) {
             return false
         }
         for nested in filter.children(DAVNamespace.caldav, "comp-filter")
@@ -35,9 +118,9 @@ struct QueryFilter {
         return true
     }
 
-    static func matchesProperty(_ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver)
-        -> Bool
-    {
+    static func matchesProperty(
+        _ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver, instance: Instance?
+    ) -> Bool {
         guard let name = filter.attributes["name"] else { return true }
         let properties = component.properties(named: name)
         if filter.child(DAVNamespace.caldav, "is-not-defined") != nil { return properties.isEmpty }
@@ -46,10 +129,14 @@ struct QueryFilter {
         let timeRange = filter.child(DAVNamespace.caldav, "time-range").flatMap { try? DAVTime.range($0) }
         return properties.contains { property in
             if let timeRange {
-                guard let value = try? property.dateTimeValue(),
-                    let instant = instant(of: value, zone: zone, resolver: resolver),
-                    timeRange.start <= instant && timeRange.end > instant
-                else { return false }
+                let moment: Int?
+                switch (name.uppercased(), instance) {
+                case ("DTSTART", let instance?): moment = instance.start
+                case ("DTEND", let instance?), ("DUE", let instance?): moment = instance.end
+                default:
+                    moment = (try? property.dateTimeValue()).flatMap { instant(of: $0, zone: zone, resolver: resolver) }
+                }
+                guard let moment, timeRange.start <= moment && timeRange.end > moment else { return false }
             }
             if let textMatch = filter.child(DAVNamespace.caldav, "text-match"),
                 !matchesText(textMatch, property.textValue())
@@ -100,50 +187,108 @@ struct QueryFilter {
 // MARK: - What a query may ask
 
 extension QueryFilter {
-    /// The refusal of a filter this server would otherwise answer wrongly: a collation it
-    /// does not have (CALDAV:supported-collation, RFC 4791 §7.5.1), or a time range or
-    /// comp-filter where it is not evaluated (CALDAV:supported-filter, §7.8, §9.7), naming
-    /// the element. `filter` is the VCALENDAR comp-filter; nil when all of it is answered.
-    static func unsupported(in filter: XMLElement) -> DAVError? {
-        func refuse(_ message: String, _ element: XMLElement) -> DAVError {
+    /// The components a comp-filter may name inside another (RFC 5545 §3.6, RFC 7953):
+    /// a filter on a component that cannot be there is not valid (RFC 4791 §7.8,
+    /// `CALDAV:valid-filter`). Components of other names (X- and IANA extensions) may be
+    /// anywhere.
+    static let holds: [String: Set<String>] = [
+        "VCALENDAR": ["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"],
+        "VEVENT": ["VALARM"], "VTODO": ["VALARM"], "VJOURNAL": [], "VFREEBUSY": [], "VALARM": [],
+        "VTIMEZONE": ["STANDARD", "DAYLIGHT"], "STANDARD": [], "DAYLIGHT": [], "VAVAILABILITY": ["AVAILABLE"],
+        "AVAILABLE": [],
+    ]
+
+    /// The member comp-filter that selects objects: the first naming a component objects
+    /// are made of (VEVENT, VTODO, VJOURNAL) without `is-not-defined`, else the first.
+    static func primary(of members: [XMLElement]) -> XMLElement? {
+        members.first {
+            $0.attributes["name"].flatMap { ComponentType(rawValue: $0.uppercased()) } != nil
+                && $0.child(DAVNamespace.caldav, "is-not-defined") == nil
+        } ?? members.first
+    }
+
+    /// Why a calendar-query's filter is refused, or nil when all of it is answered.
+    /// `filter` is the VCALENDAR comp-filter.
+    ///
+    /// A filter that is not valid (RFC 4791 §7.8, §9.7) is 403 `CALDAV:valid-filter`: a
+    /// comp-, prop- or param-filter without a name, `is-not-defined` beside other
+    /// conditions, a time range without start and end or with a value that is not a UTC
+    /// date-time, a comp-filter on a component that cannot hold it. A collation the
+    /// server does not have is 403 `CALDAV:supported-collation` (§7.5.1). A time range
+    /// where this server does not evaluate one (on a component other than VCALENDAR's
+    /// members and the selecting member's first VALARM; right under VCALENDAR beside a
+    /// member) is 403 `CALDAV:supported-filter`, naming the element, rather than ignored.
+    static func refusal(of filter: XMLElement) -> DAVError? {
+        func refuse(_ condition: String, _ message: String, _ element: XMLElement) -> DAVError {
             let name = element.attributes["name"].map { " name=\"\(XMLText.escape($0))\"" } ?? ""
             return DAVError(
-                403, message, precondition: PropertyName(DAVNamespace.caldav, "supported-filter"),
+                403, message, precondition: PropertyName(DAVNamespace.caldav, condition),
                 detail: "<C:\(element.name)\(name)/>")
         }
-        // Collations and malformed time ranges, anywhere.
-        var stack = [filter]
-        while let element = stack.popLast() {
-            stack += element.children
-            if element.namespace == DAVNamespace.caldav, element.name == "time-range" {
-                do throws(DAVError) { _ = try DAVTime.range(element) } catch { return error }
-            }
-            if element.namespace == DAVNamespace.caldav, element.name == "text-match",
-                let collation = element.attributes["collation"],
-                !collations.contains(collation)
-            {
-                return DAVError(
-                    403,
-                    "the collation \(collation) is not supported; use i;ascii-casemap, i;unicode-casemap or i;octet",
-                    caldav: "supported-collation")
+        // Validity and collations, anywhere; `parent` is the enclosing component's name.
+        var stack: [(element: XMLElement, parent: String?)] = [(filter, nil)]
+        while let (element, parent) = stack.popLast() {
+            guard element.namespace == DAVNamespace.caldav else { continue }
+            let conditions = element.children.filter { $0.namespace == DAVNamespace.caldav }
+            switch element.name {
+            case "comp-filter", "prop-filter", "param-filter":
+                guard let name = element.attributes["name"]?.uppercased(), !name.isEmpty else {
+                    return refuse("valid-filter", "a \(element.name) names what it filters", element)
+                }
+                if element.child(DAVNamespace.caldav, "is-not-defined") != nil, conditions.count > 1 {
+                    return refuse(
+                        "valid-filter", "is-not-defined stands alone in its \(element.name) (RFC 4791 §9.7)", element)
+                }
+                if element.name == "comp-filter" {
+                    if let parent, let allowed = holds[parent], holds[name] != nil, !allowed.contains(name) {
+                        return refuse("valid-filter", "a \(parent) cannot hold a \(name)", element)
+                    }
+                    if parent == nil, name != "VCALENDAR" {
+                        return refuse("valid-filter", "a calendar-query filters on one VCALENDAR", element)
+                    }
+                }
+                let scope = element.name == "comp-filter" ? name : parent
+                stack += element.children.map { ($0, scope) }
+            case "time-range":
+                guard element.attributes["start"] != nil || element.attributes["end"] != nil else {
+                    return refuse("valid-filter", "a time-range needs a start or an end (RFC 4791 §9.9)", element)
+                }
+                do throws(DAVError) {
+                    _ = try DAVTime.range(element)
+                } catch {
+                    return DAVError(403, error.message, caldav: "valid-filter")
+                }
+            case "text-match":
+                if let collation = element.attributes["collation"], !collations.contains(collation) {
+                    return DAVError(
+                        403,
+                        "the collation \(collation) is not supported; use i;ascii-casemap, i;unicode-casemap or i;octet",
+                        caldav: "supported-collation")
+                }
+            default: continue
             }
         }
-        let components = filter.children(DAVNamespace.caldav, "comp-filter")
-        if components.count > 1 {
-            return refuse("a calendar-query has one comp-filter inside VCALENDAR", components[1])
-        }
-        // Time ranges are evaluated on VCALENDAR's member, on the first VALARM inside it and
-        // on properties; a time range on any other component would be ignored.
-        guard let inner = components.first else { return nil }
+        // Time ranges are evaluated on VCALENDAR's members, on the selecting member's first
+        // VALARM and on properties; a time range on any other component would be ignored.
+        let members = filter.children(DAVNamespace.caldav, "comp-filter")
+        guard !members.isEmpty else { return nil }
         if filter.child(DAVNamespace.caldav, "time-range") != nil {
-            return refuse("a time-range right under VCALENDAR is answered only without a comp-filter beside it", filter)
+            return refuse(
+                "supported-filter",
+                "a time-range right under VCALENDAR is answered only without a comp-filter beside it",
+                filter)
         }
-        let members = inner.children(DAVNamespace.caldav, "comp-filter")
-        let alarm = members.firstIndex { $0.attributes["name"]?.uppercased() == "VALARM" }
-        var nested = members.enumerated().map { ($0.element, $0.offset == alarm) }
+        let primary = primary(of: members)
+        var nested: [(XMLElement, Bool)] = []
+        for member in members {
+            let inside = member.children(DAVNamespace.caldav, "comp-filter")
+            let alarm = member == primary ? inside.firstIndex { $0.attributes["name"]?.uppercased() == "VALARM" } : nil
+            nested += inside.enumerated().map { ($0.element, $0.offset == alarm) }
+        }
         while let (element, evaluated) = nested.popLast() {
             if !evaluated, element.child(DAVNamespace.caldav, "time-range") != nil {
                 return refuse(
+                    "supported-filter",
                     "a time-range is answered on the calendar's components, their first VALARM and their properties",
                     element)
             }
@@ -200,58 +345,16 @@ extension QueryFilter {
         }
     }
 
-    /// Whether a calendar object's to-do overlaps `range`: each instance of a recurring
-    /// one (overrides included) by the table, with its own DTSTART and its DUE or
-    /// DTSTART+DURATION; floating and date values in `zone`. A to-do with neither DTSTART
-    /// nor DUE has no instances: its COMPLETED and CREATED decide. A recurring one whose
-    /// expansion `steps` (its share of the request's budget) cannot finish counts as
-    /// overlapping: the answer may hold one to-do too many, never one too few.
+    /// Whether a calendar object's to-do overlaps `range` by RFC 4791 §9.9's table: one of
+    /// its instances (overrides included, each with its own DTSTART and its DUE or
+    /// DTSTART+DURATION; floating and date values in `zone`), or, for a to-do with neither
+    /// DTSTART nor DUE, its COMPLETED and CREATED.
     static func todoOverlaps(
         _ calendar: Component, range: TimeRange, zone: ZoneRules, steps: Int = ExpansionBudget.perRequest.steps
     ) -> Bool {
-        let todos = calendar.components(named: "VTODO")
-        guard let master = todos.first(where: { $0.property("RECURRENCE-ID") == nil }) ?? todos.first else {
-            return false
-        }
-        func utc(_ name: String, _ component: Component) -> Int? {
-            guard let value = try? component.property(name)?.dateTimeValue() else { return nil }
-            return instant(of: value, zone: zone, resolver: resolver)
-        }
-        let resolver = ZoneResolver(calendar: calendar)
-        if master.property("DTSTART") == nil && master.property("DUE") == nil {
-            return todoOverlaps(
-                TodoTimes(completed: utc("COMPLETED", master), created: utc("CREATED", master)), start: range.start,
-                end: range.end)
-        }
-        guard
-            let prepared = try? CalendarObjectExpansion(resolver: resolver, viewerZone: zone)
-                .prepare(todos, uid: master.property("UID")?.textValue() ?? "")
-        else { return false }
-        // The instances touching the range, one second wider on each side so that those the
-        // table takes at its edges are among them; the table then decides. Those that fail it
-        // sit at the edges, so a few suffice to find one that passes, if any does.
-        var budget = ExpansionBudget(steps: steps)
-        let found = prepared.expand(
-            from: range.start.subtractingReportingOverflow(1).partialValue,
-            to: range.end.addingReportingOverflow(1).partialValue,
-            viewerZone: zone, limit: 16, budget: &budget)
-        if !found.isComplete && found.occurrences.count < 16 { return true }
-        return found.occurrences.contains { occurrence in
-            let component = occurrence.component
-            let start = occurrence.start.instant(in: zone)
-            let end = occurrence.end.instant(in: zone)
-            var times = TodoTimes(completed: utc("COMPLETED", component), created: utc("CREATED", component))
-            if component.property("DTSTART") != nil {
-                times.dtstart = start
-                if component.property("DUE") != nil {
-                    times.due = end
-                } else if component.property("DURATION") != nil {
-                    times.startPlusDuration = end
-                }
-            } else {
-                times.due = start
-            }
-            return todoOverlaps(times, start: range.start, end: range.end)
-        }
+        anyInstance(
+            of: calendar.components(named: "VTODO"), in: range, zone: zone, resolver: ZoneResolver(calendar: calendar),
+            steps: steps
+        ) { _ in true }
     }
 }

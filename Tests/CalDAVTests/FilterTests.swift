@@ -1,0 +1,150 @@
+import AlmanacTesting
+import Testing
+
+/// calendar-query filters as RFC 4791 §9.7 defines them: sibling filters are ANDed, the
+/// conditions on one component hold on the same instance, and a filter that is not valid
+/// is refused (§7.8).
+@Suite struct FilterTests {
+    static let calendar = "/dav/calendars/anna/work/"
+
+    /// A weekly yoga class on Mondays at 18:00 Berlin from 2026-11-30, four times; the
+    /// 2026-12-14 instance is renamed and moved to 19:00.
+    static let yoga = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN",
+        "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261130T180000",
+        "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Yoga", "END:VEVENT",
+        "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID;TZID=Europe/Berlin:20261214T180000",
+        "DTSTART;TZID=Europe/Berlin:20261214T190000", "DURATION:PT1H", "SUMMARY:Yoga moved", "END:VEVENT",
+        "END:VCALENDAR", "",
+    ].joined(separator: "\r\n")
+
+    /// A one-off lunch with its VTIMEZONE.
+    static let lunch = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN",
+        "BEGIN:VTIMEZONE", "TZID:Europe/Berlin", "BEGIN:STANDARD", "DTSTART:19701025T030000", "TZOFFSETFROM:+0200",
+        "TZOFFSETTO:+0100", "END:STANDARD", "END:VTIMEZONE",
+        "BEGIN:VEVENT", "UID:lunch@test", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261208T120000",
+        "DURATION:PT1H", "SUMMARY:Lunch", "END:VEVENT", "END:VCALENDAR", "",
+    ].joined(separator: "\r\n")
+
+    func calendar(_ setup: ServerSetup) throws -> DAVClient {
+        let dav = try TestServer(setup).dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        #expect(try dav.put(Self.calendar + "yoga.ics", Self.yoga).status == 201)
+        #expect(try dav.put(Self.calendar + "lunch.ics", Self.lunch).status == 201)
+        return dav
+    }
+
+    func hrefs(_ dav: DAVClient, _ members: String) throws -> [String] {
+        let answer = try dav.calendarQuery(
+            Self.calendar, filter: "<C:comp-filter name=\"VCALENDAR\">\(members)</C:comp-filter>")
+        #expect(answer.status == 207)
+        return try answer.multistatus().hrefs.sorted()
+    }
+
+    static func week(_ start: String, _ end: String, _ conditions: String = "") -> String {
+        "<C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(start)\" end=\"\(end)\"/>\(conditions)</C:comp-filter>"
+    }
+
+    static func summary(_ text: String) -> String {
+        "<C:prop-filter name=\"SUMMARY\"><C:text-match collation=\"i;octet\">\(text)</C:text-match></C:prop-filter>"
+    }
+
+    @Test(arguments: ServerSetup.everyStore) func siblingComponentFiltersAreAnded(_ setup: ServerSetup) throws {
+        let dav = try calendar(setup)
+        // RFC 4791 §9.7.1: a comp-filter matches when all its child filters match.
+        #expect(
+            try hrefs(dav, "<C:comp-filter name=\"VEVENT\"/><C:comp-filter name=\"VTIMEZONE\"/>") == [
+                Self.calendar + "lunch.ics"
+            ])
+        #expect(
+            try hrefs(dav, "<C:comp-filter name=\"VEVENT\"/>") == [
+                Self.calendar + "lunch.ics", Self.calendar + "yoga.ics",
+            ])
+        #expect(
+            try hrefs(
+                dav,
+                "<C:comp-filter name=\"VEVENT\"/><C:comp-filter name=\"VTIMEZONE\"><C:is-not-defined/></C:comp-filter>")
+                == [Self.calendar + "yoga.ics"])
+    }
+
+    @Test(arguments: ServerSetup.everyStore) func aTimeRangeAndAPropertyFilterHoldOnTheSameInstance(
+        _ setup: ServerSetup
+    ) throws {
+        let dav = try calendar(setup)
+        let yoga = Self.calendar + "yoga.ics"
+        // The week of 2026-12-14 holds only the renamed instance: its own SUMMARY counts.
+        #expect(try hrefs(dav, Self.week("20261214T000000Z", "20261221T000000Z", Self.summary("Yoga moved"))) == [yoga])
+        let notMoved =
+            "<C:prop-filter name=\"SUMMARY\"><C:text-match negate-condition=\"yes\">moved</C:text-match></C:prop-filter>"
+        #expect(try hrefs(dav, Self.week("20261214T000000Z", "20261221T000000Z", notMoved)) == [])
+        // (The lunch on 2026-12-08 is in that week too, and is not "moved" either.)
+        #expect(
+            try hrefs(dav, Self.week("20261207T000000Z", "20261214T000000Z", notMoved)) == [
+                Self.calendar + "lunch.ics", yoga,
+            ])
+        // Another week holds only the master's instances: the renamed one is not there.
+        #expect(try hrefs(dav, Self.week("20261207T000000Z", "20261214T000000Z", Self.summary("moved"))) == [])
+        #expect(
+            try hrefs(dav, Self.week("20261207T000000Z", "20261214T000000Z", Self.summary("Yoga"))) == [
+                yoga
+            ])
+        // A time range on DTSTART reads the instance's start (18:00 Berlin is 17:00Z on
+        // 2026-12-07; the moved one is 18:00Z on 2026-12-14), not the master's first one.
+        let dtstart = { (start: String, end: String) in
+            "<C:prop-filter name=\"DTSTART\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:prop-filter>"
+        }
+        #expect(
+            try hrefs(
+                dav,
+                Self.week("20261207T000000Z", "20261214T000000Z", dtstart("20261207T170000Z", "20261207T170001Z")))
+                == [yoga])
+        #expect(
+            try hrefs(
+                dav,
+                Self.week("20261214T000000Z", "20261221T000000Z", dtstart("20261214T180000Z", "20261214T180001Z")))
+                == [yoga])
+        #expect(
+            try hrefs(
+                dav,
+                Self.week("20261214T000000Z", "20261221T000000Z", dtstart("20261214T170000Z", "20261214T170001Z")))
+                == [])
+    }
+
+    @Test(arguments: [
+        // is-not-defined stands alone (RFC 4791 §9.7.1).
+        "<C:comp-filter name=\"VEVENT\"><C:is-not-defined/><C:time-range start=\"20261201T000000Z\"/></C:comp-filter>",
+        "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"SUMMARY\"><C:is-not-defined/><C:text-match>x</C:text-match></C:prop-filter></C:comp-filter>",
+        // A component inside one that cannot hold it (RFC 4791 §7.8's own example).
+        "<C:comp-filter name=\"VEVENT\"><C:comp-filter name=\"VEVENT\"/></C:comp-filter>",
+        "<C:comp-filter name=\"VTODO\"><C:comp-filter name=\"STANDARD\"/></C:comp-filter>",
+        // Filters name what they filter.
+        "<C:comp-filter name=\"VEVENT\"><C:prop-filter/></C:comp-filter>",
+        "<C:comp-filter/>",
+        // A time range has a start or an end (RFC 4791 §9.9).
+        "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"DTSTAMP\"><C:time-range/></C:prop-filter></C:comp-filter>",
+    ])
+    func filtersThatAreNotValidAre403ValidFilter(members: String) throws {
+        let dav = try TestServer().dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        let answer = try dav.calendarQuery(
+            Self.calendar, filter: "<C:comp-filter name=\"VCALENDAR\">\(members)</C:comp-filter>")
+        // RFC 4791 §7.8: (CALDAV:valid-filter): The CALDAV:filter XML element (see Section 9.7)
+        // specified in the REPORT request MUST be valid.
+        #expect(answer.status == 403)
+        #expect(answer.precondition == .caldav("valid-filter"))
+    }
+
+    @Test func aFilterIsOneVCalendarCompFilter() throws {
+        let dav = try TestServer().dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        for filter in [
+            "<C:comp-filter name=\"VCALENDAR\"/><C:comp-filter name=\"VCALENDAR\"/>",
+            "<C:comp-filter name=\"VEVENT\"/>",
+            "",
+        ] {
+            let answer = try dav.calendarQuery(Self.calendar, filter: filter)
+            #expect(answer.status == 403 && answer.precondition == .caldav("valid-filter"), "\(filter)")
+        }
+    }
+}
