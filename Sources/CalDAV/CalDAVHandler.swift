@@ -105,7 +105,8 @@ public struct CalDAVHandler: Sendable {
         guard Self.methods.contains(request.method) else { return Self.notAllowed(request.method, on: path) }
         // Writes aimed at the wrong kind of resource (PUT on a collection, DELETE of a
         // home, MKCALENDAR of an object) are 405 with what it does answer.
-        if ["PUT", "DELETE", "MKCALENDAR", "MKCOL", "COPY", "MOVE"].contains(request.method),
+        // (MKCALENDAR answers with its own preconditions instead, RFC 4791 §5.3.1.1.)
+        if ["PUT", "DELETE", "MKCOL", "COPY", "MOVE"].contains(request.method),
             !Self.allowed(on: path).contains(request.method)
         {
             return Self.notAllowed(request.method, on: path)

@@ -42,7 +42,8 @@ import Testing
     @Test(arguments: ServerSetup.all) func makeCalendarThenListAndReadItsProperties(_ setup: ServerSetup) throws {
         let dav = try TestServer(setup).dav("anna")
         #expect(try dav.makeCalendar() == 201)
-        #expect(try dav.makeCalendar() == 405)
+        // RFC 4791 §5.3.1.1 (DAV:resource-must-be-null): a resource MUST NOT exist at the Request-URI.
+        #expect(try dav.makeCalendar() == 403)
         let home = try dav.propfind("/dav/calendars/anna/", depth: "1").multistatus()
         let work = try #require(home.response("/dav/calendars/anna/work/"))
         #expect(work.property(.displayName)?.text == "Work & more")

@@ -17,7 +17,7 @@ extension CalDAVTests {
         let made = try dav.mkcalendar("/dav/calendars/user%40example.com/work/")
         #expect(made.status == 201)
         #expect(made.headers["Location"] == "/dav/calendars/user@example.com/work/")
-        #expect(try dav.mkcalendar("/dav/calendars/user@example.com/work/").status == 405)
+        #expect(try dav.mkcalendar("/dav/calendars/user@example.com/work/").status == 403)
         #expect(
             try dav.mkcalendar("/dav/calendars/user%40example.com/a%7eb%2Bc/").headers["Location"]
                 == "/dav/calendars/user@example.com/a~b+c/")
@@ -149,10 +149,19 @@ extension CalDAVTests {
             putOnCalendar.headers["Allow"]
                 == "OPTIONS, GET, HEAD, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, MKCOL, REPORT")
         #expect(try dav.delete("/dav/calendars/anna/").headers["Allow"] == "OPTIONS, GET, HEAD, PROPFIND, REPORT")
-        #expect(try dav.mkcalendar("/dav/calendars/anna/work/lunch.ics").status == 405)
-        // An existing calendar: 405 too, with Allow.
-        #expect(try dav.makeCalendar() == 405)
-        #expect(try dav.mkcalendar("/dav/calendars/anna/work/").headers["Allow"] != nil)
+        // MKCALENDAR's own preconditions (RFC 4791 §5.3.1.1), 403 with the element: inside a
+        // calendar (CALDAV:calendar-collection-location-ok), on an existing calendar
+        // (DAV:resource-must-be-null).
+        let inside = try dav.mkcalendar("/dav/calendars/anna/work/lunch.ics")
+        #expect(inside.status == 403 && inside.precondition == .caldav("calendar-collection-location-ok"))
+        let existing = try dav.mkcalendar("/dav/calendars/anna/work/")
+        #expect(existing.status == 403 && existing.precondition == .dav("resource-must-be-null"))
+        // MKCOL on a mapped URL is 405 with Allow (RFC 4918 §9.3.1).
+        let mkcol = try dav.send(
+            "MKCOL", "/dav/calendars/anna/work/",
+            "<D:mkcol xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:set><D:prop>"
+                + "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype></D:prop></D:set></D:mkcol>")
+        #expect(mkcol.status == 405 && mkcol.headers["Allow"] != nil)
         // A PUT into a calendar that does not exist: 409, the parent is missing (RFC 4918 §9.7.1).
         #expect(try dav.put("/dav/calendars/anna/nowhere/lunch.ics", Self.event).status == 409)
         // OPTIONS is truthful per resource, and never claims locking or scheduling.
