@@ -83,7 +83,9 @@ import Testing
             "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VTODO\r\nUID:t\r\nDTSTAMP:20261101T000000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
         )
         #expect(task.status == 403 && task.precondition == .caldav("supported-calendar-component"))
-        #expect(try dav.put("/dav/calendars/anna/work/x.ics", "{}", contentType: "application/json").status == 415)
+        // RFC 4791 §5.3.2.1 (CALDAV:supported-calendar-data): a precondition, so 403.
+        let json = try dav.put("/dav/calendars/anna/work/x.ics", "{}", contentType: "application/json")
+        #expect(json.status == 403 && json.precondition == .caldav("supported-calendar-data"))
         // Nothing above changed what is stored.
         #expect(try dav.get(path).headers["ETag"] == etag)
 

@@ -148,3 +148,36 @@ import Testing
         }
     }
 }
+
+/// Time zones set on a calendar (RFC 4791 §5.2.2).
+@Suite struct CalendarTimezoneTests {
+    static let berlin = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VTIMEZONE", "TZID:Europe/Berlin",
+        "BEGIN:STANDARD", "DTSTART:19701025T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "END:STANDARD",
+        "END:VTIMEZONE", "END:VCALENDAR", "",
+    ].joined(separator: "\r\n")
+
+    @Test(arguments: ServerSetup.everyTransport) func anInvalidCalendarTimezoneIsRefusedAndNothingChanges(
+        _ setup: ServerSetup
+    ) throws {
+        let dav = try TestServer(setup).dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        let calendar = FilterTests.calendar
+        let timezone = DAVName.caldav("calendar-timezone")
+        // RFC 4791 §5.2.2 (CALDAV:valid-calendar-data): the time zone MUST be a valid iCalendar
+        // object containing a single valid VTIMEZONE component.
+        for invalid in ["not iCalendar", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"] {
+            let answer = try dav.proppatch(
+                calendar, set: [(timezone, invalid), (.dav("displayname"), "Renamed")]
+            ).multistatus()
+            let statuses = try #require(answer.response(calendar)).propstats.map(\.status).sorted()
+            // Atomic: the good change fails with it (424 Failed Dependency).
+            #expect(statuses == [403, 424])
+        }
+        let unchanged = try dav.propfind(calendar, props: [timezone, .dav("displayname")]).multistatus()
+        #expect(unchanged.response(calendar)?.property(.dav("displayname"))?.text != "Renamed")
+        // A valid one is taken.
+        let valid = try dav.proppatch(calendar, set: [(timezone, Self.berlin)]).multistatus()
+        #expect(try #require(valid.response(calendar)).propstats.map(\.status) == [200])
+    }
+}

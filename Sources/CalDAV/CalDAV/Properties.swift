@@ -179,10 +179,12 @@ extension DAVContext {
             case .calendarOrder:
                 if let order = Int(element.text) { calendar.order = order } else { status = 400 }
             case .calendarTimezone:
+                // RFC 4791 §5.2.2 (CALDAV:valid-calendar-data): an iCalendar object with one
+                // VTIMEZONE, here one whose TZID names a zone this server knows.
                 if let zone = Self.zoneName(fromTimezoneProperty: element.text) {
                     calendar.timeZone = zone
                 } else {
-                    status = 400
+                    status = 403
                 }
             case .supportedComponents:
                 let types = Set(

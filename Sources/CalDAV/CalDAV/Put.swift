@@ -10,7 +10,7 @@ extension DAVContext {
             return DAVError(405, "PUT stores calendar objects inside a calendar collection").response
         }
         if let type = request.headers["Content-Type"]?.lowercased(), !type.hasPrefix("text/calendar") {
-            return DAVError(415, "calendar objects are text/calendar, not \(type)", caldav: "supported-calendar-data")
+            return DAVError(403, "calendar objects are text/calendar, not \(type)", caldav: "supported-calendar-data")
                 .response
         }
         if request.body.count > handler.maxResourceSize {
