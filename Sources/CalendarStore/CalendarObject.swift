@@ -64,12 +64,20 @@ struct CalendarObject {
 
     init(document: ICalendarDocument, resource: String?) throws(StoreError) {
         func invalid(_ message: String) -> StoreError { StoreError(.invalidCalendarData, message, resource: resource) }
-        guard document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR"
+        /// A rule of RFC 4791 §4.1 broken by data that is valid iCalendar.
+        func breaks(_ message: String) -> StoreError {
+            StoreError(.invalidCalendarObject, message, resource: resource)
+        }
+        guard document.components.allSatisfy({ $0.name == "VCALENDAR" }), let calendar = document.components.first
         else {
+            // A bare VEVENT (or nothing) is not an iCalendar object at all.
             throw invalid("a calendar object resource is exactly one VCALENDAR")
         }
+        guard document.components.count == 1 else {
+            throw breaks("a calendar object resource is exactly one VCALENDAR")
+        }
         if calendar.property("METHOD") != nil {
-            throw invalid("a stored calendar object must not have METHOD (RFC 4791 §4.1); remove it or import the file")
+            throw breaks("a stored calendar object must not have METHOD (RFC 4791 §4.1); remove it or import the file")
         }
         var type: ComponentType?
         var uid: String?
@@ -78,10 +86,10 @@ struct CalendarObject {
         for component in calendar.components {
             if component.name == "VTIMEZONE" || component.name.hasPrefix("X-") { continue }
             guard let kind = ComponentType(rawValue: component.name) else {
-                throw invalid("a calendar object resource cannot hold \(component.name)")
+                throw breaks("a calendar object resource cannot hold \(component.name)")
             }
             if let type, type != kind {
-                throw invalid(
+                throw breaks(
                     "a calendar object resource holds one component type, not \(type.rawValue) and \(kind.rawValue)")
             }
             type = kind
@@ -89,7 +97,7 @@ struct CalendarObject {
                 throw invalid("\(kind.rawValue) has no UID")
             }
             if let uid, uid != componentUID {
-                throw invalid(
+                throw breaks(
                     "every component of a calendar object resource has one UID, not \(uid) and \(componentUID)")
             }
             uid = componentUID
@@ -103,8 +111,8 @@ struct CalendarObject {
                 if kind == .event, component.property("DTSTART") == nil { throw invalid("VEVENT has no DTSTART") }
             }
         }
-        guard let type, let uid else { throw invalid("the VCALENDAR holds no VEVENT, VTODO or VJOURNAL") }
-        guard masters <= 1 else { throw invalid("more than one component without RECURRENCE-ID has UID \(uid)") }
+        guard let type, let uid else { throw breaks("the VCALENDAR holds no VEVENT, VTODO or VJOURNAL") }
+        guard masters <= 1 else { throw breaks("more than one component without RECURRENCE-ID has UID \(uid)") }
         self.calendar = calendar
         self.componentType = type
         self.uid = uid

@@ -26,9 +26,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case preconditionFailed
         /// Another resource of the calendar has this UID (CalDAV `no-uid-conflict`).
         case uidConflict
-        /// The iCalendar data is malformed or breaks a calendar object resource's rules
-        /// (CalDAV `valid-calendar-data` / `valid-calendar-object-resource`).
+        /// The iCalendar data is malformed or not valid iCalendar (CalDAV `valid-calendar-data`).
         case invalidCalendarData
+        /// Valid iCalendar that breaks a calendar object resource's rules (RFC 4791 §4.1:
+        /// one VCALENDAR, one component type, one UID, one master, no METHOD; CalDAV
+        /// `valid-calendar-object-resource`).
+        case invalidCalendarObject
         /// The calendar does not accept this component type (CalDAV `supported-calendar-component`).
         case unsupportedComponent
         /// A sync token this calendar never issued, or one whose tombstones were pruned

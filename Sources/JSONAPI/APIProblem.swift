@@ -102,7 +102,7 @@ struct APIProblem: HTTPResponseError {
         case .forbidden: self.init(.forbidden, error.message)
         case .preconditionFailed: self.init(.preconditionFailed, error.message)
         case .uidConflict, .alreadyExists: self.init(.alreadyExists, error.message)
-        case .invalidCalendarData: self.init(.invalidCalendarData, error.message)
+        case .invalidCalendarData, .invalidCalendarObject: self.init(.invalidCalendarData, error.message)
         case .unsupportedComponent: self.init(.unsupportedComponent, error.message)
         case .invalidSyncToken, .invalidArgument: self.init(.invalidField, error.message)
         case .database:

@@ -78,6 +78,20 @@ import Testing
         let invalid = try dav.put(
             "/dav/calendars/anna/work/bad.ics", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nEND:VTODO\r\n")
         #expect(invalid.status == 403 && invalid.precondition == .caldav("valid-calendar-data"))
+        // RFC 4791 §5.3.2.1: valid iCalendar that breaks §4.1's rules (two UIDs, METHOD) is
+        // CALDAV:valid-calendar-object-resource, not valid-calendar-data.
+        for rule in ["UID:other@test", "METHOD:PUBLISH"] {
+            let body =
+                rule.hasPrefix("METHOD")
+                ? Self.event.replacingOccurrences(of: "PRODID:-//Test//EN", with: "PRODID:-//Test//EN\r\n" + rule)
+                : Self.event.replacingOccurrences(
+                    of: "END:VCALENDAR",
+                    with:
+                        "BEGIN:VEVENT\r\n\(rule)\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261202T120000Z\r\nEND:VEVENT\r\nEND:VCALENDAR"
+                )
+            let broken = try dav.put("/dav/calendars/anna/work/rule.ics", body)
+            #expect(broken.status == 403 && broken.precondition == .caldav("valid-calendar-object-resource"), "\(rule)")
+        }
         let task = try dav.put(
             "/dav/calendars/anna/work/task.ics",
             "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VTODO\r\nUID:t\r\nDTSTAMP:20261101T000000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"

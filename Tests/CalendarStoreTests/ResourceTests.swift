@@ -114,27 +114,27 @@ import Testing
                 "two UIDs",
                 resource(
                     vevent(uid: "a", ["DTSTART:20261201T090000Z"]) + vevent(uid: "b", ["DTSTART:20261201T090000Z"])),
-                .invalidCalendarData
+                .invalidCalendarObject
             ),
             (
                 "two types",
                 resource(
                     vevent(uid: "a", ["DTSTART:20261201T090000Z"]) + [
                         "BEGIN:VTODO", "UID:a", "DTSTAMP:20261101T000000Z", "END:VTODO",
-                    ]), .invalidCalendarData
+                    ]), .invalidCalendarObject
             ),
             (
                 "two masters",
                 resource(
                     vevent(uid: "a", ["DTSTART:20261201T090000Z"]) + vevent(uid: "a", ["DTSTART:20261202T090000Z"])),
-                .invalidCalendarData
+                .invalidCalendarObject
             ),
             (
                 "METHOD",
                 Array(
                     ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nMETHOD:REQUEST\r\n"
                         + vevent(uid: "a", ["DTSTART:20261201T090000Z"]).joined(separator: "\r\n")
-                        + "\r\nEND:VCALENDAR\r\n").utf8), .invalidCalendarData
+                        + "\r\nEND:VCALENDAR\r\n").utf8), .invalidCalendarObject
             ),
             ("no DTSTART", resource(vevent(uid: "a", ["SUMMARY:x"])), .invalidCalendarData),
             (

@@ -61,6 +61,7 @@ struct DAVError: HTTPResponseError {
             self.init(
                 403, error.message, precondition: PropertyName(DAVNamespace.caldav, "no-uid-conflict"), detail: href)
         case .invalidCalendarData: self.init(403, error.message, caldav: "valid-calendar-data")
+        case .invalidCalendarObject: self.init(403, error.message, caldav: "valid-calendar-object-resource")
         case .unsupportedComponent: self.init(403, error.message, caldav: "supported-calendar-component")
         case .invalidSyncToken: self.init(403, error.message, dav: "valid-sync-token")
         case .invalidArgument: self.init(400, error.message)
