@@ -16,7 +16,8 @@ extension DatabaseEventStore {
     {
         try database.read { (connection) throws(StoreError) -> ResourceReport in
             let row = try calendarRow(calendar, connection, write: false)
-            let zone = try viewerZone(nil, calendar: row)
+            let zone: ZoneRules
+            if let requested = query.timeZone { zone = requested } else { zone = try viewerZone(nil, calendar: row) }
             var selected: [Listed]
             var missing: [String] = []
             if let range = query.overlapping {

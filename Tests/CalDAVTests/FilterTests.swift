@@ -181,3 +181,49 @@ import Testing
         #expect(try #require(valid.response(calendar)).propstats.map(\.status) == [200])
     }
 }
+
+/// The request's time zone (RFC 4791 §9.8): floating and all-day times of a
+/// calendar-query are read in `CALDAV:timezone`, else in the calendar's
+/// `calendar-timezone`, else in UTC.
+@Suite struct QueryTimeZoneTests {
+    /// Breakfast at 09:00 floating time on 2026-12-10: 08:00Z in Berlin, 09:00Z in UTC.
+    static let breakfast = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:breakfast@test",
+        "DTSTAMP:20261101T000000Z", "DTSTART:20261210T090000", "DURATION:PT30M", "SUMMARY:Breakfast", "END:VEVENT",
+        "END:VCALENDAR", "",
+    ].joined(separator: "\r\n")
+
+    func query(_ dav: DAVClient, timezone: String?, prop: String = "<D:getetag/>") throws -> DAVAnswer {
+        let zone = timezone.map { "<C:timezone>\($0)</C:timezone>" } ?? ""
+        return try dav.report(
+            FilterTests.calendar, depth: "1",
+            "<C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop>\(prop)</D:prop>"
+                + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\">"
+                + "<C:time-range start=\"20261210T073000Z\" end=\"20261210T083000Z\"/>"
+                + "</C:comp-filter></C:comp-filter></C:filter>\(zone)</C:calendar-query>")
+    }
+
+    @Test(arguments: ServerSetup.everyStore) func floatingTimesAreReadInTheRequestsZone(_ setup: ServerSetup) throws {
+        let dav = try TestServer(setup).dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        #expect(try dav.put(FilterTests.calendar + "breakfast.ics", Self.breakfast).status == 201)
+        let breakfast = FilterTests.calendar + "breakfast.ics"
+        // Without a zone anywhere, floating 09:00 is 09:00Z: outside 07:30Z–08:30Z.
+        #expect(try query(dav, timezone: nil).multistatus().hrefs == [])
+        // In the request's Berlin, it is 08:00Z: inside, and expanded to that instant.
+        #expect(try query(dav, timezone: CalendarTimezoneTests.berlin).multistatus().hrefs == [breakfast])
+        let expanded = try query(
+            dav, timezone: CalendarTimezoneTests.berlin,
+            prop: "<C:calendar-data><C:expand start=\"20261210T000000Z\" end=\"20261211T000000Z\"/></C:calendar-data>")
+        let data = try #require(expanded.multistatus().response(breakfast)?.property(.caldav("calendar-data"))?.text)
+        #expect(data.contains("DTSTART:20261210T080000Z"))
+        // The calendar's own calendar-timezone serves when the request names none.
+        #expect(
+            try dav.proppatch(FilterTests.calendar, set: [(.caldav("calendar-timezone"), CalendarTimezoneTests.berlin)])
+                .status == 207)
+        #expect(try query(dav, timezone: nil).multistatus().hrefs == [breakfast])
+        // RFC 4791 §7.8 (CALDAV:valid-calendar-data): the time zone must be one VTIMEZONE.
+        let invalid = try query(dav, timezone: "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n")
+        #expect(invalid.status == 403 && invalid.precondition == .caldav("valid-calendar-data"))
+    }
+}

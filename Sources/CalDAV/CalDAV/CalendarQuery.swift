@@ -29,9 +29,20 @@ struct CalendarQueryReport {
     /// Nothing can match: a time range on a member no object is made of, or two members
     /// that each need an object made of a different component.
     var matchesNothing = false
+    /// The request's `CALDAV:timezone` (RFC 4791 §9.8): where floating and all-day times
+    /// are read for the time ranges and `expand`; the calendar's `calendar-timezone` when nil.
+    var timeZone: ZoneRules?
 
     init(_ body: XMLElement) throws(DAVError) {
         properties = try ReportProperties(body)
+        if let element = body.child(DAVNamespace.caldav, "timezone") {
+            // RFC 4791 §7.8 (CALDAV:valid-calendar-data): one valid VTIMEZONE in an iCalendar object.
+            guard let zone = QueryFilter.zone(fromTimezone: element.text) else {
+                throw DAVError(
+                    403, "the timezone element holds one VCALENDAR with one VTIMEZONE", caldav: "valid-calendar-data")
+            }
+            timeZone = zone
+        }
         // <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"> [<C:time-range/>] …
         let roots = body.child(DAVNamespace.caldav, "filter")?.children ?? []
         guard roots.count == 1, let outer = roots.first, outer.namespace == DAVNamespace.caldav,
@@ -97,7 +108,8 @@ struct CalendarQueryReport {
     func query(types: Set<ComponentType>?, overlapping range: TimeRange?, zone: ZoneRules) -> ResourceQuery {
         let todoRange = types == [.todo] && member == nil ? range : nil
         var query = ResourceQuery(
-            componentTypes: types, overlapping: types == [.todo] ? nil : range, alarmsFiring: alarmRange)
+            componentTypes: types, overlapping: types == [.todo] ? nil : range, alarmsFiring: alarmRange,
+            timeZone: timeZone)
         let members = readsObjects ? self.members : []
         if !members.isEmpty || todoRange != nil {
             query.predicate = { calendar, steps in
@@ -113,7 +125,7 @@ struct CalendarQueryReport {
     func answer(in context: DAVContext, calendar: CalendarHandle) throws(StoreError) -> HTTPResponse {
         var multistatus = Multistatus()
         guard !matchesNothing else { return multistatus.response() }
-        let zone = calendar.calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
+        let zone = timeZone ?? DAVContext.zone(of: calendar)
         let content = properties.content
         var report: ResourceReport
         if let componentType, let componentRange, !isNotDefined {
@@ -134,7 +146,7 @@ struct CalendarQueryReport {
             report = try context.store.report(
                 query(types: types, overlapping: nil, zone: zone), content: content, calendar: calendar)
         }
-        try context.write(report, properties: properties, calendar: calendar, into: &multistatus)
+        try context.write(report, properties: properties, calendar: calendar, zone: zone, into: &multistatus)
         return multistatus.response()
     }
 }

@@ -161,6 +161,18 @@ struct QueryFilter {
         }
     }
 
+    /// The zone a `CALDAV:timezone` element names: its text is one VCALENDAR holding one
+    /// VTIMEZONE, whose TZID is resolved as an object's own would be (an IANA or Windows
+    /// name from the database, else the VTIMEZONE's rules); nil when it is not that.
+    static func zone(fromTimezone text: String) -> ZoneRules? {
+        guard let document = try? ICalendarParser.parse(Array(text.utf8), options: .lenient),
+            document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR"
+        else { return nil }
+        let zones = calendar.components(named: "VTIMEZONE")
+        guard zones.count == 1, let tzid = zones[0].property("TZID")?.textValue() else { return nil }
+        return try? ZoneResolver(calendar: calendar).zone(for: tzid)
+    }
+
     /// The collations a text-match may name (RFC 4790; `i;ascii-casemap` is the default).
     static let collations: Set<String> = ["i;ascii-casemap", "i;octet", "i;unicode-casemap"]
 

@@ -99,6 +99,11 @@ extension DAVContext {
         }
     }
 
+    /// The zone a calendar reads floating and all-day times in (its `calendar-timezone`), else UTC.
+    static func zone(of calendar: CalendarHandle) -> ZoneRules {
+        calendar.calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
+    }
+
     /// The answer, or the store error's.
     func answered(_ answer: () throws(StoreError) -> HTTPResponse) -> HTTPResponse {
         do {
@@ -111,11 +116,12 @@ extension DAVContext {
     /// Writes a store report's objects: the asked properties of each, its calendar-data
     /// (limited or expanded as asked), and, when instances were left out, the
     /// collection's 507 saying the answer is incomplete (as sync-collection does).
+    /// Floating and all-day times are read in `zone` (the request's), else the calendar's.
     func write(
-        _ report: ResourceReport, properties: ReportProperties, calendar: CalendarHandle,
+        _ report: ResourceReport, properties: ReportProperties, calendar: CalendarHandle, zone: ZoneRules? = nil,
         into multistatus: inout Multistatus
     ) throws(StoreError) {
-        let zone = calendar.calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
+        let zone = zone ?? Self.zone(of: calendar)
         var calendarData: [[UInt8]?]
         if properties.expand != nil {
             // Each object's instances written on every core.

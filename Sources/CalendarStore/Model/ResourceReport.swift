@@ -1,3 +1,4 @@
+import CivilTime
 import ICalendar
 
 /// Which resources of one calendar a read answers (a CalDAV REPORT): every condition
@@ -17,11 +18,16 @@ public struct ResourceQuery: Sendable {
     /// to-do table), judged on every core. `steps` is the share of the request's
     /// expansion budget one object may spend.
     public var predicate: (@Sendable (_ calendar: Component, _ steps: Int) -> Bool)?
+    /// The zone floating and all-day times are read in, for the range and the
+    /// instances (CalDAV's `CALDAV:timezone` of the request); the calendar's when nil.
+    public var timeZone: ZoneRules?
 
     public init(
         names: [String]? = nil, componentTypes: Set<ComponentType>? = nil, overlapping: TimeRange? = nil,
-        alarmsFiring: TimeRange? = nil, predicate: (@Sendable (Component, Int) -> Bool)? = nil
+        alarmsFiring: TimeRange? = nil, predicate: (@Sendable (Component, Int) -> Bool)? = nil,
+        timeZone: ZoneRules? = nil
     ) {
+        self.timeZone = timeZone
         self.names = names
         self.componentTypes = componentTypes
         self.overlapping = overlapping
