@@ -227,3 +227,53 @@ import Testing
         #expect(invalid.status == 403 && invalid.precondition == .caldav("valid-calendar-data"))
     }
 }
+
+/// `expand` (RFC 4791 §9.6.5): each instance with its times in UTC and its
+/// RECURRENCE-ID, every other property as sent.
+@Suite struct ExpandTests {
+    func expanded(_ dav: DAVClient, _ name: String, _ start: String, _ end: String) throws -> String {
+        let answer = try dav.calendarQuery(
+            FilterTests.calendar,
+            prop: "<C:calendar-data><C:expand start=\"\(start)\" end=\"\(end)\"/></C:calendar-data>",
+            filter:
+                "<C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:comp-filter></C:comp-filter>"
+        )
+        let response = try #require(answer.multistatus().response(FilterTests.calendar + name))
+        return try #require(response.property(.caldav("calendar-data"))?.text)
+    }
+
+    @Test func durationIsKeptAsSentAndEveryInstanceHasItsRecurrenceID() throws {
+        let dav = try TestServer().dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        #expect(try dav.put(FilterTests.calendar + "yoga.ics", FilterTests.yoga).status == 201)
+        let data = try expanded(dav, "yoga.ics", "20261130T000000Z", "20261221T000000Z")
+        // (XML reads line ends as LF, so lines are split on either.)
+        let lines = data.split(whereSeparator: \.isNewline).map(String.init)
+        // Three instances (30 Nov, 7 Dec, the moved 14 Dec), each with DURATION:PT1H and no DTEND.
+        #expect(lines.filter { $0 == "BEGIN:VEVENT" }.count == 3)
+        #expect(lines.filter { $0 == "DURATION:PT1H" }.count == 3)
+        #expect(!lines.contains { $0.hasPrefix("DTEND") } && !lines.contains { $0.hasPrefix("RRULE") })
+        #expect(lines.filter { $0.hasPrefix("RECURRENCE-ID:") }.count == 3)
+        // 18:00 Berlin is 17:00Z; the moved instance starts at 19:00 Berlin, 18:00Z.
+        #expect(lines.contains("DTSTART:20261130T170000Z") && lines.contains("DTSTART:20261214T180000Z"))
+        #expect(lines.contains("RECURRENCE-ID:20261214T170000Z"))
+    }
+
+    @Test func aNominalDurationAcrossADSTChangeBecomesTheInstancesEnd() throws {
+        let dav = try TestServer().dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        // P1D from 12:00 Berlin on 2026-10-24 ends at 12:00 on the 25th, after clocks went back:
+        // 25 hours, which DURATION:P1D from a UTC start would not say.
+        let body = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:retreat@test",
+            "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261024T120000", "DURATION:P1D",
+            "RRULE:FREQ=WEEKLY;COUNT=2", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        #expect(try dav.put(FilterTests.calendar + "retreat.ics", body).status == 201)
+        let lines = try expanded(dav, "retreat.ics", "20261020T000000Z", "20261105T000000Z")
+            .split(whereSeparator: \.isNewline).map(String.init)
+        #expect(lines.contains("DTSTART:20261024T100000Z") && lines.contains("DTEND:20261025T110000Z"))
+        // The next week has no DST change: its 24 hours keep DURATION:P1D.
+        #expect(lines.contains("DTSTART:20261031T110000Z") && lines.filter { $0 == "DURATION:P1D" }.count == 1)
+    }
+}

@@ -54,7 +54,17 @@ extension DAVContext {
                     Property(name: "DTSTART", dateTime: DAVTime.value(occurrence.start, zone: zone)))
             }
             let endName = component.name == "VTODO" ? "DUE" : "DTEND"
-            if component.name != "VTODO" || original.property("DUE") != nil || original.property("DURATION") != nil {
+            // DURATION stays as sent where it still spans the instance read from its UTC start
+            // (RFC 4791 §9.6.5 changes the times to UTC, not DURATION into DTEND); a nominal
+            // one across a DST change would not, and becomes the instance's end.
+            let span = occurrence.end.instant(in: zone) - occurrence.start.instant(in: zone)
+            if let duration = original.property("DURATION"), original.property(endName) == nil,
+                let length = try? duration.durationValue(), length.secondsAssumingUniformDays == span
+            {
+                component.properties.append(duration)
+            } else if component.name != "VTODO" || original.property("DUE") != nil
+                || original.property("DURATION") != nil
+            {
                 component.properties.append(
                     Property(name: endName, dateTime: DAVTime.value(occurrence.end, zone: zone)))
             }
