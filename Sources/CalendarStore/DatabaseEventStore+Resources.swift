@@ -17,16 +17,7 @@ extension DatabaseEventStore {
 
     public func resources(calendar: some CalendarReference) throws(StoreError) -> [ResourceInfo] {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
-            let row = try calendarRow(calendar, connection, write: false)
-            return try connection.rows(
-                "SELECT name, etag, component, identifier, size, modified FROM objects WHERE calendar_id = ? ORDER BY name",
-                [.integer(row.rowID)]
-            ) { object in
-                ResourceInfo(
-                    name: object.string(0), etag: object.string(1),
-                    componentType: ComponentType(rawValue: object.string(2)) ?? .event,
-                    localIdentifier: object.string(3), size: object.int(4), lastModified: object.int(5))
-            }
+            try listing(in: try calendarRow(calendar, connection, write: false), names: nil, connection).map(\.info)
         }
     }
 

@@ -36,9 +36,15 @@ public enum RawHTTP {
 
     /// Sends raw bytes (a request with any body) and returns everything read back.
     public static func exchange(port: UInt16, bytes: [UInt8]) throws -> String {
+        String(decoding: try exchangeBytes(port: port, bytes, timeout: 5), as: UTF8.self)
+    }
+
+    /// Sends `bytes` over one connection and returns every byte read until the server
+    /// closes it, or until a read waits `timeout` seconds.
+    public static func exchangeBytes(port: UInt16, _ bytes: [UInt8], timeout seconds: Int) throws -> [UInt8] {
         let descriptor = try connect(port: port)
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         // The server may answer (413) and close before reading a large body: stop sending then.
         var offset = 0
@@ -56,7 +62,7 @@ public enum RawHTTP {
             if count <= 0 { break }
             received += buffer[0..<count]
         }
-        return String(decoding: received, as: UTF8.self)
+        return received
     }
 
 }

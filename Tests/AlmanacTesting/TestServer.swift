@@ -238,26 +238,7 @@ enum LoopbackClient {
             head += "Content-Length: \(body.count)\r\n"
         }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        let descriptor = try RawHTTP.connect(port: port)
-        defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array((head + "\r\n").utf8) + body
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent <= 0 { break }  // the server answered early and closed
-            offset += sent
-        }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
+        let received = try RawHTTP.exchangeBytes(port: port, Array((head + "\r\n").utf8) + body, timeout: 60)
         return try parse(received, method: method)
     }
 

@@ -51,6 +51,16 @@ struct ReportProperties {
     static let maxExpandedInstances = 10_000
 }
 
+/// A report answered on a calendar collection, read from its body first.
+protocol CalendarReport {
+    func answer(in context: DAVContext, calendar: CalendarHandle) throws(StoreError) -> HTTPResponse
+}
+
+extension CalendarMultigetReport: CalendarReport {}
+extension CalendarQueryReport: CalendarReport {}
+extension SyncCollectionReport: CalendarReport {}
+extension FreeBusyQueryReport: CalendarReport {}
+
 extension DAVContext {
     /// REPORT (RFC 3253 §3.6): each report's body is read into its value, then answered.
     /// The principal searches are answered anywhere; the calendar reports on a calendar
@@ -78,21 +88,18 @@ extension DAVContext {
             } catch {
                 throw DAVError(error)
             }
-            switch (body.namespace, body.name) {
-            case (DAVNamespace.caldav, "calendar-multiget"):
-                let report = try CalendarMultigetReport(body, in: self)
-                return answered { () throws(StoreError) in try report.answer(in: self, calendar: calendar) }
-            case (DAVNamespace.caldav, "calendar-query"):
-                let report = try CalendarQueryReport(body)
-                return answered { () throws(StoreError) in try report.answer(in: self, calendar: calendar) }
-            case (DAVNamespace.dav, "sync-collection"):
-                let report = try SyncCollectionReport(body)
-                return answered { () throws(StoreError) in try report.answer(in: self, calendar: calendar) }
-            case (DAVNamespace.caldav, "free-busy-query"):
-                let report = try FreeBusyQueryReport(body)
-                return answered { () throws(StoreError) in try report.answer(in: self, calendar: calendar) }
-            default:
-                throw DAVError(403, "unsupported REPORT \(body.name)", dav: "supported-report")
+            let report: any CalendarReport =
+                switch (body.namespace, body.name) {
+                case (DAVNamespace.caldav, "calendar-multiget"): try CalendarMultigetReport(body, in: self)
+                case (DAVNamespace.caldav, "calendar-query"): try CalendarQueryReport(body)
+                case (DAVNamespace.dav, "sync-collection"): try SyncCollectionReport(body)
+                case (DAVNamespace.caldav, "free-busy-query"): try FreeBusyQueryReport(body)
+                default: throw DAVError(403, "unsupported REPORT \(body.name)", dav: "supported-report")
+                }
+            do {
+                return try report.answer(in: self, calendar: calendar)
+            } catch {
+                return DAVError(error).response
             }
         } catch {
             return error.response
@@ -102,15 +109,6 @@ extension DAVContext {
     /// The zone a calendar reads floating and all-day times in (its `calendar-timezone`), else UTC.
     static func zone(of calendar: CalendarHandle) -> ZoneRules {
         calendar.calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
-    }
-
-    /// The answer, or the store error's.
-    func answered(_ answer: () throws(StoreError) -> HTTPResponse) -> HTTPResponse {
-        do {
-            return try answer()
-        } catch {
-            return DAVError(error).response
-        }
     }
 
     /// Writes a store report's objects: the asked properties of each, its calendar-data

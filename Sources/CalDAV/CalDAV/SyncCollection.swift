@@ -14,7 +14,7 @@ struct SyncCollectionReport {
         let tokenText = body.child(DAVNamespace.dav, "sync-token")?.text ?? ""
         if !tokenText.isEmpty {
             guard let parsed = SyncToken(tokenText) else {
-                throw DAVError(StoreError(.invalidSyncToken, "sync token \(tokenText) was not issued by this server"))
+                throw DAVError(403, "sync token \(tokenText) was not issued by this server", dav: "valid-sync-token")
             }
             token = parsed
         }
