@@ -460,15 +460,18 @@ extension DatabaseEventStore {
     public func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String> {
         try database.read { (connection) throws(StoreError) -> Set<String> in
             try events(
-                withAlarmsFiringIn: range, calendar: try calendarRow(calendar, connection, write: false), connection)
+                withAlarmsFiringIn: range, calendar: try calendarRow(calendar, connection, write: false), zone: nil,
+                connection)
         }
     }
 
-    func events(withAlarmsFiringIn range: TimeRange, calendar: CalendarRow, _ connection: Connection)
+    /// The events of `calendar` with an alarm firing in `range`, floating and all-day
+    /// times read in `zone` (the calendar's own when nil).
+    func events(withAlarmsFiringIn range: TimeRange, calendar: CalendarRow, zone: ZoneRules?, _ connection: Connection)
         throws(StoreError) -> Set<String>
     {
         var result = Set<String>()
-        let cuts = try visitAlarms(firingIn: range, calendars: [calendar], timeZone: nil, connection) {
+        let cuts = try visitAlarms(firingIn: range, calendars: [calendar], zone: zone, connection) {
             _, occurrence, _ in
             result.insert(occurrence.eventIdentifier)
         }
@@ -487,21 +490,24 @@ extension DatabaseEventStore {
         firingIn range: TimeRange, calendars: [String]?, timeZone: String?,
         _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
     ) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] {
-        try database.read { (connection) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] in
+        var zone: ZoneRules?
+        if let timeZone { zone = try viewerZone(timeZone, calendar: nil) }
+        return try database.read { (connection) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] in
             try visitAlarms(
-                firingIn: range, calendars: try visibleCalendars(calendars, connection), timeZone: timeZone,
-                connection, body)
+                firingIn: range, calendars: try visibleCalendars(calendars, connection), zone: zone, connection, body)
         }
     }
 
+    /// Floating and all-day times are read in `zone`, else in each calendar's own.
     private func visitAlarms(
-        firingIn range: TimeRange, calendars: [CalendarRow], timeZone: String?, _ connection: Connection,
+        firingIn range: TimeRange, calendars: [CalendarRow], zone requested: ZoneRules?, _ connection: Connection,
         _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
     ) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] {
         var cuts: [(series: TruncatedEvent, firesFrom: Int)] = []
         var budget = backend.expansionBudget
         for calendar in calendars {
-            let zone = try viewerZone(timeZone, calendar: calendar)
+            var zone = ZoneRules.utc
+            if let requested { zone = requested } else { zone = try viewerZone(nil, calendar: calendar) }
             let reach =
                 try connection.firstRow(
                     "SELECT max(alarm_reach) FROM objects WHERE calendar_id = ?", [.integer(calendar.rowID)],

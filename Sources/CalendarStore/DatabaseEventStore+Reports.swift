@@ -35,7 +35,7 @@ extension DatabaseEventStore {
                 missing = names.filter { !found.contains($0) }
             }
             if let range = query.alarmsFiring {
-                let firing = try events(withAlarmsFiringIn: range, calendar: row, connection)
+                let firing = try events(withAlarmsFiringIn: range, calendar: row, zone: zone, connection)
                 selected.removeAll { !firing.contains($0.info.localIdentifier) }
             }
             var data: [Int64: [UInt8]] = [:]

@@ -35,14 +35,7 @@ struct CalendarQueryReport {
 
     init(_ body: XMLElement) throws(DAVError) {
         properties = try ReportProperties(body)
-        if let element = body.child(DAVNamespace.caldav, "timezone") {
-            // RFC 4791 §7.8 (CALDAV:valid-calendar-data): one valid VTIMEZONE in an iCalendar object.
-            guard let zone = QueryFilter.zone(fromTimezone: element.text) else {
-                throw DAVError(
-                    403, "the timezone element holds one VCALENDAR with one VTIMEZONE", caldav: "valid-calendar-data")
-            }
-            timeZone = zone
-        }
+        timeZone = try QueryFilter.requestZone(in: body)
         // <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"> [<C:time-range/>] …
         let roots = body.child(DAVNamespace.caldav, "filter")?.children ?? []
         guard roots.count == 1, let outer = roots.first, outer.namespace == DAVNamespace.caldav,

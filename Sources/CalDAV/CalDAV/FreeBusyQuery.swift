@@ -5,10 +5,14 @@ import ICalendar
 
 /// free-busy-query (RFC 4791 §7.10): the busy time of a range as a VFREEBUSY.
 /// Transparent and cancelled instances leave time free; tentative ones are
-/// BUSY-TENTATIVE.
+/// BUSY-TENTATIVE. Floating and all-day events are placed in a `CALDAV:timezone` the
+/// request adds as calendar-query's does (§9.8), else in the calendar's
+/// `calendar-timezone` (§7.10), else in UTC.
 struct FreeBusyQueryReport {
     var start: Int
     var end: Int
+    /// The request's `CALDAV:timezone`, when it has one.
+    var timeZone: ZoneRules?
 
     init(_ body: XMLElement) throws(DAVError) {
         guard let timeRange = body.child(DAVNamespace.caldav, "time-range"),
@@ -19,17 +23,24 @@ struct FreeBusyQueryReport {
         }
         self.start = start
         self.end = end
+        timeZone = try QueryFilter.requestZone(in: body)
     }
 
     /// The most FREEBUSY periods one free-busy answer lists (RFC 4791 §7.10).
     static let maxFreeBusyPeriods = 10_000
 
     func answer(in context: DAVContext, calendar handle: CalendarHandle) throws(StoreError) -> HTTPResponse {
-        let calendar = handle.calendar
-        let occurrences = try context.store.events(
-            in: TimeRange(start: start, end: end), calendars: [calendar.id],
-            matching: EventFilter(componentTypes: [.event]),
-            timeZone: calendar.timeZone)
+        let range = TimeRange(start: start, end: end)
+        let report = try context.store.report(
+            ResourceQuery(componentTypes: [.event], overlapping: range, timeZone: timeZone),
+            content: .instances(range, limit: .max), calendar: handle)
+        // Busy time left out would read as free: a bound of expansion refuses the range instead.
+        guard !report.isTruncated else {
+            throw StoreError(
+                .invalidArgument,
+                "a series has more instances in this range than one answer expands; ask for a shorter range")
+        }
+        let occurrences = report.items.flatMap(\.instances)
         var freeBusy = Component(
             name: "VFREEBUSY",
             properties: [

@@ -6,8 +6,8 @@ import Recurrence
 extension DAVContext {
     /// The object with its master and only the overrides that impact `range` (RFC 4791
     /// §9.6.6); VTIMEZONEs and other components stay.
-    static func limited(_ data: [UInt8], to range: TimeRange, zone: ZoneRules) throws(StoreError) -> [UInt8] {
-        guard var root = try Self.parseObject(data) else { return data }
+    static func limited(_ root: Component, to range: TimeRange, zone: ZoneRules) throws(StoreError) -> Component {
+        var root = root
         let members = root.components.filter { ComponentType(rawValue: $0.name) != nil }
         let affecting: [Component]
         do {
@@ -18,7 +18,7 @@ extension DAVContext {
             throw StoreError(.invalidCalendarData, error.description)
         }
         root.components.removeAll { $0.property("RECURRENCE-ID") != nil && !affecting.contains($0) }
-        return root.serialized()
+        return root
     }
 
     /// A stored object's VCALENDAR.
@@ -30,11 +30,9 @@ extension DAVContext {
         }
     }
 
-    /// An object's instances in `range` as RFC 4791 §9.6.5 asks: one component per
-    /// instance with RECURRENCE-ID, times in UTC, no recurrence properties.
     /// An object's instances in the expanded range as RFC 4791 §9.6.5 asks: one
     /// component per instance with RECURRENCE-ID, times in UTC, no recurrence properties.
-    static func expanded(_ occurrences: [EventOccurrence], zone: ZoneRules) -> [UInt8] {
+    static func expanded(_ occurrences: [EventOccurrence], zone: ZoneRules) -> Component {
         // Instances of the master share its component: strip it once.
         var strippedMaster: Component?
         var components: [Component] = []
@@ -73,7 +71,7 @@ extension DAVContext {
             }
             components.append(component)
         }
-        return Component(name: "VCALENDAR", properties: expandedHeader, components: components).serialized()
+        return Component(name: "VCALENDAR", properties: expandedHeader, components: components)
     }
 
     static let expandedHeader = [

@@ -161,6 +161,17 @@ struct QueryFilter {
         }
     }
 
+    /// The zone of a report's `CALDAV:timezone` child (RFC 4791 §9.8), nil without one;
+    /// one that is not a VCALENDAR with one VTIMEZONE is 403 `CALDAV:valid-calendar-data` (§7.8).
+    static func requestZone(in body: XMLElement) throws(DAVError) -> ZoneRules? {
+        guard let element = body.child(DAVNamespace.caldav, "timezone") else { return nil }
+        guard let zone = zone(fromTimezone: element.text) else {
+            throw DAVError(
+                403, "the timezone element holds one VCALENDAR with one VTIMEZONE", caldav: "valid-calendar-data")
+        }
+        return zone
+    }
+
     /// The zone a `CALDAV:timezone` element names: its text is one VCALENDAR holding one
     /// VTIMEZONE, whose TZID is resolved as an object's own would be (an IANA or Windows
     /// name from the database, else the VTIMEZONE's rules); nil when it is not that.

@@ -12,6 +12,12 @@ struct ReportProperties {
     var expand: TimeRange?
     /// `<C:limit-recurrence-set start end>`: the master and only the overrides that impact the range.
     var limitRecurrenceSet: TimeRange?
+    /// `<C:limit-freebusy-set start end>` (§9.6.7): FREEBUSY periods only in the range.
+    /// Read and checked; no stored object holds a VFREEBUSY (a calendar's
+    /// supported-calendar-component-set has none), so there is nothing to limit.
+    var limitFreeBusySet: TimeRange?
+    /// `<C:comp>` (§9.6.1): only the components and properties it names.
+    var selection: ComponentSelection?
 
     /// Reads the report's `DAV:prop` (only the ETag when there is none).
     init(_ body: XMLElement) throws(DAVError) {
@@ -35,7 +41,21 @@ struct ReportProperties {
                 self.expand = try DAVTime.range(expand, bothBounds: true)
             }
             if let limit = element.child(DAVNamespace.caldav, "limit-recurrence-set") {
+                guard expand == nil else {
+                    throw DAVError(400, "calendar-data has expand or limit-recurrence-set, not both")
+                }
                 limitRecurrenceSet = try DAVTime.range(limit, bothBounds: true)
+            }
+            if let limit = element.child(DAVNamespace.caldav, "limit-freebusy-set") {
+                limitFreeBusySet = try DAVTime.range(limit, bothBounds: true)
+            }
+            let comps = element.children(DAVNamespace.caldav, "comp")
+            if let comp = comps.first {
+                let selection = try ComponentSelection(comp)
+                guard comps.count == 1, selection.name == "VCALENDAR" else {
+                    throw DAVError(400, "calendar-data selects from one CALDAV:comp named VCALENDAR")
+                }
+                self.selection = selection
             }
         }
     }
@@ -123,16 +143,21 @@ extension DAVContext {
         var calendarData: [[UInt8]?]
         if properties.expand != nil {
             // Each object's instances written on every core.
-            calendarData = Parallel.map(report.items) { Self.expanded($0.instances, zone: zone) }
-        } else if let range = properties.limitRecurrenceSet {
-            calendarData = []
-            for item in report.items {
-                guard let data = item.data else {
-                    calendarData.append(nil)
-                    continue
-                }
-                calendarData.append(try Self.limited(data, to: range, zone: zone))
+            calendarData = Parallel.map(report.items) { item in
+                Self.selected(Self.expanded(item.instances, zone: zone), by: properties.selection).serialized()
             }
+        } else if properties.limitRecurrenceSet != nil || properties.selection != nil {
+            let results = Parallel.map(report.items) { item in
+                Result { () throws(StoreError) -> [UInt8]? in
+                    guard let data = item.data, var root = try Self.parseObject(data) else { return item.data }
+                    if let range = properties.limitRecurrenceSet {
+                        root = try Self.limited(root, to: range, zone: zone)
+                    }
+                    return Self.selected(root, by: properties.selection).serialized()
+                }
+            }
+            calendarData = []
+            for result in results { calendarData.append(try result.get()) }
         } else {
             calendarData = report.items.map(\.data)
         }

@@ -9,7 +9,7 @@ public struct ResourceQuery: Sendable {
     /// Only objects made of one of these components; nil for any.
     public var componentTypes: Set<ComponentType>?
     /// Only objects with an instance that overlaps this range (the interval index,
-    /// recurrence-aware, floating times in the calendar's zone). A series a bound of
+    /// recurrence-aware, floating times in ``timeZone``). A series a bound of
     /// expansion stopped before its first instance here counts as overlapping.
     public var overlapping: TimeRange?
     /// Only objects with an alarm that fires in this range.
@@ -18,8 +18,8 @@ public struct ResourceQuery: Sendable {
     /// to-do table), judged on every core. `steps` is the share of the request's
     /// expansion budget one object may spend.
     public var predicate: (@Sendable (_ calendar: Component, _ steps: Int) -> Bool)?
-    /// The zone floating and all-day times are read in, for the range and the
-    /// instances (CalDAV's `CALDAV:timezone` of the request); the calendar's when nil.
+    /// The zone floating and all-day times are read in, for the range, the alarms and
+    /// the instances (CalDAV's `CALDAV:timezone` of the request); the calendar's when nil.
     public var timeZone: ZoneRules?
 
     public init(
