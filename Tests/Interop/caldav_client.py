@@ -5,8 +5,9 @@ Starts the almanac binary on a free loopback port with a temporary data
 directory, then drives it the way a sync client does: discovery from the bare
 server URL, calendar creation, saving single, all-day and recurring events
 (with an override and a time zone), time-range search with and without
-expansion, principal search at the root, to-do time ranges, sync tokens, an update with its ETag, and deletion. Exits non-zero
-on the first disagreement.
+expansion, principal search at the root, to-do time ranges, sync tokens, an update with its ETag, and deletion; and, as
+raw REPORTs through the library's client, ANDed sibling filters, partial calendar data, a query's own time zone and an
+incremental sync with an empty DAV:prop (RFC 4791 §9.6–§9.8, RFC 6578). Exits non-zero on the first disagreement.
 
     .build/client-venv/bin/python Tests/Interop/caldav_client.py --almanac .build/debug/almanac
 """
@@ -15,6 +16,7 @@ import datetime as dt
 import shutil
 import tempfile
 import urllib.parse
+import xml.etree.ElementTree as ET
 
 import caldav
 
@@ -107,6 +109,53 @@ END:VTODO
 END:VCALENDAR
 """
 
+FLOATING = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Interop//EN
+BEGIN:VEVENT
+UID:floating@interop
+DTSTAMP:20261101T000000Z
+DTSTART:20261210T090000
+DURATION:PT30M
+SUMMARY:Breakfast
+END:VEVENT
+END:VCALENDAR
+"""
+
+BERLIN = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Interop//EN
+BEGIN:VTIMEZONE
+TZID:Europe/Berlin
+BEGIN:STANDARD
+DTSTART:19701025T030000
+TZOFFSETFROM:+0200
+TZOFFSETTO:+0100
+END:STANDARD
+END:VTIMEZONE
+END:VCALENDAR
+"""
+
+DAV = "{DAV:}"
+CALDAV = "{urn:ietf:params:xml:ns:caldav}"
+
+
+def report(client, calendar, body):
+    """A REPORT on the calendar through the library's own client, as a parsed multistatus."""
+    answer = client.report(str(calendar.url), body, depth=1)
+    check(answer.status == 207, f"REPORT answered {answer.status}")
+    return ET.fromstring(answer.raw)
+
+
+def hrefs(multistatus):
+    return sorted(urllib.parse.unquote(r.findtext(DAV + "href")) for r in multistatus.iter(DAV + "response"))
+
+
+def query(filter_xml, prop="<D:getetag/>", extra=""):
+    return ('<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">'
+            f'<D:prop>{prop}</D:prop><C:filter><C:comp-filter name="VCALENDAR">{filter_xml}'
+            f'</C:comp-filter></C:filter>{extra}</C:calendar-query>')
+
 
 def check(condition, message):
     if not condition:
@@ -165,6 +214,33 @@ def run(base, password):
     summaries = sorted(str(e.icalendar_component["SUMMARY"]) for e in expanded)
     check(summaries.count("Yoga") == 3 and summaries.count("Yoga (late)") == 1, f"expanded instances: {summaries}")
 
+    # RFC 4791 §9.7.1: sibling comp-filters are ANDed (only the recurring event carries a VTIMEZONE).
+    both = report(client, calendar, query('<C:comp-filter name="VEVENT"/><C:comp-filter name="VTIMEZONE"/>'))
+    check(hrefs(both) == ["/dav/calendars/interop/work/weekly@interop.ics"], f"sibling filters are ANDed: {hrefs(both)}")
+    dentist = report(client, calendar, query(
+        '<C:comp-filter name="VEVENT"><C:time-range start="20261201T000000Z" end="20261208T000000Z"/>'
+        '<C:prop-filter name="SUMMARY"><C:text-match>dentist</C:text-match></C:prop-filter></C:comp-filter>'))
+    check(hrefs(dentist) == ["/dav/calendars/interop/work/single@interop.ics"], "a time range and a text match hold together")
+
+    # RFC 4791 §9.6.1–§9.6.4: only the components and properties asked for.
+    partial = report(client, calendar, query(
+        '<C:comp-filter name="VEVENT"/>',
+        prop='<C:calendar-data><C:comp name="VCALENDAR"><C:comp name="VEVENT"><C:prop name="UID"/>'
+             '<C:prop name="SUMMARY"/></C:comp></C:comp></C:calendar-data>'))
+    for data in partial.iter(CALDAV + "calendar-data"):
+        lines = [line for line in data.text.splitlines() if line]
+        check(lines[0] == "BEGIN:VCALENDAR" and all(line.split(":")[0].split(";")[0] in
+              ("BEGIN", "END", "UID", "SUMMARY") for line in lines), f"partial calendar data: {lines}")
+        check("BEGIN:VTIMEZONE" not in lines, "partial calendar data leaves out the VTIMEZONE")
+
+    # RFC 4791 §9.8: a floating 09:00 is 08:00Z in the query's own Berlin, 09:00Z without it.
+    calendar.save_event(FLOATING)
+    morning = '<C:comp-filter name="VEVENT"><C:time-range start="20261210T074500Z" end="20261210T081500Z"/></C:comp-filter>'
+    check(hrefs(report(client, calendar, query(morning))) == [], "a floating time is UTC when no zone is named")
+    in_berlin = report(client, calendar, query(morning, extra=f"<C:timezone><![CDATA[{BERLIN}]]></C:timezone>"))
+    check(hrefs(in_berlin) == ["/dav/calendars/interop/work/floating@interop.ics"], "the query's time zone places floating times")
+    calendar.event_by_uid("floating@interop").delete()
+
     token_objects = calendar.objects_by_sync_token(load_objects=False)
     token = token_objects.sync_token
     check(len(list(token_objects)) == 3 and token, "initial sync lists every object")
@@ -183,6 +259,17 @@ def run(base, password):
     check(paths == ["/dav/calendars/interop/work/allday@interop.ics", "/dav/calendars/interop/work/single@interop.ics"],
           f"incremental sync lists the change and the deletion: {paths}")
     check(len(calendar.events()) == 2, "deleted object gone")
+
+    # RFC 6578 §3.2: with an empty DAV:prop, each change still has a propstat (200) and each removal a 404 status.
+    empty = report(client, calendar, '<D:sync-collection xmlns:D="DAV:"><D:sync-token>' + token + '</D:sync-token>'
+                   '<D:sync-level>1</D:sync-level><D:prop/></D:sync-collection>')
+    statuses = {}
+    for response in empty.iter(DAV + "response"):
+        href = urllib.parse.unquote(response.findtext(DAV + "href"))
+        statuses[href] = response.findtext(DAV + "status") or response.findtext(DAV + "propstat/" + DAV + "status")
+    check(statuses == {"/dav/calendars/interop/work/allday@interop.ics": "HTTP/1.1 404 Not Found",
+                       "/dav/calendars/interop/work/single@interop.ics": "HTTP/1.1 200 OK"},
+          f"an incremental sync with an empty prop: {statuses}")
 
     # To-dos by RFC 4791 §9.9: one with neither DTSTART nor DUE is in every range. (The
     # library widens the range it sends by a day and filters the answer itself, so the
