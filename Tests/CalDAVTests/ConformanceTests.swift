@@ -188,9 +188,9 @@ extension CalDAVTests {
         let home = try dav.propfind("/dav/calendars/anna/", props: [.dav("supported-report-set")]).multistatus()
         let reports = try #require(home.response("/dav/calendars/anna/")?.property(.dav("supported-report-set")))
         #expect(!reports.descendants.contains { $0.name.name == "sync-collection" })
-        // A report the server does not have (expand-property, RFC 3253 §3.8): 403 supported-report.
-        let expandProperty = try dav.report("/dav/principals/anna/", "<D:expand-property xmlns:D=\"DAV:\"/>")
-        #expect(expandProperty.status == 403 && expandProperty.precondition == .dav("supported-report"))
+        // A report the server does not have (acl-principal-prop-set, RFC 3744 §9.2): 403 supported-report.
+        let aclReport = try dav.report("/dav/principals/anna/", "<D:acl-principal-prop-set xmlns:D=\"DAV:\"/>")
+        #expect(aclReport.status == 403 && aclReport.precondition == .dav("supported-report"))
         // An unknown collation: 403 supported-collation, not a silent case-insensitive match.
         let collation = try query(
             "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"SUMMARY\"><C:text-match collation=\"i;klingon\">x</C:text-match></C:prop-filter></C:comp-filter>"

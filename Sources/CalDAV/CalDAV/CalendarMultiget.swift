@@ -11,11 +11,19 @@ struct CalendarMultigetReport {
 
     init(_ body: XMLElement, in context: DAVContext) throws(DAVError) {
         properties = try ReportProperties(body)
-        let calendarName: String? = if case .calendar(_, let name) = context.path { name } else { nil }
+        // On a calendar, any of its objects; on an object, only that object (§7.9).
+        func answered(_ target: DAVPath) -> Bool {
+            switch context.path {
+            case .calendar(let owner, let name):
+                if case .object(owner, name, _) = target { return true }
+                return false
+            case .object: return target == context.path
+            default: return false
+            }
+        }
         for href in body.children(DAVNamespace.dav, "href") {
-            guard let target = DAVPath(requestPath: href.text),
-                case .object(let owner, let calendar, let name) = target, owner == context.user,
-                calendar == calendarName
+            guard let target = DAVPath(requestPath: href.text), answered(target),
+                case .object(_, _, let name) = target
             else {
                 foreign.append(href.text)
                 continue

@@ -98,10 +98,12 @@ struct CalendarQueryReport {
     /// (events and journals) or by §9.9's table (to-dos, read and judged: the index knows
     /// instances, not the table's edges nor to-dos without DTSTART or DUE), with every
     /// member judged on each object when ``readsObjects``.
-    func query(types: Set<ComponentType>?, overlapping range: TimeRange?, zone: ZoneRules) -> ResourceQuery {
+    func query(types: Set<ComponentType>?, overlapping range: TimeRange?, zone: ZoneRules, scope: [String]?)
+        -> ResourceQuery
+    {
         let todoRange = types == [.todo] && member == nil ? range : nil
         var query = ResourceQuery(
-            componentTypes: types, overlapping: types == [.todo] ? nil : range, alarmsFiring: alarmRange,
+            names: scope, componentTypes: types, overlapping: types == [.todo] ? nil : range, alarmsFiring: alarmRange,
             timeZone: timeZone)
         let members = readsObjects ? self.members : []
         if !members.isEmpty || todoRange != nil {
@@ -117,27 +119,34 @@ struct CalendarQueryReport {
 
     func answer(in context: DAVContext, calendar: CalendarHandle) throws(StoreError) -> HTTPResponse {
         var multistatus = Multistatus()
-        guard !matchesNothing else { return multistatus.response() }
+        // Depth: 0 on a collection searches the collection alone, which is no calendar
+        // object (§7.8); no Depth header is read as 1, as every client means it.
+        let collectionAlone = context.objectScope == nil && context.request.headers["Depth"] == "0"
+        guard !matchesNothing, !collectionAlone else { return multistatus.response() }
         let zone = timeZone ?? DAVContext.zone(of: calendar)
         let content = properties.content
         var report: ResourceReport
         if let componentType, let componentRange, !isNotDefined {
             report = try context.store.report(
-                query(types: [componentType], overlapping: componentRange, zone: zone), content: content,
+                query(types: [componentType], overlapping: componentRange, zone: zone, scope: context.objectScope),
+                content: content,
                 calendar: calendar)
         } else if let outerRange {
             // Events and journals from the index, to-dos by their table: two reads, merged by name.
             report = try context.store.report(
-                query(types: [.event, .journal], overlapping: outerRange, zone: zone), content: content,
+                query(types: [.event, .journal], overlapping: outerRange, zone: zone, scope: context.objectScope),
+                content: content,
                 calendar: calendar)
             let todos = try context.store.report(
-                query(types: [.todo], overlapping: outerRange, zone: zone), content: content, calendar: calendar)
+                query(types: [.todo], overlapping: outerRange, zone: zone, scope: context.objectScope),
+                content: content, calendar: calendar)
             report.items = (report.items + todos.items).sorted { $0.info.name < $1.info.name }
             report.isTruncated = report.isTruncated || todos.isTruncated
         } else {
             let types = componentType.map { isNotDefined ? Set(ComponentType.allCases).subtracting([$0]) : [$0] }
             report = try context.store.report(
-                query(types: types, overlapping: nil, zone: zone), content: content, calendar: calendar)
+                query(types: types, overlapping: nil, zone: zone, scope: context.objectScope), content: content,
+                calendar: calendar)
         }
         try context.write(report, properties: properties, calendar: calendar, zone: zone, into: &multistatus)
         return multistatus.response()

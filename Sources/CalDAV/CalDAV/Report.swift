@@ -83,8 +83,9 @@ extension FreeBusyQueryReport: CalendarReport {}
 
 extension DAVContext {
     /// REPORT (RFC 3253 §3.6): each report's body is read into its value, then answered.
-    /// The principal searches are answered anywhere; the calendar reports on a calendar
-    /// collection, resolved once for the request.
+    /// The principal searches and expand-property are answered anywhere; the calendar
+    /// reports on a calendar collection, calendar-query and calendar-multiget also on a
+    /// calendar object resource (RFC 4791 §7), the calendar resolved once for the request.
     func report() -> HTTPResponse {
         let body: XMLElement
         switch self.body() {
@@ -97,14 +98,26 @@ extension DAVContext {
                 return PrincipalSearchReport(body).answer(in: self)
             case (DAVNamespace.dav, "principal-search-property-set"):
                 return PrincipalSearchReport.propertySet()
+            case (DAVNamespace.dav, "expand-property"):
+                return try ExpandPropertyReport(body).answer(in: self)
             default: break
             }
-            guard case .calendar(_, let calendarName) = path else {
-                throw DAVError(403, "this REPORT is answered on a calendar collection", dav: "supported-report")
+            let calendarName: String
+            switch path {
+            case .calendar(_, let name): calendarName = name
+            // free-busy-query "MUST fail" on an object (RFC 4791 §7.10); sync-collection is a
+            // collection's (RFC 6578 §3).
+            case .object(_, let name, _) where !["sync-collection", "free-busy-query"].contains(body.name):
+                calendarName = name
+            default:
+                throw DAVError(
+                    403, "this REPORT is answered on a calendar collection or calendar object", dav: "supported-report")
             }
             let calendar: CalendarHandle
             do {
                 calendar = try self.calendar(named: calendarName)
+                // A report on an object answers for that object, which must be there.
+                if let objectScope { _ = try store.resource(named: objectScope[0], calendar: calendar) }
             } catch {
                 throw DAVError(error)
             }
@@ -124,6 +137,12 @@ extension DAVContext {
         } catch {
             return error.response
         }
+    }
+
+    /// A report on a calendar object resource considers only that object (RFC 4791 §7):
+    /// its name, or nil on a collection.
+    var objectScope: [String]? {
+        if case .object(_, _, let name) = path { [name] } else { nil }
     }
 
     /// The zone a calendar reads floating and all-day times in (its `calendar-timezone`), else UTC.

@@ -30,6 +30,22 @@ struct Multistatus {
         href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil,
         missing: [PropertyName] = []
     ) {
+        Self.writeResponse(href: href, found: found, calendarData: calendarData, missing: missing, into: &body)
+    }
+
+    /// A response with only a status (a member that is gone, for sync), and the
+    /// precondition behind it, if any.
+    mutating func add(href: String, status: Int, error: PropertyName? = nil) {
+        Self.writeResponse(href: href, status: status, error: error, into: &body)
+    }
+
+    /// Writes one `<D:response>` with its propstats into `output` (a multistatus, or a
+    /// property value that holds responses, as expand-property's do).
+    static func writeResponse(
+        href: String, found: [(name: PropertyName, value: String)], calendarData: [UInt8]? = nil,
+        missing: [PropertyName] = [], into output: inout [UInt8]
+    ) {
+        func append(_ text: String) { output.append(contentsOf: text.utf8) }
         append("<D:response><D:href>\(XMLText.escape(href))</D:href>")
         // A response holds a propstat at least (RFC 4918 §14.24), even when no property was asked.
         if !found.isEmpty || calendarData != nil || missing.isEmpty {
@@ -37,7 +53,7 @@ struct Multistatus {
             for (name, value) in found { append(name.element(value)) }
             if let calendarData {
                 append("<C:calendar-data>")
-                XMLText.escape(calendarData, into: &body)
+                XMLText.escape(calendarData, into: &output)
                 append("</C:calendar-data>")
             }
             append("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>")
@@ -50,14 +66,14 @@ struct Multistatus {
         append("</D:response>")
     }
 
-    /// A response with only a status (a member that is gone, for sync), and the
-    /// precondition behind it, if any.
-    mutating func add(href: String, status: Int, error: PropertyName? = nil) {
-        append(
-            "<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status>"
-        )
-        if let error { append("<D:error>\(error.element(""))</D:error>") }
-        append("</D:response>")
+    /// Writes a `<D:response>` with only a status (and its precondition) into `output`.
+    static func writeResponse(href: String, status: Int, error: PropertyName? = nil, into output: inout [UInt8]) {
+        output.append(
+            contentsOf:
+                "<D:response><D:href>\(XMLText.escape(href))</D:href><D:status>HTTP/1.1 \(status) \(HTTPStatus.reason(status))</D:status>"
+                .utf8)
+        if let error { output.append(contentsOf: "<D:error>\(error.element(""))</D:error>".utf8) }
+        output.append(contentsOf: "</D:response>".utf8)
     }
 
     /// Property-update results (PROPPATCH): each name with its status.
