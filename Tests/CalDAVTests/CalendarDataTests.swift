@@ -139,6 +139,8 @@ import Testing
         // §9.6: expand or limit-recurrence-set, not both; each limit has start and end.
         "<C:expand start=\"20261130T000000Z\" end=\"20261207T000000Z\"/><C:limit-recurrence-set start=\"20261130T000000Z\" end=\"20261207T000000Z\"/>",
         "<C:limit-freebusy-set start=\"20261130T000000Z\"/>",
+        // §9.6.5: "end MUST be greater than start".
+        "<C:expand start=\"20261207T000000Z\" end=\"20261130T000000Z\"/>",
     ])
     func malformedCalendarDataIsRefused(_ content: String) throws {
         let dav = try FilterTests().calendar(.inProcess)

@@ -111,6 +111,24 @@ import Testing
                 == [])
     }
 
+    @Test(arguments: ServerSetup.everyStore) func propertyTimeRangesConsiderEveryInstance(_ setup: ServerSetup) throws {
+        let dav = try calendar(setup)
+        let yoga = Self.calendar + "yoga.ics"
+        func property(_ name: String, _ start: String, _ end: String) -> String {
+            "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"\(name)\"><C:time-range start=\"\(start)\" end=\"\(end)\"/>"
+                + "</C:prop-filter></C:comp-filter>"
+        }
+        // RFC 4791 §9.9: "Time range tests MUST consider every recurrence instance", also on a
+        // property with no time range on its component: the second instance starts 17:00Z on 7 Dec.
+        #expect(try hrefs(dav, property("DTSTART", "20261207T165900Z", "20261207T170100Z")) == [yoga])
+        // The moved instance starts at 18:00Z on 14 Dec; at its original 17:00Z nothing starts.
+        #expect(try hrefs(dav, property("DTSTART", "20261214T175900Z", "20261214T180100Z")) == [yoga])
+        #expect(try hrefs(dav, property("DTSTART", "20261214T165900Z", "20261214T170100Z")) == [])
+        // No DTEND, but DURATION: the "effective" DTEND (DTSTART+DURATION) is tested, 18:00Z on 30 Nov.
+        #expect(try hrefs(dav, property("DTEND", "20261130T175900Z", "20261130T180100Z")) == [yoga])
+        #expect(try hrefs(dav, property("DTEND", "20261130T180100Z", "20261130T190000Z")) == [])
+    }
+
     @Test(arguments: [
         // is-not-defined stands alone (RFC 4791 §9.7.1).
         "<C:comp-filter name=\"VEVENT\"><C:is-not-defined/><C:time-range start=\"20261201T000000Z\"/></C:comp-filter>",
@@ -121,8 +139,11 @@ import Testing
         // Filters name what they filter.
         "<C:comp-filter name=\"VEVENT\"><C:prop-filter/></C:comp-filter>",
         "<C:comp-filter/>",
-        // A time range has a start or an end (RFC 4791 §9.9).
+        // A time range has a start or an end (RFC 4791 §9.9), and "end MUST be greater than start".
         "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"DTSTAMP\"><C:time-range/></C:prop-filter></C:comp-filter>",
+        "<C:comp-filter name=\"VEVENT\"><C:time-range start=\"20261201T000000Z\" end=\"20261201T000000Z\"/></C:comp-filter>",
+        // §7.8's own example: a time range cannot be nested in a SUMMARY prop-filter (§9.9 lists the date properties).
+        "<C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"SUMMARY\"><C:time-range start=\"20261201T000000Z\"/></C:prop-filter></C:comp-filter>",
     ])
     func filtersThatAreNotValidAre403ValidFilter(members: String) throws {
         let dav = try TestServer().dav("anna")

@@ -28,6 +28,10 @@ enum DAVTime {
         guard start != nil || end != nil else {
             throw DAVError(400, "\(element.name) needs a start or an end", caldav: "valid-filter")
         }
+        // "If both start and end are specified, end MUST be greater than start" (RFC 4791 §9.9).
+        if let start, let end, end <= start {
+            throw DAVError(400, "\(element.name) ends at or before its start", caldav: "valid-filter")
+        }
         return TimeRange(start: start ?? Int(Int32.min) * 60, end: end ?? Int(Int32.max - 1) * 60)
     }
 

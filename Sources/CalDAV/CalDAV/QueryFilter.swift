@@ -27,14 +27,31 @@ struct QueryFilter {
         let components = calendar.components.filter { $0.name == name }
         if filter.child(DAVNamespace.caldav, "is-not-defined") != nil { return components.isEmpty }
         let resolver = ZoneResolver(calendar: calendar)
-        if ComponentType(rawValue: name) != nil, let element = filter.child(DAVNamespace.caldav, "time-range"),
-            let range = try? DAVTime.range(element)
-        {
+        if ComponentType(rawValue: name) != nil, let range = instanceRange(of: filter) {
             return anyInstance(of: components, in: range, zone: zone, resolver: resolver, steps: steps) { instance in
                 matchesComponent(filter, instance.component, zone: zone, resolver: resolver, instance: instance)
             }
         }
         return components.contains { matchesComponent(filter, $0, zone: zone, resolver: resolver, instance: nil) }
+    }
+
+    /// The properties whose values differ per instance of a recurring component.
+    static let instanceTimes: Set<String> = ["DTSTART", "DTEND", "DUE"]
+
+    /// The range whose instances a comp-filter is judged on: its own time range, else
+    /// that of its first prop-filter on DTSTART, DTEND or DUE ("time range tests MUST
+    /// consider every recurrence instance", RFC 4791 §9.9), one second wider so that an
+    /// instance ending where the range starts is among those judged; nil for neither.
+    static func instanceRange(of filter: XMLElement) -> TimeRange? {
+        if let element = filter.child(DAVNamespace.caldav, "time-range") { return try? DAVTime.range(element) }
+        let property = filter.children(DAVNamespace.caldav, "prop-filter").first {
+            instanceTimes.contains($0.attributes["name"]?.uppercased() ?? "")
+                && $0.child(DAVNamespace.caldav, "time-range") != nil
+        }
+        guard let element = property?.child(DAVNamespace.caldav, "time-range"),
+            let range = try? DAVTime.range(element)
+        else { return nil }
+        return TimeRange(start: range.start.subtractingReportingOverflow(1).partialValue, end: range.end)
     }
 
     /// One instance of a recurring (or one-off) component: its component and its times.
@@ -122,11 +139,17 @@ struct QueryFilter {
         _ filter: XMLElement, _ component: Component, zone: ZoneRules, resolver: ZoneResolver, instance: Instance?
     ) -> Bool {
         guard let name = filter.attributes["name"] else { return true }
-        let properties = component.properties(named: name)
+        var properties = component.properties(named: name)
         if filter.child(DAVNamespace.caldav, "is-not-defined") != nil { return properties.isEmpty }
-        guard !properties.isEmpty else { return false }
         // A time range on a date or date-time property (RFC 4791 §9.9): start <= value < end.
         let timeRange = filter.child(DAVNamespace.caldav, "time-range").flatMap { try? DAVTime.range($0) }
+        // An instance's "effective" DTEND or DUE is DTSTART+DURATION when it has none (§9.9).
+        if properties.isEmpty, timeRange != nil, instance != nil, ["DTEND", "DUE"].contains(name.uppercased()),
+            let duration = component.property("DURATION")
+        {
+            properties = [duration]
+        }
+        guard !properties.isEmpty else { return false }
         return properties.contains { property in
             if let timeRange {
                 let moment: Int?
@@ -221,6 +244,11 @@ extension QueryFilter {
         "AVAILABLE": [],
     ]
 
+    /// The properties a prop-filter's time range may test (RFC 4791 §9.9).
+    static let dateProperties: Set<String> = [
+        "COMPLETED", "CREATED", "DTEND", "DTSTAMP", "DTSTART", "DUE", "LAST-MODIFIED",
+    ]
+
     /// The member comp-filter that selects objects: the first naming a component objects
     /// are made of (VEVENT, VTODO, VJOURNAL) without `is-not-defined`, else the first.
     static func primary(of members: [XMLElement]) -> XMLElement? {
@@ -269,6 +297,13 @@ extension QueryFilter {
                     if parent == nil, name != "VCALENDAR" {
                         return refuse("valid-filter", "a calendar-query filters on one VCALENDAR", element)
                     }
+                }
+                // A time range is defined on these properties only (RFC 4791 §9.9).
+                if element.name == "prop-filter", element.child(DAVNamespace.caldav, "time-range") != nil,
+                    !dateProperties.contains(name)
+                {
+                    return refuse(
+                        "valid-filter", "a time-range filters a date property, not \(name) (RFC 4791 §9.9)", element)
                 }
                 let scope = element.name == "comp-filter" ? name : parent
                 stack += element.children.map { ($0, scope) }
