@@ -152,7 +152,7 @@ let package = Package(
             name: "CalDAVTests",
             dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport", "AlmanacTesting"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport"]),
+        .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport", "AlmanacTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -71,12 +71,17 @@ enum CommandTable {
         subcommands: [
             CommandSpec(
                 ["ics", "check"], operands: "FILE...", operandKind: .file, summary: "validate iCalendar files",
-                options: [.flag("--lenient", "accept what lenient mode recovers from, printing it as warnings")],
+                options: [
+                    .flag("--strict", "RFC 5545 alone: refuse the repairs the server accepts too"),
+                    .flag("--lenient", "accept what lenient mode recovers from, printing it as warnings"),
+                ],
                 example: "almanac ics check --lenient google-export.ics",
                 details: """
-                    Exit 0 when every file is valid, else 1. Each problem goes to stderr as
+                    Exit 0 when every file is valid, else 1. By default a file passes exactly
+                    when a CalDAV PUT would store it: RFC 5545 with the server's documented
+                    repairs, each printed as a warning. Each problem goes to stderr as
                     FILE:LINE:COLUMN: message [code]; docs/icalendar-diagnostics.md lists every
-                    check and what --lenient does with it.
+                    check, every repair, and what --strict and --lenient do.
                     """),
             CommandSpec(
                 ["ics", "format"], operands: "FILE|-", operandKind: .file, summary: "print the canonical serialization",
@@ -123,7 +128,7 @@ enum CommandTable {
                     """),
         ],
         details:
-            "Strict mode is the default; docs/icalendar-diagnostics.md lists every check and what --lenient does with it."
+            "check applies the server's policy by default (RFC 5545 with documented repairs); the other tools read strictly. docs/icalendar-diagnostics.md lists every check and what --strict and --lenient do."
     )
 
     // MARK: The server and its accounts

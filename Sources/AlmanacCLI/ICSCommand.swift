@@ -71,7 +71,15 @@ enum ICSCommand {
 
     static func check(_ parsed: Options, io: CommandIO) throws(CommandFailure) -> Int32 {
         guard !parsed.operands.isEmpty else { throw .usage("'ics check' needs at least one FILE") }
-        let options: ParseOptions = parsed.has("--lenient") ? .lenient : .strict
+        if parsed.has("--lenient") && parsed.has("--strict") {
+            throw .usage("'ics check' takes --lenient or --strict, not both")
+        }
+        // By default the policy a PUT and an import apply, so what passes here is what the server stores.
+        func check(_ bytes: [UInt8]) -> ICalendarCheckResult {
+            if parsed.has("--strict") { return ICalendarParser.check(bytes, options: .strict) }
+            if parsed.has("--lenient") { return ICalendarParser.check(bytes, options: .lenient) }
+            return AcceptancePolicy.check(bytes)
+        }
         var failed = false
         for path in parsed.operands {
             let bytes: [UInt8]
@@ -82,7 +90,7 @@ enum ICSCommand {
                 failed = true
                 continue
             }
-            let result = ICalendarParser.check(bytes, options: options)
+            let result = check(bytes)
             for diagnostic in result.diagnostics { io.writeError("\(path):\(diagnostic)") }
             if let document = result.document {
                 let components = document.components.reduce(0) { $0 + $1.componentCount }

@@ -45,8 +45,9 @@ public enum CalendarFileSplitter {
     }
 
     /// The objects, rejections and warnings of a file, read the way an import reads
-    /// what exporters write: leniently (`docs/icalendar-diagnostics.md`), and beyond
-    /// what one stored object allows:
+    /// what exporters write: under ``ICalendar/AcceptancePolicy`` (a component holding
+    /// what it refuses is rejected, with its line), and beyond what one stored object
+    /// allows:
     /// - a bare VEVENT (VTODO, VJOURNAL) without VCALENDAR is imported;
     /// - a component without UID is its own object under its
     ///   ``ICalendar/Component/derivedUID``, so importing the file again updates it
@@ -117,8 +118,9 @@ public enum CalendarFileSplitter {
                             "\(component.name) has no UID; imported as UID \(uid), derived from its content",
                             severity: .warning, line: line, component: component.name, property: "UID"))
                 }
-                if let problem = warnings.first(where: isFatal) {
-                    rejections.append(Rejection(line: problem.line ?? line, uid: uid, reason: problem.message))
+                if let problem = warnings.first(where: isRefused) {
+                    let reason = problem.message + (problem.property.map { " (property \($0))" } ?? "")
+                    rejections.append(Rejection(line: problem.line ?? line, uid: uid, reason: reason))
                     damaged.insert(uid)
                     continue
                 }
@@ -156,11 +158,10 @@ public enum CalendarFileSplitter {
         return Split(objects: objects, rejections: rejections, warnings: outside)
     }
 
-    /// What makes one component of a file unimportable: what makes a stored object
-    /// unreadable (``CalendarObject/isFatal(_:)``), except a bare component outside a
-    /// VCALENDAR, which a file may be.
-    static func isFatal(_ warning: ICalendarError) -> Bool {
-        warning.code != .notCalendar && CalendarObject.isFatal(warning)
+    /// What makes one component of a file unimportable: what ``ICalendar/AcceptancePolicy``
+    /// refuses in a PUT, except a bare component outside a VCALENDAR, which a file may be.
+    static func isRefused(_ warning: ICalendarError) -> Bool {
+        warning.code != .notCalendar && AcceptancePolicy.refuses(warning)
     }
 
     /// The DATE-TIME properties that place an instance; floating ones get `TZID=zone`.

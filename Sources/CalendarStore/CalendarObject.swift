@@ -17,8 +17,10 @@ struct CalendarObject {
     var members: [Component] { calendar.components.filter { $0.name == componentType.rawValue } }
     var master: Component? { members.first { $0.property("RECURRENCE-ID") == nil } }
 
-    /// Parses and checks resource bytes; lenient about producers' known mistakes,
-    /// strict about what makes a resource ambiguous.
+    /// Parses and checks bytes the store already holds: read leniently, refusing only
+    /// what would make the store misread them (``ICalendar/AcceptancePolicy/misleads(_:)``),
+    /// so an object written under an earlier, looser policy stays readable. A bare VEVENT
+    /// is refused here (a stored resource is a VCALENDAR, RFC 4791 §4.1).
     init(parsing data: [UInt8], resource: String? = nil) throws(StoreError) {
         let document: ICalendarDocument
         do {
@@ -26,7 +28,7 @@ struct CalendarObject {
         } catch {
             throw .invalidData(error, resource: resource)
         }
-        if let problem = document.warnings.first(where: Self.isFatal) {
+        if let problem = document.warnings.first(where: AcceptancePolicy.misleads) {
             var error = problem
             error.severity = .error
             throw .invalidData(error, resource: resource)
@@ -35,31 +37,17 @@ struct CalendarObject {
         warnings = document.warnings
     }
 
-    /// Lenient parsing recovers from producers' habits (bare LF, a missing PRODID or
-    /// DTSTAMP, a DATE-TIME without seconds, an empty RRULE, a fold without its space,
-    /// whitespace around names), which a store accepts, reporting each as a warning. It
-    /// also recovers from damage that would make the store misread the object (broken
-    /// nesting, invalid UTF-8, an unreadable time or rule); those the store refuses,
-    /// with the parser's line. Only a missing `END:VCALENDAR` after complete components
-    /// is accepted of the nesting problems: nothing is lost with it. A bare VEVENT is
-    /// refused here (a stored resource is a VCALENDAR, RFC 4791 §4.1) but imported from
-    /// a file (see ``CalendarFileSplitter``).
-    static func isFatal(_ warning: ICalendarError) -> Bool {
-        switch warning.code {
-        case .unclosedComponent:
-            return warning.component != "VCALENDAR"
-        case .mismatchedEnd, .propertyOutsideComponent, .notCalendar, .invalidUTF8, .unterminatedQuote, .invalidName,
-            .limitExceeded:
-            return true
-        case .invalidValue:
-            return [
-                "DTSTART", "DTEND", "DUE", "DURATION", "RRULE", "EXRULE", "RDATE", "EXDATE", "RECURRENCE-ID", "UID",
-                "TRIGGER",
-            ]
-            .contains(warning.property ?? "")
-        default:
-            return false
+    /// Parses and checks bytes a client writes (a PUT, an import of resources) under
+    /// ``ICalendar/AcceptancePolicy``: RFC 5545 with its documented repairs, each kept as
+    /// a warning; the first refusal is thrown with the parser's line.
+    init(accepting data: [UInt8], resource: String? = nil) throws(StoreError) {
+        let result = AcceptancePolicy.check(data)
+        guard let document = result.document else {
+            let first = result.errors.first ?? ICalendarError(.emptyInput, "no iCalendar component in the input")
+            throw .invalidData(first, resource: resource)
         }
+        try self.init(document: document, resource: resource)
+        warnings = document.warnings
     }
 
     init(document: ICalendarDocument, resource: String?) throws(StoreError) {

@@ -8,7 +8,7 @@ extension DatabaseEventStore {
         // Parse and index on every core, outside the write lock; only the checks and writes hold it.
         let parsed = Parallel.map(objects) { data in
             Result { () throws(StoreError) -> (CalendarObject, CalendarObject.Summary) in
-                let object = try CalendarObject(parsing: data)
+                let object = try CalendarObject(accepting: data)
                 return (object, try object.summary())
             }
         }

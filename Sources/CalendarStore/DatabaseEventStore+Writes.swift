@@ -193,7 +193,7 @@ extension DatabaseEventStore {
             throw StoreError(.invalidArgument, "a resource name is one path segment", resource: name)
         }
         // Parse and index outside the write lock: the slow part needs no database.
-        let object = try CalendarObject(parsing: data, resource: name)
+        let object = try CalendarObject(accepting: data, resource: name)
         let summary = try object.summary()
         let (written, created) = try database.write { (connection) throws(StoreError) -> (ObjectRow, Bool) in
             let row = try calendarRow(calendar, connection, write: true)

@@ -95,9 +95,11 @@ public protocol EventStore: Sendable {
 
     // MARK: Resources (CalDAV)
 
-    /// Stores iCalendar bytes at `name` in a calendar. `ifMatch` requires the current
-    /// ETag; `ifNoneMatch` (`*`) requires that nothing is there yet. Returns the new ETag,
-    /// and whether the name was free (created) or replaced.
+    /// Stores iCalendar bytes at `name` in a calendar, as sent, when
+    /// ``ICalendar/AcceptancePolicy`` accepts them (its repairs come back as warnings;
+    /// a refusal is `invalidCalendarData` with the parser's line, and nothing changes).
+    /// `ifMatch` requires the current ETag; `ifNoneMatch` (`*`) requires that nothing is
+    /// there yet. Returns the new ETag, and whether the name was free (created) or replaced.
     func writeResource(
         _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool
     )
@@ -120,7 +122,8 @@ public protocol EventStore: Sendable {
     func report(_ query: ResourceQuery, content: ResourceContent, calendar: some CalendarReference)
         throws(StoreError) -> ResourceReport
     /// Imports calendar objects (each one VCALENDAR with one UID) in one transaction,
-    /// each atomically on its own: an object that fails is skipped with its error and
+    /// each checked under ``ICalendar/AcceptancePolicy`` as ``writeResource(_:name:calendar:ifMatch:ifNoneMatch:)``
+    /// checks it, and each atomically on its own: an object that fails is skipped with its error and
     /// the others are kept. An object whose UID the calendar already has replaces it.
     func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<
         ResourceInfo, StoreError

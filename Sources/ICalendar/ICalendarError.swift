@@ -19,6 +19,13 @@ public struct ICalendarError: Error, Sendable, Hashable, CustomStringConvertible
         case notCalendar
         case emptyLine
         case invalidValue
+        /// A control character other than HTAB in a value (RFC 5545 §3.1); lenient mode
+        /// keeps it with a warning, ``AcceptancePolicy`` refuses it.
+        case controlCharacter
+        /// A TEXT escape other than `\\ \; \, \n \N`, or a lone trailing backslash
+        /// (RFC 5545 §3.3.11); lenient mode keeps it with a warning, ``AcceptancePolicy``
+        /// refuses it.
+        case invalidEscape
         case missingProperty
         case duplicateProperty
         case conflictingProperties

@@ -41,9 +41,28 @@ enum LenientRepair {
             let shape = type == .date ? "YYYYMMDD" : "YYYYMMDDTHHMMSS"
             return .replace(
                 text, message: "\(name) value \"\(String(decoding: value, as: UTF8.self))\" read as \(text) (\(shape))")
+        case .duration:
+            return duration(value).map {
+                .replace(
+                    $0,
+                    message:
+                        "\(name) value \"\(String(decoding: value, as: UTF8.self))\" read as \($0) (a T with no hours, minutes or seconds after it)"
+                )
+            }
         default:
             return nil
         }
+    }
+
+    /// A DURATION near-miss in its RFC 5545 §3.3.6 form: a `T` that nothing follows
+    /// (`P1DT`, which `dur-time = "T" (dur-hour / dur-minute / dur-second)` does not
+    /// allow) dropped, when what is left is a valid duration. Nil otherwise: `PT` alone
+    /// stays invalid, for it says no length at all.
+    static func duration(_ value: Bytes) -> String? {
+        guard let last = value.last, last | 0x20 == UInt8(ascii: "t") else { return nil }
+        let trimmed = Bytes(rebasing: value[..<(value.count - 1)])
+        guard ValueSyntax.duration(trimmed) != nil else { return nil }
+        return String(decoding: trimmed, as: UTF8.self)
     }
 
     /// A DATE or DATE-TIME near-miss in its RFC 5545 form: dashes and colons of

@@ -832,7 +832,7 @@ struct ContentParser {
         if let bad = control {
             let (line, column) = place(position)
             try report(
-                .invalidValue, "control character 0x\(String(value[bad], radix: 16, uppercase: true)) in a value",
+                .controlCharacter, "control character 0x\(String(value[bad], radix: 16, uppercase: true)) in a value",
                 line: line, column: column, property: name)
             return nil
         }
@@ -849,7 +849,14 @@ struct ContentParser {
                 return .drop
             }
         }
-        try report(.invalidValue, problem.message, line: line, column: column, property: name)
+        // An escape §3.3.11 does not define is its own problem, wherever it is in the value:
+        // unlike an unescaped separator, it has no one reading to repair it to.
+        let isText = (valueType ?? kind.defaultType) == .text
+        if isText, let escape = TextEscaping.escapeProblem(in: value) {
+            try report(.invalidEscape, escape.message, line: line, column: column, property: name)
+        } else {
+            try report(.invalidValue, problem.message, line: line, column: column, property: name)
+        }
         if !strict, kind.isProse, valueType == nil || valueType == .text {
             return .replace(TextEscaping.repairSeparators(value))
         }

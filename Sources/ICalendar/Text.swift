@@ -93,6 +93,30 @@ public enum TextEscaping {
         return nil
     }
 
+    /// Where a TEXT value holds an escape RFC 5545 §3.3.11 does not define (a backslash
+    /// before anything but `\\ ; , n N`, or at the end), if anywhere. Unlike an unescaped
+    /// separator, such a value has no one reading: `\"` is `"` to some readers and `\"`
+    /// to others.
+    static func escapeProblem(in bytes: UnsafeBufferPointer<UInt8>) -> (offset: Int, message: String)? {
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == 0x5C else {
+                index += 1
+                continue
+            }
+            guard index + 1 < bytes.count else {
+                return (index, "a TEXT value ends with a lone backslash; write \\\\ for a backslash")
+            }
+            switch bytes[index + 1] {
+            case 0x5C, 0x3B, 0x2C, UInt8(ascii: "n"), UInt8(ascii: "N"): index += 2
+            default:
+                let shown = String(decoding: [bytes[index + 1]], as: UTF8.self)
+                return (index, "invalid TEXT escape \\\(shown); only \\\\ \\; \\, \\n and \\N are allowed")
+            }
+        }
+        return nil
+    }
+
     /// Escapes the unescaped `,` and `;` of a single-valued TEXT value, leaving the rest as written.
     static func repairSeparators(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         var output: [UInt8] = []

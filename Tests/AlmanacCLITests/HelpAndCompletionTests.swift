@@ -13,7 +13,7 @@ import Testing
         let store = ["--data", "--database", "--user"]
         let database = ["--data", "--database"]
         return [
-            (["ics", "check"], ["--lenient"]),
+            (["ics", "check"], ["--strict", "--lenient"]),
             (["ics", "format"], ["--lenient"]),
             (["ics", "to-json"], ["--lenient", "--compact"]),
             (["ics", "from-json"], []),

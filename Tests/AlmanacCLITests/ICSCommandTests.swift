@@ -69,7 +69,7 @@ final class CapturedIO: CommandIO {
     }
 
     @Test func checkReportsEveryProblemAsFileLineColumn() {
-        let (status, io) = run(["ics", "check", "ok.ics", "bad.ics"])
+        let (status, io) = run(["ics", "check", "--strict", "ok.ics", "bad.ics"])
         #expect(status == 1)
         #expect(io.errors.count == 2)
         #expect(io.errors[0].hasPrefix("bad.ics:7:9: expected a DATE-TIME"))
@@ -78,7 +78,7 @@ final class CapturedIO: CommandIO {
     }
 
     @Test func lenientCheckPrintsWarnings() {
-        let (strict, _) = run(["ics", "check", "sloppy.ics"])
+        let (strict, _) = run(["ics", "check", "--strict", "sloppy.ics"])
         #expect(strict == 1)
         let (status, io) = run(["ics", "check", "--lenient", "sloppy.ics"])
         #expect(status == 0)

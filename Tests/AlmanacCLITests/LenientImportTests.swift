@@ -32,7 +32,7 @@ import Testing
 
     @Test func checkRefusesStrictlyAndRecoversLeniently() throws {
         let name = "mozilla-sunbird-old.ics"
-        let strict = run(["ics", "check", name], try io([name]))
+        let strict = run(["ics", "check", "--strict", name], try io([name]))
         #expect(strict.status == 1)
         #expect(strict.io.errors.first?.hasPrefix("\(name):1: ") == true)
 

@@ -85,7 +85,11 @@ import Testing
         var etags: [String: String] = [:]
         for (index, name) in names.enumerated() {
             etags[name] = try store.putResource(
-                resource(vevent(uid: "odd-\(index)", ["DTSTART:20261201T090000Z", "SUMMARY:\(name)"])), name: name,
+                // The title is the name as TEXT (RFC 5545 §3.3.11): its backslash and comma escaped.
+                resource(
+                    vevent(
+                        uid: "odd-\(index)", ["DTSTART:20261201T090000Z", "SUMMARY:\(TextEscaping.escape(name))"])),
+                name: name,
                 calendar: work.id, ifMatch: nil,
                 ifNoneMatch: false)
         }
@@ -94,7 +98,9 @@ import Testing
         #expect(found.map(\.name) == names.reversed() + [names[0]])
         for resource in found {
             #expect(resource.etag == etags[resource.name])
-            #expect(String(decoding: resource.data, as: UTF8.self).contains("SUMMARY:\(resource.name)"))
+            #expect(
+                String(decoding: resource.data, as: UTF8.self).contains(
+                    "SUMMARY:\(TextEscaping.escape(resource.name))"))
         }
     }
 

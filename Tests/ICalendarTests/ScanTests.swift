@@ -56,7 +56,7 @@ import Testing
             let input = before + Array("X-SCAN:".utf8) + value + Support.ics(["", "END:VEVENT", "END:VCALENDAR"])
             let result = ICalendarParser.check(input)
             let invalid = result.errors.filter { $0.code == .invalidUTF8 }
-            let controls = result.errors.filter { $0.code == .invalidValue }
+            let controls = result.errors.filter { $0.code == .controlCharacter }
             let expectedInvalid = Self.firstInvalid(value)
             let expectedControl = value.firstIndex { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
             #expect(

@@ -138,7 +138,9 @@ import Testing
         // Lines 8, 9, 10 hold the three bad values; columns are their first byte.
         #expect(result.errors.map { [$0.line, $0.column] } == [[8, 7], [9, 10], [10, 9]])
         #expect(result.errors.map(\.property) == ["DTEND", "SEQUENCE", "SUMMARY"])
-        #expect(result.errors.allSatisfy { $0.code == .invalidValue && $0.component == "VEVENT" })
+        // RFC 5545 §3.3.11 names the escapes TEXT may hold; \q is none, and has its own code.
+        #expect(result.errors.map(\.code) == [.invalidValue, .invalidValue, .invalidEscape])
+        #expect(result.errors.allSatisfy { $0.component == "VEVENT" })
     }
 
     @Test func limitsStopHostileInput() {
