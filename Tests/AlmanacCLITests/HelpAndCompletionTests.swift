@@ -24,6 +24,7 @@ import Testing
                     "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin",
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
+                    "--visible-principals",
                 ]
             ),
             (["user", "add"], database + ["--generate"]),
