@@ -9,7 +9,7 @@ public enum PrincipalVisibility: String, Sendable, CaseIterable {
     /// Another user's principal is 404, as if there were none. The default.
     case onlySelf = "self"
     /// Every user's principal: listed in the principal collection, found by searches
-    /// and readable by PROPFIND (so a client can look up whom to invite).
+    /// and readable by PROPFIND (its names and addresses, for a client to show).
     case all
 }
 
