@@ -121,7 +121,7 @@ let package = Package(
         .target(
             name: "AlmanacTesting",
             dependencies: [
-                "AlmanacServer", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
+                "AlmanacServer", "CalDAV", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
             ],
             path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.

@@ -160,6 +160,10 @@ enum CommandTable {
             .valued(
                 "--cors-origin", "ORIGIN", "a web origin (https://app.example.com) whose pages may call the JSON API",
                 .value("none"), repeatable: true),
+            .valued(
+                "--visible-principals", "self|all",
+                "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
+                .value("self"), kind: .choices(["self", "all"])),
         ],
         example: "almanac serve --host 0.0.0.0 --port 8080 --trusted-proxy 127.0.0.1",
         details: """

@@ -51,6 +51,10 @@ enum ServeCommand {
                 "--max-connections-per-address", defaults.connectionsPerAddress, range: 0...65_536),
             trustedProxies: proxies,
             accessLog: !options.has("--quiet"))
+        let visibility = options["--visible-principals"] ?? PrincipalVisibility.onlySelf.rawValue
+        guard let visiblePrincipals = PrincipalVisibility(rawValue: visibility) else {
+            throw .usage("--visible-principals is self or all, not \(visibility)")
+        }
         let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
         let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
         let backend = try StoreContext.openBackend(options, io: io)
@@ -81,7 +85,9 @@ enum ServeCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        let server = AlmanacServer(backend: backend, configuration: configuration, allowedOrigins: origins)
+        let server = AlmanacServer(
+            backend: backend, configuration: configuration, allowedOrigins: origins,
+            visiblePrincipals: visiblePrincipals)
         do {
             try server.start()
         } catch {

@@ -9,6 +9,10 @@ import JSONAPI
 import Recurrence
 import WebCalendar
 
+/// Whose CalDAV principals a signed-in user may see besides their own (the CalDAV
+/// handler's setting, named here so the CLI and tests configure it through the server).
+public typealias PrincipalVisibility = CalDAV.PrincipalVisibility
+
 /// The server as one value: the store, authentication and the routes, wired onto
 /// the HTTP transport. `almanac serve` makes one and runs it.
 ///
@@ -28,11 +32,13 @@ public final class AlmanacServer: Sendable {
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
+    /// - Parameter visiblePrincipals: whose CalDAV principals a user may see besides their
+    ///   own (listed, searched, read); only their own by default.
     /// - Parameter now: the current time (Unix seconds), for minimum notice, "today" and
     ///   sessions; the system clock unless a test fixes it.
     public init(
         backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [],
-        now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
+        visiblePrincipals: PrincipalVisibility = .onlySelf, now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
@@ -44,7 +50,8 @@ public final class AlmanacServer: Sendable {
             },
             now: now)
         router = Self.router(
-            backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins), now: now)
+            backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
+            visiblePrincipals: visiblePrincipals, now: now)
         let router = self.router
         server = HTTPServer(
             configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
@@ -94,10 +101,10 @@ public final class AlmanacServer: Sendable {
 
     static func router(
         backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
-        now: @escaping @Sendable () -> Int
+        visiblePrincipals: PrincipalVisibility, now: @escaping @Sendable () -> Int
     ) -> Router {
         var router = Router()
-        let caldav = CalDAVHandler(backend: backend)
+        let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals)
         let dav: HTTPResponder = { request in
             switch authenticator.authenticate(request) {
             case .failure(let failure):

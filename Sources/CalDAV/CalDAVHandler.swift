@@ -9,10 +9,15 @@ public struct CalDAVHandler: Sendable {
     public let backend: any StoreBackend
     /// The largest calendar object accepted (advertised as `max-resource-size`).
     public let maxResourceSize: Int
+    /// Whose principals a signed-in user may see besides their own (an operator's choice).
+    public let visiblePrincipals: PrincipalVisibility
 
-    public init(backend: any StoreBackend, maxResourceSize: Int = 16 << 20) {
+    public init(
+        backend: any StoreBackend, maxResourceSize: Int = 16 << 20, visiblePrincipals: PrincipalVisibility = .onlySelf
+    ) {
         self.backend = backend
         self.maxResourceSize = maxResourceSize
+        self.visiblePrincipals = visiblePrincipals
     }
 
     /// Every method the server answers somewhere (``allowed(on:)`` says where).
@@ -100,8 +105,11 @@ public struct CalDAVHandler: Sendable {
             return .text(404, "404 Not Found: no such resource\n")
         }
         if request.method == "OPTIONS" { return options(path) }
-        // Another user's tree is not visible (sharing comes with grants later).
-        if let owner = path.owner, owner != user { return .text(404, "404 Not Found: no such resource\n") }
+        // Another user's tree is not visible (sharing comes with grants later), except
+        // their principal when the operator lets users see each other's.
+        if let owner = path.owner, owner != user, !canSee(path, as: user) {
+            return .text(404, "404 Not Found: no such resource\n")
+        }
         guard Self.methods.contains(request.method) else { return Self.notAllowed(request.method, on: path) }
         // Writes aimed at the wrong kind of resource (PUT on a collection, DELETE of a
         // home, MKCALENDAR of an object) are 405 with what it does answer.

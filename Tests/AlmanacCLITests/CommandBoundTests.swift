@@ -45,7 +45,7 @@ extension ServerCommandTests {
         ["serve", "--trusted-proxy", "proxy.example"], ["serve", "--trusted-proxy", "10.0.0.1,not-an-address"],
         ["serve", "--max-connections", "0"],
         ["serve", "--max-connections-per-address", "-1"], ["serve", "--max-connections", "9223372036854775807"],
-        ["serve", "--port", "65536"],
+        ["serve", "--port", "65536"], ["serve", "--visible-principals", "everyone"],
     ])
     func serveOptionsOutOfRangeAreUsageErrors(_ arguments: [String]) {
         let (status, io) = run(arguments)

@@ -24,6 +24,7 @@ import Testing
                     "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin",
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
+                    "--visible-principals",
                 ]
             ),
             (["user", "add"], database + ["--generate"]),
@@ -125,6 +126,7 @@ import Testing
             (["serve"], "--port N", "(default: 8080)"),
             (["serve"], "--host ADDRESS", "(default: 127.0.0.1)"),
             (["serve"], "--timeout SECONDS", "(default: 60)"),
+            (["serve"], "--visible-principals self|all", "(default: self)"),
             (["feed", "create"], "--base-url URL", "(default: http://127.0.0.1:8080)"),
             (["add"], "--calendar TITLE", "(required)"),
             (["token", "create"], "--scope read|read-write|add-only", "(required)"),

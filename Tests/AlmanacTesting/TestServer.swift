@@ -19,6 +19,7 @@
 import Accounts
 import AlmanacServer
 import AlmanacTestSupport
+import CalDAV
 import CalendarStore
 import Foundation
 import HTTPServer
@@ -115,16 +116,17 @@ public final class TestServer: @unchecked Sendable {
     ///
     /// - Parameter now: the server's clock (Unix seconds); the system clock if nil.
     /// - Parameter allowedOrigins: web origins allowed to call the API from a browser.
+    /// - Parameter visiblePrincipals: whose principals a user sees (`almanac serve --visible-principals`).
     public init(
         _ setup: ServerSetup = .inProcess, users: [String] = ["anna", "bob"], allowedOrigins: [String] = [],
-        now: (@Sendable () -> Int)? = nil
+        visiblePrincipals: PrincipalVisibility = .onlySelf, now: (@Sendable () -> Int)? = nil
     ) throws {
         self.setup = setup
         directory = try TemporaryDirectory()
         backend = try setup.store.openBackend(in: directory)
         server = AlmanacServer(
             backend: backend, configuration: ServerConfiguration(port: 0, threads: 2, accessLog: false),
-            allowedOrigins: allowedOrigins, now: now ?? AlmanacServer.systemNow)
+            allowedOrigins: allowedOrigins, visiblePrincipals: visiblePrincipals, now: now ?? AlmanacServer.systemNow)
         for user in users { try createUser(user) }
         if setup.transport == .loopback {
             do {

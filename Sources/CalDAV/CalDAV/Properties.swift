@@ -12,8 +12,8 @@ extension DAVContext {
     func members(of path: DAVPath) throws(StoreError) -> [(path: DAVPath, info: ResourceInfo?)] {
         switch path {
         case .root: return [(.principal(user: user), nil), (.home(user: user), nil)]
-        // Other users' principals are not listed (nor searchable).
-        case .principals: return [(.principal(user: user), nil)]
+        // The principals the operator lets the user see (RFC 3744 §5.8: a subset is allowed).
+        case .principals: return try visiblePrincipals().map { (.principal(user: $0.name), nil) }
         case .principal, .object: return []
         case .home(let owner):
             return try store.calendars().filter { $0.owner == owner }.map {
@@ -29,8 +29,8 @@ extension DAVContext {
 
     /// The live properties of a calendar object.
     static let objectPropertyNames: [PropertyName] = [
-        .currentUserPrincipal, .currentUserPrivilegeSet, .resourceType, .getETag, .getContentType, .getContentLength,
-        .getLastModified,
+        .currentUserPrincipal, .currentUserPrivilegeSet, .principalCollectionSet, .resourceType, .getETag,
+        .getContentType, .getContentLength, .getLastModified,
     ]
 
     /// One property of a calendar object, as inner XML, from its listing; nil for a
@@ -44,6 +44,7 @@ extension DAVContext {
         case .resourceType: ""
         case .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>"
         case .currentUserPrivilegeSet: Self.privileges
+        case .principalCollectionSet: Self.principalCollectionSet
         default: nil
         }
     }
@@ -72,7 +73,7 @@ extension DAVContext {
         var properties: [PropertyName: String] = [
             .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
             .currentUserPrivilegeSet: Self.privileges,
-            .principalCollectionSet: "<D:href>\(DAVPath.principals.href)</D:href>",
+            .principalCollectionSet: Self.principalCollectionSet,
         ]
         switch target {
         case .root:
@@ -84,14 +85,7 @@ extension DAVContext {
             properties[.displayName] = "Principals"
             properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
         case .principal(let owner):
-            let account = try handler.backend.user(named: owner)
-            properties[.resourceType] = "<D:principal/>"
-            properties[.displayName] = XMLText.escape(account.displayName ?? account.name)
-            properties[.principalURL] = "<D:href>\(XMLText.escape(target.href))</D:href>"
-            properties[.owner] = "<D:href>\(XMLText.escape(target.href))</D:href>"
-            properties[.calendarHomeSet] = "<D:href>\(XMLText.escape(DAVPath.home(user: owner).href))</D:href>"
-            properties[.calendarUserAddressSet] = "<D:href>\(XMLText.escape(target.href))</D:href>"
-            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
+            properties.merge(principalProperties(of: try handler.backend.user(named: owner))) { $1 }
         case .home(let owner):
             properties[.resourceType] = "<D:collection/>"
             properties[.displayName] = XMLText.escape(owner)
@@ -131,14 +125,41 @@ extension DAVContext {
         return properties
     }
 
+    /// The live properties of a user's principal (RFC 3744 §4, RFC 4791 §6.2), read from
+    /// their account. Another user's principal (visible with `PrincipalVisibility.all`)
+    /// is only read.
+    func principalProperties(of account: User) -> [PropertyName: String] {
+        let path = DAVPath.principal(user: account.name)
+        let href = "<D:href>\(XMLText.escape(path.href))</D:href>"
+        return [
+            .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
+            .currentUserPrivilegeSet: account.name == user ? Self.privileges : Self.readPrivileges,
+            .principalCollectionSet: Self.principalCollectionSet,
+            .resourceType: "<D:principal/>",
+            .displayName: XMLText.escape(account.displayName ?? account.name),
+            .principalURL: href,
+            .owner: href,
+            .calendarHomeSet: "<D:href>\(XMLText.escape(DAVPath.home(user: account.name).href))</D:href>",
+            .calendarUserAddressSet: href,
+            .supportedReportSet: Self.reports(Self.principalReports, namespace: "D"),
+        ]
+    }
+
+    /// Where the principals are (RFC 3744 §5.8), the same on every resource.
+    static let principalCollectionSet = "<D:href>\(DAVPath.principals.href)</D:href>"
+
+    /// What a user may do with another user's principal: read it.
+    static let readPrivileges =
+        "<D:privilege><D:read/></D:privilege><D:privilege><D:read-current-user-privilege-set/></D:privilege>"
+
     static let privileges =
         "<D:privilege><D:read/></D:privilege><D:privilege><D:write/></D:privilege>"
         + "<D:privilege><D:write-properties/></D:privilege><D:privilege><D:write-content/></D:privilege>"
         + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
         + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
 
-    /// The principal searches (RFC 3744 §9.4, §9.5), answered on every collection.
-    static let principalReports = ["principal-property-search", "principal-search-property-set"]
+    /// The principal reports (RFC 3744 §9.3–§9.5), answered on every resource.
+    static let principalReports = ["principal-match", "principal-property-search", "principal-search-property-set"]
 
     /// `supported-report` entries for reports in the namespace with this prefix.
     static func reports(_ names: [String], namespace: String) -> String {

@@ -95,7 +95,9 @@ extension DAVContext {
         do throws(DAVError) {
             switch (body.namespace, body.name) {
             case (DAVNamespace.dav, "principal-property-search"):
-                return PrincipalSearchReport(body).answer(in: self)
+                return try PrincipalSearchReport(body).response(in: self)
+            case (DAVNamespace.dav, "principal-match"):
+                return try PrincipalMatchReport(body).response(in: self)
             case (DAVNamespace.dav, "principal-search-property-set"):
                 return PrincipalSearchReport.propertySet()
             case (DAVNamespace.dav, "expand-property"):
