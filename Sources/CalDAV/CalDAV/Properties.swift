@@ -30,7 +30,7 @@ extension DAVContext {
     /// The live properties of a calendar object.
     static let objectPropertyNames: [PropertyName] = [
         .currentUserPrincipal, .currentUserPrivilegeSet, .resourceType, .getETag, .getContentType, .getContentLength,
-        .getLastModified,
+        .getLastModified, .supportedReportSet,
     ]
 
     /// One property of a calendar object, as inner XML, from its listing; nil for a
@@ -44,6 +44,8 @@ extension DAVContext {
         case .resourceType: ""
         case .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>"
         case .currentUserPrivilegeSet: Self.privileges
+        // What REPORT answers on an object (RFC 3253 §3.1.5): the principal searches.
+        case .supportedReportSet: Self.reports(Self.principalReports, namespace: "D")
         default: nil
         }
     }
