@@ -25,9 +25,7 @@ extension DAVContext {
             case .success(let element): body = element
             case .failure(let failure): return failure.response
             }
-            settings = body.children(DAVNamespace.dav, "set").flatMap {
-                $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
-            }
+            settings = DeadProperty.properties(in: body, "set")
         }
         if request.method == "MKCOL" {
             let type = settings.first { $0.namespace == DAVNamespace.dav && $0.name == "resourcetype" }

@@ -199,8 +199,8 @@ extension DAVContext {
                 .supportedCalendarData, .maxResourceSize:
                 status = 403
             default:
-                // A dead property: kept as given and returned as given.
-                calendar.deadProperties[name.clark] = Self.innerXML(of: element)
+                // A dead property: kept as given and returned as given (RFC 4918 §4.3).
+                calendar.deadProperties[name.clark] = DeadProperty.stored(element, language: nil)
             }
             statuses.append((name, status))
         }
