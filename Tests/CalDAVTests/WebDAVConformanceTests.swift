@@ -1,5 +1,6 @@
 import AlmanacTesting
 import CalDAV
+import CalendarStore
 import Foundation
 import HTTPTypes
 import Testing
@@ -182,6 +183,28 @@ extension CalDAVTests {
         // allprop returns it the same way.
         let all = try #require(try dav.propfind(Self.work).multistatus().responses.first?.property(note))
         #expect(all.text == escaped.text && all.attributes["xml:lang"] == "fr")
+    }
+
+    /// Dead properties stored before the whole element was kept hold the value's inner XML
+    /// (escaped text, or elements written `<X:…` with their namespace): they are still
+    /// answered inside their property element.
+    @Test(arguments: [ServerSetup.inProcess]) func deadPropertiesStoredAsInnerXMLStillRead(_ setup: ServerSetup)
+        throws
+    {
+        let server = try TestServer(setup)
+        let dav = server.dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        let store = try server.eventStore(for: "anna")
+        var calendar = try store.calendarHandle(named: "work").calendar
+        calendar.deadProperties["{http://example.com/ns}flavour"] = "lemon &amp; lime"
+        calendar.deadProperties["{http://example.com/ns}shape"] = "<X:round xmlns:X=\"http://example.com/ns\"/>"
+        _ = try store.updateCalendar(calendar)
+        let found = try #require(try dav.propfind(Self.work).multistatus().responses.first)
+        #expect(found.property(DAVName("http://example.com/ns", "flavour"))?.text == "lemon & lime")
+        #expect(
+            found.property(DAVName("http://example.com/ns", "shape"))?.childNames == [
+                DAVName("http://example.com/ns", "round")
+            ])
     }
 
     /// RFC 4918 §8.2: "If a server receives XML that is not well-formed, then the server MUST
