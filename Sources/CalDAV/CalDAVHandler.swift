@@ -27,14 +27,19 @@ public struct CalDAVHandler: Sendable {
     ]
 
     /// The methods a resource of this kind answers: its `Allow` header, on OPTIONS and
-    /// on every 405 (RFC 9110 §10.2.1). PROPPATCH changes only calendars; PUT writes
-    /// only objects; MKCALENDAR and MKCOL make a calendar at an unmapped calendar path;
-    /// COPY and MOVE take objects between calendars.
-    static func allowed(on path: DAVPath) -> [String] {
+    /// on every 405 (RFC 9110 §10.2.1). A method outside it is 405; one inside it that a
+    /// precondition refuses is 403. PROPPATCH changes only calendars; PUT writes only
+    /// objects; COPY and MOVE take objects between calendars. MKCALENDAR is answered
+    /// everywhere: it makes a calendar at an unmapped calendar path, and elsewhere answers
+    /// its preconditions (403 `resource-must-be-null` or `calendar-collection-location-ok`,
+    /// RFC 4791 §5.3.1.1). MKCOL makes a calendar only at an unmapped calendar path
+    /// (`mapped` false): on a mapped URL it is 405 (RFC 4918 §9.3.1).
+    static func allowed(on path: DAVPath, mapped: Bool = true) -> [String] {
         switch path {
-        case .root, .principals, .principal, .home: ["OPTIONS", "GET", "HEAD", "PROPFIND", "REPORT"]
-        case .calendar: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT"]
-        case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "REPORT", "COPY", "MOVE"]
+        case .root, .principals, .principal, .home: ["OPTIONS", "GET", "HEAD", "PROPFIND", "MKCALENDAR", "REPORT"]
+        case .calendar where !mapped: ["OPTIONS", "MKCALENDAR", "MKCOL"]
+        case .calendar: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
+        case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCALENDAR", "REPORT", "COPY", "MOVE"]
         }
     }
 
@@ -104,18 +109,21 @@ public struct CalDAVHandler: Sendable {
         guard let path = DAVPath(requestPath: request.path) else {
             return .text(404, "404 Not Found: no such resource\n")
         }
-        if request.method == "OPTIONS" { return options(path) }
+        if request.method == "OPTIONS" {
+            // Only the user's own calendar paths look in the store (MKCOL or not, below).
+            guard case .calendar(let owner, _) = path, owner == user else { return options(path) }
+        }
         // Another user's tree is not visible (sharing comes with grants later), except
         // their principal when the operator lets users see each other's.
         if let owner = path.owner, owner != user, !canSee(path, as: user) {
             return .text(404, "404 Not Found: no such resource\n")
         }
         guard Self.methods.contains(request.method) else { return Self.notAllowed(request.method, on: path) }
-        // Writes aimed at the wrong kind of resource (PUT on a collection, DELETE of a
-        // home, MKCALENDAR of an object) are 405 with what it does answer.
-        // (MKCALENDAR answers with its own preconditions instead, RFC 4791 §5.3.1.1.)
-        if ["PUT", "DELETE", "MKCOL", "COPY", "MOVE"].contains(request.method),
-            !Self.allowed(on: path).contains(request.method)
+        // Methods this kind of resource does not answer (PUT on a collection, DELETE of a
+        // home, PROPPATCH of an object, COPY of a calendar) are 405 with what it does answer.
+        // MKCOL passes on a calendar path, which it answers when the path is unmapped.
+        if !Self.allowed(on: path).contains(request.method),
+            !Self.allowed(on: path, mapped: false).contains(request.method)
         {
             return Self.notAllowed(request.method, on: path)
         }
@@ -128,6 +136,16 @@ public struct CalDAVHandler: Sendable {
             }
         } catch {
             return DAVError(error).response
+        }
+        if request.method == "OPTIONS" {
+            // A calendar path's Allow depends on whether a calendar is there (MKCOL or not).
+            guard case .calendar(_, let name) = path else { return options(path) }
+            do {
+                _ = try store.calendarHandle(named: name)
+                return options(path)
+            } catch {
+                return options(path, mapped: error.code != .notFound)
+            }
         }
         let context = DAVContext(store: store, user: user, request: request, path: path, handler: self)
         switch request.method {
@@ -143,12 +161,12 @@ public struct CalDAVHandler: Sendable {
         }
     }
 
-    func options(_ path: DAVPath) -> HTTPResponse {
+    func options(_ path: DAVPath, mapped: Bool = true) -> HTTPResponse {
         HTTPResponse(
             status: 200,
             headers: [
                 "DAV": Self.compliance,
-                "Allow": Self.allowed(on: path).joined(separator: ", "),
+                "Allow": Self.allowed(on: path, mapped: mapped).joined(separator: ", "),
                 "Content-Length": "0",
             ])
     }

@@ -17,6 +17,11 @@ extension DAVContext {
             }
             return DAVError(403, "calendars are made inside the calendar home", dav: "resource-must-be-null").response
         }
+        // MKCOL on a mapped URL is 405 whatever its body (RFC 4918 §9.3.1), before the body
+        // is read for what it would make.
+        if request.method == "MKCOL", (try? store.calendarHandle(named: name)) != nil {
+            return DAVError(405, "\(path.href) exists; MKCOL makes a collection at an unmapped URL").response
+        }
         var settings: [XMLElement] = []
         if !request.body.isEmpty {
             let body: XMLElement
@@ -25,9 +30,7 @@ extension DAVContext {
             case .success(let element): body = element
             case .failure(let failure): return failure.response
             }
-            settings = body.children(DAVNamespace.dav, "set").flatMap {
-                $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
-            }
+            settings = DeadProperty.properties(in: body, "set")
         }
         if request.method == "MKCOL" {
             let type = settings.first { $0.namespace == DAVNamespace.dav && $0.name == "resourcetype" }
@@ -40,12 +43,16 @@ extension DAVContext {
         }
         var calendar = EventCalendar(title: name)
         let statuses = apply(settings, removals: [], to: &calendar)
+        // A property that cannot be set fails the whole request and nothing is created
+        // (RFC 4791 §5.3.1, RFC 5689 §3). Neither RFC fixes the failure's status code (RFC
+        // 5689's example answers 403 with a DAV:mkcol-response); Almanac answers as a failed
+        // PROPPATCH does (RFC 4918 §9.2): 207 with each property's status, the one that
+        // failed with its own and the others 424 Failed Dependency, in the multistatus
+        // every client already reads.
         if statuses.contains(where: { $0.status != 200 }) {
             var multistatus = Multistatus()
             multistatus.add(href: path.href, statuses: statuses.map { ($0.name, $0.status == 200 ? 424 : $0.status) })
-            var response = multistatus.response()
-            response.status = 403
-            return response
+            return multistatus.response()
         }
         do {
             _ = try store.createCalendar(calendar, name: name)

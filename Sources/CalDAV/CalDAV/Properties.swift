@@ -30,7 +30,7 @@ extension DAVContext {
     /// The live properties of a calendar object.
     static let objectPropertyNames: [PropertyName] = [
         .currentUserPrincipal, .currentUserPrivilegeSet, .principalCollectionSet, .resourceType, .getETag,
-        .getContentType, .getContentLength, .getLastModified,
+        .getContentType, .getContentLength, .getLastModified, .supportedReportSet,
     ]
 
     /// One property of a calendar object, as inner XML, from its listing; nil for a
@@ -45,6 +45,8 @@ extension DAVContext {
         case .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>"
         case .currentUserPrivilegeSet: Self.privileges
         case .principalCollectionSet: Self.principalCollectionSet
+        // What REPORT answers on an object (RFC 3253 §3.1.5; RFC 4791 §7, free-busy-query aside).
+        case .supportedReportSet: Self.objectReports
         default: nil
         }
     }
@@ -79,11 +81,11 @@ extension DAVContext {
         case .root:
             properties[.resourceType] = "<D:collection/>"
             properties[.displayName] = "Almanac"
-            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
+            properties[.supportedReportSet] = Self.anywhereReports
         case .principals:
             properties[.resourceType] = "<D:collection/>"
             properties[.displayName] = "Principals"
-            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
+            properties[.supportedReportSet] = Self.anywhereReports
         case .principal(let owner):
             properties.merge(principalProperties(of: try handler.backend.user(named: owner))) { $1 }
         case .home(let owner):
@@ -92,7 +94,7 @@ extension DAVContext {
             properties[.owner] = "<D:href>\(XMLText.escape(DAVPath.principal(user: owner).href))</D:href>"
             // sync-collection is answered on calendars, not on the home (RFC 6578 lets a
             // server choose); the principal searches are answered everywhere.
-            properties[.supportedReportSet] = Self.reports(Self.principalReports, namespace: "D")
+            properties[.supportedReportSet] = Self.anywhereReports
         case .calendar(let owner, let name):
             let calendar = try self.calendar(named: name).calendar
             properties[.resourceType] = "<D:collection/><C:calendar/>"
@@ -114,7 +116,7 @@ extension DAVContext {
             properties[.syncToken] = XMLText.escape(calendar.syncToken.description)
             properties[.supportedReportSet] =
                 Self.reports(["calendar-query", "calendar-multiget", "free-busy-query"], namespace: "C")
-                + Self.reports(["sync-collection"] + Self.principalReports, namespace: "D")
+                + Self.reports(["sync-collection"], namespace: "D") + Self.anywhereReports
             for (clark, value) in calendar.deadProperties {
                 if let name = PropertyName(clark: clark) { properties[name] = value }
             }
@@ -141,7 +143,7 @@ extension DAVContext {
             .owner: href,
             .calendarHomeSet: "<D:href>\(XMLText.escape(DAVPath.home(user: account.name).href))</D:href>",
             .calendarUserAddressSet: href,
-            .supportedReportSet: Self.reports(Self.principalReports, namespace: "D"),
+            .supportedReportSet: Self.anywhereReports,
         ]
     }
 
@@ -158,8 +160,15 @@ extension DAVContext {
         + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
         + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
 
-    /// The principal reports (RFC 3744 §9.3–§9.5), answered on every resource.
-    static let principalReports = ["principal-match", "principal-property-search", "principal-search-property-set"]
+    /// The reports answered on every resource: the principal reports (RFC 3744 §9.3–§9.5)
+    /// and expand-property (RFC 3253 §3.8), as `supported-report` entries.
+    static let anywhereReports = reports(
+        ["expand-property", "principal-match", "principal-property-search", "principal-search-property-set"],
+        namespace: "D")
+
+    /// What a calendar object answers (RFC 4791 §7): calendar-query and calendar-multiget
+    /// (free-busy-query "MUST fail" there, §7.10), and the reports answered everywhere.
+    static let objectReports = reports(["calendar-query", "calendar-multiget"], namespace: "C") + anywhereReports
 
     /// `supported-report` entries for reports in the namespace with this prefix.
     static func reports(_ names: [String], namespace: String) -> String {
@@ -218,8 +227,8 @@ extension DAVContext {
                 .supportedCalendarData, .maxResourceSize:
                 status = 403
             default:
-                // A dead property: kept as given and returned as given.
-                calendar.deadProperties[name.clark] = Self.innerXML(of: element)
+                // A dead property: kept as given and returned as given (RFC 4918 §4.3).
+                calendar.deadProperties[name.clark] = DeadProperty.stored(element, language: nil)
             }
             statuses.append((name, status))
         }

@@ -4,6 +4,13 @@ import HTTPTypes
 /// sync-collection (RFC 6578): what changed since the token. With `DAV:limit`, at
 /// most that many changes, a 507 for the collection, and a checkpoint token from
 /// which the client continues without missing anything.
+///
+/// `DAV:sync-level` (§3.3) is `1` or `infinite`. A calendar holds no child collections
+/// (RFC 4791 §4.2; Almanac's hold only objects), so `infinite` reports the same members as
+/// `1`: there is no child collection to answer 403 `DAV:sync-traversal-supported` for. Any
+/// other value is no level §3.3 defines and is 400. A missing sync-level is read as `1`: §3.3
+/// says clients MUST send it, but some omit it, and `1` is the only level they can mean
+/// on a calendar.
 struct SyncCollectionReport {
     var properties: ReportProperties
     var token: SyncToken?
@@ -11,6 +18,9 @@ struct SyncCollectionReport {
 
     init(_ body: XMLElement) throws(DAVError) {
         properties = try ReportProperties(body)
+        if let level = body.child(DAVNamespace.dav, "sync-level")?.text, level != "1", level != "infinite" {
+            throw DAVError(400, "DAV:sync-level is 1 or infinite, not \(level) (RFC 6578 §3.3)")
+        }
         let tokenText = body.child(DAVNamespace.dav, "sync-token")?.text ?? ""
         if !tokenText.isEmpty {
             guard let parsed = SyncToken(tokenText) else {

@@ -8,9 +8,10 @@ import HTTPTypes
 /// way). Clients read, for example, the principal's `calendar-home-set` with the home's
 /// display name in one request.
 ///
-/// Only resources of the requester's own tree (and the shared root and principal
-/// collection) are expanded: an href elsewhere, even one a dead property holds, answers
-/// 404 without reading anything there.
+/// Only what the requester may read is expanded (their own tree, the shared root and
+/// principal collection, and other principals where the operator lets users see them):
+/// an href elsewhere, even one a dead property holds, answers 404 without reading
+/// anything there.
 struct ExpandPropertyReport {
     struct Request: Equatable {
         var name: PropertyName
@@ -74,14 +75,15 @@ struct ExpandPropertyReport {
                 continue
             }
             var expanded: [UInt8] = []
-            for href in hrefs(in: value) {
+            for href in hrefs(in: value, of: request.name) {
                 budget -= 1
                 guard budget >= 0 else {
                     throw DAVError(
                         507, "expand-property would expand more than \(maximumExpansions) resources",
                         dav: "number-of-matches-within-limits")
                 }
-                guard let path = DAVPath(requestPath: href), path.owner == nil || path.owner == context.user,
+                guard let path = DAVPath(requestPath: href),
+                    path.owner == nil || path.owner == context.user || context.handler.canSee(path, as: context.user),
                     let nestedProperties = try? context.properties(of: path)
                 else {
                     Multistatus.writeResponse(href: href, status: 404, into: &expanded)
@@ -96,10 +98,11 @@ struct ExpandPropertyReport {
         return (found, missing)
     }
 
-    /// The `DAV:href`s at the top of a property value (inner XML as the server writes it,
-    /// with the prefixes every multistatus declares).
-    static func hrefs(in value: String) -> [String] {
-        let document = "<D:value\(DAVNamespace.declarations)>\(value)</D:value>"
+    /// The `DAV:href`s at the top of a property's value: a live one's inner XML (with the
+    /// prefixes every multistatus declares), or a dead one's whole element.
+    static func hrefs(in value: String, of name: PropertyName) -> [String] {
+        let document =
+            DeadProperty.isElement(value, of: name) ? value : "<D:value\(DAVNamespace.declarations)>\(value)</D:value>"
         guard let root = try? XMLBody.parse(Array(document.utf8)) else { return [] }
         return root.children(DAVNamespace.dav, "href").map(\.text)
     }

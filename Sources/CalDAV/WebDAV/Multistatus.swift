@@ -50,7 +50,8 @@ struct Multistatus {
         // A response holds a propstat at least (RFC 4918 §14.24), even when no property was asked.
         if !found.isEmpty || calendarData != nil || missing.isEmpty {
             append("<D:propstat><D:prop>")
-            for (name, value) in found { append(name.element(value)) }
+            // A dead property's value is its whole element, as stored (its xml:lang on it).
+            for (name, value) in found { append(DeadProperty.element(value, as: name)) }
             if let calendarData {
                 append("<C:calendar-data>")
                 XMLText.escape(calendarData, into: &output)

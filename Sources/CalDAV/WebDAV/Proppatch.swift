@@ -4,20 +4,21 @@ import HTTPTypes
 extension DAVContext {
     /// PROPPATCH (RFC 4918 §9.2) on a calendar: every change applies, or none.
     func proppatch() -> HTTPResponse {
-        guard case .calendar(_, let name) = path else {
-            return DAVError(403, "only calendar properties can be changed", dav: "cannot-modify-protected-property")
-                .response
-        }
+        // Only calendars answer PROPPATCH (CalDAVHandler's Allow refuses it elsewhere, 405).
+        guard case .calendar(_, let name) = path else { return CalDAVHandler.notAllowed(request.method, on: path) }
+        // A body that is not well-formed XML (RFC 4918 §8.2), or is not a propertyupdate
+        // naming a property to set or remove (§14.19), is 400: there is nothing to answer
+        // a status for.
         let body: XMLElement
         switch self.body(DAVNamespace.dav, "propertyupdate") {
         case .success(let element): body = element
         case .failure(let failure): return failure.response
         }
-        let sets = body.children(DAVNamespace.dav, "set").flatMap {
-            $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
-        }
-        let removals = body.children(DAVNamespace.dav, "remove").flatMap {
-            $0.children(DAVNamespace.dav, "prop").flatMap(\.children)
+        let sets = DeadProperty.properties(in: body, "set")
+        let removals = DeadProperty.properties(in: body, "remove")
+        guard !sets.isEmpty || !removals.isEmpty else {
+            return DAVError(400, "a propertyupdate names the properties to set or remove in DAV:set or DAV:remove")
+                .response
         }
         do {
             var calendar = try self.calendar(named: name).calendar
@@ -35,20 +36,5 @@ extension DAVContext {
         } catch {
             return DAVError(error).response
         }
-    }
-
-    /// An element's children written back as XML (a dead property's value).
-    static func innerXML(of element: XMLElement) -> String {
-        if element.children.isEmpty { return XMLText.escape(element.text) }
-        return element.children.map(outerXML).joined()
-    }
-
-    static func outerXML(_ element: XMLElement) -> String {
-        let attributes = element.attributes.sorted { $0.key < $1.key }.map {
-            " \($0.key)=\"\(XMLText.escape($0.value))\""
-        }.joined()
-        let open = "X:\(element.name) xmlns:X=\"\(XMLText.escape(element.namespace))\"\(attributes)"
-        let inner = element.children.isEmpty ? XMLText.escape(element.text) : element.children.map(outerXML).joined()
-        return inner.isEmpty ? "<\(open)/>" : "<\(open)>\(inner)</X:\(element.name)>"
     }
 }

@@ -25,6 +25,32 @@ struct XMLReader {
         var tag: ArraySlice<UInt8>
         var scope: [String: String]
         var text: [UInt8] = []
+        /// Where in `text` each child began (the ends of the runs before them).
+        var childOffsets: [Int] = []
+
+        /// Adds a finished child, marking where the character data around it splits.
+        mutating func append(_ child: XMLElement) {
+            childOffsets.append(text.count)
+            element.children.append(child)
+        }
+
+        /// The element, with its text trimmed and, when that loses anything, its runs.
+        consuming func finished() -> XMLElement {
+            var element = element
+            element.text = XMLReader.trimmed(text)
+            if childOffsets.isEmpty {
+                if !text.isEmpty, element.text.utf8.count != text.count {
+                    element.textRuns = [String(decoding: text, as: UTF8.self)]
+                }
+            } else if !text.isEmpty {
+                var start = 0
+                for end in childOffsets + [text.count] {
+                    element.textRuns.append(String(decoding: text[start..<end], as: UTF8.self))
+                    start = end
+                }
+            }
+            return element
+        }
     }
 
     private static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
@@ -74,17 +100,17 @@ struct XMLReader {
                     throw fail("expected > after the end tag")
                 }
                 index += 1
-                guard var open = stack.popLast() else { throw fail("an end tag without a start tag") }
+                guard let open = stack.popLast() else { throw fail("an end tag without a start tag") }
                 guard open.tag.elementsEqual(tag) else {
                     throw fail(
                         "</\(String(decoding: tag, as: UTF8.self))> closes <\(String(decoding: open.tag, as: UTF8.self))>"
                     )
                 }
-                open.element.text = Self.trimmed(open.text)
+                let element = open.finished()
                 if stack.isEmpty {
-                    root = open.element
+                    root = element
                 } else {
-                    stack[stack.count - 1].element.children.append(open.element)
+                    stack[stack.count - 1].append(element)
                 }
             } else if starts(with: "<?") || starts(with: "<!") {
                 throw fail("DOCTYPE, declarations and processing instructions are not accepted")
@@ -101,7 +127,7 @@ struct XMLReader {
                     if stack.isEmpty {
                         root = open.element
                     } else {
-                        stack[stack.count - 1].element.children.append(open.element)
+                        stack[stack.count - 1].append(open.element)
                     }
                 } else {
                     stack.append(open)
@@ -164,15 +190,19 @@ struct XMLReader {
         let isEmpty = bytes[index] == UInt8(ascii: "/")
         index += isEmpty ? 2 : 1
         let (namespace, local) = try resolve(tag, in: scope, isAttribute: false)
-        var attributes: [String: String] = [:]
+        var element = XMLElement(namespace: namespace, name: local)
+        if let colon = tag.firstIndex(of: UInt8(ascii: ":")) {
+            element.prefix = String(decoding: tag[..<colon], as: UTF8.self)
+        }
         for (attribute, value) in raw
         where !attribute.elementsEqual("xmlns".utf8) && !attribute.starts(with: "xmlns:".utf8) {
             // Unprefixed attributes are in no namespace and keep their name; prefixed ones keep
-            // the name as written, once their prefix is known to be declared.
-            _ = try resolve(attribute, in: scope, isAttribute: true)
-            attributes[String(decoding: attribute, as: UTF8.self)] = value
+            // the name as written, with the namespace their prefix names.
+            let (attributeNamespace, _) = try resolve(attribute, in: scope, isAttribute: true)
+            let name = String(decoding: attribute, as: UTF8.self)
+            element.attributes[name] = value
+            if attribute.contains(UInt8(ascii: ":")) { element.attributeNamespaces[name] = attributeNamespace }
         }
-        let element = XMLElement(namespace: namespace, name: local, attributes: attributes)
         return (Open(element: element, tag: tag, scope: scope), isEmpty)
     }
 
@@ -292,7 +322,7 @@ struct XMLReader {
         return output
     }
 
-    private static func trimmed(_ text: [UInt8]) -> String {
+    fileprivate static func trimmed(_ text: [UInt8]) -> String {
         guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) })
         else { return "" }
         return String(decoding: text[first...last], as: UTF8.self)

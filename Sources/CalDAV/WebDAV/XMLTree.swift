@@ -6,6 +6,16 @@ public struct XMLElement: Sendable, Hashable {
     public var children: [XMLElement]
     /// The element's own character data (trimmed of surrounding white space).
     public var text: String
+    /// The prefix the element's name was written with (empty for none), which a dead
+    /// property's value keeps (RFC 4918 §4.3 SHOULD).
+    var prefix = ""
+    /// The namespace of each prefixed attribute, by its name as written (`x:kind`).
+    var attributeNamespaces: [String: String] = [:]
+    /// The character data exactly as read (references decoded, nothing trimmed), in the
+    /// runs before, between and after the children: `children.count + 1` of them. Empty when
+    /// ``text`` already says it all (no children and nothing to trim) or there is no text.
+    /// A dead property's value keeps it (RFC 4918 §4.3: character children are preserved).
+    var textRuns: [String] = []
 
     public init(
         namespace: String, name: String, attributes: [String: String] = [:], children: [XMLElement] = [],
