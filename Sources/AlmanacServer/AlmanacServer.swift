@@ -104,7 +104,7 @@ public final class AlmanacServer: Sendable {
         visiblePrincipals: PrincipalVisibility, now: @escaping @Sendable () -> Int
     ) -> Router {
         var router = Router()
-        let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals)
+        let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, now: now)
         let dav: HTTPResponder = { request in
             switch authenticator.authenticate(request) {
             case .failure(let failure):

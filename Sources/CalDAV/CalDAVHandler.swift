@@ -11,13 +11,17 @@ public struct CalDAVHandler: Sendable {
     public let maxResourceSize: Int
     /// Whose principals a signed-in user may see besides their own (an operator's choice).
     public let visiblePrincipals: PrincipalVisibility
+    /// The clock (Unix seconds): when an answer was made, for its DTSTAMP.
+    public let now: @Sendable () -> Int
 
     public init(
-        backend: any StoreBackend, maxResourceSize: Int = 16 << 20, visiblePrincipals: PrincipalVisibility = .onlySelf
+        backend: any StoreBackend, maxResourceSize: Int = 16 << 20, visiblePrincipals: PrincipalVisibility = .onlySelf,
+        now: @escaping @Sendable () -> Int
     ) {
         self.backend = backend
         self.maxResourceSize = maxResourceSize
         self.visiblePrincipals = visiblePrincipals
+        self.now = now
     }
 
     /// Every method the server answers somewhere (``allowed(on:)`` says where).

@@ -51,7 +51,7 @@ extension DatabaseEventStore {
     /// What a read answers when its expansions would take more than one request's
     /// ``ExpansionBudget``: the range holds more recurrence work than one answer may do.
     static let budgetSpent = StoreError(
-        .invalidArgument,
+        .expansionLimit,
         "answering this would expand more recurrence than one request may; ask for a shorter range or fewer calendars")
 
     /// The occurrences of a candidate in `from..<to`, as the store reports them, and the
@@ -88,7 +88,7 @@ extension DatabaseEventStore {
     /// What a read answers that cannot say in its result that a series was cut (alarms,
     /// a removal): the read is refused, naming the series.
     static func truncationRefused(_ series: TruncatedEvent) -> StoreError {
-        StoreError(.invalidArgument, "\(series); ask for a shorter range", resource: series.eventIdentifier)
+        StoreError(.expansionLimit, "\(series); ask for a shorter range", resource: series.eventIdentifier)
     }
 
     /// A candidate row of the interval index.
@@ -245,57 +245,78 @@ extension DatabaseEventStore {
 
     public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime]
     {
+        var zone: ZoneRules?
+        if let timeZone { zone = try viewerZone(timeZone, calendar: nil) }
+        return try database.read { (connection) throws(StoreError) -> [BusyTime] in
+            try busyTime(in: range, calendars: try visibleCalendars(calendars, connection), zone: zone, connection)
+        }
+    }
+
+    public func busyTime(in range: TimeRange, calendar: some CalendarReference, timeZone: ZoneRules?)
+        throws(StoreError) -> [BusyTime]
+    {
         try database.read { (connection) throws(StoreError) -> [BusyTime] in
-            var result: [BusyTime] = []
-            var intervals: [BusyInterval] = []
-            var budget = backend.expansionBudget
-            for calendar in try visibleCalendars(calendars, connection) {
-                let zone = try viewerZone(timeZone, calendar: calendar)
-                let calendarID = calendar.calendar.id
-                for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
-                where candidate.componentType == .event {
-                    let series: CachedSeries
-                    switch try timing(of: candidate, from: range.start, to: range.end, zone: zone, connection) {
-                    case nil: continue
-                    case .series(let cached): series = cached
-                    case .single(let single):
-                        guard !single.transparent, single.status != .cancelled else { continue }
-                        var isAllDay = false
-                        if case .date = single.start { isAllDay = true }
-                        result.append(
-                            BusyTime(
-                                start: single.start.instant(in: zone), end: single.end.instant(in: zone),
-                                eventIdentifier: candidate.identifier,
-                                calendarIdentifier: calendarID, recurrenceID: nil,
-                                isTentative: single.status == .tentative, isAllDay: isAllDay))
-                        continue
-                    }
-                    intervals.removeAll(keepingCapacity: true)
-                    let isComplete = series.prepared.busyIntervals(
-                        from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
-                    if budget.isSpent { throw Self.budgetSpent }
-                    for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {
-                        result.append(
-                            BusyTime(
-                                start: interval.start, end: interval.end, eventIdentifier: candidate.identifier,
-                                calendarIdentifier: calendarID,
-                                recurrenceID: interval.recurrenceID, isTentative: interval.traits.contains(.tentative),
-                                isAllDay: interval.isAllDay))
-                    }
-                    // A series a bound stopped may be busy anywhere after its last listed instance: that
-                    // time counts as busy, so a free-slot search never offers it (more busy time, never less).
-                    if !isComplete {
-                        let from = intervals.map(\.start).max().map { max(range.start, $0) } ?? range.start
-                        result.append(
-                            BusyTime(
-                                start: from, end: range.end, eventIdentifier: candidate.identifier,
-                                calendarIdentifier: calendarID, recurrenceID: nil,
-                                isTentative: false, isAllDay: false))
-                    }
+            try busyTime(
+                in: range, calendars: [try calendarRow(calendar, connection, write: false)], zone: timeZone,
+                connection)
+        }
+    }
+
+    /// The busy time of `calendars` in `range`, floating and all-day times read in
+    /// `requested`, else in each calendar's zone.
+    private func busyTime(
+        in range: TimeRange, calendars: [CalendarRow], zone requested: ZoneRules?, _ connection: Connection
+    ) throws(StoreError) -> [BusyTime] {
+        var result: [BusyTime] = []
+        var intervals: [BusyInterval] = []
+        var budget = backend.expansionBudget
+        for calendar in calendars {
+            var zone = ZoneRules.utc
+            if let requested { zone = requested } else { zone = try viewerZone(nil, calendar: calendar) }
+            let calendarID = calendar.calendar.id
+            for candidate in try candidates(in: calendar, from: range.start, to: range.end, connection)
+            where candidate.componentType == .event {
+                let series: CachedSeries
+                switch try timing(of: candidate, from: range.start, to: range.end, zone: zone, connection) {
+                case nil: continue
+                case .series(let cached): series = cached
+                case .single(let single):
+                    guard !single.transparent, single.status != .cancelled else { continue }
+                    var isAllDay = false
+                    if case .date = single.start { isAllDay = true }
+                    result.append(
+                        BusyTime(
+                            start: single.start.instant(in: zone), end: single.end.instant(in: zone),
+                            eventIdentifier: candidate.identifier,
+                            calendarIdentifier: calendarID, recurrenceID: nil,
+                            isTentative: single.status == .tentative, isAllDay: isAllDay))
+                    continue
+                }
+                intervals.removeAll(keepingCapacity: true)
+                let isComplete = series.prepared.busyIntervals(
+                    from: range.start, to: range.end, viewerZone: zone, budget: &budget, into: &intervals)
+                if budget.isSpent { throw Self.budgetSpent }
+                for interval in intervals where interval.traits.isDisjoint(with: [.transparent, .cancelled]) {
+                    result.append(
+                        BusyTime(
+                            start: interval.start, end: interval.end, eventIdentifier: candidate.identifier,
+                            calendarIdentifier: calendarID,
+                            recurrenceID: interval.recurrenceID, isTentative: interval.traits.contains(.tentative),
+                            isAllDay: interval.isAllDay))
+                }
+                // A series a bound stopped may be busy anywhere after its last listed instance: that
+                // time counts as busy, so a free-slot search never offers it (more busy time, never less).
+                if !isComplete {
+                    let from = intervals.map(\.start).max().map { max(range.start, $0) } ?? range.start
+                    result.append(
+                        BusyTime(
+                            start: from, end: range.end, eventIdentifier: candidate.identifier,
+                            calendarIdentifier: calendarID, recurrenceID: nil,
+                            isTentative: false, isAllDay: false))
                 }
             }
-            return result
         }
+        return result
     }
 
     /// The bytes of objects by row id: one query on PostgreSQL (the ids as one bigint[]

@@ -1,3 +1,4 @@
+import CivilTime
 import Recurrence
 
 /// The calendar operations every interface (CalDAV, the JSON API, the web views,
@@ -84,6 +85,10 @@ public protocol EventStore: Sendable {
     /// (TRANSP) nor cancelled, in no particular order. Cheaper than `events(in:)`, for
     /// free-slot searches over many events.
     func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime]
+    /// The busy time of one calendar in `range`, floating and all-day times read in
+    /// `timeZone` (a CalDAV request's own), else in the calendar's zone.
+    func busyTime(in range: TimeRange, calendar: some CalendarReference, timeZone: ZoneRules?)
+        throws(StoreError) -> [BusyTime]
     /// The first `limit` alarm firings in `range`, with their occurrences, in firing order
     /// (repeats of one alarm are separate firings). Ask for one more than you will show
     /// to learn whether the answer was cut.
@@ -202,7 +207,7 @@ extension EventStore {
 
     /// The occurrences of ``occurrences(in:calendars:matching:timeZone:limit:)`` when they
     /// are complete; when a bound of expansion cut a series, the read is refused with
-    /// `invalidArgument`, naming the series (ask for a shorter range, or read the
+    /// `expansionLimit`, naming the series (ask for a shorter range, or read the
     /// ``OccurrenceList`` to show what there is and say what is missing).
     public func events(
         in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int
@@ -212,7 +217,7 @@ extension EventStore {
         let list = try occurrences(in: range, calendars: calendars, matching: filter, timeZone: timeZone, limit: limit)
         if let cut = list.truncatedSeries.first {
             throw StoreError(
-                .invalidArgument, (list.truncationNotice ?? cut.description) + "; ask for a shorter range",
+                .expansionLimit, (list.truncationNotice ?? cut.description) + "; ask for a shorter range",
                 resource: cut.eventIdentifier)
         }
         return list.occurrences

@@ -39,6 +39,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidSyncToken
         /// An argument out of range: an empty title, an interval that ends before it starts.
         case invalidArgument
+        /// The answer would expand more recurrence than one request may, or a series a
+        /// bound of expansion cut holds what it would need (``ExpansionBudget``): the same
+        /// question over a shorter range or fewer calendars is answered (CalDAV
+        /// `DAV:number-of-matches-within-limits`, the API's `range-too-long`).
+        case expansionLimit
         /// A name or title already taken where it must be unique.
         case alreadyExists
         /// The database or the file system failed, or PostgreSQL is unreachable (HTTP 503);

@@ -105,6 +105,7 @@ struct APIProblem: HTTPResponseError {
         case .invalidCalendarData, .invalidCalendarObject: self.init(.invalidCalendarData, error.message)
         case .unsupportedComponent: self.init(.unsupportedComponent, error.message)
         case .invalidSyncToken, .invalidArgument: self.init(.invalidField, error.message)
+        case .expansionLimit: self.init(.rangeTooLong, error.message)
         case .database:
             error.logDetails()
             self.init(.unavailable, error.clientMessage)

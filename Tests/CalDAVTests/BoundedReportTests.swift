@@ -32,6 +32,21 @@ extension CalDAVTests {
         #expect(Self.isTruncation(answer.response("/dav/calendars/anna/work/")))
     }
 
+    @Test func busyTimePastABoundOfExpansionIsNeverLeftOut() throws {
+        let dav = try TestServer().dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        // Every second without end: a bound of expansion stops it after 100,000 instances
+        // (under 28 hours), so its instances later in the week are not known one by one.
+        #expect(
+            try dav.put("/dav/calendars/anna/work/tick.ics", Self.secondly("tick@test", every: "FREQ=SECONDLY"))
+                .status == 201)
+        let week = try dav.freeBusy("/dav/calendars/anna/work/", start: "20261201T000000Z", end: "20261208T000000Z")
+        // From the cut on the series counts as busy: the week is one busy stretch, never
+        // free after the bound (RFC 4791 §7.10 answers busy time; less of it would be wrong).
+        let periods = week.text.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("FREEBUSY") }
+        #expect(week.status == 200 && periods == ["FREEBUSY;FBTYPE=BUSY:20261201T000000Z/20261208T000000Z"])
+    }
+
     @Test(arguments: ServerSetup.everyStore) func freeBusyCoalescesAndNeverShowsLessBusyTime(_ setup: ServerSetup)
         throws
     {

@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test(arguments: ServerSetup.everyStore) func periodsAreMergedDeduplicatedAndSorted(_ setup: ServerSetup) throws {
-        let dav = try TestServer(setup).dav("anna")
+        let dav = try TestServer(setup, now: { 1_800_000_000 }).dav("anna")
         #expect(try dav.makeCalendar() == 201)
         let events: [(String, String, String, [String])] = [
             // Put in an order that is neither by time nor by name.
@@ -202,6 +202,8 @@ import Testing
                 "FREEBUSY;FBTYPE=BUSY:20261201T100000Z/20261201T120000Z",
                 "FREEBUSY;FBTYPE=BUSY-TENTATIVE:20261201T140000Z/20261201T160000Z",
             ])
+        // DTSTAMP says when the answer was made (RFC 5545 §3.8.7.2): the server's clock.
+        #expect(answer.text.contains("DTSTAMP:20270115T080000Z"))
     }
 
     @Test(arguments: ServerSetup.everyStore) func floatingTimesAreReadInTheRequestsOrTheCalendarsZone(

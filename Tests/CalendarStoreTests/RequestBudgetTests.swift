@@ -35,7 +35,7 @@ import Testing
         let fixture = try StoreFixture(.sqlite)
         let work = try Self.idle(fixture, count: 10)
         let refused = #expect(throws: StoreError.self) { try fixture.store.events(in: Self.day, calendars: [work.id]) }
-        #expect(refused?.code == .invalidArgument && refused?.message.contains("shorter range") == true)
+        #expect(refused?.code == .expansionLimit && refused?.message.contains("shorter range") == true)
         #expect(throws: StoreError.self) {
             try fixture.store.busyTime(in: Self.day, calendars: [work.id], timeZone: nil)
         }

@@ -56,7 +56,7 @@ import Testing
             try fixture.store.events(in: Self.hundredDays, calendars: [work.id])
         }
         #expect(
-            listed?.code == .invalidArgument && listed?.message.contains("UID ticker") == true
+            listed?.code == .expansionLimit && listed?.message.contains("UID ticker") == true
                 && listed?.message.contains("shorter range") == true)
         let alarms = #expect(throws: StoreError.self) {
             try fixture.store.alarms(firingIn: Self.hundredDays, calendars: [work.id], limit: .max)

@@ -30,32 +30,26 @@ struct FreeBusyQueryReport {
     static let maxFreeBusyPeriods = 10_000
 
     func answer(in context: DAVContext, calendar handle: CalendarHandle) throws(StoreError) -> HTTPResponse {
-        let range = TimeRange(start: start, end: end)
-        let report = try context.store.report(
-            ResourceQuery(componentTypes: [.event], overlapping: range, timeZone: timeZone),
-            content: .instances(range, limit: .max), calendar: handle)
-        // Busy time left out would read as free: a bound of expansion refuses the range instead.
-        guard !report.isTruncated else {
-            throw StoreError(
-                .invalidArgument,
-                "a series has more instances in this range than one answer expands; ask for a shorter range")
-        }
-        let occurrences = report.items.flatMap(\.instances)
+        // Busy time complete by construction: a series a bound of expansion stopped counts
+        // as busy from its last instance on (more busy time, never less).
+        let busy = try context.store.busyTime(
+            in: TimeRange(start: start, end: end), calendar: handle, timeZone: timeZone)
         var freeBusy = Component(
             name: "VFREEBUSY",
             properties: [
-                Property(name: "DTSTAMP", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
+                // When the answer was made (RFC 5545 §3.8.7.2), not when the range starts.
+                Property(
+                    name: "DTSTAMP",
+                    dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: context.handler.now()), form: .utc)),
                 Property(name: "DTSTART", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
                 Property(name: "DTEND", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)),
             ])
-        var busy: [(start: Int, end: Int, tentative: Bool)] = []
-        for occurrence in occurrences where !occurrence.isCancelled && !occurrence.isTransparent {
-            let from = max(start, occurrence.startInstant)
-            let to = min(end, occurrence.endInstant)
-            guard to > from else { continue }
-            busy.append((from, to, occurrence.status == .tentative))
+        let periods = busy.compactMap { time -> (start: Int, end: Int, tentative: Bool)? in
+            let from = max(start, time.start)
+            let to = min(end, time.end)
+            return to > from ? (from, to, time.isTentative) : nil
         }
-        for period in Self.coalesced(busy, span: end - start) {
+        for period in Self.coalesced(periods, span: end - start) {
             freeBusy.properties.append(
                 Property(
                     name: "FREEBUSY",

@@ -65,6 +65,8 @@ struct DAVError: HTTPResponseError {
         case .unsupportedComponent: self.init(403, error.message, caldav: "supported-calendar-component")
         case .invalidSyncToken: self.init(403, error.message, dav: "valid-sync-token")
         case .invalidArgument: self.init(400, error.message)
+        // A postcondition the answer cannot meet (RFC 4791 §7.8, §1.3: 403 with its element).
+        case .expansionLimit: self.init(403, error.message, dav: "number-of-matches-within-limits")
         case .alreadyExists: self.init(405, error.message, dav: "resource-must-be-null")
         case .database:
             error.logDetails()

@@ -79,7 +79,7 @@ struct ExpandPropertyReport {
                 budget -= 1
                 guard budget >= 0 else {
                     throw DAVError(
-                        507, "expand-property would expand more than \(maximumExpansions) resources",
+                        403, "expand-property would expand more than \(maximumExpansions) resources",
                         dav: "number-of-matches-within-limits")
                 }
                 guard let path = DAVPath(requestPath: href),
