@@ -262,3 +262,25 @@ import Testing
         #expect(try query(zone: CalendarTimezoneTests.berlin) == [FilterTests.calendar + "standup.ics"])
     }
 }
+
+/// A report's body may ask `DAV:allprop` or `DAV:propname` instead of `DAV:prop`
+/// (RFC 4791 §9.5, §9.10), as PROPFIND's does.
+@Suite struct ReportPropertyTests {
+    @Test func allpropAndPropnameAnswerEveryObjectProperty() throws {
+        let dav = try FilterTests().calendar(.inProcess)
+        func report(_ request: String) throws -> DAVAnswer {
+            try dav.report(
+                FilterTests.calendar, depth: "1",
+                "<C:calendar-multiget xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\">\(request)"
+                    + "<D:href>\(CalendarDataTests.lunch)</D:href></C:calendar-multiget>")
+        }
+        let all = try #require(report("<D:allprop/>").multistatus().response(CalendarDataTests.lunch))
+        #expect(all.property(.dav("getetag"))?.text.isEmpty == false)
+        #expect(all.property(.dav("getcontenttype"))?.text.hasPrefix("text/calendar") == true)
+        #expect(all.propstats.map(\.status) == [200])
+        let names = try #require(report("<D:propname/>").multistatus().response(CalendarDataTests.lunch))
+        // The same names, each without its value (RFC 4918 §9.1's propname).
+        #expect(names.property(.dav("getetag"))?.text == "")
+        #expect(names.property(.dav("getcontenttype")) != nil && names.property(.dav("getcontenttype"))?.text == "")
+    }
+}

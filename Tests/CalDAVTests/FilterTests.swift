@@ -298,3 +298,42 @@ import Testing
         #expect(lines.contains("DTSTART:20261031T110000Z") && lines.filter { $0 == "DURATION:P1D" }.count == 1)
     }
 }
+
+/// Collations (RFC 4791 §7.5): advertised on what calendar-query answers, `default`
+/// read as `i;ascii-casemap`, and `i;octet` comparing octets.
+@Suite struct CollationTests {
+    @Test func collationsAreAdvertisedDefaultIsASCIICasemapAndOctetComparesBytes() throws {
+        let dav = try TestServer().dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        // "Café" with a precomposed é (U+00E9).
+        let body = FreeBusyQueryTests.event(
+            "cafe", "20261210T090000Z", "20261210T100000Z", ["SUMMARY:Caf\u{00E9} with Anna"])
+        let cafe = FilterTests.calendar + "cafe.ics"
+        #expect(try dav.put(cafe, body).status == 201)
+        // §7.5.1: the property is on every resource that answers calendar-query, and protected.
+        for path in [FilterTests.calendar, cafe] {
+            let found = try dav.propfind(path, props: [.caldav("supported-collation-set")]).multistatus()
+            let set = try #require(found.response(path)?.property(.caldav("supported-collation-set")), "\(path)")
+            #expect(
+                set.children.map(\.text).sorted() == ["i;ascii-casemap", "i;octet", "i;unicode-casemap"], "\(path)")
+        }
+        let patch = try dav.proppatch(FilterTests.calendar, set: [(.caldav("supported-collation-set"), "")])
+        #expect(try patch.multistatus().response(FilterTests.calendar)?.propstats.map(\.status) == [403])
+        func matches(_ text: String, collation: String) throws -> Bool {
+            let answer = try dav.calendarQuery(
+                FilterTests.calendar,
+                filter:
+                    "<C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:prop-filter name=\"SUMMARY\">"
+                    + "<C:text-match collation=\"\(collation)\">\(text)</C:text-match></C:prop-filter></C:comp-filter></C:comp-filter>"
+            )
+            #expect(answer.status == 207, "\(collation)")
+            return try answer.multistatus().hrefs == [cafe]
+        }
+        // RFC 4790 §3.1: "default" is the server's default, which §7.5 makes i;ascii-casemap.
+        #expect(try matches("WITH ANNA", collation: "default"))
+        #expect(try !matches("WITH ANNA", collation: "i;octet"))
+        // i;octet compares octets: a decomposed é (e + U+0301) is other bytes than the stored one.
+        #expect(try matches("Caf\u{00E9}", collation: "i;octet"))
+        #expect(try !matches("Cafe\u{0301}", collation: "i;octet"))
+    }
+}

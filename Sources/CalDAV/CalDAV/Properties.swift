@@ -30,7 +30,7 @@ extension DAVContext {
     /// The live properties of a calendar object.
     static let objectPropertyNames: [PropertyName] = [
         .currentUserPrincipal, .currentUserPrivilegeSet, .principalCollectionSet, .resourceType, .getETag,
-        .getContentType, .getContentLength, .getLastModified, .supportedReportSet,
+        .getContentType, .getContentLength, .getLastModified, .supportedReportSet, .supportedCollationSet,
     ]
 
     /// One property of a calendar object, as inner XML, from its listing; nil for a
@@ -47,6 +47,7 @@ extension DAVContext {
         case .principalCollectionSet: Self.principalCollectionSet
         // What REPORT answers on an object (RFC 3253 §3.1.5; RFC 4791 §7, free-busy-query aside).
         case .supportedReportSet: Self.objectReports
+        case .supportedCollationSet: Self.supportedCollations
         default: nil
         }
     }
@@ -112,6 +113,7 @@ extension DAVContext {
                 .map { "<C:comp name=\"\($0.rawValue)\"/>" }.joined()
             properties[.supportedCalendarData] = "<C:calendar-data content-type=\"text/calendar\" version=\"2.0\"/>"
             properties[.maxResourceSize] = String(handler.maxResourceSize)
+            properties[.supportedCollationSet] = Self.supportedCollations
             properties[.getCTag] = XMLText.escape(calendar.ctag)
             properties[.syncToken] = XMLText.escape(calendar.syncToken.description)
             properties[.supportedReportSet] =
@@ -170,6 +172,11 @@ extension DAVContext {
     /// (free-busy-query "MUST fail" there, §7.10), and the reports answered everywhere.
     static let objectReports = reports(["calendar-query", "calendar-multiget"], namespace: "C") + anywhereReports
 
+    /// The collations text-match takes (RFC 4791 §7.5.1), on every resource calendar-query answers.
+    static let supportedCollations = QueryFilter.collations.map {
+        "<C:supported-collation>\($0)</C:supported-collation>"
+    }.joined()
+
     /// `supported-report` entries for reports in the namespace with this prefix.
     static func reports(_ names: [String], namespace: String) -> String {
         names.map { "<D:supported-report><D:report><\(namespace):\($0)/></D:report></D:supported-report>" }.joined()
@@ -224,7 +231,7 @@ extension DAVContext {
                 if types.isEmpty { status = 400 } else { calendar.componentTypes = types }
             case .getCTag, .syncToken, .getETag, .owner, .currentUserPrincipal, .currentUserPrivilegeSet,
                 .supportedReportSet, .principalCollectionSet,
-                .supportedCalendarData, .maxResourceSize:
+                .supportedCalendarData, .maxResourceSize, .supportedCollationSet:
                 status = 403
             default:
                 // A dead property: kept as given and returned as given (RFC 4918 §4.3).

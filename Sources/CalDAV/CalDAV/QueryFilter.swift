@@ -207,8 +207,13 @@ struct QueryFilter {
         return try? ZoneResolver(calendar: calendar).zone(for: tzid)
     }
 
-    /// The collations a text-match may name (RFC 4790; `i;ascii-casemap` is the default).
-    static let collations: Set<String> = ["i;ascii-casemap", "i;octet", "i;unicode-casemap"]
+    /// The collations a text-match may name (RFC 4790), as `supported-collation-set`
+    /// advertises them (RFC 4791 §7.5.1); `i;ascii-casemap` is the default.
+    static let collations = ["i;ascii-casemap", "i;octet", "i;unicode-casemap"]
+
+    /// What a text-match may name: a collation, or `default` for `i;ascii-casemap`
+    /// (RFC 4790 §3.1, RFC 4791 §7.5).
+    static let namedCollations = Set(collations + ["default"])
 
     /// Substring match under the collation (`i;ascii-casemap` by default, also
     /// `i;unicode-casemap` and `i;octet`; any other is refused up front by
@@ -217,7 +222,8 @@ struct QueryFilter {
         let collation = textMatch.attributes["collation"] ?? "i;ascii-casemap"
         let found: Bool
         switch collation {
-        case "i;octet": found = value.contains(textMatch.text)
+        // Octets, not characters: "é" precomposed and decomposed differ (RFC 4790 §9.3).
+        case "i;octet": found = Array(value.utf8).firstRange(of: Array(textMatch.text.utf8)) != nil
         case "i;unicode-casemap": found = value.lowercased().contains(textMatch.text.lowercased())
         default: found = asciiLowercased(value).contains(asciiLowercased(textMatch.text))
         }
@@ -317,7 +323,7 @@ extension QueryFilter {
                     return DAVError(403, error.message, caldav: "valid-filter")
                 }
             case "text-match":
-                if let collation = element.attributes["collation"], !collations.contains(collation) {
+                if let collation = element.attributes["collation"], !namedCollations.contains(collation) {
                     return DAVError(
                         403,
                         "the collation \(collation) is not supported; use i;ascii-casemap, i;unicode-casemap or i;octet",

@@ -19,10 +19,21 @@ struct ReportProperties {
     /// `<C:comp>` (§9.6.1): only the components and properties it names.
     var selection: ComponentSelection?
 
-    /// Reads the report's `DAV:prop` (only the ETag when there is none).
+    /// `DAV:propname`: the names of the properties, without their values.
+    var namesOnly = false
+
+    /// Reads the report's `DAV:prop`, `DAV:allprop` or `DAV:propname` (RFC 4791 §9.5,
+    /// §9.10); only the ETag when there is none.
     init(_ body: XMLElement) throws(DAVError) {
         guard let prop = body.child(DAVNamespace.dav, "prop") else {
-            properties = [.getETag]
+            if body.child(DAVNamespace.dav, "allprop") != nil {
+                properties = DAVContext.objectPropertyNames
+            } else if body.child(DAVNamespace.dav, "propname") != nil {
+                properties = DAVContext.objectPropertyNames
+                namesOnly = true
+            } else {
+                properties = [.getETag]
+            }
             return
         }
         for element in prop.children {
@@ -183,7 +194,8 @@ extension DAVContext {
             calendarData = report.items.map(\.data)
         }
         for (item, data) in zip(report.items, calendarData) {
-            let (found, missing) = objectProperties(properties.properties, item.info)
+            var (found, missing) = objectProperties(properties.properties, item.info)
+            if properties.namesOnly { found = found.map { ($0.name, "") } }
             multistatus.add(
                 href: DAVPath.object(user: user, calendar: calendar.calendar.name, name: item.info.name).href,
                 found: found, calendarData: properties.wantsCalendarData ? data : nil, missing: missing)

@@ -57,6 +57,7 @@ extension PropertyName {
     static let supportedComponents = PropertyName(DAVNamespace.caldav, "supported-calendar-component-set")
     static let supportedCalendarData = PropertyName(DAVNamespace.caldav, "supported-calendar-data")
     static let maxResourceSize = PropertyName(DAVNamespace.caldav, "max-resource-size")
+    static let supportedCollationSet = PropertyName(DAVNamespace.caldav, "supported-collation-set")
     static let getCTag = PropertyName(DAVNamespace.calendarServer, "getctag")
     static let calendarColor = PropertyName(DAVNamespace.apple, "calendar-color")
     static let calendarOrder = PropertyName(DAVNamespace.apple, "calendar-order")
