@@ -130,3 +130,34 @@ extension CalDAVTests {
         #expect(try todoQuery("tasks", ("20261212T110001Z", "20261213T000000Z")) == [])
     }
 }
+
+/// VJOURNAL time ranges (RFC 4791 §9.9's table): a DATE-TIME DTSTART is an instant
+/// (start <= DTSTART < end), a DATE one lasts the day, and a journal without DTSTART
+/// matches no range.
+@Suite struct JournalTimeRangeTests {
+    static func journal(_ uid: String, _ start: String?) -> String {
+        ([
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VJOURNAL", "UID:\(uid)",
+            "DTSTAMP:20261101T000000Z",
+        ] + (start.map { [$0] } ?? []) + ["SUMMARY:Notes", "END:VJOURNAL", "END:VCALENDAR", ""])
+        .joined(separator: "\r\n")
+    }
+
+    @Test(arguments: ServerSetup.everyStore) func journalsFollowTheTable(_ setup: ServerSetup) throws {
+        let dav = try TestServer(setup).dav("anna")
+        let notes = "/dav/calendars/anna/notes/"
+        #expect(try dav.mkcalendar(notes, components: ["VJOURNAL"]).status == 201)
+        let journals: [(String, String?)] = [
+            ("at-start", "DTSTART:20261210T090000Z"), ("inside", "DTSTART:20261210T093000Z"),
+            ("at-end", "DTSTART:20261210T100000Z"), ("day", "DTSTART;VALUE=DATE:20261210"),
+            ("day-before", "DTSTART;VALUE=DATE:20261209"), ("undated", nil),
+        ]
+        for (uid, start) in journals {
+            #expect(try dav.put(notes + "\(uid).ics", Self.journal(uid, start)).status == 201)
+        }
+        let answer = try dav.calendarQuery(
+            notes, component: "VJOURNAL", start: "20261210T090000Z", end: "20261210T100000Z")
+        #expect(
+            try answer.multistatus().hrefs.sorted() == ["at-start", "day", "inside"].map { notes + "\($0).ics" })
+    }
+}
