@@ -152,6 +152,7 @@ public struct CalDAVHandler: Sendable {
             }
         }
         let context = DAVContext(store: store, user: user, request: request, path: path, handler: self)
+        if let refusal = context.ifHeaderRefusal() { return refusal }
         switch request.method {
         case "PROPFIND": return context.propfind()
         case "PROPPATCH": return context.proppatch()
