@@ -25,7 +25,7 @@ public final class DatabaseBackend: StoreBackend {
     private let budgetState = Mutex(ExpansionBudget.perRequest)
 
     /// The recurrence expansion one read may do in all (``ExpansionBudget/perRequest``
-    /// unless set); a read that would do more is refused with `invalidArgument`.
+    /// unless set); a read that would do more is refused with `expansionLimit`.
     public var expansionBudget: ExpansionBudget {
         get { budgetState.withLock { $0 } }
         set { budgetState.withLock { $0 = newValue } }

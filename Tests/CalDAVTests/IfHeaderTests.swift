@@ -54,14 +54,14 @@ import Testing
         #expect(try bob.mkcalendar("/dav/calendars/bob/work/").status == 201)
         let anna = server.dav("anna")
         #expect(try anna.makeCalendar() == 201)
-        // A condition on bob's calendar tells anna nothing about it: it does not hold.
-        let answer = try put(
-            anna, Self.lunch, FilterTests.lunch, if: "</dav/calendars/bob/work/> (Not [\"x\"]) ([\"x\"])")
-        #expect(answer.status == 201)
-        let refused = try put(
-            anna, Self.calendar + "other.ics", FilterTests.lunch.replacingOccurrences(of: "lunch@", with: "other@"),
-            if: "</dav/calendars/bob/work/> ([\"x\"])")
+        // bob's calendar has the name of anna's: a condition on it with anna's own token must
+        // not be read as a condition on anna's calendar. bob's has no state for anna at all.
+        let token = try syncToken(anna)
+        let refused = try put(anna, Self.lunch, FilterTests.lunch, if: "</dav/calendars/bob/work/> (<\(token)>)")
         #expect(refused.status == 412)
+        #expect(try anna.get(Self.lunch).status == 404)
+        // With anna's own calendar tagged, the same token holds.
+        #expect(try put(anna, Self.lunch, FilterTests.lunch, if: "<\(Self.calendar)> (<\(token)>)").status == 201)
     }
 
     @Test(arguments: ["(", "()", "([\"a\"]", "</dav/> ", "([\"a\"]) </dav/> ([\"a\"])", "x", "(<a> junk)"])

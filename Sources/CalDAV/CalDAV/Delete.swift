@@ -8,7 +8,7 @@ extension DAVContext {
             switch path {
             case .object(_, let calendarName, let name):
                 let calendar = try self.calendar(named: calendarName)
-                try store.deleteResource(named: name, calendar: calendar, ifMatch: request.headers["If-Match"])
+                try store.deleteResource(named: name, calendar: calendar, ifMatch: ifMatch)
             case .calendar(_, let name):
                 try store.deleteCalendar(withIdentifier: try self.calendar(named: name).calendar.id)
             default:

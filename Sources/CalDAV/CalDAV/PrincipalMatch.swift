@@ -73,14 +73,3 @@ struct PrincipalMatchReport {
         return multistatus.response()
     }
 }
-
-extension PrincipalMatchReport {
-    /// The answer, or the store's error as a DAV error.
-    func response(in context: DAVContext) -> HTTPResponse {
-        do {
-            return try answer(in: context)
-        } catch {
-            return DAVError(error).response
-        }
-    }
-}

@@ -104,14 +104,3 @@ struct PrincipalSearchReport {
             status: 200, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
     }
 }
-
-extension PrincipalSearchReport {
-    /// The answer, or the store's error as a DAV error.
-    func response(in context: DAVContext) -> HTTPResponse {
-        do {
-            return try answer(in: context)
-        } catch {
-            return DAVError(error).response
-        }
-    }
-}

@@ -235,7 +235,7 @@ extension DAVContext {
                 status = 403
             default:
                 // A dead property: kept as given and returned as given (RFC 4918 §4.3).
-                calendar.deadProperties[name.clark] = DeadProperty.stored(element, language: nil)
+                calendar.deadProperties[name.clark] = DeadProperty.stored(element)
             }
             statuses.append((name, status))
         }

@@ -18,7 +18,7 @@ extension DAVContext {
                 413, "the object is larger than \(handler.maxResourceSize) bytes", caldav: "max-resource-size"
             ).response
         }
-        let ifMatch = request.headers["If-Match"]
+        let ifMatch = self.ifMatch
         let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
         let calendar: CalendarHandle
         do {

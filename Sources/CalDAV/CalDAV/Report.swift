@@ -87,6 +87,25 @@ protocol CalendarReport {
     func answer(in context: DAVContext, calendar: CalendarHandle) throws(StoreError) -> HTTPResponse
 }
 
+/// A report answered on any resource of the tree.
+protocol AnywhereReport {
+    func answer(in context: DAVContext) throws(StoreError) -> HTTPResponse
+}
+
+extension AnywhereReport {
+    /// The answer, or the store's error as a DAV error.
+    func response(in context: DAVContext) -> HTTPResponse {
+        do {
+            return try answer(in: context)
+        } catch {
+            return DAVError(error).response
+        }
+    }
+}
+
+extension PrincipalSearchReport: AnywhereReport {}
+extension PrincipalMatchReport: AnywhereReport {}
+
 extension CalendarMultigetReport: CalendarReport {}
 extension CalendarQueryReport: CalendarReport {}
 extension SyncCollectionReport: CalendarReport {}
@@ -201,9 +220,7 @@ extension DAVContext {
                 found: found, calendarData: properties.wantsCalendarData ? data : nil, missing: missing)
         }
         if report.isTruncated {
-            multistatus.add(
-                href: DAVPath.calendar(user: user, name: calendar.calendar.name).href, status: 507,
-                error: PropertyName(DAVNamespace.dav, "number-of-matches-within-limits"))
+            multistatus.addTruncation(of: DAVPath.calendar(user: user, name: calendar.calendar.name).href)
         }
     }
 }

@@ -56,9 +56,7 @@ struct SyncCollectionReport {
                 status: 404)
         }
         if changes.isTruncated {
-            multistatus.add(
-                href: DAVPath.calendar(user: context.user, name: calendar.calendar.name).href, status: 507,
-                error: PropertyName(DAVNamespace.dav, "number-of-matches-within-limits"))
+            multistatus.addTruncation(of: DAVPath.calendar(user: context.user, name: calendar.calendar.name).href)
         }
         multistatus.syncToken = changes.token.description
         return multistatus.response()

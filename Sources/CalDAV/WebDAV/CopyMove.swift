@@ -42,7 +42,7 @@ extension DAVContext {
         do throws(StoreError) {
             let sourceHandle = try self.calendar(named: sourceCalendar)
             let source = try store.resource(named: sourceName, calendar: sourceHandle)
-            if let ifMatch = request.headers["If-Match"], ifMatch != "*", ifMatch != source.etag {
+            if let ifMatch, ifMatch != "*", ifMatch != source.etag {
                 return DAVError(412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)").response
             }
             let target: CalendarHandle

@@ -20,14 +20,9 @@
 enum DeadProperty {
     static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 
-    /// The stored form of a property element as set, with `language` (the `xml:lang` in
-    /// scope from its ancestors) on it when it has none of its own.
-    static func stored(_ property: XMLElement, language: String?) -> String {
-        var property = property
-        if property.attributes["xml:lang"] == nil, let language {
-            property.attributes["xml:lang"] = language
-            property.attributeNamespaces["xml:lang"] = xmlNamespace
-        }
+    /// The stored form of a property element as set (with the `xml:lang` in scope already
+    /// on it, ``properties(in:_:)``).
+    static func stored(_ property: XMLElement) -> String {
         var output = ""
         write(property, isProperty: true, into: &output)
         return output
@@ -45,7 +40,7 @@ enum DeadProperty {
         var rest = value.utf8[...]
         guard rest.first == UInt8(ascii: "<") else { return false }
         rest = rest.dropFirst()
-        for part in [name.name, " xmlns=\"", XMLText.escape(name.namespace), "\""] {
+        for part in [name.name, " xmlns=\"", escapedAttribute(name.namespace), "\""] {
             guard rest.starts(with: part.utf8) else { return false }
             rest = rest.dropFirst(part.utf8.count)
         }
@@ -136,27 +131,11 @@ enum DeadProperty {
         output += "</" + name + ">"
     }
 
-    /// Character data, with a carriage return as a reference (the reader would read a raw
-    /// one as a line feed, XML 1.0 §2.11).
-    private static func escapedText(_ text: String) -> String { escaped(text, references: [0x0D]) }
+    private static func escapedText(_ text: String) -> String {
+        XMLText.escape(text, references: XMLText.textReferences)
+    }
 
-    /// An attribute value, with tab, line feed and carriage return as references (the
-    /// reader would read raw ones as spaces, XML 1.0 §3.3.3).
-    private static func escapedAttribute(_ value: String) -> String { escaped(value, references: [0x09, 0x0A, 0x0D]) }
-
-    private static func escaped(_ text: String, references: Set<UInt8>) -> String {
-        guard text.utf8.contains(where: { XMLText.needsEscape($0) || references.contains($0) }) else { return text }
-        var output = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case _ where scalar.isASCII && references.contains(UInt8(scalar.value)): output += "&#\(scalar.value);"
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
+    private static func escapedAttribute(_ value: String) -> String {
+        XMLText.escape(value, references: XMLText.attributeReferences)
     }
 }

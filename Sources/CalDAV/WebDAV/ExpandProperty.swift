@@ -37,13 +37,80 @@ struct ExpandPropertyReport {
         return result
     }
 
-    /// The most resources one answer expands: a value can hold many hrefs and requests
-    /// nest, so the work is bounded rather than left to grow with their product.
+    /// The most resources one answer expands, and the most bytes of property values it
+    /// writes: a value can hold many hrefs and requests nest, so the work and the answer
+    /// are bounded rather than left to grow with their product.
     static let maximumExpansions = 10_000
+    static let maximumBytes = 16 << 20
+
+    /// What one answer has spent, and the resources it has read (each read once).
+    struct Expansion {
+        let context: DAVContext
+        var expansions = 0
+        var bytes = 0
+        var read: [String: [PropertyName: String]?] = [:]
+
+        /// The properties of a resource the requester may read, nil for any other.
+        mutating func properties(of path: DAVPath) -> [PropertyName: String]? {
+            if let known = read[path.href] { return known }
+            let user = context.user
+            let readable = path.owner == nil || path.owner == user || context.handler.canSee(path, as: user)
+            let properties = readable ? try? context.properties(of: path) : nil
+            read[path.href] = properties
+            return properties
+        }
+
+        mutating func spend(expansions: Int = 0, bytes: Int) throws(DAVError) {
+            self.expansions += expansions
+            self.bytes += bytes
+            guard self.expansions <= ExpandPropertyReport.maximumExpansions,
+                self.bytes <= ExpandPropertyReport.maximumBytes
+            else {
+                throw DAVError(
+                    403,
+                    "expand-property would expand more than \(ExpandPropertyReport.maximumExpansions) resources "
+                        + "or write more than \(ExpandPropertyReport.maximumBytes >> 20) MiB",
+                    dav: "number-of-matches-within-limits")
+            }
+        }
+
+        /// The asked properties out of a resource's `properties`, those with nested requests expanded.
+        mutating func expanded(_ requests: [Request], of properties: [PropertyName: String]) throws(DAVError) -> (
+            found: [(name: PropertyName, value: String)], missing: [PropertyName]
+        ) {
+            var found: [(name: PropertyName, value: String)] = []
+            var missing: [PropertyName] = []
+            for request in requests {
+                guard let value = properties[request.name] else {
+                    missing.append(request.name)
+                    continue
+                }
+                guard !request.nested.isEmpty else {
+                    try spend(bytes: value.utf8.count)
+                    found.append((request.name, value))
+                    continue
+                }
+                var expanded: [UInt8] = []
+                for href in ExpandPropertyReport.hrefs(in: value, of: request.name) {
+                    // Each response's href and status lines count besides its values.
+                    try spend(expansions: 1, bytes: href.utf8.count + 100)
+                    guard let path = DAVPath(requestPath: href), let nested = self.properties(of: path) else {
+                        Multistatus.writeResponse(href: href, status: 404, into: &expanded)
+                        continue
+                    }
+                    let (nestedFound, nestedMissing) = try self.expanded(request.nested, of: nested)
+                    Multistatus.writeResponse(
+                        href: path.href, found: nestedFound, missing: nestedMissing, into: &expanded)
+                }
+                found.append((request.name, String(decoding: expanded, as: UTF8.self)))
+            }
+            return (found, missing)
+        }
+    }
 
     func answer(in context: DAVContext) -> HTTPResponse {
         var multistatus = Multistatus()
-        var budget = Self.maximumExpansions
+        var expansion = Expansion(context: context)
         do throws(DAVError) {
             let properties: [PropertyName: String]
             do {
@@ -51,51 +118,12 @@ struct ExpandPropertyReport {
             } catch {
                 throw DAVError(error)
             }
-            let (found, missing) = try Self.expanded(requests, of: properties, in: context, budget: &budget)
+            let (found, missing) = try expansion.expanded(requests, of: properties)
             multistatus.add(href: context.path.href, found: found, missing: missing)
         } catch {
             return error.response
         }
         return multistatus.response()
-    }
-
-    /// The asked properties out of a resource's `properties`, those with nested requests expanded.
-    static func expanded(
-        _ requests: [Request], of properties: [PropertyName: String], in context: DAVContext, budget: inout Int
-    ) throws(DAVError) -> (found: [(name: PropertyName, value: String)], missing: [PropertyName]) {
-        var found: [(name: PropertyName, value: String)] = []
-        var missing: [PropertyName] = []
-        for request in requests {
-            guard let value = properties[request.name] else {
-                missing.append(request.name)
-                continue
-            }
-            guard !request.nested.isEmpty else {
-                found.append((request.name, value))
-                continue
-            }
-            var expanded: [UInt8] = []
-            for href in hrefs(in: value, of: request.name) {
-                budget -= 1
-                guard budget >= 0 else {
-                    throw DAVError(
-                        403, "expand-property would expand more than \(maximumExpansions) resources",
-                        dav: "number-of-matches-within-limits")
-                }
-                guard let path = DAVPath(requestPath: href),
-                    path.owner == nil || path.owner == context.user || context.handler.canSee(path, as: context.user),
-                    let nestedProperties = try? context.properties(of: path)
-                else {
-                    Multistatus.writeResponse(href: href, status: 404, into: &expanded)
-                    continue
-                }
-                let (nestedFound, nestedMissing) = try Self.expanded(
-                    request.nested, of: nestedProperties, in: context, budget: &budget)
-                Multistatus.writeResponse(href: path.href, found: nestedFound, missing: nestedMissing, into: &expanded)
-            }
-            found.append((request.name, String(decoding: expanded, as: UTF8.self)))
-        }
-        return (found, missing)
     }
 
     /// The `DAV:href`s at the top of a property's value: a live one's inner XML (with the

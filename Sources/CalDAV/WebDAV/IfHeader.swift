@@ -92,6 +92,17 @@ struct IfHeader {
         }
     }
 
+    /// The entity tag the header asks of the request's own resource when that is all it
+    /// asks (one untagged list of one entity tag, RFC 4918 §10.4.8's lost-update check): a
+    /// write hands it to the store as its If-Match, checked inside the write's transaction.
+    var requestEntityTag: String? {
+        guard lists.count == 1, lists[0].resource == nil, lists[0].conditions.count == 1,
+            let condition = lists[0].conditions.first, !condition.negated,
+            case .entityTag(let tag) = condition.kind
+        else { return nil }
+        return String(Self.opaque(tag))
+    }
+
     /// An entity tag without its weakness mark: the If header compares the tags themselves.
     static func opaque(_ tag: String) -> Substring {
         tag.hasPrefix("W/") ? tag.dropFirst(2) : tag[...]
@@ -160,6 +171,14 @@ struct IfHeader {
 }
 
 extension DAVContext {
+    /// The entity tag a write must find on its resource, checked in the write's own
+    /// transaction: `If-Match`, else an `If` header that asks only that (the header as a
+    /// whole was checked before the method ran, ``ifHeaderRefusal()``).
+    var ifMatch: String? {
+        if let value = request.headers["If-Match"] { return value }
+        return request.headers["If"].flatMap { try? IfHeader($0) }?.requestEntityTag
+    }
+
     /// The 412 (or 400) for a request whose `If` header does not hold, nil when it holds
     /// or there is none. A calendar's state token is its sync token (RFC 6578 §5); an
     /// object's entity tag its ETag. A resource of another user's tree, or one that is

@@ -39,6 +39,13 @@ struct Multistatus {
         Self.writeResponse(href: href, status: status, error: error, into: &body)
     }
 
+    /// The collection's 507 saying the answer holds fewer members than match: past a
+    /// bound of the server's, the rest are left out and the client is told (RFC 6578 §3.6's
+    /// form, `DAV:number-of-matches-within-limits`).
+    mutating func addTruncation(of href: String) {
+        add(href: href, status: 507, error: PropertyName(DAVNamespace.dav, "number-of-matches-within-limits"))
+    }
+
     /// Writes one `<D:response>` with its propstats into `output` (a multistatus, or a
     /// property value that holds responses, as expand-property's do).
     static func writeResponse(

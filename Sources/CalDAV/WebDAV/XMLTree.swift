@@ -91,17 +91,21 @@ public enum XMLBody {
 
 /// Writes XML text: elements with namespace prefixes declared once on the root.
 public enum XMLText {
-    /// Escapes character data and attribute values.
-    public static func escape(_ text: String) -> String {
+    /// Escapes character data and attribute values. Bytes in `references` (white space a
+    /// reader would normalize: a CR in text, a tab or line end in an attribute, XML 1.0
+    /// §2.11, §3.3.3) are written as character references, so they read back as written.
+    public static func escape(_ text: String, references: Set<UInt8> = []) -> String {
         // Most text has nothing to escape: hand it back without copying.
-        guard text.utf8.contains(where: needsEscape) else { return text }
+        guard text.utf8.contains(where: { needsEscape($0) || references.contains($0) }) else { return text }
         var bytes: [UInt8] = []
-        escape(text.utf8, into: &bytes)
+        escape(text.utf8, references: references, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `bytes` (UTF-8) to `output`, escaped as character data.
-    static func escape<Bytes: Collection<UInt8>>(_ bytes: Bytes, into output: inout [UInt8]) {
+    static func escape<Bytes: Collection<UInt8>>(
+        _ bytes: Bytes, references: Set<UInt8> = [], into output: inout [UInt8]
+    ) {
         output.reserveCapacity(output.count + bytes.count + bytes.count / 16)
         for byte in bytes {
             switch byte {
@@ -109,10 +113,16 @@ public enum XMLText {
             case UInt8(ascii: "<"): output += [0x26, 0x6C, 0x74, 0x3B]  // &lt;
             case UInt8(ascii: ">"): output += [0x26, 0x67, 0x74, 0x3B]  // &gt;
             case UInt8(ascii: "\""): output += [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]  // &quot;
+            case _ where references.contains(byte): output += Array("&#\(byte);".utf8)
             default: output.append(byte)
             }
         }
     }
+
+    /// The references character data needs to read back as written (a CR, XML 1.0 §2.11).
+    static let textReferences: Set<UInt8> = [0x0D]
+    /// The references attribute values need (tab, LF and CR, XML 1.0 §3.3.3).
+    static let attributeReferences: Set<UInt8> = [0x09, 0x0A, 0x0D]
 
     static func needsEscape(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
