@@ -72,15 +72,8 @@ public enum TextEscaping {
         while index < bytes.count {
             switch bytes[index] {
             case 0x5C:
-                guard index + 1 < bytes.count else {
-                    return (index, "a TEXT value ends with a lone backslash; write \\\\ for a backslash")
-                }
-                switch bytes[index + 1] {
-                case 0x5C, 0x3B, 0x2C, UInt8(ascii: "n"), UInt8(ascii: "N"): index += 2
-                default:
-                    let shown = String(decoding: [bytes[index + 1]], as: UTF8.self)
-                    return (index, "invalid TEXT escape \\\(shown); only \\\\ \\; \\, \\n and \\N are allowed")
-                }
+                if let problem = invalidEscape(at: index, in: bytes) { return problem }
+                index += 2
             case 0x3B:
                 return (index, "unescaped ';' in a TEXT value; write \\;")
             case 0x2C where singleValued:
@@ -104,17 +97,24 @@ public enum TextEscaping {
                 index += 1
                 continue
             }
-            guard index + 1 < bytes.count else {
-                return (index, "a TEXT value ends with a lone backslash; write \\\\ for a backslash")
-            }
-            switch bytes[index + 1] {
-            case 0x5C, 0x3B, 0x2C, UInt8(ascii: "n"), UInt8(ascii: "N"): index += 2
-            default:
-                let shown = String(decoding: [bytes[index + 1]], as: UTF8.self)
-                return (index, "invalid TEXT escape \\\(shown); only \\\\ \\; \\, \\n and \\N are allowed")
-            }
+            if let problem = invalidEscape(at: index, in: bytes) { return problem }
+            index += 2
         }
         return nil
+    }
+
+    /// What is wrong with the escape starting at `index` (a backslash), nil when it is one
+    /// of RFC 5545 §3.3.11's `\\ \; \, \n \N` (two bytes long).
+    static func invalidEscape(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (offset: Int, message: String)? {
+        guard index + 1 < bytes.count else {
+            return (index, "a TEXT value ends with a lone backslash; write \\\\ for a backslash")
+        }
+        switch bytes[index + 1] {
+        case 0x5C, 0x3B, 0x2C, UInt8(ascii: "n"), UInt8(ascii: "N"): return nil
+        default:
+            let shown = String(decoding: [bytes[index + 1]], as: UTF8.self)
+            return (index, "invalid TEXT escape \\\(shown); only \\\\ \\; \\, \\n and \\N are allowed")
+        }
     }
 
     /// Escapes the unescaped `,` and `;` of a single-valued TEXT value, leaving the rest as written.
