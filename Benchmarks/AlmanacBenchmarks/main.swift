@@ -36,7 +36,7 @@ while let argument = arguments.popFirst() {
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "-h", "--help":
         print(
-            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [icalendar] [recurrence] [store] [server] [api]"
+            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [icalendar] [recurrence] [cli] [store] [server] [api]"
         )
         exit(0)
     default: suites.append(argument)
@@ -45,6 +45,7 @@ while let argument = arguments.popFirst() {
 let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
+if all || suites.contains("cli") { CLIBenchmarks.run(events: events, iterations: iterations) }
 let postgres = withPostgres && (suites.contains("server") || suites.contains("store")) ? BenchPostgres() : nil
 if suites.contains("server") {
     ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer, postgres: postgres)

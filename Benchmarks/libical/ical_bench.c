@@ -8,6 +8,8 @@
  * Usage:
  *   ical_bench parse FILE ITERATIONS
  *   ical_bench recur FILE ITERATIONS FROM_UNIX TO_UNIX
+ *   ical_bench format FILE
+ *   ical_bench expand FILE FROM_UNIX TO_UNIX
  *
  * parse: reads FILE into memory once, then for each phase runs one untimed
  *   warm-up iteration followed by ITERATIONS timed iterations and reports the
@@ -43,6 +45,17 @@
  *   skip-ahead optimisation and cannot change the counted instances.
  *   Set ICAL_BENCH_NO_SET_START=1 to disable it (walk every rule from DTSTART),
  *   e.g. to cross-check the instance count.
+ *
+ * format FILE: the whole-process peer of `almanac ics format`: reads FILE,
+ *   parses it (icalparser_parse_string), serializes the tree
+ *   (icalcomponent_as_ical_string_r) and writes the text to stdout.
+ *
+ * expand FILE FROM_UNIX TO_UNIX: the whole-process peer of `almanac ics expand
+ *   --format jsonl`: parses FILE and, for every VEVENT, walks its instances in
+ *   [FROM, TO) with icalcomponent_foreach_recurrence (which applies RRULE, RDATE
+ *   and EXDATE), printing one JSON line per instance: {"uid":…,"start":…,"end":…,
+ *   "summary":…} with the times in UTC. Overrides (RECURRENCE-ID) are not merged,
+ *   as libical's iterator does not merge them.
  *
  * Set ICAL_BENCH_VERBOSE=1 to get per-iteration timings on stderr.
  *
@@ -86,8 +99,10 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s parse FILE ITERATIONS\n"
-            "       %s recur FILE ITERATIONS FROM_UNIX TO_UNIX\n",
-            prog, prog);
+            "       %s recur FILE ITERATIONS FROM_UNIX TO_UNIX\n"
+            "       %s format FILE\n"
+            "       %s expand FILE FROM_UNIX TO_UNIX\n",
+            prog, prog, prog, prog);
     exit(1);
 }
 
@@ -478,6 +493,89 @@ static int mode_recur(const char *path, int iters, time_t from, time_t to)
     return 0;
 }
 
+/* ----------------------------------------------------- whole-process modes */
+
+static int mode_format(const char *path)
+{
+    size_t len = 0;
+    char *buf = read_file(path, &len);
+    icalcomponent *root = parse_or_die(buf, path);
+    char *s = icalcomponent_as_ical_string_r(root);
+    if (!s) {
+        die("icalcomponent_as_ical_string_r returned NULL for '%s'", path);
+    }
+    fwrite(s, 1, strlen(s), stdout);
+    icalmemory_free_buffer(s);
+    icalcomponent_free(root);
+    free(buf);
+    return 0;
+}
+
+/* Writes a JSON string (the summary or UID) with the escapes JSON needs. */
+static void put_json_string(const char *text)
+{
+    const unsigned char *c;
+    putchar('"');
+    for (c = (const unsigned char *)(text ? text : ""); *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            putchar('\\');
+            putchar(*c);
+        } else if (*c < 0x20) {
+            printf("\\u%04x", *c);
+        } else {
+            putchar(*c);
+        }
+    }
+    putchar('"');
+}
+
+static void put_utc(time_t seconds)
+{
+    struct tm utc;
+    char text[32];
+    gmtime_r(&seconds, &utc);
+    strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    printf("\"%s\"", text);
+}
+
+static void print_instance(icalcomponent *event, struct icaltime_span *span, void *data)
+{
+    long *count = data;
+    fputs("{\"uid\":", stdout);
+    put_json_string(icalcomponent_get_uid(event));
+    fputs(",\"start\":", stdout);
+    put_utc(span->start);
+    fputs(",\"end\":", stdout);
+    put_utc(span->end);
+    fputs(",\"summary\":", stdout);
+    put_json_string(icalcomponent_get_summary(event));
+    fputs("}\n", stdout);
+    (*count)++;
+}
+
+static int mode_expand(const char *path, time_t from, time_t to)
+{
+    size_t len = 0;
+    char *buf = read_file(path, &len);
+    icalcomponent *root = parse_or_die(buf, path);
+    struct icaltimetype start = icaltime_from_timet_with_zone(from, 0, icaltimezone_get_utc_timezone());
+    struct icaltimetype end = icaltime_from_timet_with_zone(to, 0, icaltimezone_get_utc_timezone());
+    long count = 0;
+    icalcomponent *event;
+    for (event = icalcomponent_get_first_component(root, ICAL_VEVENT_COMPONENT); event != NULL;
+         event = icalcomponent_get_next_component(root, ICAL_VEVENT_COMPONENT)) {
+        if (icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY)) {
+            continue;
+        }
+        icalcomponent_foreach_recurrence(event, start, end, print_instance, &count);
+    }
+    fflush(stdout);
+    fprintf(stderr, "%s: %ld instances\n", prog, count);
+    icalcomponent_free(root);
+    free(buf);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -497,6 +595,14 @@ int main(int argc, char **argv)
         }
         iters = (int)parse_long(argv[3], "ITERATIONS", 1, 1000000);
         return mode_parse(argv[2], iters);
+    }
+    if (strcmp(argv[1], "format") == 0 && argc == 3) {
+        return mode_format(argv[2]);
+    }
+    if (strcmp(argv[1], "expand") == 0 && argc == 5) {
+        time_t from = (time_t)parse_long(argv[3], "FROM_UNIX", 0, LONG_MAX);
+        time_t to = (time_t)parse_long(argv[4], "TO_UNIX", 0, LONG_MAX);
+        return mode_expand(argv[2], from, to);
     }
     if (strcmp(argv[1], "recur") == 0) {
         time_t from, to;

@@ -1,3 +1,4 @@
+import CalendarStore
 import CivilTime
 import ICalendar
 import Recurrence
@@ -46,26 +47,101 @@ enum ExpandCommand {
         var output: [UInt8] = []
         var truncated: [TruncatedSeries] = []
         for calendar in document.components {
-            let resolver = ZoneResolver(
-                calendar: calendar, mode: lenient ? .lenient : .strict, readsFloatingInCalendarZone: lenient)
-            let expansion = CalendarObjectExpansion(resolver: resolver, viewerZone: viewerZone, limits: limits)
-            let result: CalendarExpansion
+            let series: [CalendarObjectExpansion.SeriesExpansion]
             do {
-                result = try expansion.expand(calendar, from: from, to: to)
+                series = try expandSeries(
+                    calendar, lenient: lenient, viewerZone: viewerZone, limits: limits, from: from, to: to
+                ) { warning in io.writeError("\(operands[0]): \(warning)") }
             } catch {
                 throw CommandFailure(status: 1, "\(operands[0]): \(error)")
             }
-            for warning in resolver.warnings { io.writeError("\(operands[0]): \(warning)") }
-            for occurrence in result.occurrences {
-                output += Array((format == "jsonl" ? json(occurrence) : text(occurrence)).utf8)
-                output.append(0x0A)
+            // What a series' own (not overridden) instances share is written once for them;
+            // the lines are then written in start order, in chunks on every core.
+            let shared = series.map { one in
+                one.occurrences.first { !$0.isOverride }.map { format == "jsonl" ? jsonTail($0.component) : [] }
             }
-            truncated += result.truncatedSeries
+            truncated += series.compactMap(\.truncated)
+            let located = series.enumerated().flatMap { position, one in
+                one.occurrences.indices.map { (series: position, index: $0) }
+            }
+            let order = CalendarObjectExpansion.inStartOrder(series, viewerZone: viewerZone)
+            let chunk = 4_096
+            let chunks = Parallel.map(Array(stride(from: 0, to: order.count, by: chunk))) { start in
+                var lines: [UInt8] = []
+                lines.reserveCapacity(chunk * 200)
+                for place in order[start..<min(start + chunk, order.count)] {
+                    let (position, index) = located[place]
+                    let occurrence = series[position].occurrences[index]
+                    if format == "jsonl" {
+                        json(occurrence, into: &lines, tail: occurrence.isOverride ? nil : shared[position])
+                    } else {
+                        lines += Array(text(occurrence).utf8)
+                    }
+                    lines.append(0x0A)
+                }
+                return lines
+            }
+            output.reserveCapacity(output.count + chunks.reduce(0) { $0 + $1.count })
+            for lines in chunks { output += lines }
         }
         io.write(output)
         // Every other series is listed whole; each cut one is named, and the exit status says so.
         for series in truncated { io.writeError("\(operands[0]): \(notice(series, limits: limits))") }
         return truncated.isEmpty ? 0 : 1
+    }
+
+    /// The series of one VCALENDAR expanded in the window. In strict mode the series are
+    /// expanded on every core, in parts that each have their own zone resolver (strict
+    /// resolution notes nothing, so nothing of it depends on the order); a part that fails
+    /// has the whole calendar expanded again in order, so the error is the first one, as
+    /// one pass would report. Lenient resolution notes what it guessed, once, in order: it
+    /// expands in one pass.
+    static func expandSeries(
+        _ calendar: Component, lenient: Bool, viewerZone: ZoneRules, limits: ExpansionLimits, from: Int, to: Int,
+        warn: (ICalendarError) -> Void
+    ) throws(ICalendarError) -> [CalendarObjectExpansion.SeriesExpansion] {
+        func inOnePass() throws(ICalendarError) -> [CalendarObjectExpansion.SeriesExpansion] {
+            let resolver = ZoneResolver(
+                calendar: calendar, mode: lenient ? .lenient : .strict, readsFloatingInCalendarZone: lenient)
+            defer { for warning in resolver.warnings { warn(warning) } }
+            return try CalendarObjectExpansion(resolver: resolver, viewerZone: viewerZone, limits: limits)
+                .expandSeries(calendar, from: from, to: to)
+        }
+        let parts = 32
+        guard !lenient, calendar.components.count > 1_000 else { return try inOnePass() }
+        // A series' components stay together (and in order) in one part; every part has
+        // the calendar's other components (its VTIMEZONEs).
+        var position: [String: Int] = [:]
+        var members = [[Component]](repeating: [], count: parts)
+        var others: [Component] = []
+        for component in calendar.components {
+            guard ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) else {
+                others.append(component)
+                continue
+            }
+            let uid = component.property("UID")?.textValue() ?? component.derivedUID
+            let first = position[uid] ?? position.count
+            position[uid] = first
+            members[first % parts].append(component)
+        }
+        let calendars = members.map {
+            Component(name: calendar.name, properties: calendar.properties, components: others + $0)
+        }
+        let expanded = Parallel.map(calendars) { part in
+            Result { () throws(ICalendarError) -> [CalendarObjectExpansion.SeriesExpansion] in
+                try CalendarObjectExpansion(
+                    resolver: ZoneResolver(calendar: part, mode: .strict, readsFloatingInCalendarZone: false),
+                    viewerZone: viewerZone, limits: limits
+                ).expandSeries(part, from: from, to: to)
+            }
+        }
+        var series: [CalendarObjectExpansion.SeriesExpansion] = []
+        for result in expanded {
+            guard case .success(let found) = result else { return try inOnePass() }
+            series += found
+        }
+        // The calendar's order again, for the notices of cut series.
+        return series.sorted { (position[$0.uid] ?? 0) < (position[$1.uid] ?? 0) }
     }
 
     /// `series UID "Summary": listed only its first 100000 instances in the window (the
@@ -88,21 +164,47 @@ enum ExpandCommand {
             try TimeInput.parse(text, now: now, zone: zone, option: option, words: false), zone: zone)
     }
 
-    static func json(_ occurrence: Occurrence) -> String {
-        var members: [(key: String, value: JSONValue)] = [
-            ("uid", .string(occurrence.uid)),
-            ("recurrenceId", occurrence.recurrenceID.map { .string($0.text) } ?? .null),
-            ("start", .string(occurrence.start.text)),
-            ("end", .string(occurrence.end.text)),
-            ("allDay", .bool(occurrence.isAllDay)),
-            ("tzid", occurrence.tzid.map(JSONValue.string) ?? .null),
-        ]
-        members.append(("override", .bool(occurrence.isOverride)))
-        members.append(("status", occurrence.component.property("STATUS").map { .string($0.textValue()) } ?? .null))
-        if let summary = occurrence.component.property("SUMMARY") {
-            members.append(("summary", .string(summary.textValue())))
+    /// One instance as a JSON object (`uid`, `recurrenceId`, `start`, `end`, `allDay`,
+    /// `tzid`, `override`, `status`, and `summary` when there is one), written into
+    /// `output`; `tail` is ``jsonTail(_:)`` of its component when already written.
+    static func json(_ occurrence: Occurrence, into output: inout [UInt8], tail: [UInt8]? = nil) {
+        func literal(_ text: StaticString) {
+            output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
-        return JSONValue.object(members).jsonText
+        func time(_ value: OccurrenceTime) {
+            output.append(0x22)
+            value.appendText(to: &output)
+            output.append(0x22)
+        }
+        literal("{\"uid\":")
+        JSONValue.writeString(occurrence.uid, to: &output)
+        literal(",\"recurrenceId\":")
+        if let id = occurrence.recurrenceID { time(id) } else { literal("null") }
+        literal(",\"start\":")
+        time(occurrence.start)
+        literal(",\"end\":")
+        time(occurrence.end)
+        literal(occurrence.isAllDay ? ",\"allDay\":true,\"tzid\":" : ",\"allDay\":false,\"tzid\":")
+        if let tzid = occurrence.tzid { JSONValue.writeString(tzid, to: &output) } else { literal("null") }
+        literal(occurrence.isOverride ? ",\"override\":true" : ",\"override\":false")
+        output += tail ?? jsonTail(occurrence.component)
+    }
+
+    /// The end of an instance's JSON object that its component decides: `status`, and
+    /// `summary` when there is one.
+    static func jsonTail(_ component: Component) -> [UInt8] {
+        var tail = Array(",\"status\":".utf8)
+        if let status = component.property("STATUS") {
+            JSONValue.writeString(status.textValue(), to: &tail)
+        } else {
+            tail += Array("null".utf8)
+        }
+        if let summary = component.property("SUMMARY") {
+            tail += Array(",\"summary\":".utf8)
+            JSONValue.writeString(summary.textValue(), to: &tail)
+        }
+        tail.append(UInt8(ascii: "}"))
+        return tail
     }
 
     static func text(_ occurrence: Occurrence) -> String {

@@ -159,8 +159,36 @@ extension CivilDate: CustomStringConvertible {
     }
 }
 
+extension CivilDate {
+    /// Appends ``description``'s text as UTF-8, without making a string (for writers of
+    /// many dates, such as `ics expand`).
+    public func appendDescription(to output: inout [UInt8]) {
+        guard year >= 0 && year <= 9999 else {
+            output += Array(description.utf8)
+            return
+        }
+        CivilFormat.appendDigits(year, count: 4, to: &output)
+        output.append(UInt8(ascii: "-"))
+        CivilFormat.appendDigits(month, count: 2, to: &output)
+        output.append(UInt8(ascii: "-"))
+        CivilFormat.appendDigits(day, count: 2, to: &output)
+    }
+}
+
 @usableFromInline
 enum CivilFormat {
+    /// `value` (0 or more, below 10^count) as exactly `count` decimal digits.
+    static func appendDigits(_ value: Int, count: Int, to output: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            output.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
     static func twoDigits(_ value: Int) -> String {
         value < 10 ? "0\(value)" : "\(value)"
     }

@@ -104,6 +104,17 @@ public struct CivilDateTime: Sendable, Hashable, Comparable {
 extension CivilDateTime: CustomStringConvertible {
     /// `YYYY-MM-DDTHH:MM:SS`.
     public var description: String { "\(date)T\(time)" }
+
+    /// Appends ``description``'s text as UTF-8, without making a string.
+    public func appendDescription(to output: inout [UInt8]) {
+        date.appendDescription(to: &output)
+        output.append(UInt8(ascii: "T"))
+        CivilFormat.appendDigits(time.hour, count: 2, to: &output)
+        output.append(UInt8(ascii: ":"))
+        CivilFormat.appendDigits(time.minute, count: 2, to: &output)
+        output.append(UInt8(ascii: ":"))
+        CivilFormat.appendDigits(time.second, count: 2, to: &output)
+    }
 }
 
 extension CivilDateTime {

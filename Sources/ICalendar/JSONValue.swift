@@ -110,8 +110,16 @@ public enum JSONValue: Sendable, Hashable {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) + ".0" : "\(value)"
     }
 
-    static func writeString(_ string: String, to output: inout [UInt8]) {
+    /// Appends `string` as a JSON string (RFC 8259 §7): quoted, with `"`, `\\` and control
+    /// characters escaped.
+    public static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(0x22)
+        // Most text needs no escape: copied whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            output.append(contentsOf: string.utf8)
+            output.append(0x22)
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case 0x22: output.append(contentsOf: [0x5C, 0x22])

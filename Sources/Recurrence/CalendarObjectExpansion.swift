@@ -37,6 +37,32 @@ public struct CalendarObjectExpansion {
     /// calendar of many series lists every instance of each. A series a bound stopped
     /// is listed up to where it stopped and named in ``CalendarExpansion/truncatedSeries``.
     public func expand(_ calendar: Component, from: Int?, to: Int?) throws(ICalendarError) -> CalendarExpansion {
+        let series = try expandSeries(calendar, from: from, to: to)
+        var result = CalendarExpansion()
+        var all: [Occurrence] = []
+        all.reserveCapacity(series.reduce(0) { $0 + $1.occurrences.count })
+        for one in series {
+            all += one.occurrences
+            if let truncated = one.truncated { result.truncatedSeries.append(truncated) }
+        }
+        result.occurrences = Self.inStartOrder(series, viewerZone: viewerZone).map { all[$0] }
+        return result
+    }
+
+    /// One series of a calendar (the components sharing a UID) expanded in a window.
+    public struct SeriesExpansion: Sendable {
+        public var uid: String
+        /// Its instances in the window, in start order.
+        public var occurrences: [Occurrence]
+        /// The series, when a bound of ``ExpansionLimits`` stopped it before the window's end.
+        public var truncated: TruncatedSeries?
+    }
+
+    /// Every series of `calendar` (its VEVENTs, VTODOs and VJOURNALs grouped by UID, in the
+    /// calendar's order) with its instances in the window.
+    public func expandSeries(_ calendar: Component, from: Int?, to: Int?) throws(ICalendarError)
+        -> [SeriesExpansion]
+    {
         var groups: [String: [Component]] = [:]
         var order: [String] = []
         for component in calendar.components where ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) {
@@ -44,25 +70,41 @@ public struct CalendarObjectExpansion {
             if groups[uid] == nil { order.append(uid) }
             groups[uid, default: []].append(component)
         }
-        var result = CalendarExpansion()
+        var result: [SeriesExpansion] = []
+        result.reserveCapacity(order.count)
         for uid in order {
             let members = groups[uid] ?? []
             let found = try expand(members, uid: uid, from: from, to: to)
-            result.occurrences += found.occurrences
+            var truncated: TruncatedSeries?
             if !found.isComplete {
                 let master = members.first { $0.property("RECURRENCE-ID") == nil } ?? members.first
-                result.truncatedSeries.append(
-                    TruncatedSeries(
-                        uid: uid, summary: master?.property("SUMMARY")?.textValue(), listed: found.occurrences.count,
-                        lastListedStart: found.occurrences.last?.start))
+                truncated = TruncatedSeries(
+                    uid: uid, summary: master?.property("SUMMARY")?.textValue(), listed: found.occurrences.count,
+                    lastListedStart: found.occurrences.last?.start)
             }
-        }
-        result.occurrences.sort { lhs, rhs in
-            let left = lhs.start.instant(in: viewerZone)
-            let right = rhs.start.instant(in: viewerZone)
-            return left != right ? left < right : lhs.uid < rhs.uid
+            result.append(SeriesExpansion(uid: uid, occurrences: found.occurrences, truncated: truncated))
         }
         return result
+    }
+
+    /// The instances of `series`, taken one series after another, in start order (the
+    /// instant in `viewerZone`, then the UID, then as listed): the position of each in
+    /// that concatenation. Each start is converted once, and small keys are sorted
+    /// rather than the instances themselves.
+    public static func inStartOrder(_ series: [SeriesExpansion], viewerZone: ZoneRules) -> [Int] {
+        var ranks = [Int](repeating: 0, count: series.count)
+        for (rank, position) in series.indices.sorted(by: { series[$0].uid < series[$1].uid }).enumerated() {
+            ranks[position] = rank
+        }
+        var keys: [(instant: Int, rank: Int, index: Int)] = []
+        keys.reserveCapacity(series.reduce(0) { $0 + $1.occurrences.count })
+        for (position, one) in series.enumerated() {
+            for occurrence in one.occurrences {
+                keys.append((occurrence.start.instant(in: viewerZone), ranks[position], keys.count))
+            }
+        }
+        keys.sort { ($0.instant, $0.rank, $0.index) < ($1.instant, $1.rank, $1.index) }
+        return keys.map(\.index)
     }
 
     /// A series' start and how its times map to instants.

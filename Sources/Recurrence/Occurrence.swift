@@ -50,6 +50,17 @@ public enum OccurrenceTime: Sendable, Hashable, Comparable {
         }
     }
 
+    /// Appends ``text`` as UTF-8, without making a string.
+    public func appendText(to output: inout [UInt8]) {
+        switch self {
+        case .instant(let seconds):
+            CivilDateTime(secondsSinceEpoch: seconds).appendDescription(to: &output)
+            output.append(UInt8(ascii: "Z"))
+        case .floating(let local): local.appendDescription(to: &output)
+        case .date(let date): date.appendDescription(to: &output)
+        }
+    }
+
     /// Reads what `text` writes; nil for anything else.
     public init?(text: some StringProtocol) {
         func number(_ from: Int, _ count: Int) -> Int? {

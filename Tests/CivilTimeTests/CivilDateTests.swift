@@ -111,6 +111,19 @@ import Testing
         }
     }
 
+    @Test(arguments: [-1, 0, 33, 2026, 9999, 10_000])
+    func appendedDescriptionsAreTheDescriptions(_ year: Int) throws {
+        // The byte writer `ics expand` uses writes exactly `description`, also past four digits.
+        let date = try #require(CivilDate(year: year, month: 2, day: 9))
+        var bytes: [UInt8] = []
+        date.appendDescription(to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == date.description)
+        let time = CivilDateTime(date: date, time: try #require(TimeOfDay(hour: 7, minute: 5, second: 59)))
+        bytes = []
+        time.appendDescription(to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == time.description)
+    }
+
     @Test func descriptions() {
         #expect(CivilDate(year: 2026, month: 11, day: 29)!.description == "2026-11-29")
         #expect(CivilDate(year: 33, month: 1, day: 2)!.description == "0033-01-02")
