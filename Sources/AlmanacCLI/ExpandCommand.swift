@@ -136,12 +136,15 @@ enum ExpandCommand {
             }
         }
         var series: [CalendarObjectExpansion.SeriesExpansion] = []
+        var order: [(position: Int, index: Int)] = []
         for result in expanded {
             guard case .success(let found) = result else { return try inOnePass() }
+            for one in found { order.append((position[one.uid] ?? 0, order.count)) }
             series += found
         }
-        // The calendar's order again, for the notices of cut series.
-        return series.sorted { (position[$0.uid] ?? 0) < (position[$1.uid] ?? 0) }
+        // The calendar's order again, for the notices of cut series: small keys sorted.
+        order.sort { $0.position < $1.position }
+        return order.map { series[$0.index] }
     }
 
     /// `series UID "Summary": listed only its first 100000 instances in the window (the
