@@ -36,26 +36,32 @@ enum CLIBenchmarks {
         var oursSeconds: [Double] = []
         var peerSeconds: [Double] = []
         var ratios: [Double] = []
-        _ = seconds(ours)
-        _ = seconds(peer)
+        var peaks = (ours: 0, peer: 0)
+        _ = run(ours)
+        _ = run(peer)
         for _ in 0..<max(3, iterations) {
-            let a = seconds(ours)
-            let b = seconds(peer)
-            oursSeconds.append(a)
-            peerSeconds.append(b)
-            ratios.append(b / a)
+            let a = run(ours)
+            let b = run(peer)
+            oursSeconds.append(a.seconds)
+            peerSeconds.append(b.seconds)
+            peaks = (max(peaks.ours, a.peakKiB), max(peaks.peer, b.peakKiB))
+            ratios.append(b.seconds / a.seconds)
         }
-        Report.figure("cli.\(name).almanac", median(oursSeconds), unit: "s", context)
-        Report.figure("cli.\(name).libical", median(peerSeconds), unit: "s", context)
+        Report.figure(
+            "cli.\(name).almanac", median(oursSeconds), unit: "s",
+            context.merging(["peak_mib": peaks.ours / 1024]) { $1 })
+        Report.figure(
+            "cli.\(name).libical", median(peerSeconds), unit: "s",
+            context.merging(["peak_mib": peaks.peer / 1024]) { $1 })
         Report.figure(
             "ratio.cli.\(name).vs-libical", median(ratios), unit: "x",
             ["min": ratios.min() ?? 0, "max": ratios.max() ?? 0, "rounds": ratios.count])
     }
 
-    /// The wall time of one run of the whole process, its output thrown away: from
-    /// `posix_spawn` to `waitpid`, as a shell would run it (Foundation's `Process` adds
-    /// milliseconds of its own to each run).
-    static func seconds(_ command: [String]) -> Double {
+    /// The wall time of one run of the whole process, its output thrown away, from
+    /// `posix_spawn` to its end, as a shell would run it (Foundation's `Process` adds
+    /// milliseconds of its own to each run), and its peak resident memory.
+    static func run(_ command: [String]) -> (seconds: Double, peakKiB: Int) {
         var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -68,12 +74,15 @@ enum CLIBenchmarks {
         var pid: pid_t = 0
         guard posix_spawn(&pid, command[0], &actions, nil, &arguments, environ) == 0 else {
             Report.note("could not run \(command[0])")
-            return .nan
+            return (.nan, 0)
         }
         var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        var usage = rusage()
+        wait4(pid, &status, 0, &usage)
         let elapsed = clock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (
+            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, usage.ru_maxrss
+        )
     }
 
     /// How many lines a command writes.
