@@ -12,11 +12,14 @@ import JSONAPI
 /// - `form`: percent-encoding and form/query decoding;
 /// - `api`: the JSON API's reading of bodies and query strings, through the real handler
 ///   over a temporary SQLite store;
-/// - `time`: the command line's times, durations, months and weeks, through real commands.
+/// - `time`: the command line's times, durations, months and weeks, through real commands;
+/// - `dav`: CalDAV requests through the real handler over a temporary SQLite store, the
+///   input as REPORT, PROPPATCH and MKCALENDAR bodies (calendar-data selections,
+///   expand-property, filters, dead properties) and its first line as an `If` header.
 /// A trap or an answer outside what the interface promises (a 5xx from the API, an exit
 /// status other than 0, 1 or 2) is reported like a crash.
 enum FuzzTarget: String, CaseIterable {
-    case xml, path, form, api, time
+    case xml, path, form, api, time, dav
 
     static let selected: [FuzzTarget] = {
         guard let name = ProcessInfo.processInfo.environment["ALMANAC_FUZZ_TARGET"] else { return allCases }
@@ -35,6 +38,7 @@ func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
         case .form: fuzzForm(String(decoding: bytes, as: UTF8.self))
         case .api: APIFuzzing.shared.run(Array(bytes))
         case .time: TimeFuzzing.shared.run(String(decoding: bytes, as: UTF8.self))
+        case .dav: DAVFuzzing.shared.run(Array(bytes))
         }
     }
 }
@@ -118,6 +122,64 @@ final class APIFuzzing: @unchecked Sendable {
         }
         let created = answer("POST", "/api/v1/events", body: body)
         if created.status == 201, let location = created.headers["Location"] { _ = answer("DELETE", location) }
+    }
+}
+
+/// CalDAV over a store of its own, with one calendar holding a recurring event with an
+/// override; inputs are request bodies and an `If` header. An answer of 500 or more,
+/// other than the store's 503 and 507, is reported like a crash.
+final class DAVFuzzing: @unchecked Sendable {
+    static let shared = DAVFuzzing()
+    let handler: CalDAVHandler
+    let calendar = "/dav/calendars/fuzz/work/"
+
+    init() {
+        let directory = NSTemporaryDirectory() + "almanac-fuzz-dav-\(getpid())"
+        do {
+            let backend = try DatabaseBackend(directory: directory)
+            try backend.createUser(named: "fuzz")
+            handler = CalDAVHandler(backend: backend, now: { 1_796_000_000 })
+        } catch {
+            preconditionFailure("cannot set up the CalDAV fuzzer's store: \(error)")
+        }
+        _ = answer("MKCALENDAR", calendar)
+        let event = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Fuzz//EN", "BEGIN:VEVENT", "UID:yoga@fuzz",
+            "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261130T180000", "DURATION:PT1H",
+            "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Yoga", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Yoga",
+            "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT", "BEGIN:VEVENT", "UID:yoga@fuzz", "DTSTAMP:20261101T000000Z",
+            "RECURRENCE-ID;TZID=Europe/Berlin:20261214T180000", "DTSTART;TZID=Europe/Berlin:20261214T190000",
+            "DURATION:PT1H", "SUMMARY:Yoga moved", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        _ = answer("PUT", calendar + "yoga.ics", body: Array(event.utf8), headers: ["Content-Type": "text/calendar"])
+    }
+
+    @discardableResult
+    func answer(_ method: String, _ path: String, body: [UInt8] = [], headers: HTTPHeaders = [:]) -> HTTPResponse {
+        let request = HTTPRequest(method: method, path: path, headers: headers, body: body)
+        let response = handler.respond(to: request, user: "fuzz")
+        precondition(
+            response.status < 500 || response.status == 503 || response.status == 507,
+            "\(method) \(path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        return response
+    }
+
+    func run(_ bytes: [UInt8]) {
+        answer("REPORT", calendar, body: bytes, headers: ["Depth": "1"])
+        answer("REPORT", calendar + "yoga.ics", body: bytes)
+        answer("REPORT", "/dav/principals/fuzz/", body: bytes)
+        answer("PROPFIND", calendar, body: bytes, headers: ["Depth": "1"])
+        // A refused PROPPATCH or MKCALENDAR changes nothing; a taken one is undone.
+        if answer("PROPPATCH", calendar, body: bytes).status == 207 {
+            answer("PROPFIND", calendar, headers: ["Depth": "0"])
+        }
+        if answer("MKCALENDAR", "/dav/calendars/fuzz/made/", body: bytes).status == 201 {
+            answer("DELETE", "/dav/calendars/fuzz/made/")
+        }
+        // The first line as an If header on a read and on a write that changes nothing.
+        let line = String(decoding: bytes.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+        answer("GET", calendar + "yoga.ics", headers: ["If": line])
+        answer("DELETE", calendar + "absent.ics", headers: ["If": line])
     }
 }
 
