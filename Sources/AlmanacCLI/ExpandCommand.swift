@@ -57,8 +57,9 @@ enum ExpandCommand {
             }
             // What a series' own (not overridden) instances share is written once for them;
             // the lines are then written in start order, in chunks on every core.
-            let shared = series.map { one in
-                one.occurrences.first { !$0.isOverride }.map { format == "jsonl" ? jsonTail($0.component) : [] }
+            let shared: [[UInt8]?] = series.map { one in
+                guard format == "jsonl" else { return nil }
+                return one.occurrences.first { !$0.isOverride }.map { jsonTail($0.component) }
             }
             truncated += series.compactMap(\.truncated)
             let located = series.enumerated().flatMap { position, one in

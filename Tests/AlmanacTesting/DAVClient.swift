@@ -106,14 +106,16 @@ public struct DAVClient: Sendable {
     // MARK: Reports
 
     /// A calendar-query (RFC 4791 §7.8): `prop` is the body of `DAV:prop` as XML (with
-    /// the prefixes `D:` and `C:`), `filter` the body of `C:filter`.
+    /// the prefixes `D:` and `C:`), `filter` the body of `C:filter`, `timezone` the text
+    /// of a `C:timezone` (§9.8) when given.
     public func calendarQuery(
-        _ path: String, prop: String = "<D:getetag/>", depth: String? = "1", filter: String
+        _ path: String, prop: String = "<D:getetag/>", depth: String? = "1", filter: String, timezone: String? = nil
     ) throws -> DAVAnswer {
-        try report(
+        let zone = timezone.map { "<C:timezone>\(Self.escape($0))</C:timezone>" } ?? ""
+        return try report(
             path, depth: depth,
-            "<C:calendar-query \(Self.namespaces)><D:prop>\(prop)</D:prop><C:filter>\(filter)</C:filter></C:calendar-query>"
-        )
+            "<C:calendar-query \(Self.namespaces)><D:prop>\(prop)</D:prop><C:filter>\(filter)</C:filter>\(zone)"
+                + "</C:calendar-query>")
     }
 
     /// A calendar-query with one time range on one component (`VEVENT` by default), as

@@ -249,13 +249,13 @@ import Testing
             ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Standup", "TRIGGER:-PT15M", "END:VALARM"])
         #expect(try dav.put(FilterTests.calendar + "standup.ics", body).status == 201)
         func query(zone: String?) throws -> [String] {
-            let timezone = zone.map { "<C:timezone>\($0)</C:timezone>" } ?? ""
-            return try dav.report(
-                FilterTests.calendar, depth: "1",
-                "<C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><D:getetag/></D:prop>"
-                    + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\">"
-                    + "<C:comp-filter name=\"VALARM\"><C:time-range start=\"20261210T073000Z\" end=\"20261210T080000Z\"/>"
-                    + "</C:comp-filter></C:comp-filter></C:comp-filter></C:filter>\(timezone)</C:calendar-query>"
+            try dav.calendarQuery(
+                FilterTests.calendar,
+                filter:
+                    "<C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:comp-filter name=\"VALARM\">"
+                    + "<C:time-range start=\"20261210T073000Z\" end=\"20261210T080000Z\"/>"
+                    + "</C:comp-filter></C:comp-filter></C:comp-filter>",
+                timezone: zone
             ).multistatus().hrefs
         }
         #expect(try query(zone: nil) == [])

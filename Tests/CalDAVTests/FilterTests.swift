@@ -215,13 +215,11 @@ import Testing
     ].joined(separator: "\r\n")
 
     func query(_ dav: DAVClient, timezone: String?, prop: String = "<D:getetag/>") throws -> DAVAnswer {
-        let zone = timezone.map { "<C:timezone>\($0)</C:timezone>" } ?? ""
-        return try dav.report(
-            FilterTests.calendar, depth: "1",
-            "<C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop>\(prop)</D:prop>"
-                + "<C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\">"
-                + "<C:time-range start=\"20261210T073000Z\" end=\"20261210T083000Z\"/>"
-                + "</C:comp-filter></C:comp-filter></C:filter>\(zone)</C:calendar-query>")
+        try dav.calendarQuery(
+            FilterTests.calendar, prop: prop,
+            filter: "<C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\">"
+                + "<C:time-range start=\"20261210T073000Z\" end=\"20261210T083000Z\"/></C:comp-filter></C:comp-filter>",
+            timezone: timezone)
     }
 
     @Test(arguments: ServerSetup.everyStore) func floatingTimesAreReadInTheRequestsZone(_ setup: ServerSetup) throws {

@@ -12,10 +12,6 @@ struct ReportProperties {
     var expand: TimeRange?
     /// `<C:limit-recurrence-set start end>`: the master and only the overrides that impact the range.
     var limitRecurrenceSet: TimeRange?
-    /// `<C:limit-freebusy-set start end>` (§9.6.7): FREEBUSY periods only in the range.
-    /// Read and checked; no stored object holds a VFREEBUSY (a calendar's
-    /// supported-calendar-component-set has none), so there is nothing to limit.
-    var limitFreeBusySet: TimeRange?
     /// `<C:comp>` (§9.6.1): only the components and properties it names.
     var selection: ComponentSelection?
 
@@ -57,8 +53,11 @@ struct ReportProperties {
                 }
                 limitRecurrenceSet = try DAVTime.range(limit, bothBounds: true)
             }
+            // `<C:limit-freebusy-set>` (§9.6.7) limits FREEBUSY periods to its range: it is
+            // checked, and has nothing to limit, as no stored object holds a VFREEBUSY (a
+            // calendar's supported-calendar-component-set has none).
             if let limit = element.child(DAVNamespace.caldav, "limit-freebusy-set") {
-                limitFreeBusySet = try DAVTime.range(limit, bothBounds: true)
+                _ = try DAVTime.range(limit, bothBounds: true)
             }
             let comps = element.children(DAVNamespace.caldav, "comp")
             if let comp = comps.first {
