@@ -1,14 +1,17 @@
 import AlmanacTestSupport
 import CalendarStore
 import Foundation
+import Synchronization
 
 /// CalDAV throughput and latency of `almanac serve` against Radicale (from PyPI),
 /// in the same run, on the same generated events (one .ics per UID): sequential
-/// durable PUTs, one-week calendar-query, one-month query with expand, PROPFIND
+/// durable PUTs (beside the machine's `fdatasync` rate, their floor), the same
+/// number of PUTs from eight writers at once, one-week calendar-query, one-month query with expand, PROPFIND
 /// Depth 1, and initial and incremental sync-collection. Both run on loopback
 /// with their own data directory; each figure is printed for both, then the ratio.
 ///
-/// PUT throughput is timed over the first `putSample` events; the rest are loaded
+/// PUT throughput is timed over the first `putSample` events (then the next
+/// `putSample` from eight writers); the rest are loaded
 /// untimed (Almanac by PUT, Radicale by writing its storage files, as 20,000
 /// sequential PUTs to Radicale would take half an hour). Each latency figure takes
 /// its sample count or as many samples as fit in `budget` seconds, at least one.
@@ -31,6 +34,7 @@ enum ServerBenchmarks {
         let work = Corpus.workDirectory.appendingPathComponent("server-\(events)")
         try? FileManager.default.removeItem(at: work)
         try! FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        syncLimit(in: work)
         // One resource per generated event, as a client would PUT them.
         let objects = try! CalendarFileSplitter.split(
             [UInt8](FileManager.default.contents(atPath: Corpus.file(events: events).path) ?? Data())
@@ -136,7 +140,39 @@ enum ServerBenchmarks {
         }
         figures["put_per_second"] = Double(timed.count) / seconds(clock.now - start)
         Report.figure("server.\(label).put", figures["put_per_second"]!, unit: "PUTs/s", ["events": timed.count])
-        load(client, bodies.dropFirst(putSample))
+        // The same number of new events from eight writers at once, each on its own connection.
+        let writers = 8
+        let concurrent = Array(bodies.dropFirst(putSample).prefix(putSample))
+        let failures = Atomic<Int>(0)
+        let (port, authorization) = (server.port, server.authorization)
+        let concurrentStart = clock.now
+        // Threads of their own: concurrentPerform would run only as many as there are cores.
+        let finished = DispatchGroup()
+        for writer in 0..<writers {
+            finished.enter()
+            Thread {
+                let own = HTTPClient(port: port, authorization: authorization)
+                for index in stride(from: writer, to: concurrent.count, by: writers) {
+                    let (name, body) = concurrent[index]
+                    let status = own.send(
+                        "PUT", collection + name, body: body,
+                        headers: ["Content-Type": "text/calendar; charset=utf-8"]
+                    ).status
+                    if status != 201 && status != 204 { failures.add(1, ordering: .relaxed) }
+                }
+                finished.leave()
+            }.start()
+        }
+        finished.wait()
+        precondition(failures.load(ordering: .relaxed) == 0, "\(label): a concurrent PUT failed")
+        figures["put_8_writers_per_second"] = Double(concurrent.count) / seconds(clock.now - concurrentStart)
+        Report.figure(
+            "server.\(label).put_8_writers", figures["put_8_writers_per_second"]!, unit: "PUTs/s",
+            ["events": concurrent.count, "writers": writers])
+        Report.figure(
+            "ratio.server.\(label).put-8-writers-vs-1",
+            figures["put_8_writers_per_second"]! / figures["put_per_second"]!, unit: "x", ["goal": 3])
+        load(client, bodies.dropFirst(putSample + concurrent.count))
         // One untimed query first: a server may build caches on first read.
         _ = client.send(
             "REPORT", collection, body: query("20240101T000000Z", "20240108T000000Z", expand: false),
@@ -217,6 +253,29 @@ enum ServerBenchmarks {
         figures["incremental_sync_ms"] = incremental.median
         Report.figure("server.\(label).incremental_sync", incremental.median, unit: "ms (median)", ["changes": 10])
         return figures
+    }
+
+    /// The machine's floor for a durable write: 4 KiB appended to a file in the data
+    /// directory's file system and `fdatasync`ed, 2,000 times. A sequential client can
+    /// get no more acknowledged writes per second than this.
+    static func syncLimit(in directory: URL) {
+        let path = directory.appendingPathComponent("fdatasync-probe").path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        precondition(descriptor >= 0, "cannot create \(path)")
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        let page = [UInt8](repeating: 0x61, count: 4_096)
+        let count = 2_000
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<count {
+            let written = page.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            precondition(written == page.count && fdatasync(descriptor) == 0, "the fdatasync probe failed")
+        }
+        Report.figure(
+            "machine.fdatasync", Double(count) / seconds(clock.now - start), unit: "syncs/s", ["bytes": 4_096])
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -21,6 +21,15 @@ public struct BasicCredentials: Sendable, Hashable {
 
     /// Reads `Basic base64(user:password)`; nil for anything else.
     public init?(authorization: String) {
+        if let decoded = Self.decodeASCII(authorization) {
+            guard let text = String(validating: decoded, as: UTF8.self), let colon = text.firstIndex(of: ":") else {
+                return nil
+            }
+            user = String(text[..<colon])
+            password = String(text[text.index(after: colon)...])
+            return
+        }
+        // Anything but plain ASCII (where Unicode spaces may be trimmed) takes Foundation's way.
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic",
             let decoded = Data(base64Encoded: parts[1].trimmingCharacters(in: .whitespaces)),
@@ -28,6 +37,53 @@ public struct BasicCredentials: Sendable, Hashable {
         else { return nil }
         user = String(text[..<colon])
         password = String(text[text.index(after: colon)...])
+    }
+
+    /// The decoded bytes of an ASCII `Basic` value, read as Foundation's strict decoder
+    /// reads it (padding required, nothing outside the alphabet); nil when the value is
+    /// not ASCII or not that, so the caller decides the rest.
+    static func decodeASCII(_ authorization: String) -> [UInt8]? {
+        let bytes = authorization.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let scheme = Array("basic".utf8)
+        guard bytes.count > scheme.count + 1,
+            zip(bytes.prefix(scheme.count), scheme).allSatisfy({ ($0 | 0x20) == $1 }),
+            bytes.dropFirst(scheme.count).first == 0x20
+        else { return nil }
+        // Spaces and tabs around the value are trimmed; one or more spaces after the scheme.
+        var value = bytes.dropFirst(scheme.count)[...]
+        while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
+        while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+        guard !value.isEmpty, value.count % 4 == 0 else { return nil }
+        func sextet(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "+"): 62
+            case UInt8(ascii: "/"): 63
+            default: nil
+            }
+        }
+        let symbols = Array(value)
+        let padding = symbols.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        guard padding <= 2 else { return nil }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(symbols.count / 4 * 3)
+        var pending: UInt32 = 0
+        var bits = 0
+        for byte in symbols.dropLast(padding) {
+            // "=" anywhere but at the end is not in the alphabet.
+            guard let value = sextet(byte) else { return nil }
+            pending = pending << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                decoded.append(UInt8(truncatingIfNeeded: pending >> UInt32(bits)))
+                pending &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return decoded
     }
 
     /// The header value for these credentials.

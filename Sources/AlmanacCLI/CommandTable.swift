@@ -141,7 +141,9 @@ enum CommandTable {
                 .value("127.0.0.1")),
             .valued("--port", "N", "the port; 0 picks a free one", .value("8080")),
         ] + databaseOptions + [
-            .valued("--threads", "N", "worker threads", .value("one per core")),
+            .valued(
+                "--threads", "N", "a pool of N worker threads instead of a thread per connection",
+                .value("0: a thread per connection")),
             .valued("--max-body", "BYTES", "the largest request body; larger gets 413", .value("16 MiB")),
             .valued("--timeout", "SECONDS", "how long an idle connection stays open", .value("60")),
             .valued("--max-connections", "N", "connections served at once", .value("1024")),

@@ -20,7 +20,8 @@ static inline size_t cmhd_keep_escaped(void *context, struct MHD_Connection *con
 }
 
 /// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0 for any free
-/// one), with its own polling thread and a pool of `threads` workers, an idle timeout,
+/// one), with its own listening thread and either a thread per connection (`threads` 0)
+/// or a pool of `threads` workers polling their connections with epoll, an idle timeout,
 /// a connection limit overall and one per client address (0: none), and a callback when
 /// each request completes. NULL on failure.
 static inline struct MHD_Daemon *cmhd_start(
@@ -32,6 +33,7 @@ static inline struct MHD_Daemon *cmhd_start(
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_AUTO;
+    if (threads == 0) flags |= MHD_USE_THREAD_PER_CONNECTION;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
@@ -45,6 +47,18 @@ static inline struct MHD_Daemon *cmhd_start(
         flags |= MHD_USE_IPv6;
     } else {
         return NULL;
+    }
+    if (threads == 0) {
+        // A thread per connection takes no pool option (MHD warns at any size).
+        return MHD_start_daemon(
+            flags, port, NULL, NULL, handler, handlerContext,
+            MHD_OPTION_SOCK_ADDR, address,
+            MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
+            MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
+            MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+            MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
+            MHD_OPTION_END);
     }
     return MHD_start_daemon(
         flags, port, NULL, NULL, handler, handlerContext,

@@ -16,7 +16,10 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// 0 picks a free port (read it back from `HTTPServer.port`).
     public var port: UInt16
-    /// Worker threads; each serves connections (keep-alive included). Defaults to the cores.
+    /// 0 (the default): each connection is served on its own thread, so a slow request
+    /// (a large report, a write waiting for the disk) holds up no other connection.
+    /// N > 0: a pool of N worker threads, each polling its share of the connections
+    /// with epoll and answering one request at a time.
     public var threads: Int
     /// The largest request body accepted; a larger one gets 413.
     public var maxBodySize: Int
@@ -42,7 +45,7 @@ public struct ServerConfiguration: Sendable {
     ) {
         self.host = host
         self.port = port
-        self.threads = threads ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        self.threads = max(0, threads ?? 0)
         self.maxBodySize = maxBodySize
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit
@@ -57,7 +60,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     public var description: String
 }
 
-/// An HTTP/1.1 server on libmicrohttpd: keep-alive, a pool of worker threads,
+/// An HTTP/1.1 server on libmicrohttpd: keep-alive, a thread per connection (or a pool of worker threads),
 /// bodies read in full up to a limit (413 past it), idle timeouts, graceful
 /// shutdown, and an access log. Requests and responses are plain values; the
 /// layers above never see libmicrohttpd.

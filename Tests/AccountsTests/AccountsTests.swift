@@ -125,3 +125,49 @@ import Testing
         #expect(gate.run { 2 } == 2)
     }
 }
+
+/// The header reader's own base64 decoder against Foundation's: for every value, the
+/// credentials read are the ones Foundation's `Data(base64Encoded:)` gives.
+@Suite struct BasicCredentialsDecodingTests {
+    /// What the reader did before it decoded ASCII itself (Foundation all the way).
+    static func foundation(_ authorization: String) -> BasicCredentials? {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic",
+            let decoded = Data(base64Encoded: parts[1].trimmingCharacters(in: .whitespaces)),
+            let text = String(validating: [UInt8](decoded), as: UTF8.self), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return BasicCredentials(user: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
+    }
+
+    @Test func headersReadAsFoundationReadsThem() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCXYZabcxyz0189+/=  \t:é".unicodeScalars)
+        var cases = [
+            "Basic YW5uYTpzZWNyZXQ=", "basic YW5uYTpzZWNyZXQ=", "BASIC   YW5uYTpzZWNyZXQ=  ", "Basic\tYW5uYTpzZWNyZXQ=",
+            "Basic\u{0}YW5uYTpzZWNyZXQ=", "Basic YW5uYTpzZWNyZXQ", "Basic YW5u=YTpzZWNyZXQ=", "Basic ====",
+            "Basic YQ==", "Basic YTo=", "Basic Ojo=", "Basic \u{00A0}YW5uYTpzZWNyZXQ=", "Basic ", "Basic",
+            "Bearer YTpi",
+            "Basic YW5uYTpzZWNyZXQ===", "Basic 8J+YgDrDqQ==",
+        ]
+        for _ in 0..<3_000 {
+            // Valid encodings of random user:password bytes (some not UTF-8), with noise around them.
+            let bytes = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            let text = Data(bytes + [0x3A] + bytes.reversed()).base64EncodedString()
+            let scheme = ["Basic ", "basic ", "BASIC  ", "Basic\t", "Basi "].randomElement(using: &generator) ?? ""
+            cases.append(scheme + text + ["", " ", "\t", "=", "A"].randomElement(using: &generator)!)
+            // Random strings from the alphabet.
+            let noise = String(
+                String.UnicodeScalarView(
+                    (0..<Int.random(in: 0...16, using: &generator)).map { _ in
+                        alphabet.randomElement(using: &generator)!
+                    }
+                ))
+            cases.append("Basic " + noise)
+        }
+        for value in cases {
+            #expect(BasicCredentials(authorization: value) == Self.foundation(value), "\(value.debugDescription)")
+        }
+    }
+}

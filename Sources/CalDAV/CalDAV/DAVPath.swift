@@ -25,7 +25,10 @@ public enum DAVPath: Equatable, Sendable {
     /// An absolute URL (`http://host/dav/…`, as a multiget may name its members) reads as
     /// its path.
     public init?(requestPath: String) {
-        if let scheme = requestPath.firstRange(of: "://"), !requestPath[..<scheme.lowerBound].contains("/") {
+        // Byte-wise: the path is ASCII but for its escapes, and Character work costs more than the rest.
+        if let scheme = requestPath.utf8.firstRange(of: "://".utf8),
+            !requestPath.utf8[..<scheme.lowerBound].contains(UInt8(ascii: "/"))
+        {
             let authorityAndPath = requestPath[scheme.upperBound...]
             guard let slash = authorityAndPath.firstIndex(of: "/") else { return nil }
             self.init(requestPath: String(authorityAndPath[slash...]))
@@ -37,7 +40,7 @@ public enum DAVPath: Equatable, Sendable {
             return
         }
         guard requestPath.hasPrefix(Self.rootPath) || requestPath == "/dav" else { return nil }
-        let rest = requestPath.dropFirst(min(requestPath.count, Self.rootPath.count))
+        let rest = Substring(requestPath.utf8.dropFirst(Self.rootPath.utf8.count))
         var segments: [String] = []
         for raw in rest.split(separator: "/", omittingEmptySubsequences: true) {
             guard let segment = PercentEncoding.decode(raw), segment != ".", segment != "..", !segment.isEmpty,

@@ -102,6 +102,9 @@ final class SQLiteConnection: SQLConnection {
         return try transform(Row(source: .sqlite(statement.handle)))
     }
 
+    /// Whether a transaction is open (SQLite ends one itself on some errors).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws
     /// and rethrows its error. `BEGIN IMMEDIATE` takes the write lock up front, so two
     /// writers never deadlock upgrading a read lock.

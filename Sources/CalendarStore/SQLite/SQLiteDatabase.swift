@@ -6,8 +6,9 @@ private struct PooledConnection: @unchecked Sendable {
     let connection: SQLiteConnection
 }
 
-/// The SQLite file behind a store: one writer connection under a lock, and a
-/// pool of reader connections that see committed snapshots in parallel (WAL).
+/// The SQLite file behind a store: one writer connection, whose transactions
+/// commit concurrent writes in groups (``GroupCommit``), and a pool of reader
+/// connections that see committed snapshots in parallel (WAL).
 ///
 /// Settings every connection gets: WAL journal, `synchronous=FULL` (a commit
 /// returns only once durable), foreign keys, a 10 s busy timeout (so a CLI and a
@@ -17,10 +18,13 @@ final class SQLiteDatabase: StoreDatabase {
     var dialect: SQLDialect { .sqlite }
     var location: String { path }
     private let writer: Mutex<PooledConnection>
+    let commits = GroupCommit()
     private let readers = Mutex<[PooledConnection]>([])
     private let maxIdleReaders: Int
 
-    init(path: String, maxIdleReaders: Int = 8) throws(StoreError) {
+    /// - Parameter maxIdleReaders: reader connections kept open between reads; enough
+    ///   for a server's concurrent requests, as opening one costs more than a read.
+    init(path: String, maxIdleReaders: Int = 64) throws(StoreError) {
         self.path = path
         self.maxIdleReaders = maxIdleReaders
         let connection = try SQLiteConnection(path: path, readOnly: false)
@@ -35,11 +39,12 @@ final class SQLiteDatabase: StoreDatabase {
         writer = Mutex(PooledConnection(connection: connection))
     }
 
-    /// Runs `body` in a write transaction on the writer connection; rolls back on throw.
+    /// Runs `body` in a write transaction on the writer connection, grouped with the
+    /// writes that arrive meanwhile (``GroupCommit``); rolls back on throw.
     func write<T: Sendable>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
-        try writer.withLock { (pooled) throws(StoreError) -> T in
-            try pooled.connection.transaction { () throws(StoreError) -> T in try body(pooled.connection) }
-        }
+        try commits.write(
+            { (connection) throws(StoreError) -> T in try body(connection) },
+            onWriter: { work in writer.withLock { work($0.connection) } })
     }
 
     /// Runs `body` in a read transaction on a pooled reader connection.
