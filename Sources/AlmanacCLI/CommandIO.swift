@@ -63,6 +63,22 @@ public final class ProcessIO: CommandIO {
         }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var result: [UInt8] = []
+        // A regular file is read into an array of its size at once (no regrowth, no copy).
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 {
+            var failure: Int32 = 0
+            result = [UInt8](unsafeUninitializedCapacity: Int(status.st_size)) { buffer, count in
+                while count < buffer.count {
+                    let got = Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                    if got < 0 && errno == EINTR { continue }
+                    if got < 0 { failure = errno }
+                    if got <= 0 { break }
+                    count += got
+                }
+            }
+            if failure != 0 { throw CommandFailure(status: 1, "\(path): \(String(cString: strerror(failure)))") }
+        }
+        // Then whatever is left: all of a pipe, or what a file gained meanwhile.
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }

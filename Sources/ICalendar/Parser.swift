@@ -60,9 +60,15 @@ public enum ICalendarParser {
     }
 
     /// Parses the bytes in `buffer` and returns every diagnostic.
+    ///
+    /// A large calendar is read on every core (``ParallelParse``) when it parses
+    /// without a diagnostic; the result is the same as reading it in one pass.
     public static func check(_ buffer: UnsafeBufferPointer<UInt8>, options: ParseOptions = .strict)
         -> ICalendarCheckResult
     {
+        if buffer.count >= ParallelParse.minimumBytes, let document = ParallelParse.document(buffer, options: options) {
+            return ICalendarCheckResult(document: document, diagnostics: [])
+        }
         var parser = ContentParser(input: buffer, options: options)
         parser.run()
         let hasError = parser.diagnostics.contains { $0.severity == .error }

@@ -1,3 +1,13 @@
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Writes components as iCalendar text (RFC 5545 §3.1): CRLF line endings,
 /// lines folded at 75 octets and never inside a UTF-8 sequence, names in upper
 /// case, parameter values quoted only where they must be and caret-escaped
@@ -40,6 +50,15 @@ public struct ICalendarSerializer {
 
     /// Appends a component and everything inside it.
     public mutating func write(_ component: Component) {
+        writeOpening(component)
+        component.components.withUnsafeBufferPointer { children in
+            for index in children.indices { write(children[index]) }
+        }
+        writeLine(name: "END", value: component.name)
+    }
+
+    /// Appends a component's BEGIN line and its properties.
+    mutating func writeOpening(_ component: Component) {
         writeLine(name: "BEGIN", value: component.name)
         // Reading fields through a pointer borrows them; a for-in loop or an element
         // read would copy each property (four retains and releases).
@@ -47,10 +66,64 @@ public struct ICalendarSerializer {
             guard let base = properties.baseAddress else { return }
             for index in properties.indices { write(at: base + index) }
         }
-        component.components.withUnsafeBufferPointer { children in
-            for index in children.indices { write(children[index]) }
+    }
+
+    /// Inputs estimated at this size or more are written on every core.
+    static let parallelBytes = 1 << 20
+
+    /// `component` written as ``write(_:)`` writes it, its children in runs on every
+    /// core (`parts` of them) when it is large: each line ends the line state, so
+    /// runs written apart and joined are the same bytes.
+    static func serializeInParallel(_ component: Component, estimate: Int, parts: Int? = nil) -> [UInt8]? {
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let wanted = parts ?? (estimate >= parallelBytes && cores > 1 ? cores * 2 : 1)
+        let children = component.components
+        guard wanted > 1, children.count >= 2 else { return nil }
+        let sizes = children.map { estimatedSize(of: $0) }
+        let target = max(1, sizes.reduce(0, +) / wanted)
+        var runs: [Range<Int>] = []
+        var start = 0
+        var size = 0
+        for index in children.indices {
+            size += sizes[index]
+            if size >= target && runs.count < wanted - 1 {
+                runs.append(start..<index + 1)
+                start = index + 1
+                size = 0
+            }
         }
-        writeLine(name: "END", value: component.name)
+        if start < children.count { runs.append(start..<children.count) }
+        let pieces = UnsafeMutableBufferPointer<[UInt8]>.allocate(capacity: runs.count + 2)
+        pieces.initialize(repeating: [])
+        defer {
+            pieces.deinitialize()
+            pieces.deallocate()
+        }
+        var opening = component
+        opening.components = []
+        pieces[0] = serialize(estimate: estimatedSize(of: opening)) { $0.writeOpening(component) }
+        pieces[runs.count + 1] = serialize(estimate: component.name.utf8.count + 8) {
+            $0.writeLine(name: "END", value: component.name)
+        }
+        nonisolated(unsafe) let slots = pieces
+        let ranges = runs
+        DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
+            let run = ranges[index]
+            // Each slot is written by its own iteration only.
+            slots[index + 1] = serialize(estimate: sizes[run].reduce(0, +)) { serializer in
+                for child in run { serializer.write(children[child]) }
+            }
+        }
+        let total = pieces.reduce(0) { $0 + $1.count }
+        return [UInt8](unsafeUninitializedCapacity: total) { target, count in
+            for piece in pieces {
+                piece.withUnsafeBufferPointer { source in
+                    guard let base = source.baseAddress else { return }
+                    (target.baseAddress! + count).update(from: base, count: source.count)
+                }
+                count += piece.count
+            }
+        }
     }
 
     /// Appends one property as a (folded) content line.
@@ -271,6 +344,11 @@ extension ICalendarDocument {
     /// Every top-level component as iCalendar bytes, one after the other.
     public func serialized() -> [UInt8] {
         let estimate = components.reduce(0) { $0 + ICalendarSerializer.estimatedSize(of: $1) }
+        if components.count == 1, let only = components.first,
+            let bytes = ICalendarSerializer.serializeInParallel(only, estimate: estimate)
+        {
+            return bytes
+        }
         return ICalendarSerializer.serialize(estimate: estimate) { serializer in
             for component in components { serializer.write(component) }
         }
