@@ -43,13 +43,7 @@ enum ServerBenchmarks {
             (name: String(format: "event-%06d.ics", $0.offset), body: $0.element.data)
         }
 
-        let almanac = Corpus.packageRoot.appendingPathComponent(".build/release/almanac").path
-        if !FileManager.default.isExecutableFile(atPath: almanac) {
-            Report.note("building the release almanac")
-            _ = runProgram(
-                "/usr/bin/env",
-                ["swift", "build", "-c", "release", "--product", "almanac", "--package-path", Corpus.packageRoot.path])
-        }
+        let almanac = releaseAlmanac()
         if let postgres {
             // The same figures with the store on PostgreSQL, then one process against two.
             let database = postgres.freshDatabase("server_\(events)")
@@ -276,6 +270,18 @@ enum ServerBenchmarks {
         }
         Report.figure(
             "machine.fdatasync", Double(count) / seconds(clock.now - start), unit: "syncs/s", ["bytes": 4_096])
+    }
+
+    /// The path of the release `almanac`, built first when it is missing.
+    static func releaseAlmanac() -> String {
+        let almanac = Corpus.packageRoot.appendingPathComponent(".build/release/almanac").path
+        if !FileManager.default.isExecutableFile(atPath: almanac) {
+            Report.note("building the release almanac")
+            _ = runProgram(
+                "/usr/bin/env",
+                ["swift", "build", "-c", "release", "--product", "almanac", "--package-path", Corpus.packageRoot.path])
+        }
+        return almanac
     }
 
     static func seconds(_ duration: Duration) -> Double {

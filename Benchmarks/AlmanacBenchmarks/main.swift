@@ -11,8 +11,12 @@ import Foundation
 // store and server on a throwaway PostgreSQL cluster, and one server process against two; api times the JSON
 // API's availability over 10 x 10,000 events and occurrences among 100 x 10,000). Peers (libical) run in the same process
 // invocation on the same generated file, and a ratio line follows each pair.
+// load keeps --connections N (default 64) keep-alive connections busy with a mix of
+// CalDAV requests for --seconds S (default 60) on a calendar of --events events
+// (default 2,000 for this suite); --postgres runs it on PostgreSQL too.
 
 var events = 20_000
+var eventsGiven: Int?
 var iterations = 5
 var calendars = 100
 var calendarEvents = 10_000
@@ -21,11 +25,15 @@ var reuse = false
 var putSample = 2_000
 var withPeer = true
 var withPostgres = false
+var connections = 64
+var loadSeconds = 60.0
 var suites: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
-    case "--events": events = Int(arguments.popFirst() ?? "") ?? events
+    case "--events":
+        events = Int(arguments.popFirst() ?? "") ?? events
+        eventsGiven = events
     case "--iterations": iterations = max(1, Int(arguments.popFirst() ?? "") ?? iterations)
     case "--calendars": calendars = max(1, Int(arguments.popFirst() ?? "") ?? calendars)
     case "--calendar-events": calendarEvents = max(1, Int(arguments.popFirst() ?? "") ?? calendarEvents)
@@ -34,9 +42,11 @@ while let argument = arguments.popFirst() {
     case "--without-peer": withPeer = false
     case "--postgres": withPostgres = true
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
+    case "--connections": connections = max(1, Int(arguments.popFirst() ?? "") ?? connections)
+    case "--seconds": loadSeconds = max(1, Double(arguments.popFirst() ?? "") ?? loadSeconds)
     case "-h", "--help":
         print(
-            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [icalendar] [recurrence] [cli] [store] [server] [api]"
+            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [--connections N] [--seconds S] [icalendar] [recurrence] [cli] [store] [server] [load] [api]"
         )
         exit(0)
     default: suites.append(argument)
@@ -46,9 +56,14 @@ let all = suites.isEmpty
 if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("cli") { CLIBenchmarks.run(events: events, iterations: iterations) }
-let postgres = withPostgres && (suites.contains("server") || suites.contains("store")) ? BenchPostgres() : nil
+let postgres =
+    withPostgres && (suites.contains("server") || suites.contains("store") || suites.contains("load"))
+    ? BenchPostgres() : nil
 if suites.contains("server") {
     ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer, postgres: postgres)
+}
+if suites.contains("load") {
+    LoadBenchmarks.run(events: eventsGiven ?? 2_000, connections: connections, seconds: loadSeconds, postgres: postgres)
 }
 if suites.contains("api") { APIBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("store") {
