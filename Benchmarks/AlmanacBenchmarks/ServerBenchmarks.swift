@@ -162,7 +162,10 @@ enum ServerBenchmarks {
         figures["put_8_writers_per_second"] = Double(concurrent.count) / seconds(clock.now - concurrentStart)
         Report.figure(
             "server.\(label).put_8_writers", figures["put_8_writers_per_second"]!, unit: "PUTs/s",
-            ["events": concurrent.count, "writers": writers])
+            [
+                "events": concurrent.count, "writers": writers,
+                "server_threads": Server.threads.map(String.init) ?? "one per core",
+            ])
         Report.figure(
             "ratio.server.\(label).put-8-writers-vs-1",
             figures["put_8_writers_per_second"]! / figures["put_per_second"]!, unit: "x", ["goal": 3])
@@ -299,6 +302,9 @@ enum ServerBenchmarks {
 
 /// A server process under test, reached on a loopback port.
 final class Server {
+    /// `almanac serve --threads` for every server started (`--server-threads`); nil for its default.
+    nonisolated(unsafe) static var threads: Int?
+
     let process: Process
     let port: UInt16
     let authorization: String
@@ -356,6 +362,7 @@ final class Server {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments =
             ["serve", "--port", String(port)] + (database.map { ["--database", $0] } ?? ["--data", data]) + ["--quiet"]
+            + (threads.map { ["--threads", String($0)] } ?? [])
         process.environment = ["USER": "bench", "PATH": "/usr/bin:/bin"]
         let output = Pipe()
         process.standardOutput = output

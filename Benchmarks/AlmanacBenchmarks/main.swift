@@ -41,12 +41,13 @@ while let argument = arguments.popFirst() {
     case "--put-sample": putSample = max(1, Int(arguments.popFirst() ?? "") ?? putSample)
     case "--without-peer": withPeer = false
     case "--postgres": withPostgres = true
+    case "--server-threads": Server.threads = Int(arguments.popFirst() ?? "").map { max(0, $0) }
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "--connections": connections = max(1, Int(arguments.popFirst() ?? "") ?? connections)
     case "--seconds": loadSeconds = max(1, Double(arguments.popFirst() ?? "") ?? loadSeconds)
     case "-h", "--help":
         print(
-            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [--connections N] [--seconds S] [icalendar] [recurrence] [cli] [store] [server] [load] [api]"
+            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [--server-threads N] [--connections N] [--seconds S] [icalendar] [recurrence] [cli] [store] [server] [load] [api]"
         )
         exit(0)
     default: suites.append(argument)

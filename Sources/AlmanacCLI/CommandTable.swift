@@ -142,8 +142,8 @@ enum CommandTable {
             .valued("--port", "N", "the port; 0 picks a free one", .value("8080")),
         ] + databaseOptions + [
             .valued(
-                "--threads", "N", "a pool of N worker threads instead of a thread per connection",
-                .value("0: a thread per connection")),
+                "--threads", "N", "worker threads; 0 serves each connection on its own thread",
+                .value("one per core")),
             .valued("--max-body", "BYTES", "the largest request body; larger gets 413", .value("16 MiB")),
             .valued("--timeout", "SECONDS", "how long an idle connection stays open", .value("60")),
             .valued("--max-connections", "N", "connections served at once", .value("1024")),

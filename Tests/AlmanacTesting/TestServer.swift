@@ -125,7 +125,7 @@ public final class TestServer: @unchecked Sendable {
         directory = try TemporaryDirectory()
         backend = try setup.store.openBackend(in: directory)
         server = AlmanacServer(
-            backend: backend, configuration: ServerConfiguration(port: 0, accessLog: false),
+            backend: backend, configuration: ServerConfiguration(port: 0, threads: 2, accessLog: false),
             allowedOrigins: allowedOrigins, visiblePrincipals: visiblePrincipals, now: now ?? AlmanacServer.systemNow)
         for user in users { try createUser(user) }
         if setup.transport == .loopback {

@@ -2,6 +2,7 @@ import AlmanacTestSupport
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,10 +11,12 @@ import Testing
 
 /// A real libmicrohttpd server on a loopback port, driven over real sockets.
 @Suite struct HTTPServerTests {
-    func server(maxBodySize: Int = 1_024, _ responder: @escaping HTTPResponder) throws -> HTTPServer {
+    func server(maxBodySize: Int = 1_024, threads: Int = 2, _ responder: @escaping HTTPResponder) throws
+        -> HTTPServer
+    {
         let server = HTTPServer(
             configuration: ServerConfiguration(
-                host: "127.0.0.1", port: 0, threads: 2, maxBodySize: maxBodySize, accessLog: false),
+                host: "127.0.0.1", port: 0, threads: threads, maxBodySize: maxBodySize, accessLog: false),
             responder: responder)
         try server.start()
         #expect(server.port != 0)
@@ -52,6 +55,42 @@ import Testing
             "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(response.components(separatedBy: "HTTP/1.1 200").count == 3)
         #expect(response.hasSuffix("/two"))
+    }
+
+    /// `threads: 0` gives each connection its own thread: while one request waits, the
+    /// others are answered (the waiting one goes on only after another was answered, so
+    /// with a single shared thread this test could not finish).
+    @Test(arguments: [0, 1])
+    func aWaitingRequestHoldsUpNoOtherConnectionWithAThreadEach(threads: Int) throws {
+        let answered = DispatchSemaphore(value: 0)
+        let server = try server(threads: threads) { request in
+            if request.path == "/wait" { answered.wait() }
+            return .text(200, request.path)
+        }
+        defer { server.stop() }
+        // A pool of one thread would wait for ever: that case only checks the pool serves at all.
+        if threads == 1 {
+            answered.signal()
+            #expect(
+                try RawHTTP.exchange(port: server.port, "GET /wait HTTP/1.1\r\nConnection: close\r\n\r\n")
+                    .hasSuffix("/wait"))
+            return
+        }
+        let waiting = DispatchGroup()
+        let slow = LockedText()
+        waiting.enter()
+        Thread {
+            slow.set(
+                (try? RawHTTP.exchange(port: server.port, "GET /wait HTTP/1.1\r\nConnection: close\r\n\r\n")) ?? "")
+            waiting.leave()
+        }.start()
+        let others = try (0..<5).map { index in
+            try RawHTTP.exchange(port: server.port, "GET /other\(index) HTTP/1.1\r\nConnection: close\r\n\r\n")
+        }
+        answered.signal()
+        waiting.wait()
+        #expect(others.enumerated().allSatisfy { $0.element.hasSuffix("/other\($0.offset)") })
+        #expect(slow.text.hasSuffix("/wait"))
     }
 
     @Test func bodiesPastTheLimitGet413() throws {
@@ -118,4 +157,11 @@ import Testing
         #expect(request.queryValue("title") == "Leg day")
         #expect(request.queryItems.map(\.name) == ["from", "title", "x"])
     }
+}
+
+/// Text set on one thread and read on another.
+final class LockedText: Sendable {
+    private let value = Mutex("")
+    func set(_ text: String) { value.withLock { $0 = text } }
+    var text: String { value.withLock { $0 } }
 }
