@@ -26,7 +26,8 @@ public enum DAVPath: Equatable, Sendable {
     /// its path.
     public init?(requestPath: String) {
         // Byte-wise: the path is ASCII but for its escapes, and Character work costs more than the rest.
-        if let scheme = requestPath.utf8.firstRange(of: "://".utf8),
+        // A path starts with "/"; only something else can be a URL, its scheme before any "/".
+        if requestPath.utf8.first != UInt8(ascii: "/"), let scheme = requestPath.utf8.firstRange(of: "://".utf8),
             !requestPath.utf8[..<scheme.lowerBound].contains(UInt8(ascii: "/"))
         {
             let authorityAndPath = requestPath[scheme.upperBound...]

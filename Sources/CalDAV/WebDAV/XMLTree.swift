@@ -107,14 +107,32 @@ public enum XMLText {
         _ bytes: Bytes, references: Set<UInt8> = [], into output: inout [UInt8]
     ) {
         output.reserveCapacity(output.count + bytes.count + bytes.count / 16)
+        // Which ASCII bytes are written otherwise, as two 64-bit masks: one test per byte
+        // (calendar data is mostly plain, with a CR to reference on every line).
+        var masks: (low: UInt64, high: UInt64) = (0, 0)
+        for byte in references.union([0x26, 0x3C, 0x3E, 0x22]) where byte < 128 {
+            if byte < 64 { masks.low |= 1 << UInt64(byte) } else { masks.high |= 1 << UInt64(byte - 64) }
+        }
         for byte in bytes {
+            let special =
+                byte < 64
+                ? masks.low >> UInt64(byte) & 1 != 0
+                : byte < 128 ? masks.high >> UInt64(byte - 64) & 1 != 0 : references.contains(byte)
+            guard special else {
+                output.append(byte)
+                continue
+            }
             switch byte {
             case UInt8(ascii: "&"): output += [0x26, 0x61, 0x6D, 0x70, 0x3B]  // &amp;
             case UInt8(ascii: "<"): output += [0x26, 0x6C, 0x74, 0x3B]  // &lt;
             case UInt8(ascii: ">"): output += [0x26, 0x67, 0x74, 0x3B]  // &gt;
             case UInt8(ascii: "\""): output += [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]  // &quot;
-            case _ where references.contains(byte): output += Array("&#\(byte);".utf8)
-            default: output.append(byte)
+            default:
+                // &#N; in decimal.
+                output += [0x26, 0x23]
+                if byte >= 100 { output.append(0x30 + byte / 100) }
+                if byte >= 10 { output.append(0x30 + byte / 10 % 10) }
+                output += [0x30 + byte % 10, 0x3B]
             }
         }
     }
