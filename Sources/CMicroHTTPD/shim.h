@@ -48,28 +48,20 @@ static inline struct MHD_Daemon *cmhd_start(
     } else {
         return NULL;
     }
-    if (threads == 0) {
-        // A thread per connection takes no pool option (MHD warns at any size).
-        return MHD_start_daemon(
-            flags, port, NULL, NULL, handler, handlerContext,
-            MHD_OPTION_SOCK_ADDR, address,
-            MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
-            MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
-            MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
-            MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
-            MHD_OPTION_END);
-    }
+    // Function pointers go in `value` and their contexts in `ptr_value` (MHD_OPTION_ARRAY).
+    struct MHD_OptionItem options[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, (void *)address},
+        {MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, connectionLimit, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completedContext},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)cmhd_keep_escaped, NULL},
+        // A thread per connection takes no pool option (MHD warns at any size): the list ends here.
+        {threads == 0 ? MHD_OPTION_END : MHD_OPTION_THREAD_POOL_SIZE, threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     return MHD_start_daemon(
-        flags, port, NULL, NULL, handler, handlerContext,
-        MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
-        MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
-        MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escaped, NULL,
-        MHD_OPTION_END);
+        flags, port, NULL, NULL, handler, handlerContext, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
 /// The port a daemon listens on (useful after starting on port 0).
