@@ -24,6 +24,9 @@ import Dispatch
 /// another shape) the caller parses the whole file in one pass, so diagnostics, their
 /// order and their line numbers are always the one-pass ones.
 enum ParallelParse {
+    /// The processors online; one means a large input is read in one pass all the same.
+    static let onlineCores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
     /// Inputs smaller than this are parsed in one pass: splitting costs more than it saves.
     static let minimumBytes = 1 << 20
 
@@ -31,8 +34,7 @@ enum ParallelParse {
     static func document(_ input: UnsafeBufferPointer<UInt8>, options: ParseOptions, parts: Int? = nil)
         -> ICalendarDocument?
     {
-        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let wanted = parts ?? (input.count >= minimumBytes && cores > 1 ? cores * 2 : 1)
+        let wanted = parts ?? (input.count >= minimumBytes && onlineCores > 1 ? onlineCores * 2 : 1)
         guard wanted > 1, let layout = Layout(input), layout.componentStarts.count >= 2 else { return nil }
         let runs = layout.runs(wanted)
         guard runs.count > 1 else { return nil }

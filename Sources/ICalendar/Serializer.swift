@@ -1,13 +1,5 @@
 import Dispatch
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Writes components as iCalendar text (RFC 5545 §3.1): CRLF line endings,
 /// lines folded at 75 octets and never inside a UTF-8 sequence, names in upper
 /// case, parameter values quoted only where they must be and caret-escaped
@@ -74,12 +66,15 @@ public struct ICalendarSerializer {
     /// `component` written as ``write(_:)`` writes it, its children in runs on every
     /// core (`parts` of them) when it is large: each line ends the line state, so
     /// runs written apart and joined are the same bytes.
-    static func serializeInParallel(_ component: Component, estimate: Int, parts: Int? = nil) -> [UInt8]? {
-        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// `sizes` are the children's ``estimatedSize(of:)`` when the caller has them.
+    static func serializeInParallel(_ component: Component, estimate: Int, sizes: [Int]? = nil, parts: Int? = nil)
+        -> [UInt8]?
+    {
+        let cores = ParallelParse.onlineCores
         let wanted = parts ?? (estimate >= parallelBytes && cores > 1 ? cores * 2 : 1)
         let children = component.components
         guard wanted > 1, children.count >= 2 else { return nil }
-        let sizes = children.map { estimatedSize(of: $0) }
+        let sizes = sizes ?? children.map { estimatedSize(of: $0) }
         let target = max(1, sizes.reduce(0, +) / wanted)
         var runs: [Range<Int>] = []
         var start = 0
@@ -343,12 +338,18 @@ extension Component {
 extension ICalendarDocument {
     /// Every top-level component as iCalendar bytes, one after the other.
     public func serialized() -> [UInt8] {
-        let estimate = components.reduce(0) { $0 + ICalendarSerializer.estimatedSize(of: $1) }
-        if components.count == 1, let only = components.first,
-            let bytes = ICalendarSerializer.serializeInParallel(only, estimate: estimate)
-        {
-            return bytes
+        if components.count == 1, let only = components.first {
+            // One calendar: its children's sizes, estimated once, decide and split a parallel write.
+            let sizes = only.components.map { ICalendarSerializer.estimatedSize(of: $0) }
+            var opening = only
+            opening.components = []
+            let estimate = ICalendarSerializer.estimatedSize(of: opening) + sizes.reduce(0, +)
+            if let bytes = ICalendarSerializer.serializeInParallel(only, estimate: estimate, sizes: sizes) {
+                return bytes
+            }
+            return ICalendarSerializer.serialize(estimate: estimate) { $0.write(only) }
         }
+        let estimate = components.reduce(0) { $0 + ICalendarSerializer.estimatedSize(of: $1) }
         return ICalendarSerializer.serialize(estimate: estimate) { serializer in
             for component in components { serializer.write(component) }
         }

@@ -109,8 +109,9 @@ public enum XMLText {
         output.reserveCapacity(output.count + bytes.count + bytes.count / 16)
         // Which ASCII bytes are written otherwise, as two 64-bit masks: one test per byte
         // (calendar data is mostly plain, with a CR to reference on every line).
-        var masks: (low: UInt64, high: UInt64) = (0, 0)
-        for byte in references.union([0x26, 0x3C, 0x3E, 0x22]) where byte < 128 {
+        // & (0x26), " (0x22) and < (0x3C), > (0x3E) are below 64; the references are added to them.
+        var masks: (low: UInt64, high: UInt64) = (1 << 0x26 | 1 << 0x22 | 1 << 0x3C | 1 << 0x3E, 0)
+        for byte in references where byte < 128 {
             if byte < 64 { masks.low |= 1 << UInt64(byte) } else { masks.high |= 1 << UInt64(byte - 64) }
         }
         for byte in bytes {
