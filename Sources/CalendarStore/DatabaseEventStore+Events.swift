@@ -160,7 +160,7 @@ extension DatabaseEventStore {
         let sql = """
             SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
                    o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent
-            FROM object_ranges r JOIN objects o ON o.id = r.id
+            FROM objects o
             WHERE \(IntervalIndex.overlap(connection.dialect))
             """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
         return try connection.rows(

@@ -71,7 +71,8 @@ import Testing
             DROP TABLE sessions; ALTER TABLE users DROP COLUMN first_weekday; ALTER TABLE users DROP COLUMN time_zone;
             DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
             ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size;
-            ALTER TABLE calendars DROP COLUMN object_count; ALTER TABLE calendars DROP COLUMN object_bytes; PRAGMA user_version = 2;
+            ALTER TABLE calendars DROP COLUMN object_count; ALTER TABLE calendars DROP COLUMN object_bytes;
+            \(Self.rangeIndexBeforeSchema8) PRAGMA user_version = 2;
             """)
         let reopened = try DatabaseBackend(directory: directory.path)
         let listed = try reopened.eventStore(for: "alice").resources(calendar: calendarID)
@@ -89,6 +90,53 @@ import Testing
                 resource(vevent(uid: "c", ["DTSTART:20261201T090000Z"])), name: "c.ics", calendar: calendarID,
                 ifMatch: nil, ifNoneMatch: false)
         }
+    }
+
+    /// Puts the range index back in the form of schemas 1 to 7: an R*Tree of the same boxes.
+    static let rangeIndexBeforeSchema8 = """
+        CREATE VIRTUAL TABLE old_ranges USING rtree_i32(id, calendar_min, calendar_max, start_min, end_max);
+        INSERT INTO old_ranges SELECT id, calendar_id, calendar_id, start_min, end_max FROM object_ranges;
+        DROP TABLE object_ranges; ALTER TABLE old_ranges RENAME TO object_ranges;
+        """
+
+    /// A file whose range index is still the R*Tree (schema 7) gets the B-tree on opening,
+    /// with every box: a short event, one of more than a week and an open series are found
+    /// where they were, and writes after it are indexed too.
+    @Test func theRangeIndexOfSchema7IsRebuilt() throws {
+        let directory = try TemporaryDirectory()
+        let objects = [
+            ("short", ["DTSTART:20261201T090000Z", "DTEND:20261201T100000Z"]),
+            ("long", ["DTSTART:20261120T090000Z", "DTEND:20261215T090000Z"]),
+            ("series", ["DTSTART:20250106T090000Z", "DTEND:20250106T100000Z", "RRULE:FREQ=WEEKLY;BYDAY=TU"]),
+        ]
+        var calendarID = ""
+        do {
+            let backend = try DatabaseBackend(directory: directory.path)
+            try backend.createUser(named: "alice")
+            let store = try backend.eventStore(for: "alice")
+            calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
+            for (uid, lines) in objects {
+                _ = try store.putResource(
+                    resource(vevent(uid: uid, lines + ["SUMMARY:\(uid)"])), name: "\(uid).ics", calendar: calendarID,
+                    ifMatch: nil, ifNoneMatch: false)
+            }
+        }
+        try Self.sqlite3(
+            directory.path + "/almanac.sqlite", Self.rangeIndexBeforeSchema8 + " PRAGMA user_version = 7;")
+        let reopened = try DatabaseBackend(directory: directory.path)
+        #expect(try reopened.integrityCheck() == ["ok"])
+        let store = try reopened.eventStore(for: "alice")
+        #expect(try store.events(in: firstDecemberWeek).compactMap(\.title).sorted() == ["long", "series", "short"])
+        #expect(
+            try store.events(in: TimeRange(start: utc(2026, 12, 10), end: utc(2026, 12, 11))).compactMap(\.title) == [
+                "long"
+            ])
+        _ = try store.putResource(
+            resource(vevent(uid: "later", ["DTSTART:20261101T090000Z", "DTEND:20261231T090000Z", "SUMMARY:later"])),
+            name: "later.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
+        #expect(
+            try store.events(in: TimeRange(start: utc(2026, 12, 10), end: utc(2026, 12, 11))).compactMap(\.title)
+                .sorted() == ["later", "long"])
     }
 
     /// A child process writes events and prints each acknowledgement; it is killed with

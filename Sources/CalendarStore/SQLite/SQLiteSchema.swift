@@ -157,6 +157,21 @@ enum SQLiteSchema {
         UPDATE calendars SET object_count = (SELECT count(*) FROM objects o WHERE o.calendar_id = calendars.id),
             object_bytes = (SELECT coalesce(sum(size), 0) FROM objects o WHERE o.calendar_id = calendars.id);
         """,
+        // 8: the range index becomes a B-tree (see IntervalIndex): boxes of more than a week
+        // (series, long events) apart from the short ones, each kind in start order per calendar.
+        """
+        CREATE TABLE object_spans (
+            id INTEGER PRIMARY KEY,
+            calendar_id INTEGER NOT NULL,
+            long INTEGER NOT NULL,
+            start_min INTEGER NOT NULL,
+            end_max INTEGER NOT NULL
+        );
+        INSERT INTO object_spans SELECT id, calendar_min, end_max - start_min > \(IntervalIndex.shortSpan), start_min, end_max FROM object_ranges;
+        DROP TABLE object_ranges;
+        ALTER TABLE object_spans RENAME TO object_ranges;
+        CREATE INDEX object_ranges_overlap ON object_ranges(calendar_id, long, start_min, end_max);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
