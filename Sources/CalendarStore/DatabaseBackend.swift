@@ -295,7 +295,8 @@ public final class DatabaseBackend: StoreBackend {
 /// Bounded in bytes, not entries: a few huge objects cannot hold more memory than
 /// many small ones. An entry counts four times its object's stored bytes plus a
 /// little (the bytes, the prepared series and the components parsed on demand are of
-/// that order together); one larger than an eighth of the bound is not kept at all.
+/// that order together), and the instances its series lists up front; one larger than
+/// an eighth of the bound is not kept at all.
 final class ObjectCache: Sendable {
     private struct Entry {
         var etag: String
@@ -324,7 +325,7 @@ final class ObjectCache: Sendable {
     }
 
     func store(_ object: CachedSeries, id: Int64, etag: String) {
-        let cost = 4 * object.stored.byteCount + 512
+        let cost = 4 * object.stored.byteCount + object.prepared.listedInstanceBytes + 512
         guard cost <= capacityBytes / 8 else { return }
         state.withLock { state in
             if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.cost }

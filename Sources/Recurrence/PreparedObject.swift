@@ -85,6 +85,12 @@ public final class PreparedObject: Sendable {
         (series?.master ?? singles.first?.component)?.property("SUMMARY")?.textValue()
     }
 
+    /// The bytes the instances listed up front hold (0 when none are), for a cache that
+    /// bounds its memory: a series of 4,096 listed instances holds far more than its text.
+    public var listedInstanceBytes: Int {
+        (series?.instances?.count ?? 0) * MemoryLayout<RecurrenceInstance>.stride
+    }
+
     /// Whether the master repeats (RRULE or RDATE).
     public var isRecurring: Bool {
         guard let series else { return false }

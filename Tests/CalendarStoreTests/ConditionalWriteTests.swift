@@ -101,6 +101,22 @@ extension ConcurrencyTests {
         cache.store(try Self.series(bytes: 40_000), id: 1_000, etag: "huge")
         #expect(cache.object(id: 1_000, etag: "huge") == nil)
     }
+
+    /// A short text can list thousands of instances (COUNT=4000): they count, so a
+    /// cache of such series stays inside its bound too.
+    @Test func instancesListedUpFrontCount() throws {
+        let text = resource(vevent(uid: "many", ["DTSTART:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=4000"]))
+        let object = try CalendarObject(parsing: text)
+        let prepared = try CalendarObjectExpansion(resolver: ZoneResolver(calendar: object.calendar)).prepare(
+            object.members, uid: object.uid)
+        #expect(prepared.listedInstanceBytes >= 4_000 * 9)
+        let cache = ObjectCache(capacityBytes: 1 << 20)
+        let entry = CachedSeries(prepared: prepared, stored: StoredObject(data: text), fromSkeleton: false)
+        cache.store(entry, id: 1, etag: "e")
+        #expect(cache.bytes >= 4 * text.count + prepared.listedInstanceBytes)
+        for id in 2..<200 { cache.store(entry, id: Int64(id), etag: "e") }
+        #expect(cache.bytes <= 1 << 20)
+    }
 }
 
 /// Per-user quotas: a write past them is refused with insufficientStorage (507) and
