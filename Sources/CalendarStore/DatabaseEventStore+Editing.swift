@@ -266,6 +266,7 @@ extension DatabaseEventStore {
             }
             try write(editing.calendar, name: object.name, into: row, connection)
         }
-        return Self.sortedByStart(removed)
+        Self.sortByStart(&removed)
+        return removed
     }
 }

@@ -194,7 +194,7 @@ extension DatabaseEventStore {
         /// Keeps the earliest `limit` once the list grows well past it.
         func trim() {
             guard result.count > limit.addingSaturated(10_000) else { return }
-            result = Array(Self.sortedByStart(result).prefix(limit))
+            Self.sortByStart(&result, keeping: limit)
         }
         var budget = backend.expansionBudget
         for calendar in calendars {
@@ -235,7 +235,8 @@ extension DatabaseEventStore {
                 trim()
             }
         }
-        let listed = Array(Self.sortedByStart(result).prefix(limit))
+        Self.sortByStart(&result, keeping: limit)
+        let listed = result
         // A series cut after the last occurrence the limit keeps took nothing from this answer.
         if listed.count == limit, let last = listed.last?.startInstant {
             truncated.removeAll { ($0.lastListedStart ?? .min) >= last }
@@ -340,9 +341,10 @@ extension DatabaseEventStore {
         return result
     }
 
-    /// Occurrences in start order (then by event and instance), sorting keys rather than moving
-    /// the occurrences themselves around.
-    static func sortedByStart(_ occurrences: [EventOccurrence]) -> [EventOccurrence] {
+    /// Puts occurrences in start order (then by event and instance) in place, keeping the
+    /// first `limit`: swaps move them without copying (a sorted copy retained every field of
+    /// every occurrence once more, a tenth of a week's query).
+    static func sortByStart(_ occurrences: inout [EventOccurrence], keeping limit: Int = .max) {
         let starts = occurrences.map(\.startInstant)
         let events = occurrences.map(\.eventIdentifier)
         let instances = occurrences.map { $0.recurrenceID?.instant(in: .utc) ?? 0 }
@@ -352,7 +354,6 @@ extension DatabaseEventStore {
             return instances[left] < instances[right]
         }
         // Apply the permutation in place, cycle by cycle: swaps move values without copying them.
-        var result = occurrences
         var placed = [Bool](repeating: false, count: order.count)
         for start in order.indices where !placed[start] {
             var position = start
@@ -360,11 +361,11 @@ extension DatabaseEventStore {
                 placed[position] = true
                 let source = order[position]
                 if source == start { break }
-                result.swapAt(position, source)
+                occurrences.swapAt(position, source)
                 position = source
             }
         }
-        return result
+        if occurrences.count > limit { occurrences.removeLast(occurrences.count - limit) }
     }
 
     public func occurrences(
