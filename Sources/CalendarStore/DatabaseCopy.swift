@@ -38,11 +38,11 @@ extension DatabaseBackend {
                 "first_start", "last_end",
                 "recurring", "alarm_reach", "time_kind", "start_key", "end_key", "tzid", "status", "categories",
                 "created", "modified", "size",
-                "transparent",
+                "transparent", "created_sequence",
             ]
         ),
         ("object_data", ["id", "data", "skeleton"]),
-        ("tombstones", ["calendar_id", "name", "sequence"]),
+        ("tombstones", ["calendar_id", "name", "sequence", "identifier", "uid"]),
         ("api_tokens", ["id", "user_id", "secret_hash", "name", "scope", "created"]),
         ("api_token_events", ["token_id", "event_identifier"]),
         ("added_marks", ["user_id", "event_identifier", "platform", "native_identifier", "added"]),

@@ -1,8 +1,8 @@
 // The change log: what changed since a sync token, and forgetting old tombstones.
 extension DatabaseEventStore {
-    public func changes(since token: SyncToken?, calendar: some CalendarReference, limit: Int?) throws(StoreError)
-        -> ChangeSet
-    {
+    public func changes(
+        since token: SyncToken?, calendar: some CalendarReference, limit: Int?, includingData: Bool
+    ) throws(StoreError) -> ChangeSet {
         try database.read { (connection) throws(StoreError) -> ChangeSet in
             let row = try calendarRow(calendar, connection, write: false)
             // The sequence as of this transaction (a handle's calendar may be older).
@@ -29,37 +29,48 @@ extension DatabaseEventStore {
             // Writes and deletions in change order; an initial sync lists only what exists.
             // One row past the limit tells whether the listing was cut.
             let sql = """
-                SELECT sequence, name, etag, component, identifier, size, modified FROM objects WHERE calendar_id = ?1 AND sequence > ?2
+                SELECT sequence, name, etag, component, identifier, size, modified, created_sequence, uid, id FROM objects WHERE calendar_id = ?1 AND sequence > ?2
                 """
                 + (token == nil
                     ? ""
-                    : " UNION ALL SELECT sequence, name, NULL, NULL, NULL, NULL, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
+                    : " UNION ALL SELECT sequence, name, NULL, NULL, identifier, NULL, NULL, NULL, uid, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
                 + " ORDER BY 1" + (limit == nil ? "" : " LIMIT ?3")
             // The limit is a parameter, not part of the text: one prepared statement serves every
             // limit a client asks for. One row past it (saturating: a client may ask for Int.max).
             let values: [SQLValue] =
                 [.integer(row.rowID), .int(since)] + (limit.map { [.int($0 == Int.max ? $0 : $0 + 1)] } ?? [])
-            var rows = try connection.rows(sql, values) {
-                object -> (sequence: Int, name: String, info: ResourceInfo?) in
-                guard !object.isNull(2) else { return (object.int(0), object.string(1), nil) }
-                return (
-                    object.int(0), object.string(1),
-                    ResourceInfo(
-                        name: object.string(1), etag: object.string(2),
-                        componentType: ComponentType(rawValue: object.string(3)) ?? .event,
-                        localIdentifier: object.string(4), size: object.int(5), lastModified: object.int(6))
-                )
+            // Each change with its object's row, for reading the bytes (none for a deletion).
+            var rows = try connection.rows(sql, values) { found -> (change: ChangeSet.Change, rowID: Int64?) in
+                guard !found.isNull(2) else {
+                    let deletion = ChangeSet.Change(
+                        kind: .deleted, name: found.string(1), sequence: found.int(0),
+                        eventIdentifier: found.optionalString(4), uid: found.optionalString(8), resource: nil)
+                    return (deletion, nil)
+                }
+                let write = ChangeSet.Change(
+                    kind: token != nil && found.int(7) <= since ? .updated : .created, name: found.string(1),
+                    sequence: found.int(0), eventIdentifier: found.string(4), uid: found.string(8),
+                    resource: ResourceInfo(
+                        name: found.string(1), etag: found.string(2),
+                        componentType: ComponentType(rawValue: found.string(3)) ?? .event,
+                        localIdentifier: found.string(4), size: found.int(5), lastModified: found.int(6)))
+                return (write, found.int64(9))
             }
-            var changes = ChangeSet(changed: [], deleted: [], token: current)
+            var changes = ChangeSet(entries: [], token: current)
             if let limit, rows.count > limit {
                 rows.removeLast(rows.count - limit)
                 changes.isTruncated = true
                 // The checkpoint: everything up to the last change listed, nothing after it.
-                changes.token = SyncToken(calendar: row.calendar.id, sequence: rows.last?.sequence ?? since)
+                changes.token = SyncToken(calendar: row.calendar.id, sequence: rows.last?.change.sequence ?? since)
             }
-            for change in rows {
-                if let info = change.info { changes.changed.append(info) } else { changes.deleted.append(change.name) }
+            var entries = rows.map(\.change)
+            if includingData {
+                let data = try objectData(rows.compactMap(\.rowID), connection)
+                for (index, row) in rows.enumerated() {
+                    if let rowID = row.rowID { entries[index].data = data[rowID] }
+                }
             }
+            changes.entries = entries
             return changes
         }
     }

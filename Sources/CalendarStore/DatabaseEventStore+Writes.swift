@@ -136,7 +136,7 @@ extension DatabaseEventStore {
             let all =
                 columns + [
                     ("identifier", .text(identifier)), ("calendar_id", .integer(calendar.rowID)), ("name", .text(name)),
-                    ("created", .int(now)),
+                    ("created", .int(now)), ("created_sequence", .int(sequence)),
                 ]
             let inserted = try connection.firstRow(
                 "INSERT INTO objects (" + all.map(\.name).joined(separator: ", ") + ") VALUES ("
@@ -178,10 +178,13 @@ extension DatabaseEventStore {
         try connection.run("DELETE FROM objects WHERE id = ?", [.integer(object.rowID)])
         try connection.run(
             """
-            INSERT INTO tombstones (calendar_id, name, sequence) VALUES (?, ?, ?)
-            ON CONFLICT (calendar_id, name) DO UPDATE SET sequence = excluded.sequence
+            INSERT INTO tombstones (calendar_id, name, sequence, identifier, uid) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (calendar_id, name) DO UPDATE SET sequence = excluded.sequence, identifier = excluded.identifier, uid = excluded.uid
             """,
-            [.integer(calendar.rowID), .text(object.name), .int(sequence)])
+            [
+                .integer(calendar.rowID), .text(object.name), .int(sequence), .text(object.identifier),
+                .text(object.uid),
+            ])
     }
 
     public func writeResource(

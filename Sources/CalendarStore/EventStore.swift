@@ -141,10 +141,12 @@ public protocol EventStore: Sendable {
     // MARK: Changes
 
     /// What changed in a calendar since `token` (everything there is, when nil), in
-    /// change order. With a `limit`, at most that many changes, and the token is a
+    /// change order, with each written resource's bytes when `includingData`, all read in
+    /// one transaction. With a `limit`, at most that many changes, and the token is a
     /// checkpoint from which the rest follow. An unknown or expired token throws
     /// `invalidSyncToken`.
-    func changes(since token: SyncToken?, calendar: some CalendarReference, limit: Int?) throws(StoreError) -> ChangeSet
+    func changes(since token: SyncToken?, calendar: some CalendarReference, limit: Int?, includingData: Bool)
+        throws(StoreError) -> ChangeSet
     /// Forgets tombstones up to `token`; older tokens are then refused as expired.
     func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError)
 
@@ -195,7 +197,14 @@ extension EventStore {
 
     /// Every change since `token`.
     public func changes(since token: SyncToken?, calendar: some CalendarReference) throws(StoreError) -> ChangeSet {
-        try changes(since: token, calendar: calendar, limit: nil)
+        try changes(since: token, calendar: calendar, limit: nil, includingData: false)
+    }
+
+    /// The changes since `token`, at most `limit` of them, without their bytes.
+    public func changes(since token: SyncToken?, calendar: some CalendarReference, limit: Int?) throws(StoreError)
+        -> ChangeSet
+    {
+        try changes(since: token, calendar: calendar, limit: limit, includingData: false)
     }
 
     /// `writeResource`, when only the new ETag matters.

@@ -1,5 +1,6 @@
 import CalendarStore
 import CivilTime
+import HTTPTypes
 import ICalendar
 import Recurrence
 
@@ -165,6 +166,27 @@ enum APIModel {
         members.append(("sequence", .integer(event.sequence)))
         members.append(("recurrenceId", event.recurrenceID.map { .string(text($0)) } ?? .null))
         members.append(("jcal", (try? JCal.json(for: event.component)) ?? .null))
+        return .object(members)
+    }
+
+    /// One entry of a delta sync (the `Change` schema): what happened to which resource, its
+    /// event's identifiers, and for a write its ETag, size, time, link and (when asked) bytes.
+    static func json(_ change: ChangeSet.Change) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("type", .string(change.kind.rawValue)), ("name", .string(change.name)),
+            ("eventId", change.eventIdentifier.map(JSONValue.string) ?? .null),
+            ("uid", change.uid.map(JSONValue.string) ?? .null), ("sequence", .integer(change.sequence)),
+        ]
+        if let resource = change.resource {
+            members.append(("etag", .string(resource.etag)))
+            members.append(("componentType", .string(resource.componentType.rawValue)))
+            members.append(("size", .integer(resource.size)))
+            members.append(("lastModified", .string(APIContext.utc(resource.lastModified))))
+            members.append(
+                ("href", .string(JSONAPIHandler.prefix + "/events/" + PercentEncoding.encode(resource.localIdentifier)))
+            )
+        }
+        if let data = change.data { members.append(("data", .string(String(decoding: data, as: UTF8.self)))) }
         return .object(members)
     }
 

@@ -26,6 +26,7 @@ struct APIProblem: HTTPResponseError {
         case unsupportedComponent = "unsupported-component"
         case unavailable
         case insufficientStorage = "insufficient-storage"
+        case resyncRequired = "resync-required"
 
         var status: Int {
             switch self {
@@ -42,6 +43,7 @@ struct APIProblem: HTTPResponseError {
             case .invalidCalendarData, .unsupportedComponent: 422
             case .unavailable: 503
             case .insufficientStorage: 507
+            case .resyncRequired: 410
             }
         }
 
@@ -66,6 +68,7 @@ struct APIProblem: HTTPResponseError {
             case .unsupportedComponent: "The calendar does not take this component"
             case .unavailable: "The store is unavailable"
             case .insufficientStorage: "There is no room for this"
+            case .resyncRequired: "The sync token is no longer valid; sync again from the start"
             }
         }
 
@@ -104,7 +107,8 @@ struct APIProblem: HTTPResponseError {
         case .uidConflict, .alreadyExists: self.init(.alreadyExists, error.message)
         case .invalidCalendarData, .invalidCalendarObject: self.init(.invalidCalendarData, error.message)
         case .unsupportedComponent: self.init(.unsupportedComponent, error.message)
-        case .invalidSyncToken, .invalidArgument: self.init(.invalidField, error.message)
+        case .invalidSyncToken: self.init(.resyncRequired, error.message)
+        case .invalidArgument: self.init(.invalidField, error.message)
         case .expansionLimit: self.init(.rangeTooLong, error.message)
         case .database:
             error.logDetails()

@@ -103,6 +103,9 @@ extension APIContext {
         Route("GET", "/api/v1/calendars/{id}/occurrences", .read) { (context, path) throws(APIProblem) in
             try context.occurrences(calendar: path["id"])
         },
+        Route("GET", "/api/v1/calendars/{id}/changes", .read) { (context, path) throws(APIProblem) in
+            try context.changes(calendar: path["id"])
+        },
         Route("DELETE", "/api/v1/calendars/{id}/events", .write) { (context, path) throws(APIProblem) in
             try context.removeMatching(calendar: path["id"])
         },

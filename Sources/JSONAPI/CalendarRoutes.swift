@@ -65,6 +65,50 @@ extension APIContext {
         return response
     }
 
+    /// GET /calendars/{id}/changes?since=TOKEN&limit=N&include=data: what was created,
+    /// updated and deleted since the token (everything there is, without one), in change
+    /// order, with `token` for next time and `next`, the link that asks for what follows.
+    /// The token is the one CalDAV's sync-collection and `DAV:sync-token` name, so a client
+    /// may mix both. A token this calendar did not issue, or one from before its
+    /// tombstones were pruned, answers 410: sync again from the start.
+    func changes(calendar identifier: String) throws(APIProblem) -> HTTPResponse {
+        let parameters = try query(allowing: ["since", "limit", "include"])
+        var token: SyncToken?
+        if let text = parameters["since"] {
+            // The store refuses a token of another calendar, or one older than its tombstones.
+            guard let parsed = SyncToken(text) else {
+                throw APIProblem(.resyncRequired, "\(text) is not a sync token; sync again without since")
+            }
+            token = parsed
+        }
+        var limit = configuration.maxItems
+        if let text = parameters["limit"] {
+            guard let value = Int(text), (1...configuration.maxItems).contains(value) else {
+                throw APIProblem(
+                    .invalidQuery, "limit is a number from 1 to \(configuration.maxItems)", fields: ["limit"])
+            }
+            limit = value
+        }
+        let includeData: Bool
+        switch parameters["include"] {
+        case nil: includeData = false
+        case "data": includeData = true
+        case let other?:
+            throw APIProblem(.invalidQuery, "include takes data, not \(other)", fields: ["include"])
+        }
+        let found = try attempt { () throws(StoreError) in
+            try store.changes(since: token, calendar: identifier, limit: limit, includingData: includeData)
+        }
+        var next = JSONAPIHandler.prefix + "/calendars/" + PercentEncoding.encode(identifier) + "/changes?since="
+        next += PercentEncoding.encode(found.token.description) + "&limit=\(limit)"
+        if includeData { next += "&include=data" }
+        return json(
+            .object([
+                ("changes", .array(found.entries.map(APIModel.json))), ("token", .string(found.token.description)),
+                ("more", .bool(found.isTruncated)), ("next", .string(next)),
+            ]))
+    }
+
     /// The request's `If-Match`, which the store checks inside the write's transaction.
     var ifMatch: String? { request.headers["If-Match"] }
 }

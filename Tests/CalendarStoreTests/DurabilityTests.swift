@@ -72,7 +72,7 @@ import Testing
             DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
             ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size;
             ALTER TABLE calendars DROP COLUMN object_count; ALTER TABLE calendars DROP COLUMN object_bytes;
-            \(Self.rangeIndexBeforeSchema8) PRAGMA user_version = 2;
+            \(Self.rangeIndexBeforeSchema8) \(Self.columnsBeforeSchema9) PRAGMA user_version = 2;
             """)
         let reopened = try DatabaseBackend(directory: directory.path)
         let listed = try reopened.eventStore(for: "alice").resources(calendar: calendarID)
@@ -99,6 +99,12 @@ import Testing
         DROP TABLE object_ranges; ALTER TABLE old_ranges RENAME TO object_ranges;
         """
 
+    /// Removes what schema 9 added: when each object was created, and what a tombstone's resource held.
+    static let columnsBeforeSchema9 = """
+        ALTER TABLE objects DROP COLUMN created_sequence; ALTER TABLE tombstones DROP COLUMN identifier;
+        ALTER TABLE tombstones DROP COLUMN uid;
+        """
+
     /// A file whose range index is still the R*Tree (schema 7) gets the B-tree on opening,
     /// with every box: a short event, one of more than a week and an open series are found
     /// where they were, and writes after it are indexed too.
@@ -122,7 +128,8 @@ import Testing
             }
         }
         try Self.sqlite3(
-            directory.path + "/almanac.sqlite", Self.rangeIndexBeforeSchema8 + " PRAGMA user_version = 7;")
+            directory.path + "/almanac.sqlite",
+            Self.rangeIndexBeforeSchema8 + Self.columnsBeforeSchema9 + " PRAGMA user_version = 7;")
         let reopened = try DatabaseBackend(directory: directory.path)
         #expect(try reopened.integrityCheck() == ["ok"])
         let store = try reopened.eventStore(for: "alice")

@@ -144,3 +144,48 @@ extension ListingTests {
         #expect(found.map(\.1) == [true, false, true, false, true])
     }
 }
+
+/// What delta sync reads from the change log: whether each write created or updated,
+/// what a deletion held, and the bytes in the same transaction.
+@Suite("Change kinds") struct ChangeKindTests {
+    @Test(arguments: Backend.allCases) func eachChangeSaysWhatHappened(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let work = try fixture.calendar()
+        func put(_ uid: String, _ summary: String) throws {
+            _ = try store.putResource(
+                resource(vevent(uid: uid, ["DTSTART:20261201T090000Z", "SUMMARY:\(summary)"])), name: "\(uid).ics",
+                calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        }
+        for uid in ["kept", "edited", "gone", "again"] { try put(uid, "First") }
+        let initial = try store.changes(since: nil, calendar: work.id)
+        // An initial sync lists what exists, all of it new to the client.
+        #expect(initial.entries.map(\.kind) == Array(repeating: .created, count: 4))
+        #expect(initial.entries.map(\.uid) == ["kept", "edited", "gone", "again"])
+        let goneID = try #require(initial.entries.first { $0.uid == "gone" }?.eventIdentifier)
+
+        try put("edited", "Second")
+        try store.deleteResource(named: "gone.ics", calendar: work.id, ifMatch: nil)
+        try store.deleteResource(named: "again.ics", calendar: work.id, ifMatch: nil)
+        try put("again", "Back")
+        try put("new", "First")
+        try put("new", "Edited after it was created")
+
+        let delta = try store.changes(since: initial.token, calendar: work.id, limit: nil, includingData: true)
+        let seen = delta.entries.map { "\($0.kind.rawValue) \($0.name)" }
+        #expect(seen == ["updated edited.ics", "deleted gone.ics", "created again.ics", "created new.ics"])
+        let gone = try #require(delta.entries.first { $0.kind == .deleted })
+        #expect(gone.eventIdentifier == goneID && gone.uid == "gone" && gone.resource == nil && gone.data == nil)
+        // Sequences rise in change order, and the last is the token's position.
+        #expect(delta.entries.map(\.sequence) == delta.entries.map(\.sequence).sorted())
+        #expect(delta.entries.last?.sequence == delta.token.sequence)
+        for entry in delta.entries where entry.kind != .deleted {
+            let stored = try store.resource(named: entry.name, calendar: work.id)
+            #expect(entry.data == stored.data)
+            #expect(entry.resource?.etag == stored.etag)
+            #expect(entry.eventIdentifier == entry.resource?.localIdentifier)
+        }
+        // Without data, nothing is read but the rows.
+        #expect(try store.changes(since: initial.token, calendar: work.id).entries.allSatisfy { $0.data == nil })
+    }
+}

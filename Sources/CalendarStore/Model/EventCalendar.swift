@@ -98,10 +98,50 @@ public struct SyncToken: Sendable, Hashable, CustomStringConvertible {
 
 /// What changed in a calendar since a sync token (RFC 6578).
 public struct ChangeSet: Sendable, Hashable {
+    /// One resource's change: its latest, once, at the position of its latest write or deletion.
+    public struct Change: Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable {
+            /// Written since the token and absent at it (new, or deleted and written again since).
+            case created
+            /// Written since the token and present at it; objects stored before schema 9
+            /// (which did not record when they were created) always count as present.
+            case updated
+            case deleted
+        }
+
+        public var kind: Kind
+        public var name: String
+        /// The change sequence of the write or deletion (the token's position after it).
+        public var sequence: Int
+        /// The event's identifier (`Event.localIdentifier`) and UID; nil for a deletion
+        /// recorded before schema 9, which kept only the name.
+        public var eventIdentifier: String?
+        public var uid: String?
+        /// The resource as it is now; nil for a deletion.
+        public var resource: ResourceInfo?
+        /// Its bytes, when asked for; nil for a deletion.
+        public var data: [UInt8]?
+
+        public init(
+            kind: Kind, name: String, sequence: Int, eventIdentifier: String?, uid: String?, resource: ResourceInfo?,
+            data: [UInt8]? = nil
+        ) {
+            self.kind = kind
+            self.name = name
+            self.sequence = sequence
+            self.eventIdentifier = eventIdentifier
+            self.uid = uid
+            self.resource = resource
+            self.data = data
+        }
+    }
+
+    /// Every change since the token, in change order.
+    public var entries: [Change]
     /// Resources written since the token, with their current ETags, in change order.
-    public var changed: [ResourceInfo]
+    public var changed: [ResourceInfo] { entries.compactMap(\.resource) }
     /// Names of resources deleted since the token (tombstones).
-    public var deleted: [String]
+    public var deleted: [String] { entries.filter { $0.kind == .deleted }.map(\.name) }
     /// The token to send next time: the current one, or, when the listing was cut at a
     /// limit, a checkpoint just after the last change listed.
     public var token: SyncToken

@@ -142,6 +142,13 @@ enum PostgresSchema {
         UPDATE calendars SET object_count = (SELECT count(*) FROM objects o WHERE o.calendar_id = calendars.id),
             object_bytes = (SELECT coalesce(sum(size), 0) FROM objects o WHERE o.calendar_id = calendars.id);
         """,
+        // 3: for delta sync, the change that created each object (0: before this schema) and
+        // the event a tombstone's resource held.
+        """
+        ALTER TABLE objects ADD COLUMN created_sequence bigint NOT NULL DEFAULT 0;
+        ALTER TABLE tombstones ADD COLUMN identifier TEXT COLLATE "C";
+        ALTER TABLE tombstones ADD COLUMN uid TEXT COLLATE "C";
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.

@@ -172,6 +172,13 @@ enum SQLiteSchema {
         ALTER TABLE object_spans RENAME TO object_ranges;
         CREATE INDEX object_ranges_overlap ON object_ranges(calendar_id, long, start_min, end_max);
         """,
+        // 9: for delta sync, the change that created each object (0: before this schema) and
+        // the event a tombstone's resource held.
+        """
+        ALTER TABLE objects ADD COLUMN created_sequence INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tombstones ADD COLUMN identifier TEXT;
+        ALTER TABLE tombstones ADD COLUMN uid TEXT;
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
