@@ -163,6 +163,10 @@ enum CommandTable {
                 "--cors-origin", "ORIGIN", "a web origin (https://app.example.com) whose pages may call the JSON API",
                 .value("none"), repeatable: true),
             .valued(
+                "--api-rate-limit", "N",
+                "JSON API requests a minute per token (and per user), unless the token has its own; 0 for none",
+                .value("1200")),
+            .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
                 .value("self"), kind: .choices(["self", "all"])),
@@ -382,9 +386,12 @@ enum CommandTable {
                 options: [
                     .valued(
                         "--scope", "read|read-write|add-only", "what it may do", .required,
-                        kind: .choices(["read", "read-write", "add-only"]))
+                        kind: .choices(["read", "read-write", "add-only"])),
+                    .valued(
+                        "--rate-limit", "N", "JSON API requests a minute it may send",
+                        .value("the server's --api-rate-limit")),
                 ] + storeOptions,
-                example: "almanac token create 'class schedule' --scope read-write"),
+                example: "almanac token create 'class schedule' --scope read-write --rate-limit 120"),
             CommandSpec(
                 ["token", "list"], summary: "the user's tokens", options: storeOptions, example: "almanac token list"),
             CommandSpec(

@@ -55,6 +55,7 @@ enum ServeCommand {
         guard let visiblePrincipals = PrincipalVisibility(rawValue: visibility) else {
             throw .usage("--visible-principals is self or all, not \(visibility)")
         }
+        let rateLimit = try number("--api-rate-limit", AlmanacServer.defaultAPIRateLimit, range: 0...1_000_000)
         let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
         let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
         let backend = try StoreContext.openBackend(options, io: io)
@@ -87,7 +88,7 @@ enum ServeCommand {
 
         let server = AlmanacServer(
             backend: backend, configuration: configuration, allowedOrigins: origins,
-            visiblePrincipals: visiblePrincipals)
+            visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit)
         do {
             try server.start()
         } catch {

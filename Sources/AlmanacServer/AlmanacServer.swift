@@ -34,11 +34,14 @@ public final class AlmanacServer: Sendable {
     ///   call the JSON API from a browser (CORS); none by default.
     /// - Parameter visiblePrincipals: whose CalDAV principals a user may see besides their
     ///   own (listed, searched, read); only their own by default.
-    /// - Parameter now: the current time (Unix seconds), for minimum notice, "today" and
-    ///   sessions; the system clock unless a test fixes it.
+    /// - Parameter apiRateLimit: JSON API requests a minute per token (and per user for
+    ///   Basic and web-session calls) unless a token has its own limit; 0 for none.
+    /// - Parameter now: the current time (Unix seconds), for minimum notice, "today",
+    ///   sessions and rate limits; the system clock unless a test fixes it.
     public init(
         backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [],
-        visiblePrincipals: PrincipalVisibility = .onlySelf, now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
+        visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
+        now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
         let authenticator = Authenticator(backend: backend)
@@ -51,7 +54,7 @@ public final class AlmanacServer: Sendable {
             now: now)
         router = Self.router(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
-            visiblePrincipals: visiblePrincipals, now: now)
+            visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit, now: now)
         let router = self.router
         server = HTTPServer(
             configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
@@ -101,7 +104,7 @@ public final class AlmanacServer: Sendable {
 
     static func router(
         backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
-        visiblePrincipals: PrincipalVisibility, now: @escaping @Sendable () -> Int
+        visiblePrincipals: PrincipalVisibility, apiRateLimit: Int, now: @escaping @Sendable () -> Int
     ) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, now: now)
@@ -130,7 +133,8 @@ public final class AlmanacServer: Sendable {
             FeedHandler.respond(to: request, backend: backend)
         }
 
-        let api = JSONAPIHandler(backend: backend, configuration: APIConfiguration(now: now))
+        let api = JSONAPIHandler(
+            backend: backend, configuration: APIConfiguration(rateLimit: apiRateLimit, now: now))
         let signedInAPI: HTTPResponder = { request in
             if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
             var response: HTTPResponse
@@ -154,7 +158,10 @@ public final class AlmanacServer: Sendable {
             }
             if let origin = request.headers["Origin"], allowedOrigins.contains(origin) {
                 response.headers.set("Access-Control-Allow-Origin", origin)
-                response.headers.set("Access-Control-Expose-Headers", "ETag, Location, Retry-After")
+                response.headers.set(
+                    "Access-Control-Expose-Headers",
+                    "ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy"
+                )
                 response.headers.set("Vary", "Origin")
             }
             return response
@@ -184,6 +191,9 @@ public final class AlmanacServer: Sendable {
 
     /// The port listened on.
     public var port: UInt16 { server.port }
+
+    /// JSON API requests a minute per token or user unless set (`serve --api-rate-limit`).
+    public static let defaultAPIRateLimit = RateLimiter.defaultPerMinute
 
     /// Stops gracefully: requests in progress finish first.
     public func stop(gracePeriod: Double = 10) { server.stop(gracePeriod: gracePeriod) }

@@ -43,7 +43,7 @@ extension DatabaseBackend {
         ),
         ("object_data", ["id", "data", "skeleton"]),
         ("tombstones", ["calendar_id", "name", "sequence", "identifier", "uid"]),
-        ("api_tokens", ["id", "user_id", "secret_hash", "name", "scope", "created"]),
+        ("api_tokens", ["id", "user_id", "secret_hash", "name", "scope", "created", "rate_limit"]),
         ("api_token_events", ["token_id", "event_identifier"]),
         ("added_marks", ["user_id", "event_identifier", "platform", "native_identifier", "added"]),
         ("sessions", ["secret_hash", "user_id", "csrf", "created", "expires"]),

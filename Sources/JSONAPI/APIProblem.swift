@@ -50,7 +50,7 @@ struct APIProblem: HTTPResponseError {
         var title: String {
             switch self {
             case .unauthorized: "Sign-in required"
-            case .tooManyRequests: "Too many failed sign-ins"
+            case .tooManyRequests: "Too many requests"
             case .notFound: "Not found"
             case .forbidden: "Forbidden"
             case .methodNotAllowed: "Method not allowed"

@@ -26,12 +26,20 @@ public struct APIConfiguration: Sendable {
     /// answer is cut there and says so: `"truncated": true` and `"continueFrom"`, the
     /// time of the first item left out (ask again from there for the rest).
     public var maxItems: Int
-    /// The current time (Unix seconds), for minimum notice in availability.
+    /// The current time (Unix seconds), for minimum notice in availability and for
+    /// refilling the rate limits' buckets.
     public var now: @Sendable () -> Int
+    /// Requests a minute per API token (and per user for Basic and web-session calls)
+    /// unless the token has a limit of its own (``RateLimiter``); 0: no limit.
+    public var rateLimit: Int
 
-    public init(maxRangeDays: Int = 366, maxItems: Int = 10_000, now: @escaping @Sendable () -> Int) {
+    public init(
+        maxRangeDays: Int = 366, maxItems: Int = 10_000, rateLimit: Int = RateLimiter.defaultPerMinute,
+        now: @escaping @Sendable () -> Int
+    ) {
         self.maxRangeDays = maxRangeDays
         self.maxItems = max(1, maxItems)
+        self.rateLimit = max(0, rateLimit)
         self.now = now
     }
 }
@@ -42,17 +50,45 @@ public struct APIConfiguration: Sendable {
 public struct JSONAPIHandler: Sendable {
     public let backend: any StoreBackend
     public let configuration: APIConfiguration
+    let limiter: RateLimiter
 
     public init(backend: any StoreBackend, configuration: APIConfiguration) {
         self.backend = backend
         self.configuration = configuration
+        limiter = RateLimiter(now: configuration.now)
     }
 
     public static let prefix = "/api/v1"
 
     /// Answers `request` for `principal` (already authenticated; the caller checks
     /// a cookie session's CSRF token before handing the request here).
+    /// Each principal's requests count against its rate limit: past it, 429 with
+    /// `Retry-After`; every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and
+    /// `RateLimit-Reset` (seconds until the allowance is whole again), and
+    /// `RateLimit-Policy` (`1200;w=60`: 1,200 requests in a window of 60 seconds).
     public func respond(to request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
+        guard configuration.rateLimit > 0 else { return answer(request, as: principal) }
+        let key = principal.token.map { "token:" + $0.id } ?? "user:" + principal.user
+        let decision = limiter.take(key, perMinute: principal.token?.rateLimit ?? configuration.rateLimit)
+        var response: HTTPResponse
+        if let wait = decision.retryAfter {
+            var problem = APIProblem(
+                .tooManyRequests,
+                "this \(principal.token == nil ? "user" : "token") may send \(decision.limit) requests a minute; try again in \(wait) s"
+            )
+            problem.headers.set("Retry-After", String(wait))
+            response = problem.response
+        } else {
+            response = answer(request, as: principal)
+        }
+        response.headers.set("RateLimit-Limit", String(decision.limit))
+        response.headers.set("RateLimit-Remaining", String(decision.remaining))
+        response.headers.set("RateLimit-Reset", String(decision.reset))
+        response.headers.set("RateLimit-Policy", "\(decision.limit);w=60")
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
         do throws(APIProblem) {
             let store: any EventStore
             do {

@@ -24,7 +24,7 @@ import Testing
                     "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin",
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
-                    "--visible-principals",
+                    "--visible-principals", "--api-rate-limit",
                 ]
             ),
             (["user", "add"], database + ["--generate"]),
@@ -59,7 +59,7 @@ import Testing
             (["db", "migrate"], database),
             (["db", "backup"], database),
             (["db", "copy"], ["--from", "--to"]),
-            (["token", "create"], store + ["--scope"]),
+            (["token", "create"], store + ["--scope", "--rate-limit"]),
             (["token", "list"], store),
             (["token", "revoke"], store),
             (

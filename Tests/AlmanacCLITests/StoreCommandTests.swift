@@ -248,4 +248,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/missing.sqlite"))
         #expect(run(["list", "--database", "postgres:/typo"]).0 == 1)
     }
+
+    /// A token's own rate limit is kept and listed; a limit out of range is refused and
+    /// creates nothing.
+    @Test func tokensWithARateLimit() throws {
+        run(["user", "add", "tester", "--generate"])
+        let (status, created) = run(["token", "create", "sync job", "--scope", "read", "--rate-limit", "120"])
+        #expect(status == 0, "\(created.errors)")
+        for bad in ["0", "-5", "1000001", "lots", "9223372036854775808"] {
+            let (refused, io) = run(["token", "create", "bad", "--scope", "read", "--rate-limit", bad])
+            #expect(refused == 2 && io.errors.joined().contains("--rate-limit"), "\(bad)")
+        }
+        run(["token", "create", "plain", "--scope", "read-write"])
+        let (_, listed) = run(["token", "list"])
+        // Both were created at the same second: listed by id after that, so found by name.
+        let lines = listed.text.split(separator: "\n")
+        #expect(lines.count == 2)
+        let limited = try #require(lines.first { $0.hasSuffix("sync job") })
+        #expect(limited.contains("  read  ") && limited.contains("  120/min  "))
+        #expect(lines.first { $0.hasSuffix("plain") }?.contains("  default  ") == true)
+        let tokens = try DatabaseBackend(directory: directory.path).appState.accessTokens(user: "tester")
+        #expect(
+            Dictionary(uniqueKeysWithValues: tokens.map { ($0.name, $0.rateLimit) }) == ["sync job": 120, "plain": nil])
+    }
 }

@@ -156,10 +156,13 @@ public final class TestServer: @unchecked Sendable {
 
     /// A personal API token for `user` with `scope`; returns the secret a client sends
     /// as `Authorization: Bearer <secret>`.
-    public func createAPIToken(for user: String, scope: AccessToken.Scope, name: String? = nil) throws -> String {
+    public func createAPIToken(
+        for user: String, scope: AccessToken.Scope, name: String? = nil, rateLimit: Int? = nil
+    ) throws -> String {
         let (id, secret) = APITokenSecret.generate()
         try backend.appState.createAccessToken(
-            AccessToken(id: id, user: user, name: name ?? scope.rawValue, scope: scope, created: 0),
+            AccessToken(
+                id: id, user: user, name: name ?? scope.rawValue, scope: scope, created: 0, rateLimit: rateLimit),
             secretHash: APITokenSecret.hash(secret))
         return secret
     }

@@ -129,7 +129,8 @@ import Testing
         }
         try Self.sqlite3(
             directory.path + "/almanac.sqlite",
-            Self.rangeIndexBeforeSchema8 + Self.columnsBeforeSchema9 + " PRAGMA user_version = 7;")
+            Self.rangeIndexBeforeSchema8 + Self.columnsBeforeSchema9
+                + " ALTER TABLE api_tokens DROP COLUMN rate_limit; PRAGMA user_version = 7;")
         let reopened = try DatabaseBackend(directory: directory.path)
         #expect(try reopened.integrityCheck() == ["ok"])
         let store = try reopened.eventStore(for: "alice")

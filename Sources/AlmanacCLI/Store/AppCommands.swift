@@ -23,9 +23,17 @@ enum TokenCommand {
             guard let scope = AccessToken.Scope(rawValue: options["--scope"] ?? "") else {
                 throw .usage("'token create' needs --scope read, read-write or add-only")
             }
+            var rateLimit: Int?
+            if let text = options["--rate-limit"] {
+                guard let value = Int(text), (1...1_000_000).contains(value) else {
+                    throw .usage("--rate-limit is a number of requests a minute from 1 to 1000000, not \(text)")
+                }
+                rateLimit = value
+            }
             let (id, secret) = APITokenSecret.generate()
             let token = AccessToken(
-                id: id, user: context.user, name: options.operands[0], scope: scope, created: io.now)
+                id: id, user: context.user, name: options.operands[0], scope: scope, created: io.now,
+                rateLimit: rateLimit)
             try StoreContext.run { () throws(StoreError) in
                 try context.backend.appState.createAccessToken(token, secretHash: APITokenSecret.hash(secret))
             }
@@ -39,7 +47,7 @@ enum TokenCommand {
             }
             for token in tokens {
                 io.write(
-                    "\(token.id)  \(token.scope.rawValue)  \(CivilDateTime(secondsSinceEpoch: token.created).date)  \(token.name)\n"
+                    "\(token.id)  \(token.scope.rawValue)  \(CivilDateTime(secondsSinceEpoch: token.created).date)  \(token.rateLimit.map { "\($0)/min" } ?? "default")  \(token.name)\n"
                 )
             }
         default:

@@ -8,6 +8,8 @@ public struct AccessToken: Sendable, Hashable {
     public var scope: Scope
     /// Unix seconds.
     public var created: Int
+    /// JSON API requests a minute it may send; nil for the server's default.
+    public var rateLimit: Int?
 
     public enum Scope: String, Sendable, Hashable, CaseIterable {
         case read
@@ -18,11 +20,12 @@ public struct AccessToken: Sendable, Hashable {
         case addOnly = "add-only"
     }
 
-    public init(id: String, user: String, name: String, scope: Scope, created: Int) {
+    public init(id: String, user: String, name: String, scope: Scope, created: Int, rateLimit: Int? = nil) {
         self.id = id
         self.user = user
         self.name = name
         self.scope = scope
         self.created = created
+        self.rateLimit = rateLimit
     }
 }

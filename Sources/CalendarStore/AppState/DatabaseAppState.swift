@@ -13,6 +13,9 @@ public struct DatabaseAppState: AppStateStore {
         guard !token.name.isEmpty, token.name.utf8.count <= 200 else {
             throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
         }
+        if let limit = token.rateLimit, !(1...1_000_000).contains(limit) {
+            throw StoreError(.invalidArgument, "a token's rate limit is 1 to 1,000,000 requests a minute")
+        }
         try database.write { (connection) throws(StoreError) in
             guard
                 let userID = try connection.firstRow(
@@ -21,21 +24,22 @@ public struct DatabaseAppState: AppStateStore {
                 throw StoreError(.notFound, "no user \(token.user)", resource: token.user)
             }
             try connection.run(
-                "INSERT INTO api_tokens (id, user_id, secret_hash, name, scope, created) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO api_tokens (id, user_id, secret_hash, name, scope, created, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     .text(token.id), .integer(userID), .text(secretHash), .text(token.name),
-                    .text(token.scope.rawValue), .int(token.created),
+                    .text(token.scope.rawValue), .int(token.created), .optional(token.rateLimit),
                 ])
         }
     }
 
     static let tokenColumns =
-        "SELECT t.id, u.name, t.name, t.scope, t.created FROM api_tokens t JOIN users u ON u.id = t.user_id"
+        "SELECT t.id, u.name, t.name, t.scope, t.created, t.rate_limit FROM api_tokens t JOIN users u ON u.id = t.user_id"
 
     func token(_ row: Row) -> AccessToken {
         AccessToken(
             id: row.string(0), user: row.string(1), name: row.string(2),
-            scope: AccessToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4))
+            scope: AccessToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4),
+            rateLimit: row.optionalInt(5))
     }
 
     public func accessToken(secretHash: String) throws(StoreError) -> AccessToken? {

@@ -149,6 +149,10 @@ enum PostgresSchema {
         ALTER TABLE tombstones ADD COLUMN identifier TEXT COLLATE "C";
         ALTER TABLE tombstones ADD COLUMN uid TEXT COLLATE "C";
         """,
+        // 4: a JSON API rate limit per token (requests a minute; NULL for the server's default).
+        """
+        ALTER TABLE api_tokens ADD COLUMN rate_limit bigint;
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.

@@ -179,6 +179,10 @@ enum SQLiteSchema {
         ALTER TABLE tombstones ADD COLUMN identifier TEXT;
         ALTER TABLE tombstones ADD COLUMN uid TEXT;
         """,
+        // 10: a JSON API rate limit per token (requests a minute; NULL for the server's default).
+        """
+        ALTER TABLE api_tokens ADD COLUMN rate_limit INTEGER;
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
