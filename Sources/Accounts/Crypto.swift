@@ -55,7 +55,7 @@ public enum Crypto {
         }
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)

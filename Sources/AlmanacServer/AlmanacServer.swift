@@ -160,7 +160,7 @@ public final class AlmanacServer: Sendable {
                 response.headers.set("Access-Control-Allow-Origin", origin)
                 response.headers.set(
                     "Access-Control-Expose-Headers",
-                    "ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy"
+                    "ETag, Location, Retry-After, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy"
                 )
                 response.headers.set("Vary", "Origin")
             }
@@ -180,7 +180,7 @@ public final class AlmanacServer: Sendable {
             status: 204,
             headers: [
                 "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
-                "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, X-CSRF-Token",
+                "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, Idempotency-Key, X-CSRF-Token",
                 "Access-Control-Max-Age": "600",
                 "Vary": "Origin",
             ])

@@ -47,6 +47,10 @@ extension DatabaseBackend {
         ("api_token_events", ["token_id", "event_identifier"]),
         ("added_marks", ["user_id", "event_identifier", "platform", "native_identifier", "added"]),
         ("sessions", ["secret_hash", "user_id", "csrf", "created", "expires"]),
+        (
+            "idempotency_keys",
+            ["user_id", "key", "request_hash", "created", "status", "content_type", "location", "etag", "body"]
+        ),
     ]
 
     /// Copies everything in this store into `target`, which must hold no users, in one

@@ -27,6 +27,7 @@ struct APIProblem: HTTPResponseError {
         case unavailable
         case insufficientStorage = "insufficient-storage"
         case resyncRequired = "resync-required"
+        case idempotencyKeyInUse = "idempotency-key-in-use"
 
         var status: Int {
             switch self {
@@ -39,7 +40,7 @@ struct APIProblem: HTTPResponseError {
             case .unsupportedMediaType: 415
             case .preconditionFailed: 412
             case .preconditionRequired: 428
-            case .conflict, .alreadyExists: 409
+            case .conflict, .alreadyExists, .idempotencyKeyInUse: 409
             case .invalidCalendarData, .unsupportedComponent: 422
             case .unavailable: 503
             case .insufficientStorage: 507
@@ -69,6 +70,7 @@ struct APIProblem: HTTPResponseError {
             case .unavailable: "The store is unavailable"
             case .insufficientStorage: "There is no room for this"
             case .resyncRequired: "The sync token is no longer valid; sync again from the start"
+            case .idempotencyKeyInUse: "The Idempotency-Key belongs to another request"
             }
         }
 

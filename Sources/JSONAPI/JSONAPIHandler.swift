@@ -88,7 +88,82 @@ public struct JSONAPIHandler: Sendable {
         return response
     }
 
+    /// A change sent with `Idempotency-Key` is carried out once: its key commits with
+    /// its first write (``IdempotencyClaim``), and a retry with the same method, target
+    /// and body within a day gets the first answer again (`Idempotent-Replayed: true`).
+    /// The same key with another request, or while the first still runs, is 409.
     private func answer(_ request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
+        guard Self.changingMethods.contains(request.method), let key = request.headers["Idempotency-Key"] else {
+            return route(request, as: principal)
+        }
+        do throws(APIProblem) {
+            return try idempotent(request, as: principal, key: key)
+        } catch {
+            return error.response
+        }
+    }
+
+    static let changingMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
+
+    private func idempotent(_ request: HTTPRequest, as principal: APIPrincipal, key: String) throws(APIProblem)
+        -> HTTPResponse
+    {
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw APIProblem(
+                .invalidField, "Idempotency-Key is 1 to 255 visible ASCII characters (a UUID, say)",
+                fields: ["Idempotency-Key"])
+        }
+        var identity = Array("\(request.method) \(request.path)?\(request.query ?? "")\n".utf8)
+        identity += request.body
+        let hash = Crypto.hex(Crypto.sha256(identity))
+        let now = configuration.now()
+        let appState = backend.appState
+        let record: IdempotencyRecord?
+        do {
+            record = try appState.idempotencyRecord(user: principal.user, key: key, now: now)
+        } catch {
+            throw APIProblem(error)
+        }
+        if let record {
+            guard record.requestHash == hash else {
+                throw APIProblem(
+                    .idempotencyKeyInUse,
+                    "Idempotency-Key \(key) was used for another request (another method, target or body); use a new key"
+                )
+            }
+            guard let kept = record.answer else { throw Self.unanswered(key) }
+            var replay = HTTPResponse(status: kept.status, headers: ["Cache-Control": "no-store"], body: kept.body)
+            if let type = kept.contentType { replay.headers.set("Content-Type", type) }
+            if let location = kept.location { replay.headers.set("Location", location) }
+            if let etag = kept.etag { replay.headers.set("ETag", etag) }
+            replay.headers.set("Idempotent-Replayed", "true")
+            return replay
+        }
+        let claim = IdempotencyClaim(user: principal.user, key: key, requestHash: hash, now: now)
+        let response = IdempotencyClaim.$current.withValue(claim) { route(request, as: principal) }
+        if claim.wasTaken { throw Self.unanswered(key) }
+        // An answer after a committed write is kept for retries; a 5xx then says nothing kept
+        // it, and a retry is told so rather than carried out again.
+        if claim.wasRecorded, response.status < 500 {
+            let answer = IdempotencyRecord.Answer(
+                status: response.status, contentType: response.headers["Content-Type"],
+                location: response.headers["Location"], etag: response.headers["ETag"], body: response.body)
+            try? appState.keepIdempotentAnswer(answer, user: principal.user, key: key)
+        }
+        return response
+    }
+
+    /// The key is taken by a request whose answer is not (yet) kept.
+    static func unanswered(_ key: String) -> APIProblem {
+        var problem = APIProblem(
+            .idempotencyKeyInUse,
+            "a request with Idempotency-Key \(key) is still running, or it was carried out and its answer lost; try again shortly, then read the resource"
+        )
+        problem.headers.set("Retry-After", "1")
+        return problem
+    }
+
+    private func route(_ request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
         do throws(APIProblem) {
             let store: any EventStore
             do {

@@ -463,6 +463,11 @@ import Testing
         #expect(stranger.status == 403 && stranger.headers["Access-Control-Allow-Origin"] == nil)
         let read = try api.call("GET", "/api/v1/calendars", headers: ["Origin": "https://app.example.com"])
         #expect(read.headers["Access-Control-Allow-Origin"] == "https://app.example.com")
+        // A page may send an Idempotency-Key and read what the API says of retries and limits.
+        let allowed = preflight.headers["Access-Control-Allow-Headers"] ?? ""
+        #expect(allowed.contains("Idempotency-Key") && allowed.contains("If-Match"))
+        let exposed = read.headers["Access-Control-Expose-Headers"] ?? ""
+        #expect(exposed.contains("Idempotent-Replayed") && exposed.contains("RateLimit-Remaining"))
         #expect(
             try api.call("GET", "/api/v1/calendars", headers: ["Origin": "https://evil.example"]).headers[
                 "Access-Control-Allow-Origin"] == nil)

@@ -21,6 +21,15 @@ public protocol AppStateStore: Sendable {
     /// The identifiers of the events a token created.
     func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String>
 
+    // MARK: Idempotency keys
+
+    /// The record of a user's `Idempotency-Key`, or nil when there is none younger than
+    /// ``IdempotencyRecord/lifetime`` at `now`. (A request records its key with its first
+    /// write, through ``IdempotencyClaim``.)
+    func idempotencyRecord(user: String, key: String, now: Int) throws(StoreError) -> IdempotencyRecord?
+    /// Keeps the answer of the request that recorded the key, for its retries.
+    func keepIdempotentAnswer(_ answer: IdempotencyRecord.Answer, user: String, key: String) throws(StoreError)
+
     // MARK: Sign-in sessions
 
     /// Stores a session under the hash of its cookie's secret (and drops expired ones).

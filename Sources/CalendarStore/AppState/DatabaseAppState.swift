@@ -80,6 +80,44 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    // MARK: Idempotency keys
+
+    public func idempotencyRecord(user: String, key: String, now: Int) throws(StoreError) -> IdempotencyRecord? {
+        try database.read { (connection) throws(StoreError) -> IdempotencyRecord? in
+            try connection.firstRow(
+                """
+                SELECT k.request_hash, k.created, k.status, k.content_type, k.location, k.etag, k.body
+                FROM idempotency_keys k JOIN users u ON u.id = k.user_id
+                WHERE u.name = ? AND k.key = ? AND k.created >= ?
+                """, [.text(user), .text(key), .int(now - IdempotencyRecord.lifetime)]
+            ) { row in
+                IdempotencyRecord(
+                    requestHash: row.string(0), created: row.int(1),
+                    answer: row.isNull(2)
+                        ? nil
+                        : IdempotencyRecord.Answer(
+                            status: row.int(2), contentType: row.optionalString(3), location: row.optionalString(4),
+                            etag: row.optionalString(5), body: row.bytes(6)))
+            }
+        }
+    }
+
+    public func keepIdempotentAnswer(_ answer: IdempotencyRecord.Answer, user: String, key: String)
+        throws(StoreError)
+    {
+        try database.write { (connection) throws(StoreError) in
+            _ = try connection.run(
+                """
+                UPDATE idempotency_keys SET status = ?, content_type = ?, location = ?, etag = ?, body = ?
+                WHERE user_id = (SELECT id FROM users WHERE name = ?) AND key = ?
+                """,
+                [
+                    .int(answer.status), .optional(answer.contentType), .optional(answer.location),
+                    .optional(answer.etag), .blob(answer.body), .text(user), .text(key),
+                ])
+        }
+    }
+
     // MARK: Sign-in sessions
 
     public func createSession(_ session: SignInSession, secretHash: String) throws(StoreError) {

@@ -70,11 +70,20 @@ final class PostgresDatabase: StoreDatabase {
         return String(parts[0][..<colon]) + "@" + String(parts[1])
     }
 
+    /// Runs `body` in a write transaction, again after a conflict with a concurrent one;
+    /// the calling request's ``IdempotencyClaim`` is recorded in the same transaction.
     func write<T: Sendable>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+        let claim = IdempotencyClaim.pending
         var attempt = 1
         while true {
             do {
-                return try transaction("BEGIN", body)
+                let value = try transaction("BEGIN") { (connection) throws(StoreError) -> T in
+                    let value = try body(connection)
+                    try claim?.record(connection)
+                    return value
+                }
+                claim?.committed()
+                return value
             } catch {
                 guard attempt < Self.maxAttempts, Self.isConflict(error) else { throw error }
                 attempt += 1

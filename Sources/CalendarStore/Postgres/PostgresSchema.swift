@@ -153,6 +153,23 @@ enum PostgresSchema {
         """
         ALTER TABLE api_tokens ADD COLUMN rate_limit bigint;
         """,
+        // 5: the JSON API's Idempotency-Keys: per user and key, the first request's hash and
+        // answer, kept a day. The row commits with the request's first write.
+        """
+        CREATE TABLE idempotency_keys (
+            user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            key TEXT COLLATE "C" NOT NULL,
+            request_hash TEXT COLLATE "C" NOT NULL,
+            created BIGINT NOT NULL,
+            status BIGINT,
+            content_type TEXT COLLATE "C",
+            location TEXT COLLATE "C",
+            etag TEXT COLLATE "C",
+            body BYTEA,
+            PRIMARY KEY (user_id, key)
+        );
+        CREATE INDEX idempotency_keys_created ON idempotency_keys(created);
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.

@@ -40,11 +40,19 @@ final class SQLiteDatabase: StoreDatabase {
     }
 
     /// Runs `body` in a write transaction on the writer connection, grouped with the
-    /// writes that arrive meanwhile (``GroupCommit``); rolls back on throw.
+    /// writes that arrive meanwhile (``GroupCommit``); rolls back on throw. The calling
+    /// request's ``IdempotencyClaim`` is recorded in the same transaction.
     func write<T: Sendable>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
-        try commits.write(
-            { (connection) throws(StoreError) -> T in try body(connection) },
+        let claim = IdempotencyClaim.pending
+        let value = try commits.write(
+            { (connection) throws(StoreError) -> T in
+                let value = try body(connection)
+                try claim?.record(connection)
+                return value
+            },
             onWriter: { work in writer.withLock { work($0.connection) } })
+        claim?.committed()
+        return value
     }
 
     /// Read transactions at once. With a thread per connection (`serve --threads 0`)

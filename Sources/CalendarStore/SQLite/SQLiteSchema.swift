@@ -183,6 +183,23 @@ enum SQLiteSchema {
         """
         ALTER TABLE api_tokens ADD COLUMN rate_limit INTEGER;
         """,
+        // 11: the JSON API's Idempotency-Keys: per user and key, the first request's hash and
+        // answer, kept a day. The row commits with the request's first write.
+        """
+        CREATE TABLE idempotency_keys (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            request_hash TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            status INTEGER,
+            content_type TEXT,
+            location TEXT,
+            etag TEXT,
+            body BLOB,
+            PRIMARY KEY (user_id, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX idempotency_keys_created ON idempotency_keys(created);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
