@@ -36,12 +36,13 @@ def event(uid, size):
 
 def fill(path, keep_free):
     """Fills the file system holding `path` with one file, then frees `keep_free` bytes of it."""
-    with open(path, "wb") as filler:
+    # Unbuffered: a buffered file would keep the bytes the full disk refused and raise
+    # again when it is closed, depending on how the free space happened to align.
+    with open(path, "wb", buffering=0) as filler:
         block = b"\0" * 65536
         try:
             while True:
                 filler.write(block)
-                filler.flush()
         except OSError:
             pass
     size = os.path.getsize(path)
