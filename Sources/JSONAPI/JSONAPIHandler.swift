@@ -148,7 +148,12 @@ public struct JSONAPIHandler: Sendable {
             let answer = IdempotencyRecord.Answer(
                 status: response.status, contentType: response.headers["Content-Type"],
                 location: response.headers["Location"], etag: response.headers["ETag"], body: response.body)
-            try? appState.keepIdempotentAnswer(answer, user: principal.user, key: key)
+            do {
+                try appState.keepIdempotentAnswer(answer, user: principal.user, key: key)
+            } catch {
+                // The change stands; its retries will hear that its answer was lost.
+                error.logDetails()
+            }
         }
         return response
     }
