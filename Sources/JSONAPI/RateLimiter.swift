@@ -73,7 +73,4 @@ public final class RateLimiter: Sendable {
             return decision
         }
     }
-
-    /// How many principals have a bucket now.
-    var count: Int { buckets.withLock { $0.count } }
 }
