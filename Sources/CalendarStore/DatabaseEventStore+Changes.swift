@@ -3,6 +3,17 @@ extension DatabaseEventStore {
     public func changes(
         since token: SyncToken?, calendar: some CalendarReference, limit: Int?, includingData: Bool
     ) throws(StoreError) -> ChangeSet {
+        try changes(
+            since: token, calendar: calendar, limit: limit, includingData: includingData,
+            maxDataBytes: ChangeSet.maxDataBytes)
+    }
+
+    /// ``changes(since:calendar:limit:includingData:)``, with the bytes of one answer kept
+    /// under `maxDataBytes` (a test makes it small).
+    func changes(
+        since token: SyncToken?, calendar: some CalendarReference, limit: Int?, includingData: Bool,
+        maxDataBytes: Int
+    ) throws(StoreError) -> ChangeSet {
         try database.read { (connection) throws(StoreError) -> ChangeSet in
             let row = try calendarRow(calendar, connection, write: false)
             // The sequence as of this transaction (a handle's calendar may be older).
@@ -62,6 +73,20 @@ extension DatabaseEventStore {
                 changes.isTruncated = true
                 // The checkpoint: everything up to the last change listed, nothing after it.
                 changes.token = SyncToken(calendar: row.calendar.id, sequence: rows.last?.change.sequence ?? since)
+            }
+            if includingData {
+                // The bytes stop the listing as a limit does, at a checkpoint: the first change
+                // that would take them past `maxDataBytes` waits for the next answer (one is
+                // always listed, whatever its size).
+                var bytes = 0
+                for index in rows.indices {
+                    bytes += rows[index].change.resource?.size ?? 0
+                    guard index > 0, bytes > maxDataBytes else { continue }
+                    rows.removeLast(rows.count - index)
+                    changes.isTruncated = true
+                    changes.token = SyncToken(calendar: row.calendar.id, sequence: rows[index - 1].change.sequence)
+                    break
+                }
             }
             var entries = rows.map(\.change)
             if includingData {

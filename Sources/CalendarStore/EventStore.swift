@@ -142,7 +142,8 @@ public protocol EventStore: Sendable {
 
     /// What changed in a calendar since `token` (everything there is, when nil), in
     /// change order, with each written resource's bytes when `includingData`, all read in
-    /// one transaction. With a `limit`, at most that many changes, and the token is a
+    /// one transaction (then at most ``ChangeSet/maxDataBytes`` of them, a listing cut there
+    /// as at a limit). With a `limit`, at most that many changes, and the token is a
     /// checkpoint from which the rest follow. An unknown or expired token throws
     /// `invalidSyncToken`.
     func changes(since token: SyncToken?, calendar: some CalendarReference, limit: Int?, includingData: Bool)

@@ -1,7 +1,8 @@
 import AlmanacTestSupport
-import CalendarStore
 import ICalendar
 import Testing
+
+@testable import CalendarStore
 
 @Suite("Listings for CalDAV") struct ListingTests {
     /// The objects with an instance in a range, asked directly (which stops at the first
@@ -187,5 +188,54 @@ extension ListingTests {
         }
         // Without data, nothing is read but the rows.
         #expect(try store.changes(since: initial.token, calendar: work.id).entries.allSatisfy { $0.data == nil })
+    }
+
+    /// With their bytes, a listing holds at most so many of them: it stops at a
+    /// checkpoint as at a limit, and the pages together are the whole listing. A resource
+    /// larger than the bound alone still comes, one to a page.
+    @Test(arguments: Backend.allCases) func dataPagesStayUnderTheirBound(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let store = try #require(fixture.store as? DatabaseEventStore)
+        let work = try fixture.calendar()
+        for (number, length) in [100, 900, 900, 5_000, 100, 100].enumerated() {
+            _ = try store.putResource(
+                resource(
+                    vevent(
+                        uid: "e\(number)",
+                        ["DTSTART:20261201T090000Z", "DESCRIPTION:" + String(repeating: "x", count: length)])),
+                name: "e\(number).ics", calendar: work.id, ifMatch: nil, ifNoneMatch: false)
+        }
+        let whole = try store.changes(since: nil, calendar: work.id)
+        let sizes = whole.changed.map(\.size)
+        let bound = sizes[0] + sizes[1] + sizes[2]  // the first page holds three, exactly
+        // The pages the sizes call for: greedily, each as long as its bytes stay under the bound.
+        var expected: [[String]] = []
+        var page: [String] = []
+        var bytes = 0
+        for (info, size) in zip(whole.changed, sizes) {
+            if !page.isEmpty && bytes + size > bound {
+                expected.append(page)
+                page = []
+                bytes = 0
+            }
+            page.append(info.name)
+            bytes += size
+        }
+        expected.append(page)
+        #expect(expected.count >= 3)
+
+        var pages: [[String]] = []
+        var token: SyncToken?
+        while true {
+            let listed = try store.changes(
+                since: token, calendar: work.id, limit: nil, includingData: true, maxDataBytes: bound)
+            pages.append(listed.entries.map(\.name))
+            #expect(listed.entries.allSatisfy { $0.data?.count == $0.resource?.size })
+            token = listed.token
+            if !listed.isTruncated { break }
+            #expect(pages.count < 10)
+        }
+        #expect(pages == expected)
+        #expect(token == whole.token)
     }
 }

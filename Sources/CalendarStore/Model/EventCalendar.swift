@@ -138,6 +138,10 @@ public struct ChangeSet: Sendable, Hashable {
 
     /// Every change since the token, in change order.
     public var entries: [Change]
+    /// The most bytes of resources one listing with their data holds (at least one
+    /// resource, whatever its size): 16 MiB. Past it the listing stops at a checkpoint,
+    /// as at a limit (``isTruncated``).
+    public static let maxDataBytes = 16 << 20
     /// Resources written since the token, with their current ETags, in change order.
     public var changed: [ResourceInfo] { entries.compactMap(\.resource) }
     /// Names of resources deleted since the token (tombstones).
