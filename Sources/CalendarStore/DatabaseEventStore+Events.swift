@@ -236,12 +236,11 @@ extension DatabaseEventStore {
             }
         }
         Self.sortByStart(&result, keeping: limit)
-        let listed = result
         // A series cut after the last occurrence the limit keeps took nothing from this answer.
-        if listed.count == limit, let last = listed.last?.startInstant {
+        if result.count == limit, let last = result.last?.startInstant {
             truncated.removeAll { ($0.lastListedStart ?? .min) >= last }
         }
-        return OccurrenceList(occurrences: listed, truncatedSeries: truncated)
+        return OccurrenceList(occurrences: result, truncatedSeries: truncated)
     }
 
     public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime]

@@ -1,6 +1,5 @@
 import CalendarStore
 import CivilTime
-import HTTPTypes
 import ICalendar
 import Recurrence
 
@@ -182,9 +181,7 @@ enum APIModel {
             members.append(("componentType", .string(resource.componentType.rawValue)))
             members.append(("size", .integer(resource.size)))
             members.append(("lastModified", .string(APIContext.utc(resource.lastModified))))
-            members.append(
-                ("href", .string(JSONAPIHandler.prefix + "/events/" + PercentEncoding.encode(resource.localIdentifier)))
-            )
+            members.append(("href", .string(JSONAPIHandler.eventPath(resource.localIdentifier))))
         }
         if let data = change.data { members.append(("data", .string(String(decoding: data, as: UTF8.self)))) }
         return .object(members)

@@ -93,7 +93,7 @@ extension APIContext {
         }
         var response = json(APIModel.json(saved), status: 201, etag: saved.etag)
         if let identifier = saved.localIdentifier {
-            response.headers.set("Location", JSONAPIHandler.prefix + "/events/" + identifier)
+            response.headers.set("Location", JSONAPIHandler.eventPath(identifier))
         }
         if !checkedAll {
             response.headers.set(

@@ -60,6 +60,9 @@ public struct JSONAPIHandler: Sendable {
 
     public static let prefix = "/api/v1"
 
+    /// The API's path of an event.
+    static func eventPath(_ identifier: String) -> String { prefix + "/events/" + PercentEncoding.encode(identifier) }
+
     /// Answers `request` for `principal` (already authenticated; the caller checks
     /// a cookie session's CSRF token before handing the request here).
     /// Each principal's requests count against its rate limit: past it, 429 with

@@ -11,7 +11,6 @@ public final class RateLimiter: Sendable {
 
     /// What one request was allowed, for the `RateLimit-*` headers.
     public struct Decision: Sendable, Equatable {
-        public var allowed: Bool
         /// The principal's limit per minute.
         public var limit: Int
         /// Requests left right now.
@@ -20,6 +19,8 @@ public final class RateLimiter: Sendable {
         public var reset: Int
         /// Seconds until one request is allowed again (refused requests only).
         public var retryAfter: Int?
+
+        public var allowed: Bool { retryAfter == nil }
     }
 
     private struct Bucket {
@@ -56,10 +57,9 @@ public final class RateLimiter: Sendable {
             let elapsed = max(0, time - bucket.updated)
             bucket.tokens = min(Double(limit), bucket.tokens + Double(elapsed) * rate)
             bucket.updated = max(bucket.updated, time)
-            var decision = Decision(allowed: false, limit: limit, remaining: 0, reset: 0, retryAfter: nil)
+            var decision = Decision(limit: limit, remaining: 0, reset: 0, retryAfter: nil)
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
-                decision.allowed = true
             } else {
                 decision.retryAfter = max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }

@@ -56,14 +56,7 @@ import Testing
     @Test func anOlderSchemaIsMigrated() throws {
         let directory = try TemporaryDirectory()
         let body = resource(vevent(uid: "a", ["DTSTART:20261201T090000Z", "SUMMARY:Kept", "TRANSP:TRANSPARENT"]))
-        var calendarID = ""
-        do {
-            let backend = try DatabaseBackend(directory: directory.path)
-            try backend.createUser(named: "alice")
-            let store = try backend.eventStore(for: "alice")
-            calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
-            _ = try store.putResource(body, name: "a.ics", calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
-        }
+        let calendarID = try Self.storeWork(["a.ics": body], in: directory)
         // Undo migrations 3 and later, as a file written by an Almanac with schema 2 would be.
         try Self.sqlite3(
             directory.path + "/almanac.sqlite",
@@ -92,6 +85,19 @@ import Testing
         }
     }
 
+    /// A store in `directory` with user alice and her calendar Work holding `objects` (by
+    /// name), closed again before the caller edits the file; the calendar's identifier.
+    static func storeWork(_ objects: [String: [UInt8]], in directory: TemporaryDirectory) throws -> String {
+        let backend = try DatabaseBackend(directory: directory.path)
+        try backend.createUser(named: "alice")
+        let store = try backend.eventStore(for: "alice")
+        let calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
+        for (name, data) in objects {
+            _ = try store.putResource(data, name: name, calendar: calendarID, ifMatch: nil, ifNoneMatch: false)
+        }
+        return calendarID
+    }
+
     /// Puts the range index back in the form of schemas 1 to 7: an R*Tree of the same boxes.
     static let rangeIndexBeforeSchema8 = """
         CREATE VIRTUAL TABLE old_ranges USING rtree_i32(id, calendar_min, calendar_max, start_min, end_max);
@@ -117,18 +123,11 @@ import Testing
             ("long", ["DTSTART:20261120T090000Z", "DTEND:20261215T090000Z"]),
             ("series", ["DTSTART:20250106T090000Z", "DTEND:20250106T100000Z", "RRULE:FREQ=WEEKLY;BYDAY=TU"]),
         ]
-        var calendarID = ""
-        do {
-            let backend = try DatabaseBackend(directory: directory.path)
-            try backend.createUser(named: "alice")
-            let store = try backend.eventStore(for: "alice")
-            calendarID = try store.createCalendar(EventCalendar(title: "Work")).id
-            for (uid, lines) in objects {
-                _ = try store.putResource(
-                    resource(vevent(uid: uid, lines + ["SUMMARY:\(uid)"])), name: "\(uid).ics", calendar: calendarID,
-                    ifMatch: nil, ifNoneMatch: false)
-            }
-        }
+        let calendarID = try Self.storeWork(
+            Dictionary(
+                uniqueKeysWithValues: objects.map { uid, lines in
+                    ("\(uid).ics", resource(vevent(uid: uid, lines + ["SUMMARY:\(uid)"])))
+                }), in: directory)
         try Self.sqlite3(
             directory.path + "/almanac.sqlite",
             Self.rangeIndexBeforeSchema8 + Self.undoSchemas9And11

@@ -25,8 +25,9 @@ enum TokenCommand {
             }
             var rateLimit: Int?
             if let text = options["--rate-limit"] {
-                guard let value = Int(text), (1...1_000_000).contains(value) else {
-                    throw .usage("--rate-limit is a number of requests a minute from 1 to 1000000, not \(text)")
+                guard let value = Int(text), AccessToken.rateLimits.contains(value) else {
+                    throw .usage(
+                        "--rate-limit is a number of requests a minute in \(AccessToken.rateLimits), not \(text)")
                 }
                 rateLimit = value
             }

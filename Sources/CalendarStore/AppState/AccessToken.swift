@@ -10,6 +10,8 @@ public struct AccessToken: Sendable, Hashable {
     public var created: Int
     /// JSON API requests a minute it may send; nil for the server's default.
     public var rateLimit: Int?
+    /// The rate limits a token may have, in requests a minute.
+    public static let rateLimits = 1...1_000_000
 
     public enum Scope: String, Sendable, Hashable, CaseIterable {
         case read

@@ -13,8 +13,11 @@ public struct DatabaseAppState: AppStateStore {
         guard !token.name.isEmpty, token.name.utf8.count <= 200 else {
             throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
         }
-        if let limit = token.rateLimit, !(1...1_000_000).contains(limit) {
-            throw StoreError(.invalidArgument, "a token's rate limit is 1 to 1,000,000 requests a minute")
+        if let limit = token.rateLimit, !AccessToken.rateLimits.contains(limit) {
+            throw StoreError(
+                .invalidArgument,
+                "a token's rate limit is \(AccessToken.rateLimits.lowerBound) to \(AccessToken.rateLimits.upperBound) requests a minute"
+            )
         }
         try database.write { (connection) throws(StoreError) in
             guard
@@ -86,18 +89,18 @@ public struct DatabaseAppState: AppStateStore {
         try database.read { (connection) throws(StoreError) -> IdempotencyRecord? in
             try connection.firstRow(
                 """
-                SELECT k.request_hash, k.created, k.status, k.content_type, k.location, k.etag, k.body
+                SELECT k.request_hash, k.status, k.content_type, k.location, k.etag, k.body
                 FROM idempotency_keys k JOIN users u ON u.id = k.user_id
                 WHERE u.name = ? AND k.key = ? AND k.created >= ?
                 """, [.text(user), .text(key), .int(now - IdempotencyRecord.lifetime)]
             ) { row in
                 IdempotencyRecord(
-                    requestHash: row.string(0), created: row.int(1),
-                    answer: row.isNull(2)
+                    requestHash: row.string(0),
+                    answer: row.isNull(1)
                         ? nil
                         : IdempotencyRecord.Answer(
-                            status: row.int(2), contentType: row.optionalString(3), location: row.optionalString(4),
-                            etag: row.optionalString(5), body: row.bytes(6)))
+                            status: row.int(1), contentType: row.optionalString(2), location: row.optionalString(3),
+                            etag: row.optionalString(4), body: row.bytes(5)))
             }
         }
     }

@@ -5,8 +5,6 @@ import Synchronization
 /// Kept for ``lifetime`` seconds.
 public struct IdempotencyRecord: Sendable, Hashable {
     public var requestHash: String
-    /// Unix seconds.
-    public var created: Int
     /// The first request's answer; nil while it runs, or when the server stopped after
     /// its write committed and before its answer was kept.
     public var answer: Answer?
@@ -42,11 +40,11 @@ public struct IdempotencyRecord: Sendable, Hashable {
 public final class IdempotencyClaim: Sendable {
     @TaskLocal public static var current: IdempotencyClaim?
 
-    public let user: String
-    public let key: String
-    public let requestHash: String
+    let user: String
+    let key: String
+    let requestHash: String
     /// Unix seconds; keys older than ``IdempotencyRecord/lifetime`` are forgotten.
-    public let now: Int
+    let now: Int
 
     private struct State {
         var recorded = false
