@@ -67,12 +67,17 @@ let package = Package(
             resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
         // Subscription feeds: a calendar's read-only .ics at a secret URL.
         .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPTypes"]),
+        // libcurl (Debian's libcurl4-openssl-dev), the server's outbound HTTP client.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Webhook delivery from the store's outbox: signed, ordered per calendar, retried.
+        .target(
+            name: "Webhooks", dependencies: ["CalendarStore", "Accounts", "CCurl", "CivilTime", "HTTPTypes", "ICalendar"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
         .target(
             name: "AlmanacServer",
             dependencies: [
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
-                "Recurrence",
+                "Recurrence", "Webhooks",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
@@ -81,7 +86,7 @@ let package = Package(
                 "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer",
                 "HTTPTypes",
                 "Availability", "AddToCalendar",
-                "CalendarViews", "StoreAdapters",
+                "CalendarViews", "StoreAdapters", "Webhooks",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
 

@@ -47,6 +47,8 @@ public enum Almanac {
                 return try DatabaseCommand.run(rest, io: io)
             case "token":
                 return try TokenCommand.run(rest, io: io)
+            case "webhook":
+                return try WebhookCommand.run(rest, io: io)
             case "free":
                 return try AppCommands.free(rest, io: io)
             case "links":

@@ -15,6 +15,7 @@ enum CommandTable {
         .command(alarms),
         .group(database),
         .group(token),
+        .group(webhook),
         .command(free), .command(links),
         .command(completion),
     ]
@@ -166,6 +167,12 @@ enum CommandTable {
                 "--api-rate-limit", "N",
                 "JSON API requests a minute per token (and per user), unless the token has its own; 0 for none",
                 .value("1200")),
+            .flag(
+                "--allow-private-webhooks",
+                "deliver webhooks to loopback and private addresses too (never by default)"),
+            .valued(
+                "--webhook-workers", "N", "calendars whose webhooks are delivered at once; 0 delivers none", .value("4")
+            ),
             .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
@@ -397,6 +404,40 @@ enum CommandTable {
             CommandSpec(
                 ["token", "revoke"], operands: "ID", operandKind: .text, summary: "revoke a token",
                 options: storeOptions, example: "almanac token revoke Gk3v9aQz"),
+        ],
+        details: nil)
+
+    static let webhook = CommandGroup(
+        name: "webhook", summary: "signed HTTP notifications of every change to a user's calendars",
+        subcommands: [
+            CommandSpec(
+                ["webhook", "add"], operands: "URL", operandKind: .text,
+                summary: "a new subscription; prints its secret once",
+                options: [
+                    .valued(
+                        "--events", "TYPE[,TYPE...]",
+                        "event.created, event.updated, event.deleted, calendar.created, calendar.updated, calendar.deleted",
+                        .value("all"), repeatable: true),
+                    .valued(
+                        "--calendar", "TITLE[,TITLE...]", "only these calendars' changes", .value("all"),
+                        repeatable: true),
+                    .valued("--description", "TEXT", "what it is for", .value("none")),
+                    .flag("--allow-private", "allow a loopback or private address (as serve --allow-private-webhooks)"),
+                ] + storeOptions,
+                example:
+                    "almanac webhook add https://bookings.example.com/hooks/almanac --events event.created,event.deleted"
+            ),
+            CommandSpec(
+                ["webhook", "list"], summary: "the user's subscriptions, their state and what waits",
+                options: storeOptions, example: "almanac webhook list"),
+            CommandSpec(
+                ["webhook", "remove"], operands: "ID", operandKind: .text, summary: "remove a subscription",
+                options: storeOptions, example: "almanac webhook remove wh_3f9c0a528d1e4c7b9a0e5b2f"),
+            CommandSpec(
+                ["webhook", "test"], operands: "ID", operandKind: .text,
+                summary: "send a signed ping now and show the answer",
+                options: [.flag("--allow-private", "allow a loopback or private address")] + storeOptions,
+                example: "almanac webhook test wh_3f9c0a528d1e4c7b9a0e5b2f"),
         ],
         details: nil)
 

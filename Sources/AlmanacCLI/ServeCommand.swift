@@ -2,6 +2,7 @@ import AlmanacServer
 import CalendarStore
 import HTTPServer
 import HTTPTypes
+import Webhooks
 
 #if canImport(Glibc)
     import Glibc
@@ -56,6 +57,12 @@ enum ServeCommand {
             throw .usage("--visible-principals is self or all, not \(visibility)")
         }
         let rateLimit = try number("--api-rate-limit", AlmanacServer.defaultAPIRateLimit, range: 0...1_000_000)
+        let webhookWorkers = try number("--webhook-workers", 4, range: 0...64)
+        var webhooks: WebhookDispatcher.Configuration?
+        if webhookWorkers > 0 {
+            webhooks = WebhookDispatcher.Configuration()
+            webhooks?.workers = webhookWorkers
+        }
         let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
         let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
         let backend = try StoreContext.openBackend(options, io: io)
@@ -88,7 +95,8 @@ enum ServeCommand {
 
         let server = AlmanacServer(
             backend: backend, configuration: configuration, allowedOrigins: origins,
-            visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit)
+            visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit, webhooks: webhooks,
+            outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")))
         do {
             try server.start()
         } catch {

@@ -8,6 +8,7 @@ import HTTPTypes
 import JSONAPI
 import Recurrence
 import WebCalendar
+import Webhooks
 
 /// Whose CalDAV principals a signed-in user may see besides their own (the CalDAV
 /// handler's setting, named here so the CLI and tests configure it through the server).
@@ -29,6 +30,8 @@ public final class AlmanacServer: Sendable {
     public let authenticator: Authenticator
     let router: Router
     let server: HTTPServer
+    /// Delivers the webhook outbox while the server runs (nil: this process delivers none).
+    public let webhookDispatcher: WebhookDispatcher?
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
@@ -36,14 +39,28 @@ public final class AlmanacServer: Sendable {
     ///   own (listed, searched, read); only their own by default.
     /// - Parameter apiRateLimit: JSON API requests a minute per token (and per user for
     ///   Basic and web-session calls) unless a token has its own limit; 0 for none.
+    /// - Parameter webhooks: how this process delivers webhooks (`serve` always does;
+    ///   with nil it delivers none, and the API's URL checks and test pings use
+    ///   `outbound`'s rules).
+    /// - Parameter outbound: the rules for the server's own requests (by default none to
+    ///   private or loopback addresses).
     /// - Parameter now: the current time (Unix seconds), for minimum notice, "today",
     ///   sessions and rate limits; the system clock unless a test fixes it.
     public init(
         backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [],
         visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
+        webhooks: WebhookDispatcher.Configuration? = nil, outbound: OutboundPolicy = OutboundPolicy(),
         now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
+        var http = webhooks?.http ?? OutboundHTTPClient.Options()
+        http.policy = outbound
+        if var webhooks {
+            webhooks.http = http
+            webhookDispatcher = WebhookDispatcher(store: backend.webhooks, configuration: webhooks)
+        } else {
+            webhookDispatcher = nil
+        }
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
         let web = WebCalendar(
@@ -54,7 +71,8 @@ public final class AlmanacServer: Sendable {
             now: now)
         router = Self.router(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
-            visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit, now: now)
+            visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit,
+            webhookEndpoints: ServerWebhookEndpoints(options: http), now: now)
         let router = self.router
         server = HTTPServer(
             configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
@@ -104,7 +122,8 @@ public final class AlmanacServer: Sendable {
 
     static func router(
         backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
-        visiblePrincipals: PrincipalVisibility, apiRateLimit: Int, now: @escaping @Sendable () -> Int
+        visiblePrincipals: PrincipalVisibility, apiRateLimit: Int, webhookEndpoints: ServerWebhookEndpoints,
+        now: @escaping @Sendable () -> Int
     ) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, now: now)
@@ -134,7 +153,8 @@ public final class AlmanacServer: Sendable {
         }
 
         let api = JSONAPIHandler(
-            backend: backend, configuration: APIConfiguration(rateLimit: apiRateLimit, now: now))
+            backend: backend,
+            configuration: APIConfiguration(rateLimit: apiRateLimit, webhooks: webhookEndpoints, now: now))
         let signedInAPI: HTTPResponder = { request in
             if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
             var response: HTTPResponse
@@ -186,8 +206,14 @@ public final class AlmanacServer: Sendable {
             ])
     }
 
-    /// Starts listening (returns at once).
-    public func start() throws(ServerError) { try server.start() }
+    /// Starts listening and delivering webhooks (returns at once).
+    public func start() throws(ServerError) {
+        try server.start()
+        webhookDispatcher?.start()
+    }
+
+    /// Starts delivering webhooks without listening (a server answered in process).
+    public func startDeliveries() { webhookDispatcher?.start() }
 
     /// The port listened on.
     public var port: UInt16 { server.port }
@@ -195,8 +221,15 @@ public final class AlmanacServer: Sendable {
     /// JSON API requests a minute per token or user unless set (`serve --api-rate-limit`).
     public static let defaultAPIRateLimit = RateLimiter.defaultPerMinute
 
-    /// Stops gracefully: requests in progress finish first.
-    public func stop(gracePeriod: Double = 10) { server.stop(gracePeriod: gracePeriod) }
+    /// Stops gracefully: requests in progress finish first, then webhook deliveries in
+    /// progress.
+    public func stop(gracePeriod: Double = 10) {
+        server.stop(gracePeriod: gracePeriod)
+        webhookDispatcher?.stop()
+    }
+
+    /// Stops delivering webhooks (a server answered in process).
+    public func stopDeliveries() { webhookDispatcher?.stop() }
 
     /// Makes sure someone can sign in: when the store has no users, creates `name`
     /// with a generated password and returns both (to print once).

@@ -215,6 +215,7 @@ public final class DatabaseBackend: StoreBackend {
     /// The access tokens, sign-in sessions, view settings and added marks kept in this
     /// database.
     public var appState: any AppStateStore { DatabaseAppState(backend: self) }
+    public var webhooks: any WebhookStore { DatabaseWebhookStore(backend: self) }
 
     public func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)? {
         guard !token.isEmpty else { return nil }

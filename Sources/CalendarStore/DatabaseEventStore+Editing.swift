@@ -19,14 +19,16 @@ extension DatabaseEventStore {
     /// Checks an edited calendar object, serializes it and writes it at `name`.
     @discardableResult
     func write(
-        _ calendar: Component, name: String, into row: CalendarRow, ifNoneMatch: Bool = false, _ connection: Connection
+        _ calendar: Component, name: String, into row: CalendarRow, ifNoneMatch: Bool = false,
+        note: Outbox.Note? = nil, _ connection: Connection
     )
         throws(StoreError) -> ObjectRow
     {
         let object = try CalendarObject(document: ICalendarDocument(components: [calendar]), resource: name)
         let data = calendar.serialized()
         return try writeObject(
-            object, data: data, name: name, calendar: row, ifMatch: nil, ifNoneMatch: ifNoneMatch, connection)
+            object, data: data, name: name, calendar: row, ifMatch: nil, ifNoneMatch: ifNoneMatch, note: note,
+            connection)
     }
 
     /// A free resource name for a new object with this UID.
@@ -61,16 +63,23 @@ extension DatabaseEventStore {
             var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
             var component = Self.stamped(event.component, isNew: false)
             component.setProperty(Property(name: "UID", value: editing.uid))
+            var note: Outbox.Note?
             if let occurrence = event.occurrenceID, editing.isRecurring {
                 let key = editing.key(of: occurrence)
                 let startKey = editing.seriesStart.map { editing.key(of: $0) } ?? key
                 if span == .thisEvent {
                     editing.setOverride(component, key: key)
+                    note = Outbox.Note(
+                        type: .eventUpdated, occurrence: .init(recurrenceID: occurrence.text, span: "this"))
                 } else if key <= startKey {
                     component.removeProperties(named: "RECURRENCE-ID")
                     editing.setMaster(component)
                 } else {
-                    return try splitSeries(editing, at: key, with: component, object: object, row: row, connection)
+                    return try splitSeries(
+                        editing, at: key, with: component, object: object, row: row,
+                        note: Outbox.Note(
+                            type: .eventUpdated, occurrence: .init(recurrenceID: occurrence.text, span: "future")),
+                        connection)
                 }
             } else if let overrideKey = editing.overrideKey(component) {
                 editing.setOverride(component, key: overrideKey)
@@ -78,7 +87,7 @@ extension DatabaseEventStore {
                 editing.setMaster(component)
             }
             editing.addMissingTimeZones()
-            let written = try write(editing.calendar, name: object.name, into: row, connection)
+            let written = try write(editing.calendar, name: object.name, into: row, note: note, connection)
             return try self.event(from: written, calendar: row)
         }
     }
@@ -127,14 +136,14 @@ extension DatabaseEventStore {
     /// the edit moved the start).
     func splitSeries(
         _ editing: SeriesEditing, at key: Int, with component: Component, object: ObjectRow, row: CalendarRow,
-        _ connection: Connection
+        note: Outbox.Note, _ connection: Connection
     )
         throws(StoreError) -> Event
     {
         var old = editing
         let cut = old.truncate(before: key)
         old.addMissingTimeZones()
-        try write(old.calendar, name: object.name, into: row, connection)
+        try write(old.calendar, name: object.name, into: row, note: note, connection)
 
         let newUID = Identifiers.newUID()
         var master = component
@@ -186,6 +195,7 @@ extension DatabaseEventStore {
             }
             guard let key else { return try deleteObject(object, calendar: row, connection) }
             let startKey = editing.seriesStart.map { editing.key(of: $0) } ?? key
+            let recurrenceID = (event.occurrenceID ?? editing.occurrenceTime(forKey: key)).text
             switch span {
             case .thisEvent:
                 editing.exclude(key: key)
@@ -193,7 +203,10 @@ extension DatabaseEventStore {
                 if key <= startKey { return try deleteObject(object, calendar: row, connection) }
                 _ = editing.truncate(before: key)
             }
-            try write(editing.calendar, name: object.name, into: row, connection)
+            let note = Outbox.Note(
+                type: .eventDeleted,
+                occurrence: .init(recurrenceID: recurrenceID, span: span == .thisEvent ? "this" : "future"))
+            try write(editing.calendar, name: object.name, into: row, note: note, connection)
         }
     }
 

@@ -430,6 +430,16 @@ extension DatabaseEventStore {
         }
     }
 
+    public func events(inCalendar calendar: String, after cursor: String?, limit: Int) throws(StoreError) -> [Event] {
+        try database.read { (connection) throws(StoreError) -> [Event] in
+            let row = try calendarRow(calendar, connection, write: false)
+            let objects = try connection.rows(
+                Self.objectColumns + " WHERE o.calendar_id = ? AND o.identifier > ? ORDER BY o.identifier LIMIT ?",
+                [.integer(row.rowID), .text(cursor ?? ""), .int(max(1, limit))], objectRow)
+            return try objects.map { (object) throws(StoreError) in try event(from: object, calendar: row) }
+        }
+    }
+
     public func events(withExternalIdentifier uid: String) throws(StoreError) -> [Event] {
         try database.read { (connection) throws(StoreError) -> [Event] in
             var result: [Event] = []

@@ -76,19 +76,23 @@ extension DatabaseEventStore {
     @discardableResult
     func writeObject(
         _ object: CalendarObject, data: [UInt8], name: String, calendar: CalendarRow, ifMatch: String?,
-        ifNoneMatch: Bool,
+        ifNoneMatch: Bool, note: Outbox.Note? = nil,
         _ connection: Connection
     ) throws(StoreError) -> ObjectRow {
         let checked = try checkWrite(
             object, data: data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, connection)
         return try performWrite(
-            checked, calendar: calendar, sequence: try bumpSequence(calendar.rowID, connection), connection)
+            checked, calendar: calendar, sequence: try bumpSequence(calendar.rowID, connection), note: note, connection)
     }
 
     /// Stores a checked write at change `sequence`: the bytes, the derived columns, the
-    /// interval box, and no tombstone for the name. Throws only when the database fails,
-    /// and then the caller's transaction must roll back.
-    func performWrite(_ checked: CheckedWrite, calendar: CalendarRow, sequence: Int, _ connection: Connection)
+    /// interval box, no tombstone for the name, and the webhook deliveries of the change
+    /// (`event.created` or `event.updated` unless `note` says otherwise). Throws only when
+    /// the database fails, and then the caller's transaction must roll back.
+    func performWrite(
+        _ checked: CheckedWrite, calendar: CalendarRow, sequence: Int, note: Outbox.Note? = nil,
+        _ connection: Connection
+    )
         throws(StoreError)
         -> ObjectRow
     {
@@ -163,6 +167,11 @@ extension DatabaseEventStore {
             ])
         try connection.run(
             "DELETE FROM tombstones WHERE calendar_id = ? AND name = ?", [.integer(calendar.rowID), .text(name)])
+        try Outbox.record(
+            Outbox.Change(
+                type: note?.type ?? (existing == nil ? .eventCreated : .eventUpdated), calendar: calendar.calendar.id,
+                ownerID: calendar.ownerID, sequence: sequence, eventIdentifier: identifier, uid: object.uid,
+                etag: etag, resource: name, occurrence: note?.occurrence), connection)
         return ObjectRow(
             rowID: rowID, identifier: identifier, calendarRowID: calendar.rowID, name: name, uid: object.uid,
             componentType: object.componentType, data: data, etag: etag, sequence: sequence, modified: now)
@@ -185,6 +194,10 @@ extension DatabaseEventStore {
                 .integer(calendar.rowID), .text(object.name), .int(sequence), .text(object.identifier),
                 .text(object.uid),
             ])
+        try Outbox.record(
+            Outbox.Change(
+                type: .eventDeleted, calendar: calendar.calendar.id, ownerID: calendar.ownerID, sequence: sequence,
+                eventIdentifier: object.identifier, uid: object.uid, resource: object.name), connection)
     }
 
     public func writeResource(

@@ -171,6 +171,8 @@ extension DatabaseEventStore {
             { $0.int64(0) })
         guard let rowID else { throw StoreError(.database, "the new calendar's row was not returned") }
         try writeDeadProperties(calendar.deadProperties, rowID: rowID, connection)
+        try Outbox.record(
+            Outbox.Change(type: .calendarCreated, calendar: identifier, ownerID: userID, sequence: 0), connection)
         return try calendarRow(identifier, connection, write: false).calendar
     }
 
@@ -236,7 +238,10 @@ extension DatabaseEventStore {
                     kind = ?, feed_url = ?, refresh_interval = ? WHERE id = ?
                 """, settableColumns(calendar) + [.integer(row.rowID)])
             try writeDeadProperties(calendar.deadProperties, rowID: row.rowID, connection)
-            _ = try bumpSequence(row.rowID, connection)
+            let sequence = try bumpSequence(row.rowID, connection)
+            try Outbox.record(
+                Outbox.Change(type: .calendarUpdated, calendar: calendar.id, ownerID: row.ownerID, sequence: sequence),
+                connection)
             return try calendarRow(calendar.id, connection, write: false).calendar
         }
     }
@@ -252,6 +257,10 @@ extension DatabaseEventStore {
                 "DELETE FROM object_ranges WHERE id IN (SELECT id FROM objects WHERE calendar_id = ?)",
                 [.integer(row.rowID)])
             try connection.run("DELETE FROM calendars WHERE id = ?", [.integer(row.rowID)])
+            try Outbox.record(
+                Outbox.Change(
+                    type: .calendarDeleted, calendar: identifier, ownerID: row.ownerID,
+                    sequence: row.calendar.syncToken.sequence), connection)
         }
     }
 

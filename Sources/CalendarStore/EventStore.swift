@@ -49,6 +49,10 @@ public protocol EventStore: Sendable {
     func event(withIdentifier identifier: String) throws(StoreError) -> Event
     /// Events with this UID (external identifier) in the calendars the user sees.
     func events(withExternalIdentifier uid: String) throws(StoreError) -> [Event]
+    /// A calendar's events (every object, series whole) in identifier order: at most
+    /// `limit`, those after the identifier `cursor`. Paging by identifier neither skips
+    /// nor repeats an event that was there throughout, whatever is written meanwhile.
+    func events(inCalendar calendar: String, after cursor: String?, limit: Int) throws(StoreError) -> [Event]
     /// The occurrences overlapping `range` in the given calendars (all visible when nil),
     /// in start order, that match `filter`.
     ///

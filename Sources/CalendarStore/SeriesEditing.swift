@@ -55,6 +55,15 @@ struct SeriesEditing {
 
     /// The value naming the instance at `key`, in the series' form (RFC 5545 §3.8.4.4:
     /// a RECURRENCE-ID has DTSTART's value type and zone).
+    /// The instance at `key` as occurrences name it (``OccurrenceTime/text`` is the API's
+    /// RECURRENCE-ID text).
+    func occurrenceTime(forKey key: Int) -> OccurrenceTime {
+        guard let start = seriesStart else { return .instant(key) }
+        if start.isDate { return .date(CivilDateTime(secondsSinceEpoch: key).date) }
+        if case .floating = start.form { return .floating(CivilDateTime(secondsSinceEpoch: key)) }
+        return .instant(key)
+    }
+
     func value(forKey key: Int) -> DateTimeValue {
         guard let start = seriesStart else { return DateTimeValue(CivilDateTime(secondsSinceEpoch: key), form: .utc) }
         if start.isDate { return DateTimeValue(date: CivilDateTime(secondsSinceEpoch: key).date) }

@@ -27,6 +27,9 @@ public protocol StoreBackend: Sendable {
     /// Access tokens, sign-in sessions, view settings and added marks: what the apps
     /// around the calendars keep, apart from the event model.
     var appState: any AppStateStore { get }
+
+    /// Webhook subscriptions and their outbox (see ``WebhookStore``).
+    var webhooks: any WebhookStore { get }
 }
 
 extension StoreBackend {

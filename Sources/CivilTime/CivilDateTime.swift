@@ -66,6 +66,14 @@ public struct CivilDateTime: Sendable, Hashable, Comparable {
 
     /// The date-time `seconds` seconds after 1970-01-01T00:00:00 on the civil timeline.
     @inlinable
+    /// Unix milliseconds as RFC 3339 in UTC with milliseconds (`2026-12-02T05:00:00.123Z`).
+    public static func utcText(milliseconds: Int) -> String {
+        let seconds = milliseconds >= 0 ? milliseconds / 1_000 : (milliseconds - 999) / 1_000
+        let fraction = String(milliseconds - seconds * 1_000)
+        return CivilDateTime(secondsSinceEpoch: seconds).description + "."
+            + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+    }
+
     public init(secondsSinceEpoch seconds: Int) {
         // Floor division written so that no input overflows, Int.min included.
         let remainder = seconds % 86_400

@@ -106,6 +106,9 @@ extension APIContext {
         Route("GET", "/api/v1/calendars/{id}/changes", .read) { (context, path) throws(APIProblem) in
             try context.changes(calendar: path["id"])
         },
+        Route("GET", "/api/v1/calendars/{id}/events", .read) { (context, path) throws(APIProblem) in
+            try context.listEvents(calendar: path["id"])
+        },
         Route("DELETE", "/api/v1/calendars/{id}/events", .write) { (context, path) throws(APIProblem) in
             try context.removeMatching(calendar: path["id"])
         },
@@ -161,6 +164,27 @@ extension APIContext {
         Route("GET", "/api/v1/availability", .read) { (context, _) throws(APIProblem) in try context.availability() },
         Route("POST", "/api/v1/conflicts", .read) { (context, _) throws(APIProblem) in try context.conflicts() },
         Route("POST", "/api/v1/busy", .write) { (context, _) throws(APIProblem) in try context.importBusy() },
+        Route("GET", "/api/v1/tokens", .read) { (context, _) throws(APIProblem) in try context.listTokens() },
+        Route("GET", "/api/v1/webhooks", .read) { (context, _) throws(APIProblem) in try context.listWebhooks() },
+        Route("POST", "/api/v1/webhooks", .write) { (context, _) throws(APIProblem) in try context.createWebhook() },
+        Route("GET", "/api/v1/webhooks/{id}", .read) { (context, path) throws(APIProblem) in
+            try context.readWebhook(path["id"])
+        },
+        Route("PATCH", "/api/v1/webhooks/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.updateWebhook(path["id"])
+        },
+        Route("DELETE", "/api/v1/webhooks/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteWebhook(path["id"])
+        },
+        Route("POST", "/api/v1/webhooks/{id}/test", .write) { (context, path) throws(APIProblem) in
+            try context.testWebhook(path["id"])
+        },
+        Route("POST", "/api/v1/webhooks/{id}/replay", .write) { (context, path) throws(APIProblem) in
+            try context.replayWebhook(path["id"])
+        },
+        Route("GET", "/api/v1/webhooks/{id}/deliveries", .read) { (context, path) throws(APIProblem) in
+            try context.listDeliveries(path["id"])
+        },
         Route("GET", "/events/{id}.ics", .any) { (context, path) throws(APIProblem) in
             try context.eventICS(path["id"])
         },

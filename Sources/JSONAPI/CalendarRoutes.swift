@@ -4,11 +4,36 @@ import HTTPTypes
 import ICalendar
 
 extension APIContext {
-    /// GET /calendars: the user's calendars.
+    /// GET /calendars?limit&cursor: the user's calendars by order, then title, then id.
     func listCalendars() throws(APIProblem) -> HTTPResponse {
-        _ = try query(allowing: [])
-        let calendars = try attempt { () throws(StoreError) in try store.calendars() }
-        return json(.object([("calendars", .array(calendars.map(APIModel.json)))]))
+        let page = try page(try query(allowing: ["limit", "cursor"]), listing: "calendars")
+        func key(_ calendar: EventCalendar) -> JSONValue {
+            .array([.integer(calendar.order), .string(calendar.title), .string(calendar.id)])
+        }
+        func before(_ left: EventCalendar, _ right: EventCalendar) -> Bool {
+            (left.order, left.title, left.id) < (right.order, right.title, right.id)
+        }
+        var calendars = try attempt { () throws(StoreError) in try store.calendars() }.sorted(by: before)
+        if let after = page.after {
+            guard case .array(let parts)? = try? JSONValue(parsing: after), parts.count == 3,
+                case .integer(let order) = parts[0], case .string(let title) = parts[1], case .string(let id) = parts[2]
+            else { throw APIProblem(.invalidQuery, "cursor is not one this listing gave", fields: ["cursor"]) }
+            calendars.removeAll { ($0.order, $0.title, $0.id) <= (order, title, id) }
+        }
+        return pageAnswer(
+            "calendars", Array(calendars.prefix(page.limit + 1)), page: page, listing: "calendars",
+            key: { key($0).jsonText }, APIModel.json)
+    }
+
+    /// GET /calendars/{id}/events?limit&cursor: the calendar's events (whole series) in
+    /// id order.
+    func listEvents(calendar identifier: String) throws(APIProblem) -> HTTPResponse {
+        let page = try page(try query(allowing: ["limit", "cursor"]), listing: "events")
+        let events = try attempt { () throws(StoreError) in
+            try store.events(inCalendar: identifier, after: page.after, limit: page.limit + 1)
+        }
+        return pageAnswer(
+            "events", events, page: page, listing: "events", key: { $0.localIdentifier ?? "" }, APIModel.json)
     }
 
     /// POST /calendars: a new calendar.

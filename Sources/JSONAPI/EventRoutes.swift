@@ -159,17 +159,62 @@ extension APIContext {
 
     /// GET /calendars/{id}/occurrences?from&to[&title][&tz]: the expanded instances.
     func occurrences(calendar identifier: String) throws(APIProblem) -> HTTPResponse {
-        let parameters = try query(allowing: ["from", "to", "title", "tz"])
+        let parameters = try query(allowing: ["from", "to", "title", "tz", "limit", "cursor"])
         let calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
         let (zone, zoneName) = try zone(parameters, fallback: calendar.timeZone)
-        guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
+        guard var range = try range(parameters, zone: zone) else { return json(.array([])) }
+        let page = try page(
+            parameters, listing: "occurrences", defaultLimit: configuration.maxItems, maxLimit: configuration.maxItems)
+        // The cursor is the last listed occurrence's (start, id): the rest start at or after it.
+        var after: (start: Int, id: String)?
+        if let key = page.after {
+            let parts = key.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, let start = Int(parts[0]) else {
+                throw APIProblem(.invalidQuery, "cursor is not one this listing gave", fields: ["cursor"])
+            }
+            after = (start, String(parts[1]))
+            range = TimeRange(start: min(max(range.start, start), range.end - 1), end: range.end)
+        }
         let filter = EventFilter(title: parameters["title"].map { .contains($0) })
         let found = try attempt { () throws(StoreError) in
             try store.occurrences(
                 in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC",
                 limit: configuration.maxItems + 1)
         }
-        return occurrenceListing(found, APIModel.json)
+        return occurrencePage(found, page: page, after: after)
+    }
+
+    /// A page of occurrences in (start, id) order after `after`: at most `page.limit`, with
+    /// `truncated`, `continueFrom` and `next` when more follow. Occurrences from the
+    /// instant where the store's answer or a cut series stopped on are left to the next
+    /// page, so nothing is skipped or listed twice across pages.
+    func occurrencePage(_ found: OccurrenceList, page: Page, after: (start: Int, id: String)?) -> HTTPResponse {
+        var items = found.occurrences.sorted { ($0.startInstant, $0.identifier) < ($1.startInstant, $1.identifier) }
+        if let after { items.removeAll { ($0.startInstant, $0.identifier) <= after } }
+        // Everything starting before `resume` is complete.
+        var resume: Int?
+        if found.occurrences.count > configuration.maxItems, let last = found.occurrences.last {
+            resume = last.startInstant
+        }
+        for series in found.truncatedSeries {
+            guard let last = series.lastListedStart else { continue }
+            resume = min(resume ?? .max, last.addingSaturated(1))
+        }
+        if let resume { items.removeAll { $0.startInstant >= resume } }
+        let shown = items.prefix(page.limit)
+        var members: [(key: String, value: JSONValue)] = [("occurrences", .array(shown.map(APIModel.json)))]
+        let continueFrom = items.count > page.limit ? items[page.limit].startInstant : resume
+        members.append(("truncated", .bool(continueFrom != nil)))
+        if let continueFrom { members.append(("continueFrom", .string(Self.utc(continueFrom)))) }
+        if !found.truncatedSeries.isEmpty {
+            members.append(("truncatedSeries", .array(found.truncatedSeries.map(Self.json))))
+        }
+        var next: JSONValue = .null
+        if continueFrom != nil, let last = shown.last {
+            next = nextLink(listing: "occurrences", key: "\(last.startInstant) \(last.identifier)", limit: page.limit)
+        }
+        members.append(("next", next))
+        return json(.object(members))
     }
 
     /// GET /occurrences/{event}/{recurrence-id} (`?tz=`): one occurrence.

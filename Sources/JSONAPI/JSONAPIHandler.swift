@@ -32,11 +32,15 @@ public struct APIConfiguration: Sendable {
     /// Requests a minute per API token (and per user for Basic and web-session calls)
     /// unless the token has a limit of its own (``RateLimiter``); 0: no limit.
     public var rateLimit: Int
+    /// The server's webhook delivery (URL checks and test pings); nil where there is
+    /// none, and the webhook routes that need it answer 503.
+    public var webhooks: (any WebhookEndpoints)?
 
     public init(
         maxRangeDays: Int = 366, maxItems: Int = 10_000, rateLimit: Int = RateLimiter.defaultPerMinute,
-        now: @escaping @Sendable () -> Int
+        webhooks: (any WebhookEndpoints)? = nil, now: @escaping @Sendable () -> Int
     ) {
+        self.webhooks = webhooks
         self.maxRangeDays = maxRangeDays
         self.maxItems = max(1, maxItems)
         self.rateLimit = max(0, rateLimit)
@@ -255,30 +259,6 @@ struct APIContext {
         let truncated = items.count > configuration.maxItems
         members.append(("truncated", .bool(truncated)))
         if truncated { members.append(("continueFrom", .string(Self.utc(time(items[configuration.maxItems]))))) }
-        return json(.object(members))
-    }
-
-    /// The occurrences of a store answer as a listing: as ``listing(_:_:extra:time:_:)``,
-    /// and when a bound of expansion cut a series, `truncated` with the cut series in
-    /// `truncatedSeries`; the list then ends where the earliest cut series stopped (every
-    /// occurrence starting before `continueFrom` is there), so paging from `continueFrom`
-    /// leaves nothing out.
-    func occurrenceListing(_ list: OccurrenceList, _ render: (EventOccurrence) -> JSONValue) -> HTTPResponse {
-        guard !list.isComplete else { return listing("occurrences", list.occurrences, time: \.startInstant, render) }
-        var items = Array(list.occurrences.prefix(configuration.maxItems))
-        var resume =
-            list.occurrences.count > configuration.maxItems
-            ? list.occurrences[configuration.maxItems].startInstant : nil
-        for series in list.truncatedSeries {
-            guard let last = series.lastListedStart else { continue }
-            resume = min(resume ?? .max, last.addingSaturated(1))
-        }
-        if let resume { items.removeAll { $0.startInstant >= resume } }
-        var members: [(key: String, value: JSONValue)] = [
-            ("occurrences", .array(items.map(render))), ("truncated", .bool(true)),
-        ]
-        if let resume { members.append(("continueFrom", .string(Self.utc(resume)))) }
-        members.append(("truncatedSeries", .array(list.truncatedSeries.map(Self.json))))
         return json(.object(members))
     }
 

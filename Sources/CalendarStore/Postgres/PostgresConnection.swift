@@ -8,6 +8,7 @@ import CLibPQ
 /// so in `isBroken`, and the pool drops it.
 final class PostgresConnection: SQLConnection {
     var dialect: SQLDialect { .postgres }
+    var outboxDeliveries = 0
     private let handle: OpaquePointer
     /// Prepared statement names by the store's SQL text.
     private var prepared: [String: String] = [:]

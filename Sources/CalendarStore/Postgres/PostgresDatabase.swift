@@ -35,6 +35,7 @@ final class PostgresDatabase: StoreDatabase {
     let url: String
     let location: String
     var dialect: SQLDialect { .postgres }
+    let outbox = OutboxSignal()
     private let idle = Mutex<[PooledPostgres]>([])
     private let maxIdle: Int
     /// How many times a write that lost a conflict runs again before giving up.
@@ -77,12 +78,16 @@ final class PostgresDatabase: StoreDatabase {
         var attempt = 1
         while true {
             do {
+                var queued = false
                 let value = try transaction("BEGIN") { (connection) throws(StoreError) -> T in
+                    let before = connection.outboxDeliveries
                     let value = try body(connection)
                     try claim?.record(connection)
+                    queued = connection.outboxDeliveries != before
                     return value
                 }
                 claim?.committed()
+                if queued { outbox.poke() }
                 return value
             } catch {
                 guard attempt < Self.maxAttempts, Self.isConflict(error) else { throw error }

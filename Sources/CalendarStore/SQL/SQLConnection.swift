@@ -37,6 +37,22 @@ enum SQLDialect: Sendable {
 
     /// A statement that locks a user's row (binds the row id), for writes that must not
     /// race on what the user owns; nil on SQLite.
+    /// A fresh delivery id, evaluated per row: `dl_` and 24 random hex digits.
+    var newDeliveryID: String {
+        switch self {
+        case .sqlite: "'dl_' || lower(hex(randomblob(12)))"
+        case .postgres: "'dl_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24)"
+        }
+    }
+
+    /// `FOR UPDATE SKIP LOCKED` where rows have locks (PostgreSQL); SQLite has one writer.
+    var skipLocked: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " FOR UPDATE OF q SKIP LOCKED"
+        }
+    }
+
     var lockUser: String? {
         switch self {
         case .sqlite: nil
@@ -53,6 +69,10 @@ enum SQLDialect: Sendable {
 /// `RETURNING`. Where they cannot agree, the store asks `dialect`.
 protocol SQLConnection: AnyObject {
     var dialect: SQLDialect { get }
+    /// Webhook deliveries this connection's transactions have put in the outbox, counted
+    /// up; the database's write compares it around a write to wake the dispatchers
+    /// once the write commits.
+    var outboxDeliveries: Int { get set }
     /// Runs one or more statements without parameters (schema changes).
     func execute(_ sql: String) throws(StoreError)
     /// Runs a statement; returns the number of rows it changed.
@@ -110,6 +130,8 @@ extension SQLConnection {
 /// transactions that each see one committed snapshot.
 protocol StoreDatabase: Sendable {
     var dialect: SQLDialect { get }
+    /// Poked after each committed write that put webhook deliveries in the outbox.
+    var outbox: OutboxSignal { get }
     /// Where the database is, for messages (a file path, or a URL without its password).
     var location: String { get }
     /// Runs `body` in a write transaction; commits when it returns, rolls back when it

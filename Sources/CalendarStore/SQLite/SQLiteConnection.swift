@@ -14,6 +14,7 @@ import CSQLite
 /// pool (readers) or under a lock (the writer), never to two owners at once.
 final class SQLiteConnection: SQLConnection {
     var dialect: SQLDialect { .sqlite }
+    var outboxDeliveries = 0
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 

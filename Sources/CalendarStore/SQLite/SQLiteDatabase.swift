@@ -17,6 +17,7 @@ private struct PooledConnection: @unchecked Sendable {
 final class SQLiteDatabase: StoreDatabase {
     let path: String
     var dialect: SQLDialect { .sqlite }
+    let outbox = OutboxSignal()
     var location: String { path }
     private let writer: Mutex<PooledConnection>
     let commits = GroupCommit()
@@ -44,14 +45,18 @@ final class SQLiteDatabase: StoreDatabase {
     /// request's ``IdempotencyClaim`` is recorded in the same transaction.
     func write<T: Sendable>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
         let claim = IdempotencyClaim.pending
+        var queued = false
         let value = try commits.write(
             { (connection) throws(StoreError) -> T in
+                let before = connection.outboxDeliveries
                 let value = try body(connection)
                 try claim?.record(connection)
+                queued = connection.outboxDeliveries != before
                 return value
             },
             onWriter: { work in writer.withLock { work($0.connection) } })
         claim?.committed()
+        if queued { outbox.poke() }
         return value
     }
 

@@ -1,0 +1,25 @@
+import CalendarStore
+import JSONAPI
+import Webhooks
+
+/// The JSON API's view of webhook delivery: the outbound rules for URL checks, and test
+/// pings sent on the request's thread (a ping is the one delivery a request waits for).
+struct ServerWebhookEndpoints: WebhookEndpoints {
+    let options: OutboundHTTPClient.Options
+
+    init(options: OutboundHTTPClient.Options) {
+        self.options = options
+    }
+
+    func refusal(for url: String) -> String? { options.policy.refusal(for: url)?.description }
+
+    func ping(_ webhook: Webhook, secret: String) -> WebhookAttempt {
+        do {
+            return try WebhookSender(options: options).ping(webhook, secret: secret)
+        } catch {
+            return WebhookAttempt(
+                delivery: "", type: .eventUpdated, at: 0, status: nil, error: error.description, durationMilliseconds: 0
+            )
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import CCurl
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// An HTTP POST client on libcurl, for the server's own requests (webhook deliveries):
+/// TLS verification on, redirects off, no proxy from the environment, `http` and `https`
+/// only, a connect and a total timeout, a cap on the response read, and the
+/// ``OutboundPolicy`` checked against every address a connection is made to.
+///
+/// One client is one libcurl handle, which keeps connections alive between requests to
+/// the same host: confine it to one thread (each dispatcher worker has its own).
+public final class OutboundHTTPClient {
+    public struct Options: Sendable {
+        public var connectTimeoutMilliseconds = 5_000
+        public var timeoutMilliseconds = 10_000
+        /// The most bytes of a response body read; a longer answer fails the attempt.
+        public var maxResponseBytes = 64 << 10
+        public var policy = OutboundPolicy()
+        public var userAgent = "Almanac-Webhooks/1"
+
+        public init(policy: OutboundPolicy = OutboundPolicy()) {
+            self.policy = policy
+        }
+    }
+
+    /// What one request came to: a status when an answer arrived, an error otherwise (or
+    /// besides, when the answer broke off).
+    public struct Response: Sendable {
+        public var status: Int?
+        /// The first bytes of the body (up to 1 KiB), for the owner's view of attempts.
+        public var bodyPrefix: [UInt8]
+        public var error: String?
+        public var durationMilliseconds: Int
+    }
+
+    private let handle: UnsafeMutableRawPointer
+    private let options: Options
+    private let sink = Sink()
+
+    /// The context both C callbacks receive.
+    private final class Sink {
+        var body: [UInt8] = []
+        var received = 0
+        var cap = 0
+        var overflow = false
+        var policy = OutboundPolicy()
+        var refusal: OutboundRefusal?
+    }
+
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    public init(options: Options = Options()) throws(OutboundRefusal) {
+        guard Self.initialized, let handle = curl_easy_init() else {
+            throw OutboundRefusal("libcurl could not be initialised")
+        }
+        self.handle = handle
+        self.options = options
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    private static let write: ccurl_write_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        sink.received += length
+        if sink.received > sink.cap {
+            sink.overflow = true
+            return 0
+        }
+        if sink.body.count < 1_024 {
+            let keep = min(length, 1_024 - sink.body.count)
+            data.withMemoryRebound(to: UInt8.self, capacity: keep) {
+                sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: keep))
+            }
+        }
+        return length
+    }
+
+    private static let openSocket: ccurl_opensocket_callback = { context, purpose, address in
+        guard let context, let address else { return ccurl_socket_bad() }
+        let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+        let offset = MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr) ?? 16
+        if let refusal = sink.policy.refusal(for: UnsafeRawPointer(address).advanced(by: offset)) {
+            sink.refusal = refusal
+            return ccurl_socket_bad()
+        }
+        return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+    }
+
+    /// POSTs `body` to `url` with `headers` (name, value) and waits for the answer.
+    public func post(_ url: String, headers: [(String, String)], body: [UInt8]) -> Response {
+        var started = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &started)
+        func elapsed() -> Int {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return (Int(now.tv_sec) - Int(started.tv_sec)) * 1_000 + (Int(now.tv_nsec) - Int(started.tv_nsec))
+                / 1_000_000
+        }
+        if case .failure(let refusal) = OutboundPolicy.target(of: url) {
+            return Response(status: nil, bodyPrefix: [], error: refusal.description, durationMilliseconds: 0)
+        }
+        sink.body.removeAll(keepingCapacity: true)
+        sink.received = 0
+        sink.cap = options.maxResponseBytes
+        sink.overflow = false
+        sink.policy = options.policy
+        sink.refusal = nil
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+
+        var list: UnsafeMutablePointer<curl_slist>?
+        // Without this, libcurl sends `Expect: 100-continue` for bodies over 1 KiB and waits.
+        for line in headers.map({ "\($0.0): \($0.1)" }) + ["Expect:"] {
+            list = curl_slist_append(list, line)
+        }
+        defer { curl_slist_free_all(list) }
+
+        var code = CURLE_OK
+        func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
+        set(ccurl_setopt_string(handle, CURLOPT_URL, url))
+        set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(ccurl_setopt_string(handle, CURLOPT_PROXY, ""))
+        set(ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+        set(ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+        set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds))
+        set(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, options.timeoutMilliseconds))
+        set(ccurl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent))
+        set(ccurl_setopt_long(handle, CURLOPT_POST, 1))
+        set(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
+        set(
+            body.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) {
+                    ccurl_setopt_body(handle, $0.baseAddress, curl_off_t(buffer.count))
+                }
+            })
+        set(ccurl_setopt_write(handle, Self.write, context))
+        set(ccurl_setopt_opensocket(handle, Self.openSocket, context))
+        guard code == CURLE_OK else {
+            let message = String(cString: curl_easy_strerror(code))
+            return Response(status: nil, bodyPrefix: [], error: "libcurl: \(message)", durationMilliseconds: 0)
+        }
+        let result = curl_easy_perform(handle)
+        var status = 0
+        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let answered = status > 0 ? status : nil
+        var error: String?
+        if let refusal = sink.refusal {
+            error = "refused: " + refusal.description
+        } else if sink.overflow {
+            error = "the answer was longer than \(options.maxResponseBytes) bytes"
+        } else if result != CURLE_OK {
+            error = String(cString: curl_easy_strerror(result))
+        }
+        return Response(status: answered, bodyPrefix: sink.body, error: error, durationMilliseconds: elapsed())
+    }
+}

@@ -1,0 +1,227 @@
+import CalendarStore
+import Foundation
+
+/// When a failed delivery is tried again, and when it is given up: exponential backoff
+/// from ``baseMilliseconds`` (doubling, at most ``capMilliseconds``) with jitter (each
+/// wait is between half and all of its step, so receivers that failed together are not
+/// retried together), for ``maxAgeMilliseconds`` after the change.
+public struct RetryPolicy: Sendable {
+    public var baseMilliseconds = 1_000
+    public var capMilliseconds = 3_600_000
+    public var maxAgeMilliseconds = 86_400_000
+
+    public init(baseMilliseconds: Int = 1_000, capMilliseconds: Int = 3_600_000, maxAgeMilliseconds: Int = 86_400_000) {
+        self.baseMilliseconds = max(1, baseMilliseconds)
+        self.capMilliseconds = max(self.baseMilliseconds, capMilliseconds)
+        self.maxAgeMilliseconds = max(0, maxAgeMilliseconds)
+    }
+
+    /// The wait before the attempt after `attempts` failed ones (1 or more).
+    public func delay(afterAttempts attempts: Int, random: Double = Double.random(in: 0.5...1)) -> Int {
+        let exponent = min(max(attempts - 1, 0), 40)
+        let step = min(
+            capMilliseconds,
+            baseMilliseconds.multipliedReportingOverflow(by: 1 << exponent).overflow
+                ? capMilliseconds : baseMilliseconds << exponent)
+        return max(1, Int(Double(step) * random))
+    }
+}
+
+/// Sends one delivery or a test ping: the body, the headers and the signature, over an
+/// ``OutboundHTTPClient``. Confined to one thread, as its client is.
+public final class WebhookSender {
+    let client: OutboundHTTPClient
+
+    public init(options: OutboundHTTPClient.Options) throws(OutboundRefusal) {
+        client = try OutboundHTTPClient(options: options)
+    }
+
+    /// POSTs `body` to `url`, signed with `secret` at `now` (Unix milliseconds).
+    public func send(
+        _ body: [UInt8], id: String, type: String, attempt: Int, url: String, secret: String, now: Int
+    ) -> OutboundHTTPClient.Response {
+        let timestamp = now / 1_000
+        let headers = [
+            ("Content-Type", "application/json"), ("Almanac-Delivery", id), ("Almanac-Event", type),
+            ("Almanac-Attempt", String(attempt)),
+            ("Almanac-Signature", WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)),
+        ]
+        return client.post(url, headers: headers, body: body)
+    }
+
+    /// Sends a `ping` to a subscription's URL now, outside its queue, and returns the attempt.
+    public func ping(_ webhook: Webhook, secret: String) -> WebhookAttempt {
+        let now = Int(Date().timeIntervalSince1970 * 1_000)
+        let id = "dl_ping_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let response = send(
+            WebhookPayload.ping(id: id, webhook: webhook.id, at: now), id: id, type: "ping", attempt: 1,
+            url: webhook.url, secret: secret, now: now)
+        var error = response.error
+        if error == nil, let status = response.status, !(200..<300).contains(status) {
+            error = "the endpoint answered \(status)"
+        }
+        return WebhookAttempt(
+            delivery: id, type: .eventUpdated, at: now, status: response.status, error: error,
+            durationMilliseconds: response.durationMilliseconds)
+    }
+}
+
+/// Delivers the outbox: worker threads that lease due queues (one subscription and one
+/// calendar each), send their deliveries in order, record each attempt, and back off,
+/// pause or disable as the answers say. Request threads never wait on it: a write only
+/// adds rows and pokes the ``OutboxSignal``.
+///
+/// Several server processes on one PostgreSQL database each run a dispatcher; a queue is
+/// leased by one at a time (claimed with `FOR UPDATE SKIP LOCKED`), so each delivery is
+/// made once, and again only after a crash between sending it and recording it (at
+/// least once). A lease that its holder stops renewing (killed) expires after
+/// ``Configuration/leaseMilliseconds`` and another takes the queue over.
+public final class WebhookDispatcher: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// Worker threads: calendars delivered at once.
+        public var workers = 4
+        /// How often a worker looks for due work without being poked (retries that come
+        /// due, and changes other processes made).
+        public var pollMilliseconds = 1_000
+        public var leaseMilliseconds = 60_000
+        /// Deliveries of one queue in a row before the worker lets others have a turn.
+        public var batch = 100
+        public var retry = RetryPolicy()
+        /// Failed attempts in a row after which a subscription is paused.
+        public var pauseAfterFailures = 20
+        /// How long delivered and given-up deliveries are kept (for replay and the owner's view).
+        public var retentionMilliseconds = 7 * 86_400_000
+        public var http = OutboundHTTPClient.Options()
+
+        public init() {}
+    }
+
+    let store: any WebhookStore
+    let configuration: Configuration
+    private let state = NSLock()
+    private var running = false
+    private var threads: [Thread] = []
+    private let finished = DispatchGroup()
+    private let identity = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+
+    public init(store: any WebhookStore, configuration: Configuration = Configuration()) {
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// Starts the workers (again after ``stop()``).
+    public func start() {
+        state.lock()
+        defer { state.unlock() }
+        guard !running else { return }
+        running = true
+        for index in 0..<max(1, configuration.workers) {
+            finished.enter()
+            let thread = Thread { [self] in
+                work(index: index)
+                finished.leave()
+            }
+            thread.name = "almanac-webhooks-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Stops the workers once their current attempt ends (within the request timeout)
+    /// and gives their leases back.
+    public func stop() {
+        state.lock()
+        let wasRunning = running
+        running = false
+        state.unlock()
+        guard wasRunning else { return }
+        store.outboxSignal.poke()
+        finished.wait()
+    }
+
+    var isRunning: Bool {
+        state.lock()
+        defer { state.unlock() }
+        return running
+    }
+
+    static func now() -> Int { Int(Date().timeIntervalSince1970 * 1_000) }
+
+    private func work(index: Int) {
+        let sender: WebhookSender
+        do {
+            sender = try WebhookSender(options: configuration.http)
+        } catch {
+            FileHandle.standardError.write(Data("almanac: webhooks: \(error)\n".utf8))
+            return
+        }
+        let owner = identity + "-\(index)"
+        var seen = store.outboxSignal.generation
+        var lastPrune = 0
+        while isRunning {
+            let now = Self.now()
+            if index == 0, now - lastPrune > 3_600_000 {
+                lastPrune = now
+                _ = try? store.pruneDeliveries(finishedBefore: now - configuration.retentionMilliseconds)
+            }
+            let queues: [WebhookQueue]
+            do {
+                queues = try store.claimQueues(
+                    now: now, limit: 1, lease: configuration.leaseMilliseconds, owner: owner)
+            } catch {
+                // The database is unavailable: wait and look again; nothing is lost.
+                seen = store.outboxSignal.wait(after: seen, milliseconds: configuration.pollMilliseconds)
+                continue
+            }
+            guard let queue = queues.first else {
+                seen = store.outboxSignal.wait(after: seen, milliseconds: configuration.pollMilliseconds)
+                continue
+            }
+            drain(queue, sender: sender)
+        }
+    }
+
+    /// Sends a leased queue's deliveries in order until it is empty, must wait for a
+    /// retry, has had ``Configuration/batch`` in a row, or the dispatcher stops.
+    private func drain(_ queue: WebhookQueue, sender: WebhookSender) {
+        let lease = configuration.leaseMilliseconds
+        var sent = 0
+        do {
+            while isRunning, sent < configuration.batch {
+                guard let delivery = try store.nextDelivery(in: queue, now: Self.now(), lease: lease) else { return }
+                let outcome = attempt(delivery, in: queue, sender: sender)
+                let holding = try store.finish(
+                    delivery, in: queue, outcome: outcome, now: Self.now(), lease: lease,
+                    pauseAfter: configuration.pauseAfterFailures)
+                guard holding else { return }
+                sent += 1
+            }
+            try store.release(queue)
+        } catch {
+            // The lease runs out by itself and the queue is taken up again.
+        }
+    }
+
+    func attempt(_ delivery: WebhookDelivery, in queue: WebhookQueue, sender: WebhookSender) -> WebhookOutcome {
+        let now = Self.now()
+        let response = sender.send(
+            WebhookPayload.body(delivery), id: delivery.id, type: delivery.type.rawValue,
+            attempt: delivery.attempts + 1, url: queue.url, secret: queue.secret, now: now)
+        var error = response.error
+        let disposition: WebhookOutcome.Disposition
+        if error == nil, let status = response.status, (200..<300).contains(status) {
+            disposition = .delivered
+        } else if response.status == 410 {
+            disposition = .disable
+        } else {
+            if error == nil, let status = response.status { error = "the endpoint answered \(status)" }
+            if now - delivery.occurred >= configuration.retry.maxAgeMilliseconds {
+                disposition = .giveUp
+            } else {
+                disposition = .retry(at: now + configuration.retry.delay(afterAttempts: delivery.attempts + 1))
+            }
+        }
+        return WebhookOutcome(
+            status: response.status, error: error, durationMilliseconds: response.durationMilliseconds,
+            disposition: disposition)
+    }
+}
