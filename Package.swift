@@ -127,6 +127,7 @@ let package = Package(
             name: "AlmanacTesting",
             dependencies: [
                 "AlmanacServer", "CalDAV", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
+                "Webhooks",
             ],
             path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
@@ -144,7 +145,7 @@ let package = Package(
             name: "AlmanacServerTests",
             dependencies: [
                 "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
-                "JSONAPI",
+                "JSONAPI", "Webhooks",
                 "AlmanacTestSupport", "AlmanacTesting",
             ]),
         .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),

@@ -51,6 +51,24 @@ extension DatabaseBackend {
             "idempotency_keys",
             ["user_id", "key", "request_hash", "created", "status", "content_type", "location", "etag", "body"]
         ),
+        (
+            "webhooks",
+            [
+                "id", "identifier", "user_id", "url", "secret", "events", "all_calendars", "description", "state",
+                "state_reason", "failures", "created",
+            ]
+        ),
+        ("webhook_calendars", ["webhook_id", "calendar"]),
+        (
+            "webhook_deliveries",
+            [
+                "id", "identifier", "webhook_id", "calendar", "type", "sequence", "event_identifier", "uid", "etag",
+                "resource", "recurrence_id", "span", "occurred", "state", "attempts", "last_status", "last_error",
+                "finished",
+            ]
+        ),
+        ("webhook_queues", ["webhook_id", "calendar", "next_attempt", "lease_until", "lease_owner"]),
+        ("webhook_attempts", ["id", "webhook_id", "delivery", "type", "at", "status", "error", "duration"]),
     ]
 
     /// Copies everything in this store into `target`, which must hold no users, in one
@@ -93,7 +111,9 @@ extension DatabaseBackend {
                 rows.append(CopyReport.TableCount(table: "object_ranges", count: ranges))
                 if destination.dialect == .postgres {
                     // Rows came with their ids: new rows must be numbered after them.
-                    for table in ["users", "calendars", "objects"] {
+                    for table in [
+                        "users", "calendars", "objects", "webhooks", "webhook_deliveries", "webhook_attempts",
+                    ] {
                         try destination.run(
                             "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)"
                         )

@@ -100,7 +100,7 @@ public struct OutboundPolicy: Sendable {
     static let hint = " (start the server with --allow-private-webhooks to allow it)"
 
     /// Why an IPv4 address (4 bytes, network order) is not public, or nil.
-    static func refusal(ipv4 bytes: [UInt8]) -> OutboundRefusal? {
+    public static func refusal(ipv4 bytes: [UInt8]) -> OutboundRefusal? {
         let text = bytes.map(String.init).joined(separator: ".")
         let (a, b) = (bytes[0], bytes[1])
         let kind: String? =
@@ -121,7 +121,7 @@ public struct OutboundPolicy: Sendable {
 
     /// Why an IPv6 address (16 bytes) is not public, or nil. IPv4-mapped and NAT64
     /// addresses are judged by the IPv4 address they carry.
-    static func refusal(ipv6 bytes: [UInt8]) -> OutboundRefusal? {
+    public static func refusal(ipv6 bytes: [UInt8]) -> OutboundRefusal? {
         let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
         let nat64 = bytes[0...3] == [0x00, 0x64, 0xFF, 0x9B] && bytes[4..<12].allSatisfy { $0 == 0 }
         if mapped || nat64 { return refusal(ipv4: Array(bytes[12...])) }

@@ -24,7 +24,7 @@ import Testing
                     "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin",
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
-                    "--visible-principals", "--api-rate-limit",
+                    "--visible-principals", "--api-rate-limit", "--allow-private-webhooks", "--webhook-workers",
                 ]
             ),
             (["user", "add"], database + ["--generate"]),
@@ -62,6 +62,10 @@ import Testing
             (["token", "create"], store + ["--scope", "--rate-limit"]),
             (["token", "list"], store),
             (["token", "revoke"], store),
+            (["webhook", "add"], store + ["--events", "--calendar", "--description", "--allow-private"]),
+            (["webhook", "list"], store),
+            (["webhook", "remove"], store),
+            (["webhook", "test"], store + ["--allow-private"]),
             (
                 ["free"],
                 store + [

@@ -24,6 +24,7 @@ import CalendarStore
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Webhooks
 
 /// Which database a test server keeps its data in.
 public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -117,16 +118,21 @@ public final class TestServer: @unchecked Sendable {
     /// - Parameter now: the server's clock (Unix seconds); the system clock if nil.
     /// - Parameter allowedOrigins: web origins allowed to call the API from a browser.
     /// - Parameter visiblePrincipals: whose principals a user sees (`almanac serve --visible-principals`).
+    /// - Parameter webhooks: delivers webhooks (to loopback too, as `serve
+    ///   --allow-private-webhooks`) with this configuration; none when nil. The API still
+    ///   checks URLs then, allowing loopback.
     public init(
         _ setup: ServerSetup = .inProcess, users: [String] = ["anna", "bob"], allowedOrigins: [String] = [],
-        visiblePrincipals: PrincipalVisibility = .onlySelf, now: (@Sendable () -> Int)? = nil
+        visiblePrincipals: PrincipalVisibility = .onlySelf, webhooks: WebhookDispatcher.Configuration? = nil,
+        outbound: OutboundPolicy = OutboundPolicy(allowsPrivateAddresses: true), now: (@Sendable () -> Int)? = nil
     ) throws {
         self.setup = setup
         directory = try TemporaryDirectory()
         backend = try setup.store.openBackend(in: directory)
         server = AlmanacServer(
             backend: backend, configuration: ServerConfiguration(port: 0, threads: 2, accessLog: false),
-            allowedOrigins: allowedOrigins, visiblePrincipals: visiblePrincipals, now: now ?? AlmanacServer.systemNow)
+            allowedOrigins: allowedOrigins, visiblePrincipals: visiblePrincipals, webhooks: webhooks,
+            outbound: outbound, now: now ?? AlmanacServer.systemNow)
         for user in users { try createUser(user) }
         if setup.transport == .loopback {
             do {
@@ -134,11 +140,13 @@ public final class TestServer: @unchecked Sendable {
             } catch {
                 throw TestServerError("the server did not start on a loopback port: \(error)")
             }
+        } else {
+            server.startDeliveries()
         }
     }
 
     deinit {
-        if setup.transport == .loopback { server.stop(gracePeriod: 0) }
+        if setup.transport == .loopback { server.stop(gracePeriod: 0) } else { server.stopDeliveries() }
     }
 
     /// The port the server listens on (loopback only).

@@ -10,9 +10,9 @@ import subprocess
 
 
 class AlmanacServer:
-    def __init__(self, almanac, data, user, database=None, password=None):
+    def __init__(self, almanac, data, user, database=None, password=None, extra=()):
         store = ["--database", database] if database else ["--data", data]
-        self.process = subprocess.Popen([almanac, "serve", "--host", "127.0.0.1", "--port", "0", *store, "--quiet"],
+        self.process = subprocess.Popen([almanac, "serve", "--host", "127.0.0.1", "--port", "0", *store, "--quiet", *extra],
                                         stdout=subprocess.PIPE, text=True, env={**os.environ, "USER": user})
         lines = ""
         while "CalDAV:" not in lines:
