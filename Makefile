@@ -53,6 +53,7 @@ test-steps:
 	$(PY) Tests/Interop/caldav_client.py --almanac .build/release/almanac
 	$(PY) Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/disk_full.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/webhooks.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac --vdirsyncer $(CLIENT_VENV)/bin/vdirsyncer
 	$(PY) Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
 	$(PY) Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st

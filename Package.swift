@@ -4,11 +4,14 @@ import PackageDescription
 
 let package = Package(
     name: "Almanac",
+    // The server needs Synchronization's Mutex (macOS 15, iOS 18); on Linux any.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "CivilTime", targets: ["CivilTime"]),
         .library(name: "ICalendar", targets: ["ICalendar"]),
         .library(name: "Recurrence", targets: ["Recurrence"]),
         .library(name: "CalendarStore", targets: ["CalendarStore"]),
+        .library(name: "AlmanacClient", targets: ["AlmanacClient"]),
         .executable(name: "almanac", targets: ["almanac"]),
     ],
     targets: [
@@ -71,7 +74,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Webhook delivery from the store's outbox: signed, ordered per calendar, retried.
         .target(
-            name: "Webhooks", dependencies: ["CalendarStore", "Accounts", "CCurl", "CivilTime", "HTTPTypes", "ICalendar"]),
+            name: "Webhooks",
+            dependencies: ["CalendarStore", "Accounts", "CCurl", "CivilTime", "HTTPTypes", "ICalendar"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
         .target(
             name: "AlmanacServer",
@@ -89,6 +93,9 @@ let package = Package(
                 "CalendarViews", "StoreAdapters", "Webhooks",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
+        // The Swift client library for app developers: Foundation and FoundationNetworking
+        // only (URLSession), so it builds for iOS, macOS and Linux; nothing of the server.
+        .target(name: "AlmanacClient"),
 
         // Benchmarks (release builds; see Benchmarks/README.md).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
@@ -159,6 +166,9 @@ let package = Package(
             dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport", "AlmanacTesting"],
             exclude: ["Fixtures"]),
         .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport", "AlmanacTesting"]),
+        .testTarget(
+            name: "AlmanacClientTests",
+            dependencies: ["AlmanacClient", "Accounts", "AlmanacTesting", "AlmanacTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

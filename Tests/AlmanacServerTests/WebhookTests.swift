@@ -15,21 +15,13 @@ import Webhooks
 /// retried, repeated ones pause, 410 disables; several dispatchers deliver each change
 /// once; outbound requests never reach private addresses unless allowed.
 @Suite struct WebhookTests {
-    /// Quick retries and polls, so a scenario with failures finishes in moments.
-    static func fast(pauseAfter: Int = 20) -> WebhookDispatcher.Configuration {
-        var configuration = WebhookDispatcher.Configuration()
-        configuration.pollMilliseconds = 20
-        configuration.retry = RetryPolicy(baseMilliseconds: 10, capMilliseconds: 40)
-        configuration.pauseAfterFailures = pauseAfter
-        configuration.workers = 2
-        return configuration
-    }
-
     let server: TestServer
     let receiver: WebhookReceiver
     let api: APIClient
 
-    init(_ setup: ServerSetup = .inProcess, webhooks: WebhookDispatcher.Configuration? = fast()) throws {
+    init(_ setup: ServerSetup = .inProcess, webhooks: WebhookDispatcher.Configuration? = WebhookReceiver.fastDispatch())
+        throws
+    {
         server = try TestServer(setup, users: ["anna", "bob"], webhooks: webhooks)
         receiver = try WebhookReceiver()
         api = server.api("anna")
@@ -217,7 +209,7 @@ import Webhooks
     }
 
     @Test func repeatedFailuresPauseAndResumingDeliversInOrder() throws {
-        let test = try WebhookTests(webhooks: Self.fast(pauseAfter: 3))
+        let test = try WebhookTests(webhooks: WebhookReceiver.fastDispatch(pauseAfter: 3))
         let failing = Mutex(true)
         test.receiver.answer { _ in failing.withLock { $0 } ? 503 : 204 }
         let (hook, _) = try test.subscribe()
@@ -342,7 +334,7 @@ import Webhooks
         let test = try WebhookTests(ServerSetup(kind, .inProcess))
         let (hook, _) = try test.subscribe(#", "events": ["event.created"]"#)
         let other = try DatabaseBackend(location: test.server.backend.location)
-        let second = WebhookDispatcher(store: other.webhooks, configuration: Self.fast())
+        let second = WebhookDispatcher(store: other.webhooks, configuration: WebhookReceiver.fastDispatch())
         second.start()
         defer { second.stop() }
         let store = try test.server.eventStore(for: "anna")

@@ -7,6 +7,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import Synchronization
+import Webhooks
 
 /// One request the receiver got.
 public struct ReceivedDelivery: Sendable {
@@ -39,6 +40,17 @@ public struct ReceivedDelivery: Sendable {
 }
 
 public final class WebhookReceiver: @unchecked Sendable {
+    /// A dispatcher configuration for tests: quick polls and retries, so a scenario
+    /// with failures finishes in moments.
+    public static func fastDispatch(pauseAfter: Int = 20) -> WebhookDispatcher.Configuration {
+        var configuration = WebhookDispatcher.Configuration()
+        configuration.pollMilliseconds = 20
+        configuration.retry = RetryPolicy(baseMilliseconds: 10, capMilliseconds: 40)
+        configuration.pauseAfterFailures = pauseAfter
+        configuration.workers = 2
+        return configuration
+    }
+
     private struct State {
         var received: [ReceivedDelivery] = []
         var status: @Sendable (Int) -> Int = { _ in 204 }
