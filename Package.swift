@@ -103,7 +103,7 @@ let package = Package(
             name: "AlmanacBenchmarks",
             dependencies: [
                 "ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport", "AlmanacServer",
-                "Accounts", "HTTPServer", "HTTPTypes",
+                "Accounts", "HTTPServer", "HTTPTypes", "Webhooks", "CivilTime",
             ],
             path: "Benchmarks/AlmanacBenchmarks"
         ),

@@ -7,10 +7,6 @@ import Webhooks
 struct ServerWebhookEndpoints: WebhookEndpoints {
     let options: OutboundHTTPClient.Options
 
-    init(options: OutboundHTTPClient.Options) {
-        self.options = options
-    }
-
     func refusal(for url: String) -> String? { options.policy.refusal(for: url)?.description }
 
     func ping(_ webhook: Webhook, secret: String) -> WebhookAttempt {

@@ -214,9 +214,8 @@ extension APIContext {
         let found = try attempt { () throws(StoreError) in
             try webhooks.deliveries(webhook: id, user: principal.user, before: before, limit: page.limit + 1)
         }
-        return pageAnswer("deliveries", found, page: page, listing: "deliveries", key: { String($0.position) }) {
-            Self.json($0)
-        }
+        return pageAnswer(
+            "deliveries", found, page: page, listing: "deliveries", key: { String($0.position) }, { Self.json($0) })
     }
 
     /// GET /tokens?limit&cursor: the user's API tokens (never their secrets), oldest first.

@@ -169,7 +169,8 @@ enum PostgresSchema {
             PRIMARY KEY (user_id, key)
         );
         CREATE INDEX idempotency_keys_created ON idempotency_keys(created);
-        """,        // 6: webhooks (issue 20). A subscription per row; the outbox holds one delivery per
+        """,
+        // 6: webhooks (issue 20). A subscription per row; the outbox holds one delivery per
         // change and subscription, written in the change's own transaction; a queue row per
         // subscription and calendar is what dispatchers lease, so each calendar's deliveries go
         // out one at a time and in order; the last attempts are kept for the owner to read.
