@@ -29,12 +29,23 @@ public enum Parallel {
 
 /// Fresh identifiers: random (version 4) UUIDs in their usual text form.
 enum Identifiers {
+    /// `count` random bytes from glibc's arc4random_buf (a CSPRNG): one call, no
+    /// syscall per word once seeded.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { buffer in arc4random_buf(buffer.baseAddress!, buffer.count) }
+        return bytes
+    }
+
+    /// `count` random bytes as lowercase hex digits.
+    static func randomHex(bytes count: Int) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(
+            decoding: randomBytes(count).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+    }
+
     static func newUUID() -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        bytes.withUnsafeMutableBytes { buffer in
-            // glibc's arc4random_buf: one call, no syscall per word once seeded.
-            arc4random_buf(buffer.baseAddress!, buffer.count)
-        }
+        var bytes = randomBytes(16)
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         let digits = Array("0123456789ABCDEF".utf8)

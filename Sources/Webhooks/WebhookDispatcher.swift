@@ -83,7 +83,9 @@ public final class WebhookDispatcher: @unchecked Sendable {
         /// How often a worker looks for due work without being poked (retries that come
         /// due, and changes other processes made).
         public var pollMilliseconds = 1_000
-        public var leaseMilliseconds = 60_000
+        /// Longer than an attempt can take (the request timeout), so a lease is never
+        /// lost while its holder works; a killed holder's runs out after it.
+        public var leaseMilliseconds = 30_000
         /// Deliveries of one queue in a row before the worker lets others have a turn.
         public var batch = 100
         public var retry = RetryPolicy()
@@ -102,7 +104,15 @@ public final class WebhookDispatcher: @unchecked Sendable {
     private var running = false
     private var threads: [Thread] = []
     private let finished = DispatchGroup()
-    private let identity = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// Who holds this dispatcher's leases: the process id (so a restart can tell a
+    /// killed owner's leases on SQLite) and a random part.
+    private let identity = "\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+
+    /// Whether the process an owner names (`pid-…`) has ended.
+    static func isGone(_ owner: String) -> Bool {
+        guard let pid = owner.split(separator: "-").first.flatMap({ Int32($0) }), pid > 0 else { return false }
+        return kill(pid, 0) == -1 && errno == ESRCH
+    }
 
     public init(store: any WebhookStore, configuration: Configuration = Configuration()) {
         self.store = store
@@ -115,6 +125,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
         defer { state.unlock() }
         guard !running else { return }
         running = true
+        _ = try? store.releaseLeases(ofGoneOwners: Self.isGone)
         for index in 0..<max(1, configuration.workers) {
             finished.enter()
             let thread = Thread { [self] in

@@ -195,25 +195,10 @@ public struct WebhookOutcome: Sendable {
     }
 }
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension Webhook {
     /// A new subscription id: `wh_` and 24 random hex digits.
-    public static func newIdentifier() -> String { "wh_" + randomHex(bytes: 12) }
+    public static func newIdentifier() -> String { "wh_" + Identifiers.randomHex(bytes: 12) }
 
     /// A new signing secret: `whsec_` and 48 random hex digits (192 bits).
-    public static func newSecret() -> String { "whsec_" + randomHex(bytes: 24) }
-
-    static func randomHex(bytes count: Int) -> String {
-        var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
-    }
+    public static func newSecret() -> String { "whsec_" + Identifiers.randomHex(bytes: 24) }
 }

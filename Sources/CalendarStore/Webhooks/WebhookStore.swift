@@ -52,6 +52,11 @@ public protocol WebhookStore: Sendable {
     ) throws(StoreError) -> Bool
     /// Gives a queue's lease back, leaving it due.
     func release(_ queue: WebhookQueue) throws(StoreError)
+    /// On SQLite, whose file only processes of this host share, gives back the leases of
+    /// owners `isGone` says have ended (a server killed with its queues leased), so a
+    /// restart resumes at once rather than when the leases run out. Elsewhere nothing:
+    /// on PostgreSQL the owners may be on other hosts. Returns how many were freed.
+    func releaseLeases(ofGoneOwners isGone: (String) -> Bool) throws(StoreError) -> Int
     /// Forgets delivered and given-up deliveries finished before `before` (Unix
     /// milliseconds); returns how many.
     func pruneDeliveries(finishedBefore before: Int) throws(StoreError) -> Int
@@ -358,16 +363,9 @@ public struct DatabaseWebhookStore: WebhookStore {
                 try connection.run("SELECT 1 FROM calendars WHERE identifier = ? FOR UPDATE", [.text(queue.calendar)])
             }
             if let head = try connection.firstRow(Self.headOfQueue, key, Self.delivery) {
-                let held = try connection.run(
-                    "UPDATE webhook_queues SET lease_until = ? WHERE webhook_id = ? AND calendar = ? AND lease_owner = ?",
-                    [.int(now + lease)] + key + [.text(queue.leaseOwner)])
-                return held == 1 ? head : nil
+                return try Self.update(queue, .extend(until: now + lease), connection) ? head : nil
             }
-            try connection.run(
-                """
-                UPDATE webhook_queues SET next_attempt = NULL, lease_until = 0, lease_owner = NULL
-                WHERE webhook_id = ? AND calendar = ? AND lease_owner = ?
-                """, key + [.text(queue.leaseOwner)])
+            _ = try Self.update(queue, .idle, connection)
             return nil
         }
     }
@@ -378,7 +376,6 @@ public struct DatabaseWebhookStore: WebhookStore {
     ) throws(StoreError) -> Bool {
         try database.write { (connection) throws(StoreError) -> Bool in
             let webhook = queue.webhookRowID
-            let key: [SQLValue] = [.integer(webhook), .text(queue.calendar), .text(queue.leaseOwner)]
             try connection.run(
                 "INSERT INTO webhook_attempts (webhook_id, delivery, type, at, status, error, duration) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -429,37 +426,66 @@ public struct DatabaseWebhookStore: WebhookStore {
                 } ?? false
             switch outcome.disposition {
             case .retry(let at):
-                try connection.run(
-                    """
-                    UPDATE webhook_queues SET next_attempt = ?, lease_until = 0, lease_owner = NULL
-                    WHERE webhook_id = ? AND calendar = ? AND lease_owner = ?
-                    """, [.int(at)] + key)
+                _ = try Self.update(queue, .retry(at: at), connection)
                 return false
             case .delivered, .giveUp, .disable:
                 guard active else {
-                    try connection.run(
-                        """
-                        UPDATE webhook_queues SET lease_until = 0, lease_owner = NULL
-                        WHERE webhook_id = ? AND calendar = ? AND lease_owner = ?
-                        """, key)
+                    _ = try Self.update(queue, .release, connection)
                     return false
                 }
-                let held = try connection.run(
-                    "UPDATE webhook_queues SET lease_until = ? WHERE webhook_id = ? AND calendar = ? AND lease_owner = ?",
-                    [.int(now + lease)] + key)
-                return held == 1
+                return try Self.update(queue, .extend(until: now + lease), connection)
             }
         }
     }
 
     public func release(_ queue: WebhookQueue) throws(StoreError) {
-        _ = try database.write { (connection) throws(StoreError) -> Int in
-            try connection.run(
-                """
-                UPDATE webhook_queues SET lease_until = 0, lease_owner = NULL
-                WHERE webhook_id = ? AND calendar = ? AND lease_owner = ?
-                """, [.integer(queue.webhookRowID), .text(queue.calendar), .text(queue.leaseOwner)])
+        _ = try database.write { (connection) throws(StoreError) -> Bool in try Self.update(queue, .release, connection)
         }
+    }
+
+    public func releaseLeases(ofGoneOwners isGone: (String) -> Bool) throws(StoreError) -> Int {
+        guard database.dialect == .sqlite else { return 0 }
+        return try database.write { (connection) throws(StoreError) -> Int in
+            let owners = try connection.rows(
+                "SELECT DISTINCT lease_owner FROM webhook_queues WHERE lease_owner IS NOT NULL", [], { $0.string(0) })
+            var freed = 0
+            for owner in owners where isGone(owner) {
+                freed += try connection.run(
+                    "UPDATE webhook_queues SET lease_until = 0, lease_owner = NULL WHERE lease_owner = ?",
+                    [.text(owner)])
+            }
+            return freed
+        }
+    }
+
+    /// What a lease holder does to its queue.
+    enum LeaseChange {
+        /// Keeps it longer.
+        case extend(until: Int)
+        /// Gives it back, due as it was.
+        case release
+        /// Gives it back, due again at this time (Unix milliseconds).
+        case retry(at: Int)
+        /// Gives it back with nothing waiting: due again at the next change.
+        case idle
+    }
+
+    /// Changes a queue the caller leases; returns whether it still held the lease (one
+    /// that expired may have been claimed by another dispatcher, which then holds it).
+    static func update(_ queue: WebhookQueue, _ change: LeaseChange, _ connection: Connection) throws(StoreError)
+        -> Bool
+    {
+        let (assignments, values): (String, [SQLValue]) =
+            switch change {
+            case .extend(let until): ("lease_until = ?", [.int(until)])
+            case .release: ("lease_until = 0, lease_owner = NULL", [])
+            case .retry(let at): ("next_attempt = ?, lease_until = 0, lease_owner = NULL", [.int(at)])
+            case .idle: ("next_attempt = NULL, lease_until = 0, lease_owner = NULL", [])
+            }
+        let changed = try connection.run(
+            "UPDATE webhook_queues SET " + assignments + " WHERE webhook_id = ? AND calendar = ? AND lease_owner = ?",
+            values + [.integer(queue.webhookRowID), .text(queue.calendar), .text(queue.leaseOwner)])
+        return changed == 1
     }
 
     public func pruneDeliveries(finishedBefore before: Int) throws(StoreError) -> Int {
