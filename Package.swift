@@ -43,7 +43,7 @@ let package = Package(
             name: "CalDAV",
             dependencies: ["Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "Recurrence", "CivilTime"]),
         // Free slots and conflicts from busy time and booking rules (pure).
-        .target(name: "Availability", dependencies: ["CivilTime", "Recurrence"]),
+        .target(name: "Availability", dependencies: ["CivilTime", "ICalendar", "Recurrence"]),
         // Month, week and day layout shared by the web pages, the API and the terminal (pure).
         .target(name: "CalendarViews", dependencies: ["CivilTime", "Recurrence"]),
         // The store's values as Availability and CalendarViews take them (both stay pure).
@@ -155,7 +155,9 @@ let package = Package(
                 "JSONAPI", "Webhooks",
                 "AlmanacTestSupport", "AlmanacTesting",
             ]),
-        .testTarget(name: "AvailabilityTests", dependencies: ["Availability", "CivilTime", "AlmanacTestSupport"]),
+        .testTarget(
+            name: "AvailabilityTests",
+            dependencies: ["Availability", "CivilTime", "ICalendar", "Recurrence", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
         .testTarget(
             name: "AddToCalendarTests",

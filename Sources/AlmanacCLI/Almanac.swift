@@ -49,6 +49,8 @@ public enum Almanac {
                 return try TokenCommand.run(rest, io: io)
             case "webhook":
                 return try WebhookCommand.run(rest, io: io)
+            case "hours":
+                return try HoursCommand.run(rest, io: io)
             case "free":
                 return try AppCommands.free(rest, io: io)
             case "links":

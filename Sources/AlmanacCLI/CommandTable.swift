@@ -16,6 +16,7 @@ enum CommandTable {
         .group(database),
         .group(token),
         .group(webhook),
+        .group(hours),
         .command(free), .command(links),
         .command(completion),
     ]
@@ -438,6 +439,26 @@ enum CommandTable {
                 summary: "send a signed ping now and show the answer",
                 options: [.flag("--allow-private", "allow a loopback or private address")] + storeOptions,
                 example: "almanac webhook test wh_3f9c0a528d1e4c7b9a0e5b2f"),
+        ],
+        details: nil)
+
+    static let hours = CommandGroup(
+        name: "hours", summary: "the user's bookable hours (their default availability schedule, RFC 7953)",
+        subcommands: [
+            CommandSpec(
+                ["hours", "set"], operands: "HOURS", operandKind: .text, summary: "the weekly hours",
+                options: [
+                    .valued("--tz", "ZONE", "the zone the hours are in", .value("the schedule's, else $TZ")),
+                    .valued("--title", "TEXT", "the schedule's name", .value("Working hours")),
+                ] + storeOptions,
+                example: "almanac hours set \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\" --tz Europe/Berlin"),
+            CommandSpec(
+                ["hours", "except"], operands: "DATE off|HOURS|weekly", operandKind: .text,
+                summary: "other hours on a date, a day off, or the weekday's hours again", options: storeOptions,
+                example: "almanac hours except 2026-12-24 off"),
+            CommandSpec(
+                ["hours", "show"], summary: "the hours and the dates that differ", options: storeOptions,
+                example: "almanac hours show"),
         ],
         details: nil)
 

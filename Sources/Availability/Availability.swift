@@ -48,6 +48,16 @@ public struct ClockRange: Sendable, Hashable, Codable {
         self.init(start: start, end: end)
     }
 
+    /// `09:00-17:00`, as ``init(_:)`` reads it.
+    public var text: String { Self.text(start) + "-" + Self.text(end) }
+
+    /// `09:30` for 570 minutes.
+    static func text(_ minutes: Int) -> String {
+        let hours = String(minutes / 60)
+        let rest = String(minutes % 60)
+        return (hours.count == 1 ? "0" : "") + hours + ":" + (rest.count == 1 ? "0" : "") + rest
+    }
+
     /// The spans sorted and with overlapping ones joined, so that a span
     /// given twice (or a thousand times) yields its slots once.
     public static func joined(_ spans: [ClockRange]) -> [ClockRange] {

@@ -69,6 +69,10 @@ extension DatabaseBackend {
         ),
         ("webhook_queues", ["webhook_id", "calendar", "next_attempt", "lease_until", "lease_owner"]),
         ("webhook_attempts", ["id", "webhook_id", "delivery", "type", "at", "status", "error", "duration"]),
+        (
+            "availability_schedules",
+            ["id", "identifier", "user_id", "title", "data", "is_default", "created", "modified"]
+        ),
     ]
 
     /// Copies everything in this store into `target`, which must hold no users, in one
@@ -113,6 +117,7 @@ extension DatabaseBackend {
                     // Rows came with their ids: new rows must be numbered after them.
                     for table in [
                         "users", "calendars", "objects", "webhooks", "webhook_deliveries", "webhook_attempts",
+                        "availability_schedules",
                     ] {
                         try destination.run(
                             "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)"

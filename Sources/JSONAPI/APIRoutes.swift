@@ -162,6 +162,21 @@ extension APIContext {
         Route("GET", "/api/v1/alarms", .read) { (context, _) throws(APIProblem) in try context.alarms() },
         Route("GET", "/api/v1/summary", .read) { (context, _) throws(APIProblem) in try context.summary() },
         Route("GET", "/api/v1/availability", .read) { (context, _) throws(APIProblem) in try context.availability() },
+        Route("GET", "/api/v1/availability-schedules", .read) { (context, _) throws(APIProblem) in
+            try context.listSchedules()
+        },
+        Route("POST", "/api/v1/availability-schedules", .write) { (context, _) throws(APIProblem) in
+            try context.createSchedule()
+        },
+        Route("GET", "/api/v1/availability-schedules/{id}", .read) { (context, path) throws(APIProblem) in
+            try context.readSchedule(path["id"])
+        },
+        Route("PATCH", "/api/v1/availability-schedules/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.updateSchedule(path["id"])
+        },
+        Route("DELETE", "/api/v1/availability-schedules/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteSchedule(path["id"])
+        },
         Route("POST", "/api/v1/conflicts", .read) { (context, _) throws(APIProblem) in try context.conflicts() },
         Route("POST", "/api/v1/busy", .write) { (context, _) throws(APIProblem) in try context.importBusy() },
         Route("GET", "/api/v1/tokens", .read) { (context, _) throws(APIProblem) in try context.listTokens() },

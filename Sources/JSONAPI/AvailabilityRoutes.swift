@@ -154,16 +154,30 @@ extension APIContext {
     /// `pastExcluded` says up to when the range was left out for being past.
     func availability() throws(APIProblem) -> HTTPResponse {
         let parameters = try query(
-            allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz", "includePast"]))
+            allowing: Self.ruleParameters.union(["from", "to", "calendars", "tz", "includePast", "schedule"]))
         let includePast: Bool
         switch parameters["includePast"] {
         case nil, "false": includePast = false
         case "true": includePast = true
         default: throw APIProblem(.invalidQuery, "includePast is true or false", fields: ["includePast"])
         }
-        let (zone, zoneName) = try zone(parameters)
+        // A stored schedule gives the hours, in its own zone (`tz` still reads from and to).
+        var schedule: AvailabilitySchedule?
+        if let id = parameters["schedule"] {
+            if parameters["workingHours"] != nil || parameters["dateHours"] != nil || parameters["daysOff"] != nil {
+                throw APIProblem(
+                    .invalidQuery, "schedule gives the hours: leave out workingHours, dateHours and daysOff",
+                    fields: ["schedule"])
+            }
+            schedule = try readSchedule(try storedSchedule(id))
+        }
+        let (zone, zoneName) = try zone(parameters, fallback: schedule?.timeZone)
         guard let range = try range(parameters, zone: zone) else { return json(.array([])) }
-        let rules = try rules(parameters, zone: zone, defaultLength: nil)
+        var rules = try rules(parameters, zone: zone, defaultLength: nil)
+        if let schedule {
+            schedule.apply(to: &rules)
+            rules.zone = TimeZoneDatabase.zone(named: schedule.timeZone) ?? .utc
+        }
         let calendars = parameters["calendars"].map { $0.split(separator: ",").map(String.init) }
         // Blocks just outside the range still push slots away through the buffers.
         let margin = rules.bufferBefore + rules.bufferAfter + 86_400

@@ -66,6 +66,9 @@ import Testing
             (["webhook", "list"], store),
             (["webhook", "remove"], store),
             (["webhook", "test"], store + ["--allow-private"]),
+            (["hours", "set"], store + ["--tz", "--title"]),
+            (["hours", "except"], store),
+            (["hours", "show"], store),
             (
                 ["free"],
                 store + [

@@ -251,6 +251,47 @@ import Testing
 
     /// A token's own rate limit is kept and listed; a limit out of range is refused and
     /// creates nothing.
+    @Test func hoursAreSetExceptedAndShown() throws {
+        run(["user", "add", "tester", "--generate"])
+        let (empty, none) = run(["hours", "show"])
+        #expect(empty == 0 && none.text.hasPrefix("No hours set"))
+        let (status, set) = run(["hours", "set", "Mon-Fri 09:00-17:00, Sat 10:00-14:00", "--tz", "Europe/Berlin"])
+        #expect(status == 0, "\(set.errors)")
+        #expect(set.text == "Working hours (Europe/Berlin): Mon-Fri 09:00-17:00, Sat 10:00-14:00\n")
+        #expect(run(["hours", "except", "2026-12-24", "off"]).0 == 0)
+        #expect(run(["hours", "except", "2026-12-31", "09:00-12:00", "13:00-14:00"]).0 == 0)
+        let (_, shown) = run(["hours", "show"])
+        #expect(
+            shown.text == """
+                Working hours (Europe/Berlin): Mon-Fri 09:00-17:00, Sat 10:00-14:00
+                  2026-12-24 (Thursday): off
+                  2026-12-31 (Thursday): 09:00-12:00 13:00-14:00
+
+                """)
+        // Setting the weekly hours again keeps the dates; weekly puts a date back.
+        #expect(run(["hours", "set", "Mon-Thu 08:00-16:00"]).0 == 0)
+        #expect(run(["hours", "except", "2026-12-31", "weekly"]).0 == 0)
+        let (_, after) = run(["hours", "show"])
+        #expect(
+            after.text == "Working hours (Europe/Berlin): Mon-Thu 08:00-16:00\n  2026-12-24 (Thursday): off\n")
+        // What is stored is one VAVAILABILITY, the user's default.
+        let backend = try DatabaseBackend(directory: directory.path)
+        let schedules = try backend.appState.schedules(user: "tester")
+        #expect(schedules.count == 1 && schedules[0].isDefault)
+        let text = String(decoding: schedules[0].data, as: UTF8.self)
+        #expect(text.contains("BEGIN:VAVAILABILITY") && text.contains("RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH"))
+        #expect(text.contains("EXDATE;TZID=Europe/Berlin:20261224T080000"))
+        for bad in [
+            ["set", "Mon 17:00-09:00"], ["set", "Mon 09:00-10:00", "--tz", "Mars/Olympus"],
+            ["except", "2026-13-01", "off"],
+            ["except", "2026-12-24", "9-5"], ["except", "2026-12-24"],
+        ] {
+            let (refused, io) = run(["hours"] + bad)
+            #expect(refused != 0 && !io.errors.isEmpty, "\(bad)")
+        }
+        #expect(try backend.appState.schedules(user: "tester")[0].data == schedules[0].data, "refusals change nothing")
+    }
+
     @Test func tokensWithARateLimit() throws {
         run(["user", "add", "tester", "--generate"])
         let (status, created) = run(["token", "create", "sync job", "--scope", "read", "--rate-limit", "120"])

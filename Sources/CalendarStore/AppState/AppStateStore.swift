@@ -44,6 +44,20 @@ public protocol AppStateStore: Sendable {
     /// Refuses a first weekday outside 1…7 and an unknown zone with `invalidArgument`.
     func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError)
 
+    // MARK: Availability schedules
+
+    /// A user's schedules, their default first, then by title.
+    func schedules(user: String) throws(StoreError) -> [StoredSchedule]
+    func schedule(id: String, user: String) throws(StoreError) -> StoredSchedule
+    /// The user's default schedule, or nil when they have none.
+    func defaultSchedule(user: String) throws(StoreError) -> StoredSchedule?
+    /// Creates or replaces (by id) a schedule, checking `ifMatch` against the stored
+    /// one's ETag in the same transaction; making one the default makes it the only one.
+    /// The user's first schedule is their default.
+    @discardableResult
+    func saveSchedule(_ schedule: StoredSchedule, ifMatch: String?) throws(StoreError) -> StoredSchedule
+    func deleteSchedule(id: String, user: String, ifMatch: String?) throws(StoreError)
+
     // MARK: Added marks
 
     /// Notes that the user added one of their events to a device calendar (again: updates

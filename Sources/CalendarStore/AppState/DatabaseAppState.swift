@@ -182,6 +182,129 @@ public struct DatabaseAppState: AppStateStore {
         if changed == 0 { throw StoreError(.notFound, "no user \(user)", resource: user) }
     }
 
+    // MARK: Availability schedules
+
+    static let scheduleColumns = """
+        SELECT s.identifier, u.name, s.title, s.data, s.is_default, s.created, s.modified
+        FROM availability_schedules s JOIN users u ON u.id = s.user_id
+        """
+
+    static func schedule(_ row: Row) -> StoredSchedule {
+        StoredSchedule(
+            id: row.string(0), user: row.string(1), title: row.string(2), data: row.bytes(3),
+            isDefault: row.int(4) == 1,
+            created: row.int(5), modified: row.int(6))
+    }
+
+    public func schedules(user: String) throws(StoreError) -> [StoredSchedule] {
+        try database.read { (connection) throws(StoreError) -> [StoredSchedule] in
+            try connection.rows(
+                Self.scheduleColumns + " WHERE u.name = ? ORDER BY s.is_default DESC, s.title, s.identifier",
+                [.text(user)], Self.schedule)
+        }
+    }
+
+    func schedule(id: String, user: String, _ connection: Connection) throws(StoreError) -> StoredSchedule? {
+        try connection.firstRow(
+            Self.scheduleColumns + " WHERE s.identifier = ? AND u.name = ?", [.text(id), .text(user)], Self.schedule)
+    }
+
+    public func schedule(id: String, user: String) throws(StoreError) -> StoredSchedule {
+        let found = try database.read { (connection) throws(StoreError) -> StoredSchedule? in
+            try schedule(id: id, user: user, connection)
+        }
+        guard let found else { throw StoreError(.notFound, "\(user) has no schedule \(id)", resource: id) }
+        return found
+    }
+
+    public func defaultSchedule(user: String) throws(StoreError) -> StoredSchedule? {
+        try database.read { (connection) throws(StoreError) -> StoredSchedule? in
+            try connection.firstRow(
+                Self.scheduleColumns + " WHERE u.name = ? AND s.is_default = 1", [.text(user)], Self.schedule)
+        }
+    }
+
+    public func saveSchedule(_ schedule: StoredSchedule, ifMatch: String?) throws(StoreError) -> StoredSchedule {
+        guard !schedule.title.isEmpty, schedule.title.utf8.count <= 200 else {
+            throw StoreError(.invalidArgument, "a schedule's title is 1–200 bytes")
+        }
+        guard schedule.data.count <= StoredSchedule.maxBytes else {
+            throw StoreError(.invalidArgument, "a schedule is at most \(StoredSchedule.maxBytes) bytes")
+        }
+        return try database.write { (connection) throws(StoreError) -> StoredSchedule in
+            guard
+                let userID = try connection.firstRow(
+                    "SELECT id FROM users WHERE name = ?", [.text(schedule.user)], { $0.int64(0) })
+            else { throw StoreError(.notFound, "no user \(schedule.user)", resource: schedule.user) }
+            if let lock = connection.dialect.lockUser { try connection.run(lock, [.integer(userID)]) }
+            let now = WallClock.now()
+            let existing = try self.schedule(id: schedule.id, user: schedule.user, connection)
+            if let ifMatch {
+                guard let existing else {
+                    throw StoreError(.preconditionFailed, "a new schedule has no ETag to match (If-Match)")
+                }
+                try StoreError.checkIfMatch(ifMatch, current: existing.etag, resource: schedule.id)
+            }
+            let count =
+                try connection.firstRow(
+                    "SELECT count(*) FROM availability_schedules WHERE user_id = ?", [.integer(userID)]
+                ) { $0.int(0) } ?? 0
+            let makeDefault = schedule.isDefault || count == 0 || (existing?.isDefault ?? false)
+            if makeDefault {
+                try connection.run(
+                    "UPDATE availability_schedules SET is_default = 0 WHERE user_id = ? AND identifier <> ?",
+                    [.integer(userID), .text(schedule.id)])
+            }
+            if existing == nil {
+                guard count < StoredSchedule.maxPerUser else {
+                    throw StoreError(.invalidArgument, "a user has at most \(StoredSchedule.maxPerUser) schedules")
+                }
+                try connection.run(
+                    """
+                    INSERT INTO availability_schedules (identifier, user_id, title, data, is_default, created, modified)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(schedule.id), .integer(userID), .text(schedule.title), .blob(schedule.data),
+                        .int(makeDefault ? 1 : 0), .int(now), .int(now),
+                    ])
+            } else {
+                // A new modified time even within the second, so the ETag always changes.
+                let modified = max(now, (existing?.modified ?? 0) + 1)
+                try connection.run(
+                    "UPDATE availability_schedules SET title = ?, data = ?, is_default = ?, modified = ? WHERE identifier = ? AND user_id = ?",
+                    [
+                        .text(schedule.title), .blob(schedule.data), .int(makeDefault ? 1 : 0), .int(modified),
+                        .text(schedule.id), .integer(userID),
+                    ])
+            }
+            guard let saved = try self.schedule(id: schedule.id, user: schedule.user, connection) else {
+                throw StoreError(.database, "the saved schedule was not found")
+            }
+            return saved
+        }
+    }
+
+    public func deleteSchedule(id: String, user: String, ifMatch: String?) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            guard let existing = try schedule(id: id, user: user, connection) else {
+                throw StoreError(.notFound, "\(user) has no schedule \(id)", resource: id)
+            }
+            try StoreError.checkIfMatch(ifMatch, current: existing.etag, resource: id)
+            try connection.run(
+                "DELETE FROM availability_schedules WHERE identifier = ? AND user_id = (SELECT id FROM users WHERE name = ?)",
+                [.text(id), .text(user)])
+            // The oldest other schedule becomes the default, so a user with schedules has one.
+            if existing.isDefault {
+                try connection.run(
+                    """
+                    UPDATE availability_schedules SET is_default = 1 WHERE id = (SELECT s.id FROM availability_schedules s
+                        JOIN users u ON u.id = s.user_id WHERE u.name = ? ORDER BY s.created, s.id LIMIT 1)
+                    """, [.text(user)])
+            }
+        }
+    }
+
     // MARK: Added marks
 
     public func markAdded(_ mark: AddedMark, user: String) throws(StoreError) -> AddedMark {

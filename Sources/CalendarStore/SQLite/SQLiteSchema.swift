@@ -270,6 +270,21 @@ enum SQLiteSchema {
         -- The JSON API lists a calendar's events in identifier order.
         CREATE INDEX objects_calendar_identifier ON objects(calendar_id, identifier);
         """,
+        // 13: availability schedules (issue 21): each a VAVAILABILITY (RFC 7953) of a user's, one
+        // of them the default that bookings and free time follow.
+        """
+        CREATE TABLE availability_schedules (
+            id INTEGER PRIMARY KEY,
+            identifier TEXT NOT NULL UNIQUE,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            title TEXT NOT NULL,
+            data BLOB NOT NULL,
+            is_default INTEGER NOT NULL DEFAULT 0,
+            created INTEGER NOT NULL,
+            modified INTEGER NOT NULL
+        );
+        CREATE INDEX availability_schedules_user ON availability_schedules(user_id);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {

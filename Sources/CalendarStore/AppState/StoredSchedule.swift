@@ -1,0 +1,38 @@
+/// A user's availability schedule as the store keeps it: an RFC 7953 VAVAILABILITY
+/// (the calendar object's bytes, written and read by the Availability module's
+/// `AvailabilitySchedule`), with a title and whether it is the user's default, which
+/// everything that asks "when may this person be booked?" follows.
+public struct StoredSchedule: Sendable, Hashable {
+    /// `av_` and 24 hex digits.
+    public var id: String
+    public var user: String
+    public var title: String
+    /// A VCALENDAR holding one VAVAILABILITY.
+    public var data: [UInt8]
+    public var isDefault: Bool
+    /// Unix seconds.
+    public var created: Int
+    public var modified: Int
+
+    public init(
+        id: String = StoredSchedule.newIdentifier(), user: String, title: String, data: [UInt8], isDefault: Bool,
+        created: Int = 0, modified: Int = 0
+    ) {
+        self.id = id
+        self.user = user
+        self.title = title
+        self.data = data
+        self.isDefault = isDefault
+        self.created = created
+        self.modified = modified
+    }
+
+    /// Quoted, from the bytes: changes whenever the schedule does.
+    public var etag: String { Identifiers.etag(for: data, sequence: modified) }
+
+    public static func newIdentifier() -> String { "av_" + Identifiers.randomHex(bytes: 12) }
+
+    /// How many schedules a user may keep, and how large each may be.
+    public static let maxPerUser = 50
+    public static let maxBytes = 256 << 10
+}
