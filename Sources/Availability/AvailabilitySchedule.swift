@@ -190,6 +190,7 @@ public struct AvailabilitySchedule: Sendable, Hashable {
         var zone: String?
         var weekly: [Weekday: [ClockRange]] = [:]
         var exceptions: [CivilDate: [ClockRange]] = [:]
+        var blocks: [(days: [Weekday], range: ClockRange, excluded: Set<CivilDate>)] = []
         func span(_ block: Component) throws(Unsupported) -> (CivilDate, ClockRange) {
             guard let start = try? block.property("DTSTART")?.dateTimeValue(), let time = start.time,
                 let end = try? block.property("DTEND")?.dateTimeValue(), let endTime = end.time
@@ -225,11 +226,20 @@ public struct AvailabilitySchedule: Sendable, Hashable {
             }
             let days = parsed.byDay.isEmpty ? [date.weekday] : parsed.byDay.map(\.weekday)
             for day in days { weekly[day, default: []].append(range) }
+            var excluded = Set<CivilDate>()
             for property in block.properties(named: "EXDATE") {
-                for excluded in (try? property.dateTimeValues()) ?? [] where exceptions[excluded.date] == nil {
-                    exceptions[excluded.date] = []
-                }
+                for value in (try? property.dateTimeValues()) ?? [] { excluded.insert(value.date) }
             }
+            blocks.append((days, range, excluded))
+        }
+        // A date some weekly block leaves out differs from its weekday: it keeps the
+        // blocks that do not leave it out, besides its own one-off blocks.
+        for date in Set(blocks.flatMap(\.excluded)) {
+            var spans = exceptions[date] ?? []
+            for block in blocks where block.days.contains(date.weekday) && !block.excluded.contains(date) {
+                spans.append(block.range)
+            }
+            exceptions[date] = spans
         }
         for text in availability.property(Self.daysOffProperty)?.value.split(separator: ",") ?? [] {
             guard let date = CivilDate(isoText: text) else {

@@ -165,5 +165,19 @@ import Testing
                 "RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
             ]))
         #expect(apple.timeZone == "America/New_York" && apple.hoursText == "Mon-Fri 09:00-17:00")
+        // A date that only one of a weekday's blocks leaves out keeps the other block.
+        let text = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Almanac//Tests//EN", "BEGIN:VAVAILABILITY", "UID:x",
+            "DTSTAMP:20261202T000000Z",
+            "BEGIN:AVAILABLE", "UID:am", "DTSTAMP:20261202T000000Z", "DTSTART;TZID=UTC:20260105T090000",
+            "DTEND;TZID=UTC:20260105T120000", "RRULE:FREQ=WEEKLY;BYDAY=MO", "END:AVAILABLE",
+            "BEGIN:AVAILABLE", "UID:pm", "DTSTAMP:20261202T000000Z", "DTSTART;TZID=UTC:20260105T130000",
+            "DTEND;TZID=UTC:20260105T170000", "RRULE:FREQ=WEEKLY;BYDAY=MO", "EXDATE;TZID=UTC:20261207T130000",
+            "END:AVAILABLE", "END:VAVAILABILITY", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let partial = try AvailabilitySchedule(
+            availability: try #require(try ICalendarParser.parse(text).components.first?.components.first))
+        #expect(partial.hours(on: CivilDate(year: 2026, month: 12, day: 7)!) == [ClockRange(start: 540, end: 720)])
+        #expect(partial.hours(on: CivilDate(year: 2026, month: 12, day: 14)!).count == 2)
     }
 }
