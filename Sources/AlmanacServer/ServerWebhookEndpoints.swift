@@ -9,13 +9,12 @@ struct ServerWebhookEndpoints: WebhookEndpoints {
 
     func refusal(for url: String) -> String? { options.policy.refusal(for: url)?.description }
 
-    func ping(_ webhook: Webhook, secret: String) -> WebhookAttempt {
+    func ping(_ webhook: Webhook, secret: String) -> (status: Int?, error: String?, durationMilliseconds: Int) {
         do {
-            return try WebhookSender(options: options).ping(webhook, secret: secret)
+            let response = try WebhookSender(options: options).ping(webhook, secret: secret)
+            return (response.status, response.error, response.durationMilliseconds)
         } catch {
-            return WebhookAttempt(
-                delivery: "", type: .eventUpdated, at: 0, status: nil, error: error.description, durationMilliseconds: 0
-            )
+            return (nil, error.description, 0)
         }
     }
 }

@@ -117,7 +117,8 @@ extension APIContext {
             throw APIProblem(.invalidField, "a schedule needs hours and a timeZone", fields: ["hours", "timeZone"])
         }
         var schedule = AvailabilitySchedule(timeZone: "UTC", weekly: [:])
-        var stored = StoredSchedule(user: principal.user, title: "Working hours", data: [], isDefault: false)
+        var stored = StoredSchedule(
+            user: principal.user, title: StoredSchedule.defaultTitle, data: [], isDefault: false)
         try apply(body, to: &schedule, stored: &stored)
         let saved = try attempt { () throws(StoreError) in try backend.appState.saveSchedule(stored, ifMatch: nil) }
         var response = json(try scheduleJSON(saved), status: 201, etag: saved.etag)

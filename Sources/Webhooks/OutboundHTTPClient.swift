@@ -31,8 +31,6 @@ public final class OutboundHTTPClient {
     /// besides, when the answer broke off).
     public struct Response: Sendable {
         public var status: Int?
-        /// The first bytes of the body (up to 1 KiB), for the owner's view of attempts.
-        public var bodyPrefix: [UInt8]
         public var error: String?
         public var durationMilliseconds: Int
     }
@@ -43,7 +41,6 @@ public final class OutboundHTTPClient {
 
     /// The context both C callbacks receive.
     private final class Sink {
-        var body: [UInt8] = []
         var received = 0
         var cap = 0
         var overflow = false
@@ -63,20 +60,16 @@ public final class OutboundHTTPClient {
 
     deinit { curl_easy_cleanup(handle) }
 
-    private static let write: ccurl_write_callback = { data, size, count, context in
-        guard let data, let context else { return 0 }
+    /// Counts the answer's bytes and drops them (only the status matters); past the cap
+    /// it stops the transfer.
+    private static let write: ccurl_write_callback = { _, size, count, context in
+        guard let context else { return 0 }
         let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
         sink.received += length
         if sink.received > sink.cap {
             sink.overflow = true
             return 0
-        }
-        if sink.body.count < 1_024 {
-            let keep = min(length, 1_024 - sink.body.count)
-            data.withMemoryRebound(to: UInt8.self, capacity: keep) {
-                sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: keep))
-            }
         }
         return length
     }
@@ -103,9 +96,8 @@ public final class OutboundHTTPClient {
                 / 1_000_000
         }
         if case .failure(let refusal) = OutboundPolicy.target(of: url) {
-            return Response(status: nil, bodyPrefix: [], error: refusal.description, durationMilliseconds: 0)
+            return Response(status: nil, error: refusal.description, durationMilliseconds: 0)
         }
-        sink.body.removeAll(keepingCapacity: true)
         sink.received = 0
         sink.cap = options.maxResponseBytes
         sink.overflow = false
@@ -144,7 +136,7 @@ public final class OutboundHTTPClient {
         set(ccurl_setopt_opensocket(handle, Self.openSocket, context))
         guard code == CURLE_OK else {
             let message = String(cString: curl_easy_strerror(code))
-            return Response(status: nil, bodyPrefix: [], error: "libcurl: \(message)", durationMilliseconds: 0)
+            return Response(status: nil, error: "libcurl: \(message)", durationMilliseconds: 0)
         }
         let result = curl_easy_perform(handle)
         var status = 0
@@ -158,6 +150,6 @@ public final class OutboundHTTPClient {
         } else if result != CURLE_OK {
             error = String(cString: curl_easy_strerror(result))
         }
-        return Response(status: answered, bodyPrefix: sink.body, error: error, durationMilliseconds: elapsed())
+        return Response(status: answered, error: error, durationMilliseconds: elapsed())
     }
 }

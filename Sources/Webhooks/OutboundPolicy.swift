@@ -1,3 +1,4 @@
+import CalendarStore
 import Foundation
 
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ public struct OutboundPolicy: Sendable {
     /// Checks a URL's form: `http` or `https`, a host, no user name or password (the
     /// signature authenticates the sender), no fragment. Returns the target, or the reason.
     public static func target(of text: String) -> Result<Target, OutboundRefusal> {
-        guard text.utf8.count <= 2_048, let components = URLComponents(string: text),
+        guard text.utf8.count <= Webhook.maxURLBytes, let components = URLComponents(string: text),
             let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
         else {
             return .failure(OutboundRefusal("\(text.prefix(100)) is not an absolute http:// or https:// URL"))

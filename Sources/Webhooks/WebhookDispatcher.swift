@@ -1,4 +1,5 @@
 import CalendarStore
+import CivilTime
 import Foundation
 
 /// When a failed delivery is tried again, and when it is given up: exponential backoff
@@ -19,10 +20,7 @@ public struct RetryPolicy: Sendable {
     /// The wait before the attempt after `attempts` failed ones (1 or more).
     public func delay(afterAttempts attempts: Int, random: Double = Double.random(in: 0.5...1)) -> Int {
         let exponent = min(max(attempts - 1, 0), 40)
-        let step = min(
-            capMilliseconds,
-            baseMilliseconds.multipliedReportingOverflow(by: 1 << exponent).overflow
-                ? capMilliseconds : baseMilliseconds << exponent)
+        let step = min(capMilliseconds, baseMilliseconds.multipliedSaturated(by: 1 << exponent))
         return max(1, Int(Double(step) * random))
     }
 }
@@ -49,20 +47,19 @@ public final class WebhookSender {
         return client.post(url, headers: headers, body: body)
     }
 
-    /// Sends a `ping` to a subscription's URL now, outside its queue, and returns the attempt.
-    public func ping(_ webhook: Webhook, secret: String) -> WebhookAttempt {
+    /// Sends a `ping` to a subscription's URL now, outside its queue; a status other than
+    /// 2xx is an error too.
+    public func ping(_ webhook: Webhook, secret: String) -> OutboundHTTPClient.Response {
         let now = Int(Date().timeIntervalSince1970 * 1_000)
         let id = "dl_ping_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let response = send(
             WebhookPayload.ping(id: id, webhook: webhook.id, at: now), id: id, type: "ping", attempt: 1,
             url: webhook.url, secret: secret, now: now)
-        var error = response.error
-        if error == nil, let status = response.status, !(200..<300).contains(status) {
-            error = "the endpoint answered \(status)"
+        var answered = response
+        if answered.error == nil, let status = response.status, !(200..<300).contains(status) {
+            answered.error = "the endpoint answered \(status)"
         }
-        return WebhookAttempt(
-            delivery: id, type: .eventUpdated, at: now, status: response.status, error: error,
-            durationMilliseconds: response.durationMilliseconds)
+        return answered
     }
 }
 
@@ -102,7 +99,6 @@ public final class WebhookDispatcher: @unchecked Sendable {
     let configuration: Configuration
     private let state = NSLock()
     private var running = false
-    private var threads: [Thread] = []
     private let finished = DispatchGroup()
     /// Who holds this dispatcher's leases: the process id (so a restart can tell a
     /// killed owner's leases on SQLite) and a random part.

@@ -17,7 +17,7 @@ enum HoursCommand {
         var stored =
             existing
             ?? StoredSchedule(
-                user: context.user, title: options["--title"] ?? "Working hours", data: [], isDefault: true)
+                user: context.user, title: options["--title"] ?? StoredSchedule.defaultTitle, data: [], isDefault: true)
         var schedule: AvailabilitySchedule
         if let existing {
             do {

@@ -30,6 +30,9 @@ public struct StoredSchedule: Sendable, Hashable {
     /// Quoted, from the bytes: changes whenever the schedule does.
     public var etag: String { Identifiers.etag(for: data, sequence: modified) }
 
+    /// The title of a schedule made without one.
+    public static let defaultTitle = "Working hours"
+
     public static func newIdentifier() -> String { "av_" + Identifiers.randomHex(bytes: 12) }
 
     /// How many schedules a user may keep, and how large each may be.
