@@ -82,9 +82,18 @@ public struct WebhookEventType: RawRepresentable, Sendable, Hashable, Codable, C
     public static let calendarUpdated = WebhookEventType(rawValue: "calendar.updated")
     /// A calendar was deleted.
     public static let calendarDeleted = WebhookEventType(rawValue: "calendar.deleted")
+    /// A slot or seat was booked (or a waiting booker got a seat).
+    public static let bookingCreated = WebhookEventType(rawValue: "booking.created")
+    /// A booking was cancelled.
+    public static let bookingCancelled = WebhookEventType(rawValue: "booking.cancelled")
+    /// A booking moved to another slot.
+    public static let bookingRescheduled = WebhookEventType(rawValue: "booking.rescheduled")
+    /// A hold on a slot ran out without being booked.
+    public static let holdExpired = WebhookEventType(rawValue: "hold.expired")
     /// Every type there is, the default of a new webhook.
     public static let all: [WebhookEventType] = [
         .eventCreated, .eventUpdated, .eventDeleted, .calendarCreated, .calendarUpdated, .calendarDeleted,
+        .bookingCreated, .bookingCancelled, .bookingRescheduled, .holdExpired,
     ]
 
     /// Reads the value from a JSON string.
@@ -333,6 +342,10 @@ public struct WebhookEvent: Sendable, Hashable, Codable, Identifiable {
     public var href: String?
     /// For a change to instances of a series: which, and how far.
     public var occurrence: OccurrenceChange?
+    /// The booking a `booking.*` event tells of, or nil.
+    public var bookingID: String?
+    /// The hold that ran out (`hold.expired`), or nil.
+    public var holdID: String?
 
     /// Which instances of a series a change applied to.
     public struct OccurrenceChange: Sendable, Hashable, Codable {
@@ -354,5 +367,7 @@ public struct WebhookEvent: Sendable, Hashable, Codable, Identifiable {
         case sequence
         case eventID = "eventId"
         case uid, etag, resource, href, occurrence
+        case bookingID = "bookingId"
+        case holdID = "holdId"
     }
 }

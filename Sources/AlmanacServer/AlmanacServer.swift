@@ -32,6 +32,7 @@ public final class AlmanacServer: Sendable {
     let server: HTTPServer
     /// Delivers the webhook outbox while the server runs (nil: this process delivers none).
     public let webhookDispatcher: WebhookDispatcher?
+    let holdSweeper: HoldSweeper
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
@@ -61,6 +62,7 @@ public final class AlmanacServer: Sendable {
         } else {
             webhookDispatcher = nil
         }
+        holdSweeper = HoldSweeper(store: backend.bookings, now: now)
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
         let web = WebCalendar(
@@ -104,6 +106,17 @@ public final class AlmanacServer: Sendable {
             }
             let isAPI = request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/")
             if request.headers["Authorization"] == nil, web.session(for: request) != nil { return nil }
+            if JSONAPIHandler.isBookerRequest(request) {
+                // A booker's cancel or reschedule: the token in the body signs it in.
+                let length = request.headers["Content-Length"].flatMap { Int($0) } ?? 0
+                guard length <= unauthenticatedBodyLimit else {
+                    return .text(
+                        413,
+                        "413 Content Too Large: a booking link's request is at most \(unauthenticatedBodyLimit) bytes\n"
+                    )
+                }
+                return nil
+            }
             if isAPI {
                 if case .failure(let failure) = authenticator.authenticateAPI(request) {
                     return JSONAPIHandler.response(for: failure)
@@ -160,6 +173,10 @@ public final class AlmanacServer: Sendable {
             var response: HTTPResponse
             if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
                 response = JSONAPIHandler.openAPIResponse(to: request)
+            } else if JSONAPIHandler.isBookerRequest(request),
+                web.session(for: request) == nil || request.body.contains(Array("\"token\"".utf8))
+            {
+                response = api.respondToBooker(request)
             } else if request.headers["Authorization"] == nil, let session = web.session(for: request) {
                 // The web pages' own calls: the session cookie, with its CSRF token on every change.
                 let safe = request.method == "GET" || request.method == "HEAD"
@@ -209,11 +226,15 @@ public final class AlmanacServer: Sendable {
     /// Starts listening and delivering webhooks (returns at once).
     public func start() throws(ServerError) {
         try server.start()
-        webhookDispatcher?.start()
+        startDeliveries()
     }
 
-    /// Starts delivering webhooks without listening (a server answered in process).
-    public func startDeliveries() { webhookDispatcher?.start() }
+    /// Starts delivering webhooks and expiring holds without listening (a server
+    /// answered in process).
+    public func startDeliveries() {
+        webhookDispatcher?.start()
+        holdSweeper.start()
+    }
 
     /// The port listened on.
     public var port: UInt16 { server.port }
@@ -225,11 +246,14 @@ public final class AlmanacServer: Sendable {
     /// progress.
     public func stop(gracePeriod: Double = 10) {
         server.stop(gracePeriod: gracePeriod)
-        webhookDispatcher?.stop()
+        stopDeliveries()
     }
 
-    /// Stops delivering webhooks (a server answered in process).
-    public func stopDeliveries() { webhookDispatcher?.stop() }
+    /// Stops delivering webhooks and expiring holds (a server answered in process).
+    public func stopDeliveries() {
+        webhookDispatcher?.stop()
+        holdSweeper.stop()
+    }
 
     /// Makes sure someone can sign in: when the store has no users, creates `name`
     /// with a generated password and returns both (to print once).

@@ -64,7 +64,7 @@ extension DatabaseBackend {
             [
                 "id", "identifier", "webhook_id", "calendar", "type", "sequence", "event_identifier", "uid", "etag",
                 "resource", "recurrence_id", "span", "occurred", "state", "attempts", "last_status", "last_error",
-                "finished",
+                "finished", "booking",
             ]
         ),
         ("webhook_queues", ["webhook_id", "calendar", "next_attempt", "lease_until", "lease_owner"]),
@@ -72,6 +72,23 @@ extension DatabaseBackend {
         (
             "availability_schedules",
             ["id", "identifier", "user_id", "title", "data", "is_default", "created", "modified"]
+        ),
+        (
+            "booking_types",
+            [
+                "id", "identifier", "user_id", "slug", "title", "description", "location", "durations", "calendar",
+                "busy_calendars", "schedule", "buffer_before", "buffer_after", "notice", "window_days", "step",
+                "daily_limit", "weekly_limit", "capacity", "class_event", "waitlist", "hold_seconds", "created",
+                "modified",
+            ]
+        ),
+        ("booking_holds", ["id", "identifier", "type_id", "starts", "ends", "recurrence_id", "expires"]),
+        (
+            "bookings",
+            [
+                "id", "identifier", "type_id", "calendar", "event_identifier", "recurrence_id", "starts", "ends",
+                "name", "email", "note", "status", "cancel_token", "reschedule_token", "created", "modified",
+            ]
         ),
     ]
 
@@ -117,7 +134,7 @@ extension DatabaseBackend {
                     // Rows came with their ids: new rows must be numbered after them.
                     for table in [
                         "users", "calendars", "objects", "webhooks", "webhook_deliveries", "webhook_attempts",
-                        "availability_schedules",
+                        "availability_schedules", "booking_types", "booking_holds", "bookings",
                     ] {
                         try destination.run(
                             "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)"

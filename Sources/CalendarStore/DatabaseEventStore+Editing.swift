@@ -49,47 +49,52 @@ extension DatabaseEventStore {
             throw StoreError(.invalidArgument, "the event ends before it starts")
         }
         return try database.write { (connection) throws(StoreError) -> Event in
-            guard let identifier = event.localIdentifier else {
-                if ifMatch != nil {
-                    throw StoreError(.preconditionFailed, "a new event has no ETag to match (If-Match)")
-                }
-                return try create(event, connection)
-            }
-            let (object, row) = try locate(identifier, write: true, connection)
-            try StoreError.checkIfMatch(ifMatch, current: object.etag, resource: identifier)
-            if let target = event.calendarIdentifier, target != row.calendar.id {
-                return try move(event, from: object, calendar: row, to: target, connection)
-            }
-            var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
-            var component = Self.stamped(event.component, isNew: false)
-            component.setProperty(Property(name: "UID", value: editing.uid))
-            var note: Outbox.Note?
-            if let occurrence = event.occurrenceID, editing.isRecurring {
-                let key = editing.key(of: occurrence)
-                let startKey = editing.seriesStart.map { editing.key(of: $0) } ?? key
-                if span == .thisEvent {
-                    editing.setOverride(component, key: key)
-                    note = Outbox.Note(
-                        type: .eventUpdated, occurrence: .init(recurrenceID: occurrence.text, span: "this"))
-                } else if key <= startKey {
-                    component.removeProperties(named: "RECURRENCE-ID")
-                    editing.setMaster(component)
-                } else {
-                    return try splitSeries(
-                        editing, at: key, with: component, object: object, row: row,
-                        note: Outbox.Note(
-                            type: .eventUpdated, occurrence: .init(recurrenceID: occurrence.text, span: "future")),
-                        connection)
-                }
-            } else if let overrideKey = editing.overrideKey(component) {
-                editing.setOverride(component, key: overrideKey)
-            } else {
-                editing.setMaster(component)
-            }
-            editing.addMissingTimeZones()
-            let written = try write(editing.calendar, name: object.name, into: row, note: note, connection)
-            return try self.event(from: written, calendar: row)
+            try save(event, span: span, ifMatch: ifMatch, connection)
         }
+    }
+
+    /// ``save(_:span:ifMatch:)`` in the caller's transaction.
+    func save(_ event: Event, span: Span, ifMatch: String?, _ connection: Connection) throws(StoreError) -> Event {
+        guard let identifier = event.localIdentifier else {
+            if ifMatch != nil {
+                throw StoreError(.preconditionFailed, "a new event has no ETag to match (If-Match)")
+            }
+            return try create(event, connection)
+        }
+        let (object, row) = try locate(identifier, write: true, connection)
+        try StoreError.checkIfMatch(ifMatch, current: object.etag, resource: identifier)
+        if let target = event.calendarIdentifier, target != row.calendar.id {
+            return try move(event, from: object, calendar: row, to: target, connection)
+        }
+        var editing = SeriesEditing(try CalendarObject(parsing: object.data, resource: object.name))
+        var component = Self.stamped(event.component, isNew: false)
+        component.setProperty(Property(name: "UID", value: editing.uid))
+        var note: Outbox.Note?
+        if let occurrence = event.occurrenceID, editing.isRecurring {
+            let key = editing.key(of: occurrence)
+            let startKey = editing.seriesStart.map { editing.key(of: $0) } ?? key
+            if span == .thisEvent {
+                editing.setOverride(component, key: key)
+                note = Outbox.Note(
+                    type: .eventUpdated, occurrence: .init(recurrenceID: occurrence.text, span: "this"))
+            } else if key <= startKey {
+                component.removeProperties(named: "RECURRENCE-ID")
+                editing.setMaster(component)
+            } else {
+                return try splitSeries(
+                    editing, at: key, with: component, object: object, row: row,
+                    note: Outbox.Note(
+                        type: .eventUpdated, occurrence: .init(recurrenceID: occurrence.text, span: "future")),
+                    connection)
+            }
+        } else if let overrideKey = editing.overrideKey(component) {
+            editing.setOverride(component, key: overrideKey)
+        } else {
+            editing.setMaster(component)
+        }
+        editing.addMissingTimeZones()
+        let written = try write(editing.calendar, name: object.name, into: row, note: note, connection)
+        return try self.event(from: written, calendar: row)
     }
 
     func create(_ event: Event, _ connection: Connection) throws(StoreError) -> Event {

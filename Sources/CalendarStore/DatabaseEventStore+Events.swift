@@ -264,7 +264,7 @@ extension DatabaseEventStore {
 
     /// The busy time of `calendars` in `range`, floating and all-day times read in
     /// `requested`, else in each calendar's zone.
-    private func busyTime(
+    func busyTime(
         in range: TimeRange, calendars: [CalendarRow], zone requested: ZoneRules?, _ connection: Connection
     ) throws(StoreError) -> [BusyTime] {
         var result: [BusyTime] = []

@@ -30,6 +30,9 @@ public protocol StoreBackend: Sendable {
 
     /// Webhook subscriptions and their outbox (see ``WebhookStore``).
     var webhooks: any WebhookStore { get }
+
+    /// Booking types, holds and bookings (see ``BookingStore``).
+    var bookings: any BookingStore { get }
 }
 
 extension StoreBackend {

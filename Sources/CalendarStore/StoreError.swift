@@ -46,6 +46,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case expansionLimit
         /// A name or title already taken where it must be unique.
         case alreadyExists
+        /// The slot or seat asked for is no longer free (booked, held or full): HTTP 409.
+        case slotTaken
         /// The database or the file system failed, or PostgreSQL is unreachable (HTTP 503);
         /// `sqliteCode` or `sqlState`, and `sql`, say where.
         case database

@@ -21,6 +21,7 @@ struct APIProblem: HTTPResponseError {
         case preconditionFailed = "precondition-failed"
         case preconditionRequired = "precondition-required"
         case conflict
+        case slotTaken = "slot-taken"
         case alreadyExists = "already-exists"
         case invalidCalendarData = "invalid-calendar-data"
         case unsupportedComponent = "unsupported-component"
@@ -40,7 +41,7 @@ struct APIProblem: HTTPResponseError {
             case .unsupportedMediaType: 415
             case .preconditionFailed: 412
             case .preconditionRequired: 428
-            case .conflict, .alreadyExists, .idempotencyKeyInUse: 409
+            case .conflict, .slotTaken, .alreadyExists, .idempotencyKeyInUse: 409
             case .invalidCalendarData, .unsupportedComponent: 422
             case .unavailable: 503
             case .insufficientStorage: 507
@@ -64,6 +65,7 @@ struct APIProblem: HTTPResponseError {
             case .preconditionFailed: "The resource has changed"
             case .preconditionRequired: "If-Match is required"
             case .conflict: "The event conflicts with busy time"
+            case .slotTaken: "The slot is no longer free"
             case .alreadyExists: "It already exists"
             case .invalidCalendarData: "The calendar data is not valid"
             case .unsupportedComponent: "The calendar does not take this component"
@@ -107,6 +109,7 @@ struct APIProblem: HTTPResponseError {
         case .forbidden: self.init(.forbidden, error.message)
         case .preconditionFailed: self.init(.preconditionFailed, error.message)
         case .uidConflict, .alreadyExists: self.init(.alreadyExists, error.message)
+        case .slotTaken: self.init(.slotTaken, error.message)
         case .invalidCalendarData, .invalidCalendarObject: self.init(.invalidCalendarData, error.message)
         case .unsupportedComponent: self.init(.unsupportedComponent, error.message)
         case .invalidSyncToken: self.init(.resyncRequired, error.message)

@@ -177,6 +177,47 @@ extension APIContext {
         Route("DELETE", "/api/v1/availability-schedules/{id}", .write) { (context, path) throws(APIProblem) in
             try context.deleteSchedule(path["id"])
         },
+        Route("GET", "/api/v1/booking-types", .read) { (context, _) throws(APIProblem) in
+            try context.listBookingTypes()
+        },
+        Route("POST", "/api/v1/booking-types", .write) { (context, _) throws(APIProblem) in
+            try context.createBookingType()
+        },
+        Route("GET", "/api/v1/booking-types/{id}", .read) { (context, path) throws(APIProblem) in
+            try context.readBookingType(path["id"])
+        },
+        Route("PATCH", "/api/v1/booking-types/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.updateBookingType(path["id"])
+        },
+        Route("DELETE", "/api/v1/booking-types/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteBookingType(path["id"])
+        },
+        Route("GET", "/api/v1/booking-types/{id}/slots", .read) { (context, path) throws(APIProblem) in
+            try context.bookingSlots(path["id"])
+        },
+        Route("GET", "/api/v1/booking-types/{id}/occurrences/{recurrenceId}/seats", .read) {
+            (context, path) throws(APIProblem) in
+            try context.seats(path["id"], occurrence: path["recurrenceId"])
+        },
+        Route("POST", "/api/v1/booking-types/{id}/holds", .write) { (context, path) throws(APIProblem) in
+            try context.createHold(path["id"])
+        },
+        Route("DELETE", "/api/v1/booking-types/{id}/holds/{holdId}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteHold(path["id"], hold: path["holdId"])
+        },
+        Route("GET", "/api/v1/bookings", .read) { (context, _) throws(APIProblem) in try context.listBookings() },
+        Route("POST", "/api/v1/bookings", .write) { (context, _) throws(APIProblem) in try context.createBooking() },
+        Route("GET", "/api/v1/bookings/{id}", .read) { (context, path) throws(APIProblem) in
+            try context.readBooking(path["id"])
+        },
+        Route("POST", "/api/v1/bookings/{id}/cancel", .write) { (context, path) throws(APIProblem) in
+            _ = try context.body(allowing: [])
+            return try context.cancelBooking(try context.booking(path["id"]))
+        },
+        Route("POST", "/api/v1/bookings/{id}/reschedule", .write) { (context, path) throws(APIProblem) in
+            try context.rescheduleBooking(
+                try context.booking(path["id"]), try context.body(allowing: ["start", "duration"]))
+        },
         Route("POST", "/api/v1/conflicts", .read) { (context, _) throws(APIProblem) in try context.conflicts() },
         Route("POST", "/api/v1/busy", .write) { (context, _) throws(APIProblem) in try context.importBusy() },
         Route("GET", "/api/v1/tokens", .read) { (context, _) throws(APIProblem) in try context.listTokens() },

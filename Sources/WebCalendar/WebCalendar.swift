@@ -91,6 +91,7 @@ struct WebFailure: Error {
         switch error.code {
         case .notFound: self.init(404, error.message)
         case .forbidden: self.init(403, error.message)
+        case .slotTaken: self.init(409, error.message)
         case .database:
             error.logDetails()
             self.init(503, error.clientMessage)

@@ -13,7 +13,9 @@ public enum WebhookPayload {
 
     public static func body(_ delivery: WebhookDelivery) -> [UInt8] {
         var href: JSONValue = .null
-        if let event = delivery.eventIdentifier {
+        if let booking = delivery.booking {
+            if delivery.type != .holdExpired { href = .string(path("bookings", booking)) }
+        } else if let event = delivery.eventIdentifier {
             if delivery.type != .eventDeleted || delivery.occurrence != nil { href = .string(path("events", event)) }
         } else if delivery.type != .calendarDeleted {
             href = .string(path("calendars", delivery.calendar))
@@ -23,14 +25,20 @@ public enum WebhookPayload {
             delivery.occurrence.map {
                 .object([("recurrenceId", .string($0.recurrenceID)), ("span", .string($0.span))])
             } ?? .null
-        let document: JSONValue = .object([
+        var members: [(key: String, value: JSONValue)] = [
             ("id", .string(delivery.id)), ("type", .string(delivery.type.rawValue)),
             ("occurredAt", .string(CivilDateTime.utcText(milliseconds: delivery.occurred))),
             ("webhookId", .string(delivery.webhookID)), ("calendarId", .string(delivery.calendar)),
             ("sequence", .integer(delivery.sequence)), ("eventId", text(delivery.eventIdentifier)),
             ("uid", text(delivery.uid)), ("etag", text(delivery.etag)), ("resource", text(delivery.resource)),
             ("href", href), ("occurrence", occurrence),
-        ])
+        ]
+        if delivery.type == .holdExpired {
+            members.append(("holdId", text(delivery.booking)))
+        } else if delivery.booking != nil {
+            members.append(("bookingId", text(delivery.booking)))
+        }
+        let document: JSONValue = .object(members)
         return Array(document.jsonText.utf8)
     }
 

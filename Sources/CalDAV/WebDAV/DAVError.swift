@@ -68,6 +68,7 @@ struct DAVError: HTTPResponseError {
         // A postcondition the answer cannot meet (RFC 4791 §7.8, §1.3: 403 with its element).
         case .expansionLimit: self.init(403, error.message, dav: "number-of-matches-within-limits")
         case .alreadyExists: self.init(405, error.message, dav: "resource-must-be-null")
+        case .slotTaken: self.init(409, error.message)
         case .database:
             error.logDetails()
             self.init(503, error.clientMessage)

@@ -285,6 +285,69 @@ enum SQLiteSchema {
         );
         CREATE INDEX availability_schedules_user ON availability_schedules(user_id);
         """,
+        // 14: bookings (issue 21): booking types, the holds that keep a slot for a booker for a
+        // few minutes, and the bookings with the hashes of their cancel and reschedule tokens;
+        // webhook deliveries name the booking they tell of.
+        """
+        CREATE TABLE booking_types (
+            id INTEGER PRIMARY KEY,
+            identifier TEXT NOT NULL UNIQUE,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            slug TEXT UNIQUE,
+            title TEXT NOT NULL,
+            description TEXT,
+            location TEXT,
+            durations TEXT NOT NULL,
+            calendar TEXT NOT NULL,
+            busy_calendars TEXT,
+            schedule TEXT,
+            buffer_before INTEGER NOT NULL DEFAULT 0,
+            buffer_after INTEGER NOT NULL DEFAULT 0,
+            notice INTEGER NOT NULL DEFAULT 0,
+            window_days INTEGER,
+            step INTEGER,
+            daily_limit INTEGER,
+            weekly_limit INTEGER,
+            capacity INTEGER,
+            class_event TEXT,
+            waitlist INTEGER NOT NULL DEFAULT 0,
+            hold_seconds INTEGER NOT NULL,
+            created INTEGER NOT NULL,
+            modified INTEGER NOT NULL
+        );
+        CREATE INDEX booking_types_user ON booking_types(user_id);
+        CREATE TABLE booking_holds (
+            id INTEGER PRIMARY KEY,
+            identifier TEXT NOT NULL UNIQUE,
+            type_id INTEGER NOT NULL REFERENCES booking_types(id) ON DELETE CASCADE,
+            starts INTEGER NOT NULL,
+            ends INTEGER NOT NULL,
+            recurrence_id TEXT,
+            expires INTEGER NOT NULL
+        );
+        CREATE INDEX booking_holds_type ON booking_holds(type_id, starts);
+        CREATE INDEX booking_holds_expires ON booking_holds(expires);
+        CREATE TABLE bookings (
+            id INTEGER PRIMARY KEY,
+            identifier TEXT NOT NULL UNIQUE,
+            type_id INTEGER NOT NULL REFERENCES booking_types(id) ON DELETE CASCADE,
+            calendar TEXT NOT NULL,
+            event_identifier TEXT,
+            recurrence_id TEXT,
+            starts INTEGER NOT NULL,
+            ends INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            email TEXT NOT NULL,
+            note TEXT,
+            status TEXT NOT NULL,
+            cancel_token TEXT NOT NULL UNIQUE,
+            reschedule_token TEXT NOT NULL UNIQUE,
+            created INTEGER NOT NULL,
+            modified INTEGER NOT NULL
+        );
+        CREATE INDEX bookings_type_start ON bookings(type_id, starts);
+        ALTER TABLE webhook_deliveries ADD COLUMN booking TEXT;
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {

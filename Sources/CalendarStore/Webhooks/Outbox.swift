@@ -15,6 +15,7 @@ enum Outbox {
         var etag: String? = nil
         var resource: String? = nil
         var occurrence: WebhookDelivery.OccurrenceSpan? = nil
+        var booking: String? = nil
     }
 
     /// What a write through the event API says of itself beyond "created" or "updated":
@@ -37,15 +38,15 @@ enum Outbox {
         let inserted = try connection.run(
             """
             INSERT INTO webhook_deliveries (identifier, webhook_id, calendar, type, sequence, event_identifier, uid, etag,
-                resource, recurrence_id, span, occurred)
+                resource, recurrence_id, span, occurred, booking)
             SELECT \(connection.dialect.newDeliveryID), w.id, ?1, ?4, CAST(?5 AS BIGINT), ?6, ?7, ?8, ?9, ?10, ?11,
-                CAST(?12 AS BIGINT)
+                CAST(?12 AS BIGINT), CAST(?13 AS TEXT)
             """ + subscribers,
             [
                 .text(change.calendar), .integer(change.ownerID), .int(change.type.bit), .text(change.type.rawValue),
                 .int(change.sequence), .optional(change.eventIdentifier), .optional(change.uid), .optional(change.etag),
                 .optional(change.resource), .optional(change.occurrence?.recurrenceID),
-                .optional(change.occurrence?.span), .int(now),
+                .optional(change.occurrence?.span), .int(now), .optional(change.booking),
             ])
         guard inserted > 0 else { return }
         // A queue that waits for a retry keeps its time: the new delivery goes after the

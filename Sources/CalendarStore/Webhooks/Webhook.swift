@@ -1,5 +1,6 @@
 /// What a webhook subscription may be told about: a change to an event (a calendar
-/// object) or to a calendar. The raw values are the `type` members of the deliveries.
+/// object), to a calendar, or to a booking. The raw values are the `type` members of
+/// the deliveries.
 public enum WebhookEventType: String, Sendable, CaseIterable, Hashable, Comparable {
     case eventCreated = "event.created"
     case eventUpdated = "event.updated"
@@ -7,6 +8,12 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Hashable, Comparab
     case calendarCreated = "calendar.created"
     case calendarUpdated = "calendar.updated"
     case calendarDeleted = "calendar.deleted"
+    // Appended: a type's bit is its place in this list, and stored masks keep their bits.
+    case bookingCreated = "booking.created"
+    case bookingCancelled = "booking.cancelled"
+    case bookingRescheduled = "booking.rescheduled"
+    /// A hold ran out without being booked.
+    case holdExpired = "hold.expired"
 
     /// The bit of this type in the `events` mask a subscription is stored with.
     var bit: Int { 1 << WebhookEventType.allCases.firstIndex(of: self)! }
@@ -112,6 +119,8 @@ public struct WebhookDelivery: Sendable, Hashable {
     /// The outbox row's number: it orders the deliveries of a calendar, and a listing
     /// of deliveries pages by it.
     public var position: Int64
+    /// The booking a `booking.*` delivery tells of, or the hold of a `hold.expired` one.
+    public var booking: String? = nil
 
     public enum State: String, Sendable, Hashable {
         case pending

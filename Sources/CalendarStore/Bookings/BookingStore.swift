@@ -1,0 +1,831 @@
+import CivilTime
+import ICalendar
+import Recurrence
+
+/// Booking types, holds and bookings. Reached through ``DatabaseBackend/bookings``.
+///
+/// Every change that takes a slot or a seat (a hold, a booking, a reschedule) runs in
+/// one transaction that locks the booking calendar's row, gathers the situation again
+/// (``BookingSituation``: busy time, other holds, the type's bookings, class seats) and
+/// asks the caller's `check` whether the slot is still free: two bookers racing for the
+/// last seat or the same slot, in one process or several on PostgreSQL, take turns, and
+/// the second sees the first's booking and gets ``StoreError/Code/slotTaken``. The
+/// rules that decide what is free live above the store (the Availability module); the
+/// store only guarantees that they are applied to what is committed.
+public protocol BookingStore: Sendable {
+    func createBookingType(_ type: BookingType) throws(StoreError) -> BookingType
+    func bookingTypes(owner: String) throws(StoreError) -> [BookingType]
+    func bookingType(id: String, owner: String) throws(StoreError) -> BookingType
+    /// The type whose public page is `/book/{slug}`.
+    func bookingType(slug: String) throws(StoreError) -> BookingType
+    func updateBookingType(_ type: BookingType, ifMatch: String?) throws(StoreError) -> BookingType
+    /// Removes a type with its holds and its bookings' records (the events stay).
+    func deleteBookingType(id: String, owner: String, ifMatch: String?) throws(StoreError)
+
+    /// What decides the slots of a type in `range` (busy time there; the type's bookings
+    /// from a week before to a week after, for the limits), with the holds live at `now`.
+    func situation(type: String, owner: String, in range: TimeRange, now: Int) throws(StoreError)
+        -> BookingSituation
+    /// Holds `start..<end` (a slot, or a seat of the class occurrence starting then) for
+    /// the type's hold time, when `check` finds it free in the situation around it.
+    func hold(
+        type: String, owner: String, start: Int, end: Int, now: Int,
+        check: (BookingSituation) throws(StoreError) -> Void
+    ) throws(StoreError) -> BookingHold
+    /// Gives a hold back before it runs out.
+    func releaseHold(id: String, type: String) throws(StoreError)
+    /// Books a slot (writing its event) or a seat (adding the booker as an attendee of
+    /// the class occurrence; on a waiting list when it is full and the type keeps one),
+    /// when `check` finds it free. A request that repeats a confirmed booking (same
+    /// type, start and e-mail) answers that booking with `isNew` false.
+    func book(
+        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> Void
+    ) throws(StoreError) -> (booking: Booking, isNew: Bool)
+    /// A user's bookings by start (then id), at most `limit`, optionally of one type and
+    /// starting in a range, those after `cursor` (a booking id).
+    func bookings(owner: String, type: String?, in range: TimeRange?, after cursor: String?, limit: Int)
+        throws(StoreError) -> [Booking]
+    func booking(id: String, owner: String) throws(StoreError) -> Booking
+    /// The booking a cancel (or reschedule) token's hash belongs to.
+    func booking(tokenHash: String, purpose: BookingTokenPurpose) throws(StoreError) -> Booking
+    /// Cancels a booking: a slot's event gets STATUS:CANCELLED (synced devices show it
+    /// cancelled), a seat's attendee is removed and the first on the waiting list, if
+    /// any, takes the seat. Cancelling a cancelled booking changes nothing.
+    func cancel(booking id: String, owner: String, now: Int) throws(StoreError) -> Booking
+    /// Moves a confirmed booking to `start..<end` (a seat: to the occurrence starting
+    /// then) when `check` finds it free, the booking's own time left out of the busy time.
+    func reschedule(
+        booking id: String, owner: String, start: Int, end: Int, now: Int,
+        check: (BookingSituation) throws(StoreError) -> Void
+    ) throws(StoreError) -> Booking
+    /// Removes the holds that ran out by `now` (each tells `hold.expired` to webhooks);
+    /// how many.
+    @discardableResult
+    func expireHolds(now: Int) throws(StoreError) -> Int
+}
+
+/// Which of a booking's two tokens.
+public enum BookingTokenPurpose: Sendable {
+    case cancel
+    case reschedule
+}
+
+extension DatabaseBackend {
+    public var bookings: any BookingStore { DatabaseBookingStore(backend: self) }
+}
+
+struct DatabaseBookingStore: BookingStore {
+    let backend: DatabaseBackend
+    var database: any StoreDatabase { backend.database }
+
+    /// The booking type's row, with its owner's.
+    struct TypeRow {
+        var rowID: Int64
+        var ownerID: Int64
+        var type: BookingType
+    }
+
+    static let typeColumns = """
+        SELECT t.id, t.user_id, t.identifier, u.name, t.slug, t.title, t.description, t.location, t.durations, t.calendar,
+            t.busy_calendars, t.schedule, t.buffer_before, t.buffer_after, t.notice, t.window_days, t.step,
+            t.daily_limit, t.weekly_limit, t.capacity, t.class_event, t.waitlist, t.hold_seconds, t.created, t.modified
+        FROM booking_types t JOIN users u ON u.id = t.user_id
+        """
+
+    static func typeRow(_ row: Row) -> TypeRow {
+        let type = BookingType(
+            id: row.string(2), owner: row.string(3), slug: row.optionalString(4), title: row.string(5),
+            description: row.optionalString(6), location: row.optionalString(7),
+            durations: row.string(8).split(separator: ",").compactMap { Int($0) }, calendar: row.string(9),
+            busyCalendars: row.optionalString(10).map { $0.split(separator: ",").map(String.init) },
+            schedule: row.optionalString(11), bufferBefore: row.int(12), bufferAfter: row.int(13),
+            notice: row.int(14), windowDays: row.optionalInt(15), step: row.optionalInt(16),
+            dailyLimit: row.optionalInt(17), weeklyLimit: row.optionalInt(18), capacity: row.optionalInt(19),
+            classEvent: row.optionalString(20), waitlist: row.int(21) != 0, holdSeconds: row.int(22),
+            created: row.int(23), modified: row.int(24))
+        return TypeRow(rowID: row.int64(0), ownerID: row.int64(1), type: type)
+    }
+
+    func typeRow(id: String, owner: String, _ connection: Connection) throws(StoreError) -> TypeRow {
+        guard
+            let found = try connection.firstRow(
+                Self.typeColumns + " WHERE t.identifier = ? AND u.name = ?", [.text(id), .text(owner)], Self.typeRow)
+        else { throw StoreError(.notFound, "\(owner) has no booking type \(id)", resource: id) }
+        return found
+    }
+
+    func events(_ row: TypeRow) -> DatabaseEventStore {
+        DatabaseEventStore(backend: backend, userID: row.ownerID, user: row.type.owner)
+    }
+
+    // MARK: Types
+
+    /// Every way a type can be refused, checked before anything is written.
+    func validate(_ type: BookingType, ownerID: Int64, _ connection: Connection) throws(StoreError) {
+        func check(_ condition: Bool, _ message: String) throws(StoreError) {
+            if !condition { throw StoreError(.invalidArgument, message) }
+        }
+        func inRange(_ value: Int?, _ range: ClosedRange<Int>, _ name: String) throws(StoreError) {
+            guard let value else { return }
+            try check(range.contains(value), "\(name) is \(range.lowerBound) to \(range.upperBound)")
+        }
+        try check(
+            !type.title.isEmpty && type.title.utf8.count <= BookingType.maxTitleBytes,
+            "a booking type's title is 1 to \(BookingType.maxTitleBytes) bytes")
+        for text in [type.description, type.location] {
+            try check((text?.utf8.count ?? 0) <= BookingType.maxTextBytes, "a text is at most 10,000 bytes")
+        }
+        if let slug = type.slug {
+            try check(
+                BookingType.isValidSlug(slug),
+                "a slug is 1 to 64 lower-case letters, digits and '-' (not first or last)")
+        }
+        try check(
+            (1...BookingType.maxDurations).contains(type.durations.count),
+            "a booking type has 1 to \(BookingType.maxDurations) durations")
+        for duration in type.durations {
+            try check(
+                (60...BookingType.maxSeconds).contains(duration) && duration % 60 == 0,
+                "a duration is whole minutes, a minute to 31 days")
+        }
+        try check(Set(type.durations).count == type.durations.count, "durations are different from each other")
+        for value in [type.bufferBefore, type.bufferAfter, type.notice] {
+            try inRange(value, 0...BookingType.maxSeconds, "a buffer or notice (seconds)")
+        }
+        try inRange(type.step, 60...BookingType.maxSeconds, "step (seconds)")
+        try inRange(type.windowDays, 1...BookingType.maxWindowDays, "windowDays")
+        try inRange(type.dailyLimit, 1...10_000, "dailyLimit")
+        try inRange(type.weeklyLimit, 1...10_000, "weeklyLimit")
+        try inRange(type.capacity, 1...BookingType.maxCapacity, "capacity")
+        try inRange(type.holdSeconds, 30...BookingType.maxHoldSeconds, "holdSeconds")
+        if type.capacity != nil || type.waitlist {
+            try check(type.classEvent != nil, "seats (capacity, waitlist) are of a class: name its classEvent")
+        }
+        let events = DatabaseEventStore(backend: backend, userID: ownerID, user: type.owner)
+        let calendar = try events.calendarRow(type.calendar, connection, write: false)
+        try check(calendar.writable, "the booking calendar must be writable by \(type.owner)")
+        if let busy = type.busyCalendars {
+            try check(
+                busy.count <= BookingType.maxBusyCalendars, "at most \(BookingType.maxBusyCalendars) busy calendars")
+            for identifier in busy { _ = try events.calendarRow(identifier, connection, write: false) }
+        }
+        if let schedule = type.schedule {
+            guard try DatabaseAppState(backend: backend).schedule(id: schedule, user: type.owner, connection) != nil
+            else { throw StoreError(.invalidArgument, "\(type.owner) has no schedule \(schedule)", resource: schedule) }
+        }
+        if let classEvent = type.classEvent {
+            let (_, row) = try events.locate(classEvent, write: false, connection)
+            try check(row.rowID == calendar.rowID, "the class event must be in the booking calendar")
+        }
+        if let slug = type.slug,
+            try connection.firstRow(
+                "SELECT 1 FROM booking_types WHERE slug = ? AND identifier <> ?", [.text(slug), .text(type.id)],
+                { _ in true }) != nil
+        {
+            throw StoreError(.alreadyExists, "the slug \(slug) is taken", resource: slug)
+        }
+    }
+
+    func columns(_ type: BookingType) -> [(name: String, value: SQLValue)] {
+        [
+            ("slug", .optional(type.slug)), ("title", .text(type.title)), ("description", .optional(type.description)),
+            ("location", .optional(type.location)),
+            ("durations", .text(type.durations.map(String.init).joined(separator: ","))),
+            ("calendar", .text(type.calendar)),
+            ("busy_calendars", .optional(type.busyCalendars.map { $0.joined(separator: ",") })),
+            ("schedule", .optional(type.schedule)), ("buffer_before", .int(type.bufferBefore)),
+            ("buffer_after", .int(type.bufferAfter)), ("notice", .int(type.notice)),
+            ("window_days", .optional(type.windowDays)), ("step", .optional(type.step)),
+            ("daily_limit", .optional(type.dailyLimit)), ("weekly_limit", .optional(type.weeklyLimit)),
+            ("capacity", .optional(type.capacity)), ("class_event", .optional(type.classEvent)),
+            ("waitlist", .int(type.waitlist ? 1 : 0)), ("hold_seconds", .int(type.holdSeconds)),
+        ]
+    }
+
+    func createBookingType(_ type: BookingType) throws(StoreError) -> BookingType {
+        try database.write { (connection) throws(StoreError) -> BookingType in
+            guard
+                let ownerID = try connection.firstRow(
+                    "SELECT id FROM users WHERE name = ?", [.text(type.owner)], { $0.int64(0) })
+            else { throw StoreError(.notFound, "no user \(type.owner)", resource: type.owner) }
+            if let lock = connection.dialect.lockUser { try connection.run(lock, [.integer(ownerID)]) }
+            try validate(type, ownerID: ownerID, connection)
+            let count =
+                try connection.firstRow("SELECT count(*) FROM booking_types WHERE user_id = ?", [.integer(ownerID)]) {
+                    $0.int(0)
+                } ?? 0
+            guard count < BookingType.maxPerUser else {
+                throw StoreError(.invalidArgument, "a user has at most \(BookingType.maxPerUser) booking types")
+            }
+            let now = WallClock.now()
+            let all =
+                columns(type) + [
+                    ("identifier", .text(type.id)), ("user_id", .integer(ownerID)), ("created", .int(now)),
+                    ("modified", .int(now)),
+                ]
+            try connection.run(
+                "INSERT INTO booking_types (" + all.map(\.name).joined(separator: ", ") + ") VALUES ("
+                    + all.map { _ in "?" }.joined(separator: ", ") + ")", all.map(\.value))
+            return try typeRow(id: type.id, owner: type.owner, connection).type
+        }
+    }
+
+    func bookingTypes(owner: String) throws(StoreError) -> [BookingType] {
+        try database.read { (connection) throws(StoreError) -> [BookingType] in
+            try connection.rows(
+                Self.typeColumns + " WHERE u.name = ? ORDER BY t.title, t.identifier", [.text(owner)], Self.typeRow
+            ).map(\.type)
+        }
+    }
+
+    func bookingType(id: String, owner: String) throws(StoreError) -> BookingType {
+        try database.read { (connection) throws(StoreError) -> BookingType in
+            try typeRow(id: id, owner: owner, connection).type
+        }
+    }
+
+    func bookingType(slug: String) throws(StoreError) -> BookingType {
+        let found = try database.read { (connection) throws(StoreError) -> TypeRow? in
+            try connection.firstRow(Self.typeColumns + " WHERE t.slug = ?", [.text(slug)], Self.typeRow)
+        }
+        guard let found else { throw StoreError(.notFound, "no booking page \(slug)", resource: slug) }
+        return found.type
+    }
+
+    func updateBookingType(_ type: BookingType, ifMatch: String?) throws(StoreError) -> BookingType {
+        try database.write { (connection) throws(StoreError) -> BookingType in
+            let row = try typeRow(id: type.id, owner: type.owner, connection)
+            try StoreError.checkIfMatch(ifMatch, current: row.type.etag, resource: type.id)
+            try validate(type, ownerID: row.ownerID, connection)
+            // Modified moves on even within one second: the ETag must change.
+            let modified = max(WallClock.now(), row.type.modified + 1)
+            let all = columns(type) + [("modified", .int(modified))]
+            try connection.run(
+                "UPDATE booking_types SET " + all.map { $0.name + " = ?" }.joined(separator: ", ") + " WHERE id = ?",
+                all.map(\.value) + [.integer(row.rowID)])
+            return try typeRow(id: type.id, owner: type.owner, connection).type
+        }
+    }
+
+    func deleteBookingType(id: String, owner: String, ifMatch: String?) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            let row = try typeRow(id: id, owner: owner, connection)
+            try StoreError.checkIfMatch(ifMatch, current: row.type.etag, resource: id)
+            try connection.run("DELETE FROM bookings WHERE type_id = ?", [.integer(row.rowID)])
+            try connection.run("DELETE FROM booking_holds WHERE type_id = ?", [.integer(row.rowID)])
+            try connection.run("DELETE FROM booking_types WHERE id = ?", [.integer(row.rowID)])
+        }
+    }
+
+    // MARK: The situation
+
+    static let holdColumns = """
+        SELECT h.identifier, t.identifier, h.starts, h.ends, h.recurrence_id, h.expires
+        FROM booking_holds h JOIN booking_types t ON t.id = h.type_id
+        """
+
+    static func hold(_ row: Row) -> BookingHold {
+        BookingHold(
+            id: row.string(0), type: row.string(1), start: row.int(2), end: row.int(3),
+            recurrenceID: row.optionalString(4), expires: row.int(5))
+    }
+
+    static let bookingColumns = """
+        SELECT b.identifier, t.identifier, u.name, b.calendar, b.event_identifier, b.recurrence_id, b.starts, b.ends,
+            b.name, b.email, b.note, b.status, b.created, b.modified, b.id, t.id
+        FROM bookings b JOIN booking_types t ON t.id = b.type_id JOIN users u ON u.id = t.user_id
+        """
+
+    static func booking(_ row: Row) -> Booking {
+        Booking(
+            id: row.string(0), type: row.string(1), owner: row.string(2), calendar: row.string(3),
+            eventIdentifier: row.optionalString(4), recurrenceID: row.optionalString(5), start: row.int(6),
+            end: row.int(7), name: row.string(8), email: row.string(9), note: row.optionalString(10),
+            status: Booking.Status(rawValue: row.string(11)) ?? .cancelled, created: row.int(12),
+            modified: row.int(13))
+    }
+
+    /// The seven days around a range that the daily and weekly limits read.
+    static let limitMargin = 8 * 86_400
+
+    /// The situation of a type in `range`, read in the caller's transaction: other
+    /// bookers' live holds (all but `ownHold`), and busy time without the event of
+    /// `ownBooking` (whose time a reschedule gives up).
+    func situation(
+        _ row: TypeRow, in range: TimeRange, now: Int, ownHold: String? = nil, ownBooking: Booking? = nil,
+        _ connection: Connection
+    ) throws(StoreError) -> BookingSituation {
+        let type = row.type
+        let events = events(row)
+        let appState = DatabaseAppState(backend: backend)
+        var schedule: StoredSchedule?
+        if let id = type.schedule {
+            schedule = try appState.schedule(id: id, user: type.owner, connection)
+        } else {
+            schedule = try connection.firstRow(
+                DatabaseAppState.scheduleColumns + " WHERE s.user_id = ? AND s.is_default = 1",
+                [.integer(row.ownerID)], DatabaseAppState.schedule)
+        }
+        let holds = try connection.rows(
+            Self.holdColumns + " WHERE h.type_id = ? AND h.expires > ? AND h.starts < ? AND h.ends > ?",
+            [.integer(row.rowID), .int(now), .int(range.end), .int(range.start)], Self.hold
+        ).filter { $0.id != ownHold }
+        let bookings = try connection.rows(
+            Self.bookingColumns
+                + " WHERE b.type_id = ? AND b.status = 'confirmed' AND b.starts < ? AND b.ends > ? ORDER BY b.starts",
+            [
+                .integer(row.rowID), .int(range.end.addingSaturated(Self.limitMargin)),
+                .int(range.start.subtractingSaturated(Self.limitMargin)),
+            ], Self.booking
+        ).filter { $0.id != ownBooking?.id }
+        var busy: [BusyTime] = []
+        var occurrences: [ClassOccurrence] = []
+        let bookingCalendar = try events.calendarRow(type.calendar, connection, write: false)
+        if let classEvent = type.classEvent {
+            occurrences = try classOccurrences(
+                of: classEvent, capacity: type.capacity, in: range, calendar: bookingCalendar, events: events,
+                connection)
+        } else {
+            // The booking calendar always blocks; busy calendars since removed are skipped.
+            var calendars = [bookingCalendar]
+            if let identifiers = type.busyCalendars {
+                for identifier in identifiers where identifier != type.calendar {
+                    if let calendar = try? events.calendarRow(identifier, connection, write: false) {
+                        calendars.append(calendar)
+                    }
+                }
+            } else {
+                calendars = try events.visibleCalendars(nil, connection)
+            }
+            busy = try events.busyTime(in: range, calendars: calendars, zone: nil, connection)
+            if let own = ownBooking?.eventIdentifier { busy.removeAll { $0.eventIdentifier == own } }
+        }
+        return BookingSituation(
+            type: type, schedule: schedule, busy: busy, holds: holds, bookings: bookings, occurrences: occurrences)
+    }
+
+    /// The occurrences of a class in `range` with their capacity (the instance's
+    /// `X-ALMANAC-CAPACITY`, else the series', else the type's, else 1) and the attendees
+    /// that have not declined.
+    func classOccurrences(
+        of classEvent: String, capacity: Int?, in range: TimeRange, calendar: CalendarRow, events: DatabaseEventStore,
+        _ connection: Connection
+    ) throws(StoreError) -> [ClassOccurrence] {
+        let (object, _) = try events.locate(classEvent, write: false, connection)
+        let parsed = try CalendarObject(parsing: object.data, resource: object.name)
+        let seriesCapacity = parsed.master.flatMap(Self.capacity) ?? capacity ?? 1
+        let listed = try events.occurrences(
+            in: range, calendars: [calendar], filter: .all, timeZone: nil, connection)
+        return listed.occurrences.filter { $0.eventIdentifier == object.identifier }.map { occurrence in
+            let component = occurrence.component
+            let attendees = component.properties(named: "ATTENDEE").filter {
+                $0[parameter: "PARTSTAT"]?.uppercased() != "DECLINED"
+            }
+            return ClassOccurrence(
+                start: occurrence.startInstant, end: occurrence.endInstant, recurrenceID: occurrence.recurrenceID?.text,
+                capacity: (occurrence.isDetached ? Self.capacity(component) : nil) ?? seriesCapacity,
+                taken: attendees.count, isCancelled: occurrence.isCancelled)
+        }
+    }
+
+    /// A component's `X-ALMANAC-CAPACITY`, when it is a count the store takes.
+    static func capacity(_ component: Component) -> Int? {
+        guard let value = component.property("X-ALMANAC-CAPACITY").flatMap({ Int($0.value) }),
+            (0...BookingType.maxCapacity).contains(value)
+        else { return nil }
+        return value
+    }
+
+    func situation(type: String, owner: String, in range: TimeRange, now: Int) throws(StoreError)
+        -> BookingSituation
+    {
+        try database.read { (connection) throws(StoreError) -> BookingSituation in
+            try situation(try typeRow(id: type, owner: owner, connection), in: range, now: now, connection)
+        }
+    }
+
+    /// The range a decision about `start..<end` reads: the buffers and a day either side.
+    static func around(start: Int, end: Int, _ type: BookingType) -> TimeRange {
+        let margin = type.bufferBefore + type.bufferAfter + 86_400
+        return TimeRange(start: start.subtractingSaturated(margin), end: end.addingSaturated(margin))
+    }
+
+    /// The type's row, its booking calendar locked until the transaction ends (so
+    /// decisions about its slots take turns), and the holds that ran out dropped.
+    func lockedType(id: String, owner: String, now: Int, _ connection: Connection) throws(StoreError) -> (
+        TypeRow, CalendarRow
+    ) {
+        let row = try typeRow(id: id, owner: owner, connection)
+        let calendar = try events(row).calendarRow(row.type.calendar, connection, write: true)
+        try expireHolds(typeRowID: row.rowID, now: now, connection)
+        return (row, calendar)
+    }
+
+    // MARK: Holds
+
+    func hold(
+        type: String, owner: String, start: Int, end: Int, now: Int,
+        check: (BookingSituation) throws(StoreError) -> Void
+    ) throws(StoreError) -> BookingHold {
+        try database.write { (connection) throws(StoreError) -> BookingHold in
+            let (row, _) = try lockedType(id: type, owner: owner, now: now, connection)
+            let situation = try situation(
+                row, in: Self.around(start: start, end: end, row.type), now: now, connection)
+            try check(situation)
+            let recurrenceID = try seat(at: start, in: situation)?.recurrenceID
+            let hold = BookingHold(
+                id: BookingHold.newIdentifier(), type: type, start: start, end: end, recurrenceID: recurrenceID,
+                expires: now + row.type.holdSeconds)
+            try connection.run(
+                "INSERT INTO booking_holds (identifier, type_id, starts, ends, recurrence_id, expires) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .text(hold.id), .integer(row.rowID), .int(start), .int(end), .optional(recurrenceID),
+                    .int(hold.expires),
+                ])
+            return hold
+        }
+    }
+
+    /// For a seated type, the class occurrence starting at `start` (it must exist); nil
+    /// for a type of whole slots.
+    func seat(at start: Int, in situation: BookingSituation) throws(StoreError) -> ClassOccurrence? {
+        guard situation.type.isSeated else { return nil }
+        guard let occurrence = situation.occurrences.first(where: { $0.start == start }) else {
+            throw StoreError(.slotTaken, "no class of \(situation.type.title) starts then")
+        }
+        return occurrence
+    }
+
+    func releaseHold(id: String, type: String) throws(StoreError) {
+        try database.write { (connection) throws(StoreError) in
+            let removed = try connection.run(
+                "DELETE FROM booking_holds WHERE identifier = ? AND type_id = (SELECT id FROM booking_types WHERE identifier = ?)",
+                [.text(id), .text(type)])
+            if removed == 0 { throw StoreError(.notFound, "no hold \(id)", resource: id) }
+        }
+    }
+
+    func expireHolds(now: Int) throws(StoreError) -> Int {
+        try database.write { (connection) throws(StoreError) -> Int in
+            try expireHolds(typeRowID: nil, now: now, connection)
+        }
+    }
+
+    /// Drops the holds (of one type, or all) that ran out, telling webhooks of each.
+    @discardableResult
+    func expireHolds(typeRowID: Int64?, now: Int, _ connection: Connection) throws(StoreError) -> Int {
+        let expired = try connection.rows(
+            """
+            SELECT h.id, h.identifier, t.calendar, t.user_id, h.starts, h.recurrence_id FROM booking_holds h
+            JOIN booking_types t ON t.id = h.type_id WHERE h.expires <= ?
+            """ + (typeRowID == nil ? "" : " AND h.type_id = ?") + " ORDER BY h.id LIMIT 1000",
+            [.int(now)] + (typeRowID.map { [.integer($0)] } ?? [])
+        ) { row in
+            (
+                rowID: row.int64(0), id: row.string(1), calendar: row.string(2), ownerID: row.int64(3),
+                recurrenceID: row.optionalString(5)
+            )
+        }
+        for hold in expired {
+            try connection.run("DELETE FROM booking_holds WHERE id = ?", [.integer(hold.rowID)])
+            try Outbox.record(
+                Outbox.Change(
+                    type: .holdExpired, calendar: hold.calendar, ownerID: hold.ownerID,
+                    sequence: try calendarSequence(hold.calendar, connection),
+                    occurrence: hold.recurrenceID.map { .init(recurrenceID: $0, span: "this") }, booking: hold.id),
+                connection)
+        }
+        return expired.count
+    }
+
+    func calendarSequence(_ identifier: String, _ connection: Connection) throws(StoreError) -> Int {
+        try connection.firstRow("SELECT sequence FROM calendars WHERE identifier = ?", [.text(identifier)]) {
+            $0.int(0)
+        } ?? 0
+    }
+
+    // MARK: Bookings
+
+    func book(
+        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> Void
+    ) throws(StoreError) -> (booking: Booking, isNew: Bool) {
+        try Self.validate(request)
+        return try database.write { (connection) throws(StoreError) -> (booking: Booking, isNew: Bool) in
+            let (row, calendar) = try lockedType(id: request.type, owner: owner, now: now, connection)
+            // A retry of a booking that went through answers it again.
+            if let existing = try connection.firstRow(
+                Self.bookingColumns
+                    + " WHERE b.type_id = ? AND b.starts = ? AND b.email = ? AND b.status IN ('confirmed', 'waitlisted')",
+                [.integer(row.rowID), .int(request.start), .text(request.email)], Self.booking)
+            {
+                return (existing, false)
+            }
+            if let hold = request.hold {
+                let held = try connection.firstRow(
+                    Self.holdColumns + " WHERE h.identifier = ? AND h.type_id = ?", [.text(hold), .integer(row.rowID)],
+                    Self.hold)
+                guard let held, held.start == request.start, held.end == request.end else {
+                    throw StoreError(.slotTaken, "the hold \(hold) ran out or is of another slot", resource: hold)
+                }
+            }
+            let situation = try situation(
+                row, in: Self.around(start: request.start, end: request.end, row.type), now: now,
+                ownHold: request.hold, connection)
+            let seat = try seat(at: request.start, in: situation)
+            var status = Booking.Status.confirmed
+            if let seat, seat.taken >= seat.capacity, row.type.waitlist, !seat.isCancelled {
+                // Full: on the waiting list, if the rest of the rules let the booker in at all.
+                status = .waitlisted
+            } else {
+                try check(situation)
+            }
+            var booking = Booking(
+                id: Booking.newIdentifier(), type: row.type.id, owner: owner, calendar: row.type.calendar,
+                eventIdentifier: nil, recurrenceID: seat?.recurrenceID, start: request.start, end: request.end,
+                name: request.name, email: request.email, note: request.note, status: status, created: now,
+                modified: now)
+            let events = events(row)
+            if let seat {
+                booking.eventIdentifier = try events.locate(
+                    row.type.classEvent ?? "", write: false, connection
+                ).0.identifier
+                booking.end = seat.end
+                if status == .confirmed { try addAttendee(booking, events: events, connection) }
+            } else {
+                booking.eventIdentifier = try events.create(
+                    Self.event(for: booking, type: row.type, calendar: calendar.calendar.id), connection
+                ).localIdentifier
+            }
+            try connection.run(
+                """
+                INSERT INTO bookings (identifier, type_id, calendar, event_identifier, recurrence_id, starts, ends, name,
+                    email, note, status, cancel_token, reschedule_token, created, modified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(booking.id), .integer(row.rowID), .text(booking.calendar),
+                    .optional(booking.eventIdentifier), .optional(booking.recurrenceID), .int(booking.start),
+                    .int(booking.end), .text(booking.name), .text(booking.email), .optional(booking.note),
+                    .text(status.rawValue), .text(request.cancelTokenHash), .text(request.rescheduleTokenHash),
+                    .int(now), .int(now),
+                ])
+            if let hold = request.hold {
+                try connection.run("DELETE FROM booking_holds WHERE identifier = ?", [.text(hold)])
+            }
+            if status == .confirmed { try tell(.bookingCreated, booking, ownerID: row.ownerID, connection) }
+            return (booking, true)
+        }
+    }
+
+    /// The request's own fields: the booker's name, e-mail and note within bounds and
+    /// free of what could break the lines they are written into.
+    static func validate(_ request: BookingRequest) throws(StoreError) {
+        let name = request.name.utf8
+        guard !name.isEmpty, name.count <= Booking.maxNameBytes, !name.contains(where: { $0 < 0x20 || $0 == 0x7f })
+        else { throw StoreError(.invalidArgument, "a name is 1 to \(Booking.maxNameBytes) bytes, on one line") }
+        guard isValidEmail(request.email) else {
+            throw StoreError(.invalidArgument, "the e-mail address is not one (name@example.com)")
+        }
+        if let note = request.note, note.utf8.count > Booking.maxNoteBytes {
+            throw StoreError(.invalidArgument, "a note is at most \(Booking.maxNoteBytes) bytes")
+        }
+        guard request.start < request.end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
+    }
+
+    /// `local@domain`: printable ASCII without spaces, quotes, angle brackets, commas,
+    /// semicolons or colons (nothing a mailto: URI or a parameter would need escaped),
+    /// one `@`, a dot in the domain.
+    static func isValidEmail(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (3...Booking.maxEmailBytes).contains(bytes.count),
+            bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7f && !Array("\"<>(),;:[]\\".utf8).contains($0) })
+        else { return false }
+        let parts = bytes.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3, parts[1].contains(UInt8(ascii: ".")),
+            parts[1].first != UInt8(ascii: "."), parts[1].last != UInt8(ascii: ".")
+        else { return false }
+        return true
+    }
+
+    /// The event a slot's booking writes: the type's title and the booker's name, the
+    /// booker as an accepted attendee, the note and the type's location.
+    static func event(for booking: Booking, type: BookingType, calendar: String) -> Event {
+        var event = Event(
+            title: type.title + ": " + booking.name,
+            start: DateTimeValue(CivilDateTime(secondsSinceEpoch: booking.start), form: .utc),
+            end: DateTimeValue(CivilDateTime(secondsSinceEpoch: booking.end), form: .utc),
+            calendarIdentifier: calendar)
+        event.notes = booking.note
+        event.location = type.location
+        event.attendees = [attendee(booking)]
+        event.component.setProperty(Property(name: "X-ALMANAC-BOOKING", value: booking.id))
+        return event
+    }
+
+    static func attendee(_ booking: Booking) -> Participant {
+        var attendee = Participant(
+            address: "mailto:" + booking.email, name: booking.name, participationStatus: "ACCEPTED",
+            role: "REQ-PARTICIPANT")
+        attendee.otherParameters = [Parameter(name: "X-ALMANAC-BOOKING", value: booking.id)]
+        return attendee
+    }
+
+    /// The class occurrence of a seat booking, as an event to edit and save.
+    func classOccurrence(_ booking: Booking, events: DatabaseEventStore, _ connection: Connection) throws(StoreError)
+        -> Event
+    {
+        let (object, calendar) = try events.locate(booking.eventIdentifier ?? "", write: true, connection)
+        let listed = try events.occurrences(
+            in: TimeRange(start: booking.start, end: booking.start + 1), calendars: [calendar], filter: .all,
+            timeZone: nil, connection)
+        guard
+            let occurrence = listed.occurrences.first(where: {
+                $0.eventIdentifier == object.identifier && $0.startInstant == booking.start
+            })
+        else { throw StoreError(.slotTaken, "the class of \(booking.id) no longer takes place then") }
+        return occurrence.event
+    }
+
+    func addAttendee(_ booking: Booking, events: DatabaseEventStore, _ connection: Connection) throws(StoreError) {
+        var event = try classOccurrence(booking, events: events, connection)
+        event.attendees.append(Self.attendee(booking))
+        _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
+    }
+
+    func removeAttendee(_ booking: Booking, events: DatabaseEventStore, _ connection: Connection) throws(StoreError) {
+        var event = try classOccurrence(booking, events: events, connection)
+        event.attendees.removeAll {
+            $0.otherParameters.contains { $0.name == "X-ALMANAC-BOOKING" && $0.value == booking.id }
+        }
+        _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
+    }
+
+    /// Runs `body`, taking a missing event or class occurrence for done.
+    static func unlessGone(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        do { try body() } catch  where error.code == .notFound || error.code == .slotTaken {}
+    }
+
+    /// Records a booking's change for the owner's webhooks.
+    func tell(_ type: WebhookEventType, _ booking: Booking, ownerID: Int64, _ connection: Connection)
+        throws(StoreError)
+    {
+        try Outbox.record(
+            Outbox.Change(
+                type: type, calendar: booking.calendar, ownerID: ownerID,
+                sequence: try calendarSequence(booking.calendar, connection), eventIdentifier: booking.eventIdentifier,
+                occurrence: booking.recurrenceID.map { .init(recurrenceID: $0, span: "this") }, booking: booking.id),
+            connection)
+    }
+
+    func bookings(owner: String, type: String?, in range: TimeRange?, after cursor: String?, limit: Int)
+        throws(StoreError) -> [Booking]
+    {
+        try database.read { (connection) throws(StoreError) -> [Booking] in
+            var sql = Self.bookingColumns + " WHERE u.name = ?"
+            var values: [SQLValue] = [.text(owner)]
+            if let type {
+                sql += " AND t.identifier = ?"
+                values.append(.text(type))
+            }
+            if let range {
+                sql += " AND b.starts >= ? AND b.starts < ?"
+                values += [.int(range.start), .int(range.end)]
+            }
+            if let cursor {
+                // Pages by (start, id): the cursor is the last booking of the page before.
+                guard
+                    let start = try connection.firstRow(
+                        "SELECT starts FROM bookings WHERE identifier = ?", [.text(cursor)], { $0.int(0) })
+                else { throw StoreError(.invalidArgument, "the cursor \(cursor) is no booking") }
+                sql += " AND (b.starts > ? OR (b.starts = ? AND b.identifier > ?))"
+                values += [.int(start), .int(start), .text(cursor)]
+            }
+            return try connection.rows(
+                sql + " ORDER BY b.starts, b.identifier LIMIT ?", values + [.int(limit)], Self.booking)
+        }
+    }
+
+    func booking(id: String, owner: String) throws(StoreError) -> Booking {
+        let found = try database.read { (connection) throws(StoreError) -> Booking? in
+            try connection.firstRow(
+                Self.bookingColumns + " WHERE b.identifier = ? AND u.name = ?", [.text(id), .text(owner)], Self.booking)
+        }
+        guard let found else { throw StoreError(.notFound, "\(owner) has no booking \(id)", resource: id) }
+        return found
+    }
+
+    func booking(tokenHash: String, purpose: BookingTokenPurpose) throws(StoreError) -> Booking {
+        let column = purpose == .cancel ? "cancel_token" : "reschedule_token"
+        let found = try database.read { (connection) throws(StoreError) -> Booking? in
+            try connection.firstRow(Self.bookingColumns + " WHERE b.\(column) = ?", [.text(tokenHash)], Self.booking)
+        }
+        guard let found else { throw StoreError(.notFound, "no booking has this link") }
+        return found
+    }
+
+    /// The booking, in the caller's transaction, after its type's calendar is locked.
+    func lockedBooking(id: String, owner: String, now: Int, _ connection: Connection) throws(StoreError) -> (
+        Booking, TypeRow, CalendarRow
+    ) {
+        guard
+            let type = try connection.firstRow(
+                "SELECT t.identifier FROM bookings b JOIN booking_types t ON t.id = b.type_id WHERE b.identifier = ?",
+                [.text(id)], { $0.string(0) })
+        else { throw StoreError(.notFound, "\(owner) has no booking \(id)", resource: id) }
+        let (row, calendar) = try lockedType(id: type, owner: owner, now: now, connection)
+        guard
+            let booking = try connection.firstRow(
+                Self.bookingColumns + " WHERE b.identifier = ?", [.text(id)], Self.booking)
+        else { throw StoreError(.notFound, "\(owner) has no booking \(id)", resource: id) }
+        return (booking, row, calendar)
+    }
+
+    func setStatus(_ booking: inout Booking, _ status: Booking.Status, now: Int, _ connection: Connection)
+        throws(StoreError)
+    {
+        booking.status = status
+        booking.modified = now
+        try connection.run(
+            "UPDATE bookings SET status = ?, modified = ? WHERE identifier = ?",
+            [.text(status.rawValue), .int(now), .text(booking.id)])
+    }
+
+    func cancel(booking id: String, owner: String, now: Int) throws(StoreError) -> Booking {
+        try database.write { (connection) throws(StoreError) -> Booking in
+            var (booking, row, _) = try lockedBooking(id: id, owner: owner, now: now, connection)
+            guard booking.status != .cancelled else { return booking }
+            let wasConfirmed = booking.status == .confirmed
+            let events = events(row)
+            try setStatus(&booking, .cancelled, now: now, connection)
+            if row.type.isSeated {
+                guard wasConfirmed else { return booking }
+                // A class occurrence since removed has no attendee to take out.
+                try Self.unlessGone { () throws(StoreError) in try removeAttendee(booking, events: events, connection) }
+                // The first on the waiting list takes the freed seat.
+                if let next = try connection.firstRow(
+                    Self.bookingColumns
+                        + " WHERE b.type_id = ? AND b.starts = ? AND b.status = 'waitlisted' ORDER BY b.created, b.id",
+                    [.integer(row.rowID), .int(booking.start)], Self.booking)
+                {
+                    var promoted = next
+                    try addAttendee(promoted, events: events, connection)
+                    try setStatus(&promoted, .confirmed, now: now, connection)
+                    try tell(.bookingCreated, promoted, ownerID: row.ownerID, connection)
+                }
+            } else if let identifier = booking.eventIdentifier {
+                // An event the owner has since deleted needs no cancelling.
+                try Self.unlessGone { () throws(StoreError) in
+                    let (object, calendar) = try events.locate(identifier, write: true, connection)
+                    var event = try events.event(from: object, calendar: calendar)
+                    event.component.setProperty(Property(name: "STATUS", value: "CANCELLED"))
+                    event.sequence += 1
+                    _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
+                }
+            }
+            try tell(.bookingCancelled, booking, ownerID: row.ownerID, connection)
+            return booking
+        }
+    }
+
+    func reschedule(
+        booking id: String, owner: String, start: Int, end: Int, now: Int,
+        check: (BookingSituation) throws(StoreError) -> Void
+    ) throws(StoreError) -> Booking {
+        try database.write { (connection) throws(StoreError) -> Booking in
+            var (booking, row, _) = try lockedBooking(id: id, owner: owner, now: now, connection)
+            guard booking.status == .confirmed else {
+                throw StoreError(.invalidArgument, "only a confirmed booking moves (this one is \(booking.status))")
+            }
+            guard start < end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
+            let situation = try situation(
+                row, in: Self.around(start: start, end: end, row.type), now: now, ownBooking: booking, connection)
+            try check(situation)
+            let events = events(row)
+            if let seat = try seat(at: start, in: situation) {
+                try removeAttendee(booking, events: events, connection)
+                booking.start = seat.start
+                booking.end = seat.end
+                booking.recurrenceID = seat.recurrenceID
+                try addAttendee(booking, events: events, connection)
+            } else if let identifier = booking.eventIdentifier {
+                let (object, calendar) = try events.locate(identifier, write: true, connection)
+                var event = try events.event(from: object, calendar: calendar)
+                event.start = DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)
+                event.end = DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)
+                event.sequence += 1
+                _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
+                booking.start = start
+                booking.end = end
+            }
+            booking.modified = now
+            try connection.run(
+                "UPDATE bookings SET starts = ?, ends = ?, recurrence_id = ?, modified = ? WHERE identifier = ?",
+                [
+                    .int(booking.start), .int(booking.end), .optional(booking.recurrenceID), .int(now),
+                    .text(booking.id),
+                ])
+            try tell(.bookingRescheduled, booking, ownerID: row.ownerID, connection)
+            return booking
+        }
+    }
+}

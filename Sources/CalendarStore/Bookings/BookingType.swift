@@ -1,0 +1,216 @@
+/// What can be booked with a user, and how: the calendars whose busy time blocks it,
+/// the calendar bookings are written to, the schedule it follows, and the rules that cut
+/// free time into slots. A seated type books seats of a class (the occurrences of one
+/// recurring event) instead of whole slots.
+public struct BookingType: Sendable, Hashable {
+    /// `bt_` and 24 hex digits.
+    public var id: String
+    /// The user whose calendars and schedule it uses.
+    public var owner: String
+    /// Where the public booking page is (`/book/{slug}`); nil for none. Lower-case letters,
+    /// digits and `-`, unique on the server.
+    public var slug: String?
+    public var title: String
+    public var description: String?
+    public var location: String?
+    /// The lengths a booker may choose, in seconds; the first is the default.
+    public var durations: [Int]
+    /// The calendar bookings are written to (the owner's, or one shared with them read-write).
+    public var calendar: String
+    /// The calendars whose busy time blocks a slot; nil for every calendar the owner sees.
+    /// The booking calendar always counts.
+    public var busyCalendars: [String]?
+    /// The schedule it follows; nil for the owner's default (all day when they have none).
+    public var schedule: String?
+    /// Seconds kept free before and after each booking.
+    public var bufferBefore: Int
+    public var bufferAfter: Int
+    /// Seconds between now and the earliest bookable start.
+    public var notice: Int
+    /// How many days ahead may be booked; nil for no limit.
+    public var windowDays: Int?
+    /// Seconds between slot starts; nil for the chosen duration.
+    public var step: Int?
+    /// At most this many bookings of this type a day or a week (in the schedule's zone).
+    public var dailyLimit: Int?
+    public var weeklyLimit: Int?
+    /// Seats per occurrence of ``classEvent``: a seated type (nil for one booker per slot).
+    /// An occurrence's or the series' `X-ALMANAC-CAPACITY` overrides it.
+    public var capacity: Int?
+    /// The recurring event whose occurrences a seated type books seats of.
+    public var classEvent: String?
+    /// Whether a full occurrence takes bookings on a waiting list, promoted in order as seats free up.
+    public var waitlist: Bool
+    /// How long a hold keeps a slot, in seconds.
+    public var holdSeconds: Int
+    public var created: Int
+    public var modified: Int
+
+    public init(
+        id: String = BookingType.newIdentifier(), owner: String, slug: String? = nil, title: String,
+        description: String? = nil, location: String? = nil, durations: [Int], calendar: String,
+        busyCalendars: [String]? = nil, schedule: String? = nil, bufferBefore: Int = 0, bufferAfter: Int = 0,
+        notice: Int = 0, windowDays: Int? = nil, step: Int? = nil, dailyLimit: Int? = nil, weeklyLimit: Int? = nil,
+        capacity: Int? = nil, classEvent: String? = nil, waitlist: Bool = false,
+        holdSeconds: Int = BookingType.defaultHoldSeconds, created: Int = 0, modified: Int = 0
+    ) {
+        self.id = id
+        self.owner = owner
+        self.slug = slug
+        self.title = title
+        self.description = description
+        self.location = location
+        self.durations = durations
+        self.calendar = calendar
+        self.busyCalendars = busyCalendars
+        self.schedule = schedule
+        self.bufferBefore = bufferBefore
+        self.bufferAfter = bufferAfter
+        self.notice = notice
+        self.windowDays = windowDays
+        self.step = step
+        self.dailyLimit = dailyLimit
+        self.weeklyLimit = weeklyLimit
+        self.capacity = capacity
+        self.classEvent = classEvent
+        self.waitlist = waitlist
+        self.holdSeconds = holdSeconds
+        self.created = created
+        self.modified = modified
+    }
+
+    public var isSeated: Bool { classEvent != nil }
+
+    /// Quoted; changes whenever the type does.
+    public var etag: String { "\"" + id + "-" + String(modified) + "\"" }
+
+    public static func newIdentifier() -> String { "bt_" + Identifiers.randomHex(bytes: 12) }
+
+    public static let defaultHoldSeconds = 300
+    /// Bounds the store enforces.
+    public static let maxPerUser = 100
+    public static let maxDurations = 10
+    public static let maxTitleBytes = 500
+    public static let maxTextBytes = 10_000
+    public static let maxBusyCalendars = 100
+    /// Durations, buffers, notice and steps: at most 31 days; holds at most an hour.
+    public static let maxSeconds = 31 * 86_400
+    public static let maxHoldSeconds = 3_600
+    public static let maxWindowDays = 3_660
+    public static let maxCapacity = 10_000
+
+    /// Whether `slug` may name a booking page.
+    public static func isValidSlug(_ slug: String) -> Bool {
+        let bytes = Array(slug.utf8)
+        guard (1...64).contains(bytes.count), bytes.first != UInt8(ascii: "-"), bytes.last != UInt8(ascii: "-")
+        else { return false }
+        return bytes.allSatisfy { (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2d }
+    }
+}
+
+/// A booked slot or seat: the event it wrote (or the attendee it added to a class
+/// occurrence), who booked it, and its state.
+public struct Booking: Sendable, Hashable {
+    /// `bk_` and 24 hex digits.
+    public var id: String
+    public var type: String
+    public var owner: String
+    public var calendar: String
+    /// The event written for it, or the class it holds a seat of.
+    public var eventIdentifier: String?
+    /// The class occurrence of a seat (the RECURRENCE-ID text); nil for a whole slot.
+    public var recurrenceID: String?
+    /// Unix seconds.
+    public var start: Int
+    public var end: Int
+    public var name: String
+    public var email: String
+    public var note: String?
+    public var status: Status
+    public var created: Int
+    public var modified: Int
+
+    public enum Status: String, Sendable, Hashable {
+        case confirmed
+        case cancelled
+        /// Waiting for a seat of a full occurrence.
+        case waitlisted
+    }
+
+    public static func newIdentifier() -> String { "bk_" + Identifiers.randomHex(bytes: 12) }
+
+    public static let maxNameBytes = 200
+    public static let maxEmailBytes = 254
+    public static let maxNoteBytes = 2_000
+}
+
+/// A slot (or a seat) kept for a booker for a short time: it counts as busy for every
+/// other booker until it is booked, released or runs out.
+public struct BookingHold: Sendable, Hashable {
+    /// `hd_` and 24 hex digits: whoever knows it may book the slot it holds.
+    public var id: String
+    public var type: String
+    public var start: Int
+    public var end: Int
+    /// The class occurrence of a held seat.
+    public var recurrenceID: String?
+    /// Unix seconds.
+    public var expires: Int
+
+    public static func newIdentifier() -> String { "hd_" + Identifiers.randomHex(bytes: 12) }
+}
+
+/// A class occurrence as a seated type sees it.
+public struct ClassOccurrence: Sendable, Hashable {
+    public var start: Int
+    public var end: Int
+    /// The RECURRENCE-ID text (nil for a one-off class).
+    public var recurrenceID: String?
+    public var capacity: Int
+    /// Attendees that have not declined, booked here or not.
+    public var taken: Int
+    public var isCancelled: Bool
+}
+
+/// What a booking decision reads, gathered in one transaction: the busy time of the
+/// type's calendars, the holds of other bookers, the type's bookings around the slot
+/// (for the daily and weekly limits) and, for a seated type, the class occurrences.
+public struct BookingSituation: Sendable {
+    public var type: BookingType
+    public var schedule: StoredSchedule?
+    public var busy: [BusyTime]
+    public var holds: [BookingHold]
+    public var bookings: [Booking]
+    public var occurrences: [ClassOccurrence]
+}
+
+/// A booking to make: a slot (start and end), or a seat of the class occurrence
+/// starting at `start`.
+public struct BookingRequest: Sendable {
+    public var type: String
+    public var start: Int
+    public var end: Int
+    public var name: String
+    public var email: String
+    public var note: String?
+    /// A hold of the same slot the booker made, which this booking consumes.
+    public var hold: String?
+    /// SHA-256 hex of the tokens the booker gets (the store keeps only the hashes).
+    public var cancelTokenHash: String
+    public var rescheduleTokenHash: String
+
+    public init(
+        type: String, start: Int, end: Int, name: String, email: String, note: String? = nil, hold: String? = nil,
+        cancelTokenHash: String, rescheduleTokenHash: String
+    ) {
+        self.type = type
+        self.start = start
+        self.end = end
+        self.name = name
+        self.email = email
+        self.note = note
+        self.hold = hold
+        self.cancelTokenHash = cancelTokenHash
+        self.rescheduleTokenHash = rescheduleTokenHash
+    }
+}

@@ -1,0 +1,144 @@
+import Availability
+import CalendarStore
+import CivilTime
+
+/// Booking types' slots and bookings: the store's situation read through the pure
+/// slot rules. The JSON API, the public booking page and the CLI all go through this,
+/// so a slot the page offers is the slot a booking checks, under the calendar's lock.
+public struct BookingEngine: Sendable {
+    public let store: any BookingStore
+
+    public init(store: any BookingStore) {
+        self.store = store
+    }
+
+    /// The slot rules of a type for one duration: the schedule's hours in its zone (all
+    /// day in UTC without one), the buffers, the notice, the window from `now` and the step.
+    public static func rules(_ type: BookingType, schedule: StoredSchedule?, duration: Int, now: Int)
+        throws(StoreError) -> AvailabilityRules
+    {
+        var parsed: AvailabilitySchedule?
+        if let schedule {
+            do {
+                parsed = try AvailabilitySchedule(calendarData: schedule.data)
+            } catch {
+                throw StoreError(.invalidArgument, "the schedule \(schedule.id) cannot be read: \(error)")
+            }
+        }
+        let zone = parsed.flatMap { TimeZoneDatabase.zone(named: $0.timeZone) } ?? .utc
+        var rules = AvailabilityRules.allDay(zone: zone, slotLength: duration, slotStep: type.step ?? duration)
+        parsed?.apply(to: &rules)
+        rules.bufferBefore = type.bufferBefore
+        rules.bufferAfter = type.bufferAfter
+        rules.minimumNotice = type.notice > 0 ? .seconds(type.notice) : .none
+        if let days = type.windowDays {
+            let today = zone.localTime(at: now).date
+            rules.window = (now, zone.instant(for: CivilDateTime(date: today.adding(days: days + 1), time: .midnight)))
+        }
+        // Every busy block counts (tentative ones too), all-day events included: a trainer's
+        // day off in the calendar blocks bookings.
+        rules.tentativeIsBusy = true
+        rules.allDayIsBusy = true
+        return rules
+    }
+
+    /// The zone a type's days are read in: its schedule's.
+    public static func zoneName(_ situation: BookingSituation) -> String {
+        guard let schedule = situation.schedule, let parsed = try? AvailabilitySchedule(calendarData: schedule.data)
+        else { return "UTC" }
+        return parsed.timeZone
+    }
+
+    /// What a type offers in `from..<to`: free slots of `duration`, or a seated type's
+    /// class occurrences with their seats.
+    public enum Offer: Sendable {
+        case slots([FreeSlot])
+        case seats([BookingSlots.Seat])
+    }
+
+    /// The offer in `from..<to` (starts), at most `limit` slots, never before `now`.
+    public func offer(type: BookingType, duration: Int, from: Int, to: Int, now: Int, limit: Int) throws(StoreError)
+        -> (offer: Offer, zone: String)
+    {
+        let margin = type.bufferBefore + type.bufferAfter + duration + 86_400
+        let situation = try store.situation(
+            type: type.id, owner: type.owner,
+            in: TimeRange(start: from.subtractingSaturated(margin), end: to.addingSaturated(margin)), now: now)
+        return (
+            try Self.offer(situation, duration: duration, from: from, to: to, now: now, limit: limit),
+            Self.zoneName(situation)
+        )
+    }
+
+    static func offer(_ situation: BookingSituation, duration: Int, from: Int, to: Int, now: Int, limit: Int)
+        throws(StoreError) -> Offer
+    {
+        let type = situation.type
+        let rules = try rules(type, schedule: situation.schedule, duration: duration, now: now)
+        if type.isSeated {
+            let seats = BookingSlots.seats(
+                occurrences: situation.occurrences.map {
+                    ($0.start, $0.end, $0.recurrenceID, $0.capacity, $0.taken, $0.isCancelled)
+                }, held: situation.holds.map(\.start), rules: rules, from: from, to: to, now: now)
+            return .seats(Array(seats.prefix(limit)))
+        }
+        return .slots(
+            BookingSlots.free(
+                busy: situation.busy.map(BusyBlock.init), held: situation.holds.map { ($0.start, $0.end) },
+                booked: situation.bookings.map(\.start), rules: rules, dailyLimit: type.dailyLimit,
+                weeklyLimit: type.weeklyLimit, from: from, to: to, now: now, limit: limit))
+    }
+
+    /// Refuses (``StoreError/Code/slotTaken``) unless `start..<end` is on offer in the
+    /// situation: a free slot of that length, or a class occurrence with a seat left.
+    static func check(start: Int, end: Int, now: Int) -> (BookingSituation) throws(StoreError) -> Void {
+        { (situation) throws(StoreError) in
+            let type = situation.type
+            if !type.isSeated, !type.durations.contains(end - start) {
+                throw StoreError(.invalidArgument, "\(type.title) is booked for \(durationsText(type.durations))")
+            }
+            let offer = try offer(situation, duration: end - start, from: start, to: start + 1, now: now, limit: 1)
+            switch offer {
+            case .slots(let slots):
+                guard slots.first?.start == start else {
+                    throw StoreError(.slotTaken, "\(type.title) is not free at \(utc(start))")
+                }
+            case .seats(let seats):
+                guard let seat = seats.first, seat.start == start else {
+                    throw StoreError(.slotTaken, "no class of \(type.title) can be booked at \(utc(start))")
+                }
+                guard seat.left > 0 else {
+                    throw StoreError(.slotTaken, "the class at \(utc(start)) is full")
+                }
+            }
+        }
+    }
+
+    static func utc(_ seconds: Int) -> String { CivilDateTime(secondsSinceEpoch: seconds).description + "Z" }
+
+    static func durationsText(_ durations: [Int]) -> String {
+        durations.map { "\($0 / 60) minutes" }.joined(separator: " or ")
+    }
+
+    /// Holds a slot (or a seat) for the type's hold time.
+    public func hold(type: BookingType, start: Int, end: Int, now: Int) throws(StoreError) -> BookingHold {
+        try store.hold(
+            type: type.id, owner: type.owner, start: start, end: end, now: now,
+            check: Self.check(start: start, end: end, now: now))
+    }
+
+    /// Books a slot or a seat, checked under the booking calendar's lock.
+    public func book(_ request: BookingRequest, type: BookingType, now: Int) throws(StoreError) -> (
+        booking: Booking, isNew: Bool
+    ) {
+        try store.book(
+            request, owner: type.owner, now: now, check: Self.check(start: request.start, end: request.end, now: now))
+    }
+
+    /// Moves a booking to another free slot (or seat), atomically.
+    public func reschedule(_ booking: Booking, start: Int, end: Int, now: Int) throws(StoreError) -> Booking {
+        try store.reschedule(
+            booking: booking.id, owner: booking.owner, start: start, end: end, now: now,
+            check: Self.check(start: start, end: end, now: now))
+    }
+}
