@@ -87,7 +87,8 @@ public final class AlmanacServer: Sendable {
     /// The system clock, Unix seconds.
     public static let systemNow: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
 
-    /// The largest body a request may send without being signed in: the sign-in form.
+    /// The largest body a request may send without being signed in: the sign-in form, a
+    /// booking form, a booking link's cancel or reschedule.
     static let unauthenticatedBodyLimit = 16 << 10
 
     /// Who may send a body, decided when the headers arrive and before any of it is read:
@@ -96,11 +97,13 @@ public final class AlmanacServer: Sendable {
     /// upload is ever buffered.
     static func admission(authenticator: Authenticator, web: WebCalendar) -> HTTPAdmission {
         { request in
-            if request.path == "/login" {
+            if request.path == "/login" || request.path.hasPrefix("/book/") {
                 let length = request.headers["Content-Length"].flatMap { Int($0) }
                 guard let length, length <= unauthenticatedBodyLimit else {
                     return .text(
-                        413, "413 Content Too Large: a sign-in form is at most \(unauthenticatedBodyLimit) bytes\n")
+                        413,
+                        "413 Content Too Large: a sign-in or booking form is at most \(unauthenticatedBodyLimit) bytes\n"
+                    )
                 }
                 return nil
             }
@@ -153,6 +156,7 @@ public final class AlmanacServer: Sendable {
         router.add("/", methods: ["GET", "HEAD"], pages)
         for path in ["/login", "/logout", "/settings"] { router.add(path, pages) }
         router.addPrefix("/calendar", pages)
+        router.addPrefix("/book/", pages)
         router.addPrefix("/static/", methods: ["GET", "HEAD"], pages)
         // Clients that are given only the server's address start discovery at `/`, and
         // conformance checkers search for principals there too.

@@ -69,6 +69,21 @@ public struct HTTPRequest: Sendable {
     /// are not UTF-8.
     public var decodedPath: String? { PercentEncoding.decode(path) }
 
+    /// `http://host[:port]` (`https` behind a proxy that says so) from the `Host` header,
+    /// for links that leave the page (a booking's links in the booker's calendar); nil
+    /// when the header is missing or holds more than a host name, an address and a port.
+    public var origin: String? {
+        guard let host = headers["Host"], (1...255).contains(host.utf8.count),
+            host.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]")]
+                        .contains(byte)
+            })
+        else { return nil }
+        let scheme = headers["X-Forwarded-Proto"]?.lowercased() == "https" ? "https" : "http"
+        return scheme + "://" + host
+    }
+
     /// The query's `name=value` pairs, decoded (`+` as a space), in order.
     public var queryItems: [(name: String, value: String)] { Self.formItems(query ?? "") }
 

@@ -372,14 +372,14 @@ extension APIContext {
             return try APIModel.checked(text, key, allowingLineBreaks: key == "note")
         }
         let tokens = BookingToken.generate()
-        let request = BookingRequest(
+        let asked = BookingRequest(
             type: type.id, start: start, end: end, name: try text("name", required: true) ?? "",
             email: try text("email", required: true) ?? "", note: try text("note", required: false),
             hold: try text("hold", required: false), cancelTokenHash: BookingToken.hash(tokens.cancel),
             rescheduleTokenHash: BookingToken.hash(tokens.reschedule))
         let now = configuration.now()
         let (booking, isNew) = try attempt { () throws(StoreError) in
-            try bookingEngine.book(request, type: type, now: now)
+            try bookingEngine.book(asked, type: type, now: now)
         }
         guard isNew else { return json(.object([("booking", Self.json(booking)), ("repeated", .bool(true))])) }
         let zoneName = try attempt { () throws(StoreError) in
@@ -388,9 +388,10 @@ extension APIContext {
                     type: type.id, owner: type.owner, in: TimeRange(start: start, end: start), now: now))
         }
         let links = Self.bookingLinks(cancel: tokens.cancel, reschedule: tokens.reschedule)
+        let site = request.origin ?? ""
         let targets = AddToCalendarTargets(
             booking: booking, type: type, zoneName: zoneName,
-            notes: "Cancel: " + links.manage + "\nReschedule: " + links.reschedule)
+            notes: "Cancel: " + site + links.manage + "\nReschedule: " + site + links.reschedule)
         var response = json(
             .object([
                 ("booking", Self.json(booking)), ("cancelToken", .string(tokens.cancel)),

@@ -42,6 +42,11 @@ public struct BookingEngine: Sendable {
         return rules
     }
 
+    /// The zone of a type's schedule (UTC without one).
+    public func scheduleZone(of type: BookingType) throws(StoreError) -> String {
+        Self.zoneName(try store.situation(type: type.id, owner: type.owner, in: TimeRange(start: 0, end: 0), now: 0))
+    }
+
     /// The zone a type's days are read in: its schedule's.
     public static func zoneName(_ situation: BookingSituation) -> String {
         guard let schedule = situation.schedule, let parsed = try? AvailabilitySchedule(calendarData: schedule.data)

@@ -9,8 +9,9 @@ import ICalendar
 
 /// The web calendar: server-rendered pages (sign-in, month, week and day views, event
 /// detail with the "Add to Calendar" button, the event form, settings) over the store,
-/// as request → response. The server hands it every request for `/`, `/login`,
-/// `/logout`, `/settings`, `/calendar…` and `/static/…`.
+/// and the public booking pages (`/book/…`, no sign-in), as request → response. The
+/// server hands it every request for `/`, `/login`, `/logout`, `/settings`,
+/// `/calendar…`, `/book/…` and `/static/…`.
 public struct WebCalendar: Sendable {
     public let backend: any StoreBackend
     /// Checks a user name and password (the server's throttled check); the signed-in
@@ -20,6 +21,8 @@ public struct WebCalendar: Sendable {
     public let now: @Sendable () -> Int
     /// How long a session lasts, in seconds.
     public var sessionLifetime = 30 * 86_400
+    /// The public booking pages' requests per address.
+    let bookingLimiter: RateLimiter
 
     public init(
         backend: any StoreBackend,
@@ -29,6 +32,7 @@ public struct WebCalendar: Sendable {
         self.backend = backend
         self.verifyPassword = verifyPassword
         self.now = now
+        bookingLimiter = RateLimiter(now: now)
     }
 
     public static let cookieName = "almanac_session"
@@ -81,10 +85,13 @@ public struct WebCalendar: Sendable {
 struct WebFailure: Error {
     var status: Int
     var message: String
+    /// Seconds to wait before trying again (a 429's `Retry-After`).
+    var retryAfter: Int?
 
-    init(_ status: Int, _ message: String) {
+    init(_ status: Int, _ message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     init(_ error: StoreError) {

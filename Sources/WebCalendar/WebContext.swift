@@ -30,6 +30,7 @@ struct WebContext {
         case ("GET", "/calendar/new"), ("GET", "/calendar/edit"): return try formPage()
         case ("POST", "/calendar/save"): return try saveEvent()
         default:
+            if request.path.hasPrefix("/book/") { return try bookingRoute() }
             if ["/login", "/logout", "/settings", "/calendar/save"].contains(request.path) {
                 var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
                 response.headers.set("Allow", "POST")
@@ -147,11 +148,15 @@ struct WebContext {
 
     func errorPage(_ failure: WebFailure) -> HTTPResponse {
         if failure.status == 401 { return signInPage(message: failure.message) }
-        let back = session == nil ? "<a href=\"/\">Sign in</a>" : "<a href=\"/calendar\">Back to the calendar</a>"
-        return html(
+        var back = session == nil ? "<a href=\"/\">Sign in</a>" : "<a href=\"/calendar\">Back to the calendar</a>"
+        // A booker has no account to sign in to: the way back is the browser's.
+        if request.path.hasPrefix("/book/") { back = "Go back and try again." }
+        var response = html(
             "Error",
             "<main class=\"page\"><h1>\(failure.status)</h1><p role=\"alert\">\(HTML.escape(failure.message))</p><p>\(back)</p></main>",
             status: failure.status)
+        if let wait = failure.retryAfter { response.headers.set("Retry-After", String(wait)) }
+        return response
     }
 
     func signInPage(message: String?, user: String = "") -> HTTPResponse {

@@ -1,6 +1,7 @@
 import AlmanacServer
 import AlmanacTesting
 import CalendarStore
+import HTTPTypes
 import JSONAPI
 import Synchronization
 import Testing

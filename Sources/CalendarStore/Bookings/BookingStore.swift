@@ -586,8 +586,15 @@ struct DatabaseBookingStore: BookingStore {
         guard isValidEmail(request.email) else {
             throw StoreError(.invalidArgument, "the e-mail address is not one (name@example.com)")
         }
-        if let note = request.note, note.utf8.count > Booking.maxNoteBytes {
-            throw StoreError(.invalidArgument, "a note is at most \(Booking.maxNoteBytes) bytes")
+        if let note = request.note {
+            guard note.utf8.count <= Booking.maxNoteBytes else {
+                throw StoreError(.invalidArgument, "a note is at most \(Booking.maxNoteBytes) bytes")
+            }
+            if let scalar = ValueCharacters.forbidden(in: note, allowingLineBreaks: true) {
+                throw StoreError(
+                    .invalidArgument, "the note holds \(ValueCharacters.name(of: scalar)), which iCalendar cannot store"
+                )
+            }
         }
         guard request.start < request.end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
     }

@@ -99,8 +99,10 @@ public struct BookingType: Sendable, Hashable {
     public static let maxWindowDays = 3_660
     public static let maxCapacity = 10_000
 
-    /// Whether `slug` may name a booking page.
+    /// Whether `slug` may name a booking page (`manage` and `reschedule` name the
+    /// booker's pages).
     public static func isValidSlug(_ slug: String) -> Bool {
+        guard slug != "manage", slug != "reschedule" else { return false }
         let bytes = Array(slug.utf8)
         guard (1...64).contains(bytes.count), bytes.first != UInt8(ascii: "-"), bytes.last != UInt8(ascii: "-")
         else { return false }

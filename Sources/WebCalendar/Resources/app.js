@@ -130,3 +130,15 @@ for (const grid of document.querySelectorAll('table[role="grid"].month')) {
     if (index >= 0 && next) { next.focus(); event.preventDefault(); }
   });
 }
+
+// A booking page opened without a zone shows the schedule's: ask the browser for its
+// own and show the times in it (the field still lets the visitor choose another).
+for (const field of document.querySelectorAll("input[data-booking-zone][data-detect]")) {
+  let zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (error) { zone = ""; }
+  if (zone && zone !== field.value) {
+    const url = new URL(window.location.href);
+    url.searchParams.set("tz", zone);
+    window.location.replace(url.toString());
+  }
+}

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Per-principal request limits of the JSON API: a token bucket per API token (and per
-/// user for Basic and web-session calls) that holds a minute's allowance and refills
+/// Request limits by key: a token bucket per key (the JSON API's per API token or user,
+/// the public booking pages' per address) that holds a minute's allowance and refills
 /// evenly, so a client may burst up to its limit and then go on at limit/60 requests a
 /// second. Buckets live in the process: several server processes on one PostgreSQL
 /// database each allow the limit.

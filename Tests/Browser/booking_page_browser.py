@@ -1,0 +1,307 @@
+"""The public booking page in a real browser: headless Chromium (Debian's chromium and
+chromium-driver) driven by selenium, against `almanac serve` on loopback.
+
+A trainer's booking type is made through the API. A visitor in New York opens
+/book/<slug> without a zone: the page's script asks the browser for its zone and the
+times show in it. At phone width (390 px) and desktop width (1280 px) the visitor
+picks a day and a time, fills in the form and books; the confirmation shows the
+booking with Add to Calendar (links, the .ics) and the manage and reschedule links;
+the manage page cancels it. The booking appears in the trainer's calendar at the
+next sync of a CalDAV client (python caldav, from the client virtualenv), and its
+cancellation at the sync after. Without JavaScript the whole path works as well;
+a hostile name shows as text; inside a native shell the Add to Calendar button
+sends the bridge message; a form without its token is refused. Screenshots go to
+.build/browser-artifacts/."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
+from almanac_server import AlmanacServer  # noqa: E402
+
+XSS = '<img src=x onerror="window.__xss = 1">'
+CLIENT_PYTHON = ".build/client-venv/bin/python"
+checks = 0
+
+# One sync of the trainer's Trainings calendar with python caldav: the UIDs and
+# summaries the sync reports, and the token for the next one.
+SYNC = r"""
+import json, sys, caldav
+base, user, password, token = sys.argv[1:5]
+client = caldav.DAVClient(url=base + "/", username=user, password=password)
+calendar = next(c for c in client.principal().calendars() if c.get_display_name() == "Trainings")
+changes = calendar.objects_by_sync_token(sync_token=token or None, load_objects=True)
+objects = []
+for item in changes:
+    if item.data:
+        component = item.icalendar_component
+        objects.append({"summary": str(component.get("SUMMARY")), "status": str(component.get("STATUS") or "")})
+print(json.dumps({"token": changes.sync_token, "objects": objects}))
+"""
+
+
+def check(condition, message):
+    global checks
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+    checks += 1
+    print("ok: " + message, flush=True)
+
+
+def wait_for(condition, what, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise SystemExit("FAIL: timed out waiting for " + what)
+
+
+def api(server, token):
+    def call(method, path, body=None):
+        request = urllib.request.Request(server.base + path, method=method,
+                                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"},
+                                         data=json.dumps(body).encode() if body is not None else None)
+        try:
+            with urllib.request.urlopen(request) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+    return call
+
+
+def browser(width, zone=None, javascript=True, user_agent=None, adapter=False):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},900"]:
+        options.add_argument(flag)
+    if user_agent:
+        options.add_argument("--user-agent=" + user_agent)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_window_size(width, 900)
+    if zone:
+        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
+    if adapter:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__messages = [];
+            window.nativeBridge = { platform: "ios", supportsComponent: (c) => c === "add-to-calendar",
+                                    receive: (message) => window.__messages.push(JSON.parse(JSON.stringify(message))) };
+        """})
+    return driver
+
+
+def sync(server, token=""):
+    result = subprocess.run([CLIENT_PYTHON, "-c", SYNC, server.base, server.user, server.password, token],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit("FAIL: the caldav sync failed: " + result.stderr[-2000:])
+    return json.loads(result.stdout)
+
+
+def book_through_the_page(driver, server, name, email, artifacts, label):
+    """From the booking page as it is open: the first open day, its first time, the
+    form, the confirmation. Returns the confirmation's manage and reschedule links and
+    the time the visitor chose (its UTC start from the form)."""
+    if not driver.find_elements(By.CSS_SELECTOR, "table.booking-month td.open a"):
+        # Late on a month's last day nothing is left in it: the next month.
+        driver.find_element(By.CSS_SELECTOR, ".month-nav a[rel=next]").click()
+        wait_for(lambda: "month=" in driver.current_url, f"{label}: the next month")
+    day = driver.find_element(By.CSS_SELECTOR, "table.booking-month td.open a")
+    check(day.get_attribute("aria-label").endswith("free"), f"{label}: an open day says how many times are free")
+    day.click()
+    wait_for(lambda: "day=" in driver.current_url, f"{label}: the day chosen")
+    check(driver.find_element(By.CSS_SELECTOR, "table.booking-month td.chosen a").get_attribute("aria-current") == "date",
+          f"{label}: the chosen day is marked for assistive technology")
+    driver.save_screenshot(os.path.join(artifacts, f"booking-{label}-picker.png"))
+    slot = driver.find_element(By.CSS_SELECTOR, "ul.slots a.slot")
+    shown = slot.text
+    slot.click()
+    wait_for(lambda: "/slot?" in driver.current_url, f"{label}: the form opened")
+    start = driver.find_element(By.NAME, "start").get_attribute("value")
+    check(shown in driver.find_element(By.CSS_SELECTOR, ".chosen-time").text, f"{label}: the form names the chosen time {shown}")
+    driver.find_element(By.NAME, "name").send_keys(name)
+    driver.find_element(By.NAME, "email").send_keys(email)
+    driver.find_element(By.NAME, "note").send_keys("First session")
+    driver.save_screenshot(os.path.join(artifacts, f"booking-{label}-form.png"))
+    driver.find_element(By.CSS_SELECTOR, "form.booking-form button[type=submit]").click()
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "main.confirmation"), f"{label}: the confirmation")
+    driver.save_screenshot(os.path.join(artifacts, f"booking-{label}-confirmation.png"))
+    check(driver.find_element(By.TAG_NAME, "h1").text == "You are booked", f"{label}: booked")
+    links = {a.get_attribute("textContent").strip(): a.get_attribute("href")
+             for a in driver.find_elements(By.CSS_SELECTOR, ".add-links a")}
+    check("calendar.google.com" in links.get("Google Calendar", ""), f"{label}: an Add to Calendar link for Google")
+    check(links.get("Download .ics", "").endswith(".ics"), f"{label}: the .ics to download")
+    manage = driver.find_element(By.LINK_TEXT, "Cancel").get_attribute("href")
+    reschedule = driver.find_element(By.LINK_TEXT, "Reschedule").get_attribute("href")
+    check("/book/manage/bkc_" in manage and "/book/reschedule/bkr_" in reschedule, f"{label}: the booking's two links")
+    with urllib.request.urlopen(links["Download .ics"]) as response:
+        ics = response.read().decode()
+    utc = start.replace("-", "").replace(":", "")
+    check("METHOD:PUBLISH" in ics and f"DTSTART:{utc}" in ics, f"{label}: the .ics is the booked time ({utc})")
+    return manage, reschedule, start
+
+
+def run(server, almanac, data, artifacts):
+    created = subprocess.run([almanac, "token", "create", "booking-test", "--scope", "read-write", "--data", data],
+                             capture_output=True, text=True, check=True).stdout
+    token = next(line.strip() for line in created.splitlines() if line.strip().startswith("alm_"))
+    call = api(server, token)
+    status, _ = call("POST", "/api/v1/availability-schedules",
+                     {"title": "Studio", "timeZone": "Europe/Berlin", "hours": "Mon-Sun 09:00-12:00 14:00-18:00"})
+    check(status == 201, "the trainer's hours")
+    status, calendar = call("POST", "/api/v1/calendars", {"title": "Trainings", "timeZone": "Europe/Berlin"})
+    check(status == 201, "the Trainings calendar")
+    status, kind = call("POST", "/api/v1/booking-types", {
+        "title": "Personal training", "slug": "personal", "durations": [60, 30], "calendar": calendar["id"],
+        "location": "Studio 1", "description": "One hour with Anna"})
+    check(status == 201, "the booking type")
+    first_sync = sync(server)
+    check(first_sync["objects"] == [], "the trainer's calendar syncs empty")
+
+    # A visitor in New York, at phone and at desktop width.
+    manage_links = []
+    for width, label, email in [(390, "phone", "lena@example.com"), (1280, "desktop", "max@example.com")]:
+        driver = browser(width, zone="America/New_York")
+        try:
+            driver.get(server.base + "/book/personal")
+            wait_for(lambda: "tz=America%2FNew_York" in driver.current_url, f"{label}: the browser's zone detected")
+            check(driver.find_element(By.NAME, "tz").get_attribute("value") == "America/New_York",
+                  f"{label}: the zone field shows the visitor's zone")
+            calendar_box = driver.find_element(By.CSS_SELECTOR, ".booking-calendar").rect
+            times_box = driver.find_element(By.CSS_SELECTOR, ".booking-times").rect
+            if width < 768:
+                check(times_box["y"] >= calendar_box["y"] + calendar_box["height"] - 1, "phone: the times below the month")
+            else:
+                check(abs(times_box["y"] - calendar_box["y"]) < 5 and times_box["x"] > calendar_box["x"],
+                      "desktop: the times beside the month")
+            check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"),
+                  f"{label}: nothing wider than the screen")
+            # The keyboard reaches the days and the times (links, in order).
+            driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+            focusable = driver.execute_script(
+                "return [...document.querySelectorAll('a[href], button, input, select, textarea')].filter(e => e.tabIndex >= 0).length")
+            check(focusable > 5, f"{label}: days and times are reachable by keyboard")
+            manage, reschedule, start = book_through_the_page(driver, server, "Lena Berg" if width < 768 else "Max Ott",
+                                                              email, artifacts, label)
+            manage_links.append((manage, reschedule, start))
+            local = datetime.fromisoformat(start.replace("Z", "+00:00")).astimezone(ZoneInfo("America/New_York"))
+            check(local.strftime("%H:%M") in driver.find_element(By.CSS_SELECTOR, "main.confirmation dl").text
+                  and "America/New_York" in driver.find_element(By.CSS_SELECTOR, "main.confirmation dl").text,
+                  f"{label}: the confirmation shows the time in the visitor's zone ({local:%H:%M})")
+        finally:
+            driver.quit()
+
+    after = sync(server, first_sync["token"])
+    summaries = sorted(o["summary"] for o in after["objects"])
+    check(summaries == ["Personal training: Lena Berg", "Personal training: Max Ott"],
+          f"the trainer's next CalDAV sync has both bookings: {summaries}")
+    status, listed = call("GET", "/api/v1/bookings")
+    check(status == 200 and len(listed["bookings"]) == 2, "the trainer's API lists both bookings")
+
+    # Cancelling through the manage link: the page says so, the next sync shows it cancelled.
+    driver = browser(1280)
+    try:
+        driver.get(manage_links[0][0])
+        check(driver.find_element(By.TAG_NAME, "h1").text == "Your booking", "the manage page shows the booking")
+        driver.find_element(By.CSS_SELECTOR, "form.cancel-form button").click()
+        wait_for(lambda: driver.find_element(By.TAG_NAME, "h1").text == "Cancelled", "the cancellation")
+        check(not driver.find_elements(By.CSS_SELECTOR, "form.cancel-form"), "a cancelled booking offers no cancel")
+        # Rescheduling the other: the next free time of another day.
+        driver.get(manage_links[1][1])
+        check("Pick another time" in driver.find_element(By.CSS_SELECTOR, ".chosen-time").text, "the reschedule page")
+        days = driver.find_elements(By.CSS_SELECTOR, "table.booking-month td.open a")
+        days[-1].click()
+        wait_for(lambda: "day=" in driver.current_url, "another day chosen")
+        driver.find_element(By.CSS_SELECTOR, "ul.slots button.slot").click()
+        wait_for(lambda: driver.find_element(By.TAG_NAME, "h1").text == "Your booking moved", "the booking moved")
+    finally:
+        driver.quit()
+    later = sync(server, after["token"])
+    statuses = sorted((o["summary"], o["status"]) for o in later["objects"])
+    check(("Personal training: Lena Berg", "CANCELLED") in statuses, f"the sync after shows the cancellation: {statuses}")
+    check(any(s[0] == "Personal training: Max Ott" for s in statuses), "and the moved booking")
+
+    # Without JavaScript: the schedule's zone, the same path to a booking; a hostile name is text.
+    driver = browser(1280, javascript=False)
+    try:
+        driver.get(server.base + "/book/personal?duration=30")
+        check(driver.find_element(By.NAME, "tz").get_attribute("value") == "Europe/Berlin",
+              "without script the schedule's zone is shown")
+        manage, _, _ = book_through_the_page(driver, server, XSS, "ida@example.com", artifacts, "no-script")
+        check(XSS in driver.find_element(By.CSS_SELECTOR, "main.confirmation dl").text, "a hostile name shows as text")
+        driver.get(manage)
+        driver.find_element(By.CSS_SELECTOR, "form.cancel-form button").click()
+        check(driver.find_element(By.TAG_NAME, "h1").text == "Cancelled", "cancelled without script")
+    finally:
+        driver.quit()
+    driver = browser(1280)
+    try:
+        driver.get(server.base + "/book/personal?tz=Europe/Berlin")
+        check(driver.execute_script("return window.__xss === undefined"), "no script ran from the booker's name")
+    finally:
+        driver.quit()
+
+    # Inside a native shell the button sends the bridge message with the booked times.
+    driver = browser(390, adapter=True,
+                     user_agent="Mozilla/5.0 (iPhone) AlmanacApp Hotwire Native iOS; bridge-components: [add-to-calendar]")
+    try:
+        driver.get(server.base + "/book/personal?tz=Europe/Berlin")
+        _, _, start = book_through_the_page(driver, server, "Nia Gold", "nia@example.com", artifacts, "native")
+        driver.find_element(By.CSS_SELECTOR, "button.add").click()
+        wait_for(lambda: driver.execute_script("return window.__messages.length") > 0, "the bridge message")
+        message = driver.execute_script("return window.__messages[0]")
+        start_ms = int(datetime.fromisoformat(start.replace("Z", "+00:00")).timestamp() * 1000)
+        check(message["component"] == "add-to-calendar" and message["data"]["name"] == "Personal training"
+              and message["data"]["startsAtInMillisecondsSinceEpoch"] == start_ms,
+              f"the bridge payload has the booked time: {message['data']}")
+        check(message["data"]["notes"].startswith("Cancel: " + server.base + "/book/manage/bkc_"),
+              "the payload's notes carry the booking's links, whole")
+    finally:
+        driver.quit()
+
+    # A form without its token, or from another site, books nothing.
+    body = urllib.parse.urlencode({"start": start, "duration": "60", "name": "X", "email": "x@example.com", "csrf": "x"})
+    request = urllib.request.Request(server.base + "/book/personal", data=body.encode(), method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded",
+                                              "Origin": "https://evil.example"})
+    try:
+        urllib.request.urlopen(request)
+        check(False, "a forged form is refused")
+    except urllib.error.HTTPError as error:
+        check(error.code == 403, f"a forged form is refused ({error.code})")
+    status, listed = call("GET", "/api/v1/bookings")
+    check(len(listed["bookings"]) == 4, "and booked nothing")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--almanac", required=True)
+    parser.add_argument("--artifacts", default=".build/browser-artifacts")
+    arguments = parser.parse_args()
+    os.makedirs(arguments.artifacts, exist_ok=True)
+    with tempfile.TemporaryDirectory() as data:
+        server = AlmanacServer(arguments.almanac, data, "anna")
+        try:
+            run(server, arguments.almanac, data, arguments.artifacts)
+        finally:
+            server.stop()
+    print(f"booking page in Chromium: all {checks} checks passed")
+
+
+if __name__ == "__main__":
+    main()
