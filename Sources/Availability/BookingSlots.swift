@@ -99,4 +99,64 @@ public enum BookingSlots {
         }
         .sorted { $0.start < $1.start }
     }
+
+    /// One person of a group search.
+    public struct GroupHost: Sendable {
+        public var rules: AvailabilityRules
+        public var busy: [BusyBlock]
+        /// Live holds that take this host.
+        public var held: [(start: Int, end: Int)]
+        /// Starts of this host's confirmed bookings of the type, for the limits.
+        public var booked: [Int]
+        /// This host's bookings of the type in the fairness window.
+        public var load: Int
+
+        public init(
+            rules: AvailabilityRules, busy: [BusyBlock], held: [(start: Int, end: Int)], booked: [Int], load: Int
+        ) {
+            self.rules = rules
+            self.busy = busy
+            self.held = held
+            self.booked = booked
+            self.load = load
+        }
+    }
+
+    /// A slot of a group, with who is free then and who a booking would take.
+    public struct GroupSlot: Sendable, Hashable {
+        public var start: Int
+        public var end: Int
+        /// Indices of the hosts free then, in order.
+        public var free: [Int]
+        /// The `needed` free hosts with the least load (ties: the first listed), in order.
+        public var assigned: [Int]
+    }
+
+    /// The slots in `from..<to` at which at least `needed` hosts are free, each by their
+    /// own hours, busy time, holds and limits (everyone for a collective type, one for
+    /// round-robin, k for n-of-group). A slot of one host's grid that another host's
+    /// grid does not have counts that other host as not free.
+    public static func group(
+        hosts: [GroupHost], needed: Int, dailyLimit: Int?, weeklyLimit: Int?, from: Int, to: Int, now: Int?,
+        limit: Int = .max
+    ) -> [GroupSlot] {
+        guard needed > 0, needed <= hosts.count, limit > 0 else { return [] }
+        var free: [Int: (end: Int, hosts: [Int])] = [:]
+        for (index, host) in hosts.enumerated() {
+            for slot in Self.free(
+                busy: host.busy, held: host.held, booked: host.booked, rules: host.rules, dailyLimit: dailyLimit,
+                weeklyLimit: weeklyLimit, from: from, to: to, now: now)
+            {
+                free[slot.start, default: (slot.end, [])].hosts.append(index)
+            }
+        }
+        var result: [GroupSlot] = []
+        for start in free.keys.sorted() {
+            guard let entry = free[start], entry.hosts.count >= needed else { continue }
+            let assigned = entry.hosts.sorted { (hosts[$0].load, $0) < (hosts[$1].load, $1) }.prefix(needed).sorted()
+            result.append(GroupSlot(start: start, end: entry.end, free: entry.hosts, assigned: Array(assigned)))
+            if result.count >= limit { break }
+        }
+        return result
+    }
 }

@@ -78,16 +78,17 @@ extension DatabaseBackend {
             [
                 "id", "identifier", "user_id", "slug", "title", "description", "location", "durations", "calendar",
                 "busy_calendars", "schedule", "buffer_before", "buffer_after", "notice", "window_days", "step",
-                "daily_limit", "weekly_limit", "capacity", "class_event", "waitlist", "hold_seconds", "created",
-                "modified",
+                "daily_limit", "weekly_limit", "capacity", "class_event", "waitlist", "hold_seconds", "hosts",
+                "group_mode", "group_minimum", "created", "modified",
             ]
         ),
-        ("booking_holds", ["id", "identifier", "type_id", "starts", "ends", "recurrence_id", "expires"]),
+        ("booking_holds", ["id", "identifier", "type_id", "starts", "ends", "recurrence_id", "hosts", "expires"]),
         (
             "bookings",
             [
                 "id", "identifier", "type_id", "calendar", "event_identifier", "recurrence_id", "starts", "ends",
-                "name", "email", "note", "status", "cancel_token", "reschedule_token", "created", "modified",
+                "name", "email", "note", "status", "hosts", "events", "cancel_token", "reschedule_token", "created",
+                "modified",
             ]
         ),
     ]

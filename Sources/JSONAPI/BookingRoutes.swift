@@ -13,7 +13,7 @@ extension APIContext {
     static let bookingTypeFields: Set<String> = [
         "title", "slug", "description", "location", "durations", "calendar", "busyCalendars", "schedule",
         "bufferBefore", "bufferAfter", "notice", "windowDays", "step", "dailyLimit", "weeklyLimit", "capacity",
-        "classEvent", "waitlist", "holdMinutes",
+        "classEvent", "waitlist", "holdMinutes", "hosts", "groupMode", "groupMinimum",
     ]
 
     static func minutes(_ seconds: Int) -> JSONValue { .integer(seconds / 60) }
@@ -32,6 +32,18 @@ extension APIContext {
             ("dailyLimit", optional(type.dailyLimit)), ("weeklyLimit", optional(type.weeklyLimit)),
             ("capacity", optional(type.capacity)), ("classEvent", text(type.classEvent)),
             ("waitlist", .bool(type.waitlist)), ("holdMinutes", minutes(type.holdSeconds)),
+            (
+                "hosts",
+                .array(
+                    type.hosts.map { host in
+                        .object([
+                            ("name", .string(host.name)), ("calendar", .string(host.calendar)),
+                            ("busyCalendars", host.busyCalendars.map { .array($0.map(JSONValue.string)) } ?? .null),
+                            ("schedule", text(host.schedule)),
+                        ])
+                    })
+            ),
+            ("groupMode", .string(type.groupMode.rawValue)), ("groupMinimum", optional(type.groupMinimum)),
             ("page", type.slug.map { .string("/book/" + $0) } ?? .null), ("etag", .string(type.etag)),
             ("createdAt", .string(utc(type.created))), ("updatedAt", .string(utc(type.modified))),
         ])
@@ -116,6 +128,44 @@ extension APIContext {
             type.waitlist = flag
         }
         if let value = try minutes("holdMinutes") { type.holdSeconds = value }
+        if let value = body["groupMode"] {
+            guard case .string(let text) = value, let mode = BookingType.GroupMode(rawValue: text) else {
+                throw APIModel.wrongType("groupMode", "single, collective, round-robin or n-of-group")
+            }
+            type.groupMode = mode
+        }
+        if let value = try count("groupMinimum") { type.groupMinimum = value }
+        if let value = body["hosts"] {
+            let expected = "an array of {\"name\", \"calendar\", \"busyCalendars\"?, \"schedule\"?}"
+            guard case .array(let items) = value, items.count <= BookingType.maxHosts else {
+                throw APIModel.wrongType("hosts", expected)
+            }
+            var hosts: [BookingHost] = []
+            for item in items {
+                guard case .object(let members) = item,
+                    members.allSatisfy({ ["name", "calendar", "busyCalendars", "schedule"].contains($0.key) }),
+                    case .string(let name)? = item["name"], case .string(let calendar)? = item["calendar"]
+                else { throw APIModel.wrongType("hosts", expected) }
+                var host = BookingHost(
+                    name: try APIModel.checked(name, "hosts", allowingLineBreaks: false), calendar: calendar)
+                switch item["busyCalendars"] {
+                case nil, .null?: break
+                case .array(let list)?:
+                    host.busyCalendars = try list.map { (entry) throws(APIProblem) -> String in
+                        guard case .string(let id) = entry else { throw APIModel.wrongType("hosts", expected) }
+                        return id
+                    }
+                default: throw APIModel.wrongType("hosts", expected)
+                }
+                switch item["schedule"] {
+                case nil, .null?: break
+                case .string(let id)?: host.schedule = id
+                default: throw APIModel.wrongType("hosts", expected)
+                }
+                hosts.append(host)
+            }
+            type.hosts = hosts
+        }
     }
 
     // MARK: Booking types
@@ -223,6 +273,14 @@ extension APIContext {
                 .object([
                     ("start", .string(Self.utc(slot.start))), ("end", .string(Self.utc(slot.end))),
                     ("localStart", local(slot.start)),
+                ])
+            }
+        case .group(let slots):
+            return listing("slots", slots, extra: extra, time: \.start) { slot in
+                .object([
+                    ("start", .string(Self.utc(slot.start))), ("end", .string(Self.utc(slot.end))),
+                    ("localStart", local(slot.start)), ("freeHosts", .array(slot.free.map(JSONValue.string))),
+                    ("hosts", .array(slot.assigned.map(JSONValue.string))),
                 ])
             }
         case .seats(let seats):
@@ -338,6 +396,7 @@ extension APIContext {
             ("note", booking.note.map(JSONValue.string) ?? .null), ("calendarId", .string(booking.calendar)),
             ("eventId", booking.eventIdentifier.map(JSONValue.string) ?? .null),
             ("recurrenceId", booking.recurrenceID.map(JSONValue.string) ?? .null),
+            ("hosts", .array(booking.hosts.map(JSONValue.string))),
             ("createdAt", .string(utc(booking.created))), ("updatedAt", .string(utc(booking.modified))),
         ])
     }

@@ -59,6 +59,15 @@ public struct BookingEngine: Sendable {
     public enum Offer: Sendable {
         case slots([FreeSlot])
         case seats([BookingSlots.Seat])
+        case group([GroupOffer])
+    }
+
+    /// A group type's slot: who is free, and who a booking now would take.
+    public struct GroupOffer: Sendable, Hashable {
+        public var start: Int
+        public var end: Int
+        public var free: [String]
+        public var assigned: [String]
     }
 
     /// The offer in `from..<to` (starts), at most `limit` slots, never before `now`.
@@ -80,6 +89,27 @@ public struct BookingEngine: Sendable {
     {
         let type = situation.type
         let rules = try rules(type, schedule: situation.schedule, duration: duration, now: now)
+        if !type.hosts.isEmpty {
+            var hosts: [BookingSlots.GroupHost] = []
+            for host in situation.hosts {
+                hosts.append(
+                    BookingSlots.GroupHost(
+                        rules: try Self.rules(type, schedule: host.schedule, duration: duration, now: now),
+                        busy: host.busy.map(BusyBlock.init), held: host.holds.map { ($0.start, $0.end) },
+                        booked: host.bookings.map(\.start),
+                        load: situation.windowBookings.filter { $0.hosts.contains(host.host.name) }.count))
+            }
+            let names = situation.hosts.map(\.host.name)
+            return .group(
+                BookingSlots.group(
+                    hosts: hosts, needed: type.hostsNeeded, dailyLimit: type.dailyLimit, weeklyLimit: type.weeklyLimit,
+                    from: from, to: to, now: now, limit: limit
+                ).map { slot in
+                    GroupOffer(
+                        start: slot.start, end: slot.end, free: slot.free.map { names[$0] },
+                        assigned: slot.assigned.map { names[$0] })
+                })
+        }
         if type.isSeated {
             let seats = BookingSlots.seats(
                 occurrences: situation.occurrences.map {
@@ -95,9 +125,10 @@ public struct BookingEngine: Sendable {
     }
 
     /// Refuses (``StoreError/Code/slotTaken``) unless `start..<end` is on offer in the
-    /// situation: a free slot of that length, or a class occurrence with a seat left.
-    static func check(start: Int, end: Int, now: Int) -> (BookingSituation) throws(StoreError) -> Void {
-        { (situation) throws(StoreError) in
+    /// situation: a free slot of that length, a class occurrence with a seat left, or a
+    /// group slot, whose hosts to take it answers.
+    static func check(start: Int, end: Int, now: Int) -> (BookingSituation) throws(StoreError) -> [String] {
+        { (situation) throws(StoreError) -> [String] in
             let type = situation.type
             if !type.isSeated, !type.durations.contains(end - start) {
                 throw StoreError(.invalidArgument, "\(type.title) is booked for \(durationsText(type.durations))")
@@ -115,7 +146,13 @@ public struct BookingEngine: Sendable {
                 guard seat.left > 0 else {
                     throw StoreError(.slotTaken, "the class at \(utc(start)) is full")
                 }
+            case .group(let slots):
+                guard let slot = slots.first, slot.start == start else {
+                    throw StoreError(.slotTaken, "not enough of \(type.title)'s hosts are free at \(utc(start))")
+                }
+                return slot.assigned
             }
+            return []
         }
     }
 

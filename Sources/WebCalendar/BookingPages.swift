@@ -205,6 +205,11 @@ extension WebContext {
                 result[state.zone.localTime(at: seat.start).date, default: []].append(
                     PickedTime(start: seat.start, end: seat.end, seatsLeft: seat.left))
             }
+        case .group(let slots):
+            for slot in slots {
+                result[state.zone.localTime(at: slot.start).date, default: []].append(
+                    PickedTime(start: slot.start, end: slot.end, seatsLeft: nil))
+            }
         }
         return result
     }
@@ -410,6 +415,7 @@ extension WebContext {
             case .slots(let slots): isOffered = slots.first?.start == start
             case .seats(let seats):
                 isOffered = seats.first.map { $0.start == start && ($0.left > 0 || type.waitlist) } ?? false
+            case .group(let slots): isOffered = slots.first?.start == start
             }
             if !isOffered { throw WebFailure(409, "That time is not free any more. Go back and pick another.") }
         }

@@ -30,16 +30,17 @@ public protocol BookingStore: Sendable {
     /// the type's hold time, when `check` finds it free in the situation around it.
     func hold(
         type: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> Void
+        check: (BookingSituation) throws(StoreError) -> [String]
     ) throws(StoreError) -> BookingHold
     /// Gives a hold back before it runs out.
     func releaseHold(id: String, type: String) throws(StoreError)
     /// Books a slot (writing its event) or a seat (adding the booker as an attendee of
     /// the class occurrence; on a waiting list when it is full and the type keeps one),
-    /// when `check` finds it free. A request that repeats a confirmed booking (same
+    /// when `check` finds it free; for a group type `check` names the hosts it takes,
+    /// and the event is written into each one's calendar. A request that repeats a confirmed booking (same
     /// type, start and e-mail) answers that booking with `isNew` false.
     func book(
-        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> Void
+        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> [String]
     ) throws(StoreError) -> (booking: Booking, isNew: Bool)
     /// A user's bookings by start (then id), at most `limit`, optionally of one type and
     /// starting in a range, those after `cursor` (a booking id).
@@ -56,7 +57,7 @@ public protocol BookingStore: Sendable {
     /// then) when `check` finds it free, the booking's own time left out of the busy time.
     func reschedule(
         booking id: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> Void
+        check: (BookingSituation) throws(StoreError) -> [String]
     ) throws(StoreError) -> Booking
     /// Removes the holds that ran out by `now` (each tells `hold.expired` to webhooks);
     /// how many.
@@ -88,7 +89,8 @@ struct DatabaseBookingStore: BookingStore {
     static let typeColumns = """
         SELECT t.id, t.user_id, t.identifier, u.name, t.slug, t.title, t.description, t.location, t.durations, t.calendar,
             t.busy_calendars, t.schedule, t.buffer_before, t.buffer_after, t.notice, t.window_days, t.step,
-            t.daily_limit, t.weekly_limit, t.capacity, t.class_event, t.waitlist, t.hold_seconds, t.created, t.modified
+            t.daily_limit, t.weekly_limit, t.capacity, t.class_event, t.waitlist, t.hold_seconds, t.created, t.modified,
+            t.hosts, t.group_mode, t.group_minimum
         FROM booking_types t JOIN users u ON u.id = t.user_id
         """
 
@@ -102,8 +104,30 @@ struct DatabaseBookingStore: BookingStore {
             notice: row.int(14), windowDays: row.optionalInt(15), step: row.optionalInt(16),
             dailyLimit: row.optionalInt(17), weeklyLimit: row.optionalInt(18), capacity: row.optionalInt(19),
             classEvent: row.optionalString(20), waitlist: row.int(21) != 0, holdSeconds: row.int(22),
+            hosts: row.optionalString(25).map(Self.hosts) ?? [],
+            groupMode: BookingType.GroupMode(rawValue: row.string(26)) ?? .single, groupMinimum: row.optionalInt(27),
             created: row.int(23), modified: row.int(24))
         return TypeRow(rowID: row.int64(0), ownerID: row.int64(1), type: type)
+    }
+
+    /// Hosts as stored: a line each, `name TAB calendar TAB busy,calendars TAB schedule`.
+    static func hostsText(_ hosts: [BookingHost]) -> String? {
+        guard !hosts.isEmpty else { return nil }
+        return hosts.map { host in
+            [host.name, host.calendar, host.busyCalendars?.joined(separator: ",") ?? "", host.schedule ?? ""]
+                .joined(separator: "\t")
+        }.joined(separator: "\n")
+    }
+
+    static func hosts(_ text: String) -> [BookingHost] {
+        text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 4 else { return nil }
+            return BookingHost(
+                name: parts[0], calendar: parts[1],
+                busyCalendars: parts[2].isEmpty ? nil : parts[2].split(separator: ",").map(String.init),
+                schedule: parts[3].isEmpty ? nil : parts[3])
+        }
     }
 
     func typeRow(id: String, owner: String, _ connection: Connection) throws(StoreError) -> TypeRow {
@@ -173,6 +197,37 @@ struct DatabaseBookingStore: BookingStore {
             guard try DatabaseAppState(backend: backend).schedule(id: schedule, user: type.owner, connection) != nil
             else { throw StoreError(.invalidArgument, "\(type.owner) has no schedule \(schedule)", resource: schedule) }
         }
+        try check(
+            (type.groupMode == .single) == type.hosts.isEmpty,
+            "a group type (collective, round-robin, n-of-group) has hosts, and only a group type has them")
+        try check(type.hosts.count <= BookingType.maxHosts, "a group has at most \(BookingType.maxHosts) hosts")
+        try check(type.hosts.isEmpty || type.classEvent == nil, "a class with seats is not a group type")
+        try check(
+            Set(type.hosts.map(\.name)).count == type.hosts.count, "each host of a group has a name of its own")
+        if type.groupMode == .nOfGroup {
+            try check(
+                (1...max(1, type.hosts.count)).contains(type.groupMinimum ?? 0),
+                "n-of-group needs groupMinimum, 1 to the number of hosts")
+        } else {
+            try check(type.groupMinimum == nil, "groupMinimum belongs to n-of-group")
+        }
+        for host in type.hosts {
+            let name = host.name.utf8
+            try check(
+                !name.isEmpty && name.count <= 100 && !name.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0x2c }),
+                "a host's name is 1 to 100 bytes on one line, without commas")
+            let row = try events.calendarRow(host.calendar, connection, write: false)
+            try check(row.writable, "the calendar of host \(host.name) must be writable by \(type.owner)")
+            for identifier in host.busyCalendars ?? [] {
+                try check(!identifier.contains(","), "a calendar id has no comma")
+                _ = try events.calendarRow(identifier, connection, write: false)
+            }
+            if let schedule = host.schedule,
+                try DatabaseAppState(backend: backend).schedule(id: schedule, user: type.owner, connection) == nil
+            {
+                throw StoreError(.invalidArgument, "\(type.owner) has no schedule \(schedule)", resource: schedule)
+            }
+        }
         if let classEvent = type.classEvent {
             let (_, row) = try events.locate(classEvent, write: false, connection)
             try check(row.rowID == calendar.rowID, "the class event must be in the booking calendar")
@@ -199,6 +254,8 @@ struct DatabaseBookingStore: BookingStore {
             ("daily_limit", .optional(type.dailyLimit)), ("weekly_limit", .optional(type.weeklyLimit)),
             ("capacity", .optional(type.capacity)), ("class_event", .optional(type.classEvent)),
             ("waitlist", .int(type.waitlist ? 1 : 0)), ("hold_seconds", .int(type.holdSeconds)),
+            ("hosts", .optional(Self.hostsText(type.hosts))), ("group_mode", .text(type.groupMode.rawValue)),
+            ("group_minimum", .optional(type.groupMinimum)),
         ]
     }
 
@@ -280,19 +337,24 @@ struct DatabaseBookingStore: BookingStore {
     // MARK: The situation
 
     static let holdColumns = """
-        SELECT h.identifier, t.identifier, h.starts, h.ends, h.recurrence_id, h.expires
+        SELECT h.identifier, t.identifier, h.starts, h.ends, h.recurrence_id, h.expires, h.hosts
         FROM booking_holds h JOIN booking_types t ON t.id = h.type_id
         """
 
     static func hold(_ row: Row) -> BookingHold {
         BookingHold(
             id: row.string(0), type: row.string(1), start: row.int(2), end: row.int(3),
-            recurrenceID: row.optionalString(4), expires: row.int(5))
+            recurrenceID: row.optionalString(4), expires: row.int(5), hosts: list(row.optionalString(6)))
     }
+
+    /// A comma-separated list as stored (nil: none).
+    static func list(_ text: String?) -> [String] { text.map { $0.split(separator: ",").map(String.init) } ?? [] }
+
+    static func listText(_ items: [String]) -> SQLValue { items.isEmpty ? .null : .text(items.joined(separator: ",")) }
 
     static let bookingColumns = """
         SELECT b.identifier, t.identifier, u.name, b.calendar, b.event_identifier, b.recurrence_id, b.starts, b.ends,
-            b.name, b.email, b.note, b.status, b.created, b.modified, b.id, t.id
+            b.name, b.email, b.note, b.status, b.created, b.modified, b.id, t.id, b.hosts, b.events
         FROM bookings b JOIN booking_types t ON t.id = b.type_id JOIN users u ON u.id = t.user_id
         """
 
@@ -302,7 +364,7 @@ struct DatabaseBookingStore: BookingStore {
             eventIdentifier: row.optionalString(4), recurrenceID: row.optionalString(5), start: row.int(6),
             end: row.int(7), name: row.string(8), email: row.string(9), note: row.optionalString(10),
             status: Booking.Status(rawValue: row.string(11)) ?? .cancelled, created: row.int(12),
-            modified: row.int(13))
+            modified: row.int(13), hosts: list(row.optionalString(16)), events: list(row.optionalString(17)))
     }
 
     /// The seven days around a range that the daily and weekly limits read.
@@ -341,10 +403,43 @@ struct DatabaseBookingStore: BookingStore {
         var busy: [BusyTime] = []
         var occurrences: [ClassOccurrence] = []
         let bookingCalendar = try events.calendarRow(type.calendar, connection, write: false)
+        var hosts: [HostSituation] = []
+        var windowBookings: [Booking] = []
         if let classEvent = type.classEvent {
             occurrences = try classOccurrences(
                 of: classEvent, capacity: type.capacity, in: range, calendar: bookingCalendar, events: events,
                 connection)
+        } else if !type.hosts.isEmpty {
+            // Each host: their calendar and busy calendars (those since removed skipped),
+            // their schedule, and the holds and bookings that take them.
+            let own = Set(ownBooking?.events ?? [])
+            for host in type.hosts {
+                var calendars: [CalendarRow] = []
+                for identifier in [host.calendar] + (host.busyCalendars ?? [])
+                where !calendars.contains(where: { $0.calendar.id == identifier }) {
+                    if let calendar = try? events.calendarRow(identifier, connection, write: false) {
+                        calendars.append(calendar)
+                    }
+                }
+                var hostSchedule = schedule
+                if let id = host.schedule { hostSchedule = try appState.schedule(id: id, user: type.owner, connection) }
+                var hostBusy = try events.busyTime(in: range, calendars: calendars, zone: nil, connection)
+                hostBusy.removeAll { own.contains($0.eventIdentifier) }
+                hosts.append(
+                    HostSituation(
+                        host: host, schedule: hostSchedule, busy: hostBusy,
+                        holds: holds.filter { $0.hosts.contains(host.name) },
+                        bookings: bookings.filter { $0.hosts.contains(host.name) }))
+            }
+            // Fairness counts the bookings from now to the end of the booking window.
+            let windowEnd =
+                type.windowDays.map { now.addingSaturated(($0 + 1) * 86_400) }
+                ?? range.end.addingSaturated(Self.limitMargin)
+            windowBookings = try connection.rows(
+                Self.bookingColumns
+                    + " WHERE b.type_id = ? AND b.status = 'confirmed' AND b.starts >= ? AND b.starts < ? ORDER BY b.starts",
+                [.integer(row.rowID), .int(min(now, range.start)), .int(windowEnd)], Self.booking
+            ).filter { $0.id != ownBooking?.id }
         } else {
             // The booking calendar always blocks; busy calendars since removed are skipped.
             var calendars = [bookingCalendar]
@@ -361,7 +456,8 @@ struct DatabaseBookingStore: BookingStore {
             if let own = ownBooking?.eventIdentifier { busy.removeAll { $0.eventIdentifier == own } }
         }
         return BookingSituation(
-            type: type, schedule: schedule, busy: busy, holds: holds, bookings: bookings, occurrences: occurrences)
+            type: type, schedule: schedule, busy: busy, holds: holds, bookings: bookings, occurrences: occurrences,
+            hosts: hosts, windowBookings: windowBookings)
     }
 
     /// The occurrences of a class in `range` with their capacity (the instance's
@@ -416,8 +512,16 @@ struct DatabaseBookingStore: BookingStore {
         TypeRow, CalendarRow
     ) {
         let row = try typeRow(id: id, owner: owner, connection)
-        let calendar = try events(row).calendarRow(row.type.calendar, connection, write: true)
+        let events = events(row)
+        // Every calendar a booking of the type may write, locked in one order (by
+        // identifier), so two types sharing a host's calendar never wait on each other.
+        var calendar: CalendarRow?
+        for identifier in Set([row.type.calendar] + row.type.hosts.map(\.calendar)).sorted() {
+            let locked = try events.calendarRow(identifier, connection, write: true)
+            if identifier == row.type.calendar { calendar = locked }
+        }
         try expireHolds(typeRowID: row.rowID, now: now, connection)
+        guard let calendar else { throw StoreError(.notFound, "no calendar \(row.type.calendar)") }
         return (row, calendar)
     }
 
@@ -425,22 +529,22 @@ struct DatabaseBookingStore: BookingStore {
 
     func hold(
         type: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> Void
+        check: (BookingSituation) throws(StoreError) -> [String]
     ) throws(StoreError) -> BookingHold {
         try database.write { (connection) throws(StoreError) -> BookingHold in
             let (row, _) = try lockedType(id: type, owner: owner, now: now, connection)
             let situation = try situation(
                 row, in: Self.around(start: start, end: end, row.type), now: now, connection)
-            try check(situation)
+            let hosts = try check(situation)
             let recurrenceID = try seat(at: start, in: situation)?.recurrenceID
             let hold = BookingHold(
                 id: BookingHold.newIdentifier(), type: type, start: start, end: end, recurrenceID: recurrenceID,
-                expires: now + row.type.holdSeconds)
+                expires: now + row.type.holdSeconds, hosts: hosts)
             try connection.run(
-                "INSERT INTO booking_holds (identifier, type_id, starts, ends, recurrence_id, expires) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO booking_holds (identifier, type_id, starts, ends, recurrence_id, hosts, expires) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     .text(hold.id), .integer(row.rowID), .int(start), .int(end), .optional(recurrenceID),
-                    .int(hold.expires),
+                    Self.listText(hosts), .int(hold.expires),
                 ])
             return hold
         }
@@ -507,7 +611,7 @@ struct DatabaseBookingStore: BookingStore {
     // MARK: Bookings
 
     func book(
-        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> Void
+        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> [String]
     ) throws(StoreError) -> (booking: Booking, isNew: Bool) {
         try Self.validate(request)
         return try database.write { (connection) throws(StoreError) -> (booking: Booking, isNew: Bool) in
@@ -533,11 +637,12 @@ struct DatabaseBookingStore: BookingStore {
                 ownHold: request.hold, connection)
             let seat = try seat(at: request.start, in: situation)
             var status = Booking.Status.confirmed
+            var hosts: [String] = []
             if let seat, seat.taken >= seat.capacity, row.type.waitlist, !seat.isCancelled {
                 // Full: on the waiting list, if the rest of the rules let the booker in at all.
                 status = .waitlisted
             } else {
-                try check(situation)
+                hosts = try check(situation)
             }
             var booking = Booking(
                 id: Booking.newIdentifier(), type: row.type.id, owner: owner, calendar: row.type.calendar,
@@ -551,6 +656,10 @@ struct DatabaseBookingStore: BookingStore {
                 ).0.identifier
                 booking.end = seat.end
                 if status == .confirmed { try addAttendee(booking, events: events, connection) }
+            } else if !row.type.hosts.isEmpty {
+                booking.hosts = hosts
+                booking.events = try writeHostEvents(booking, type: row.type, events: events, connection)
+                booking.eventIdentifier = booking.events.first
             } else {
                 booking.eventIdentifier = try events.create(
                     Self.event(for: booking, type: row.type, calendar: calendar.calendar.id), connection
@@ -559,15 +668,15 @@ struct DatabaseBookingStore: BookingStore {
             try connection.run(
                 """
                 INSERT INTO bookings (identifier, type_id, calendar, event_identifier, recurrence_id, starts, ends, name,
-                    email, note, status, cancel_token, reschedule_token, created, modified)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    email, note, status, cancel_token, reschedule_token, created, modified, hosts, events)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(booking.id), .integer(row.rowID), .text(booking.calendar),
                     .optional(booking.eventIdentifier), .optional(booking.recurrenceID), .int(booking.start),
                     .int(booking.end), .text(booking.name), .text(booking.email), .optional(booking.note),
                     .text(status.rawValue), .text(request.cancelTokenHash), .text(request.rescheduleTokenHash),
-                    .int(now), .int(now),
+                    .int(now), .int(now), Self.listText(booking.hosts), Self.listText(booking.events),
                 ])
             if let hold = request.hold {
                 try connection.run("DELETE FROM booking_holds WHERE identifier = ?", [.text(hold)])
@@ -575,6 +684,24 @@ struct DatabaseBookingStore: BookingStore {
             if status == .confirmed { try tell(.bookingCreated, booking, ownerID: row.ownerID, connection) }
             return (booking, true)
         }
+    }
+
+    /// A group booking's event in each of its hosts' calendars (one UID for all), in the
+    /// hosts' order; their identifiers.
+    func writeHostEvents(_ booking: Booking, type: BookingType, events: DatabaseEventStore, _ connection: Connection)
+        throws(StoreError) -> [String]
+    {
+        var written: [String] = []
+        for name in booking.hosts {
+            guard let host = type.hosts.first(where: { $0.name == name }) else {
+                throw StoreError(.slotTaken, "\(type.title) has no host \(name) any more")
+            }
+            var event = Self.event(for: booking, type: type, calendar: host.calendar)
+            event.component.setProperty(Property(name: "UID", value: booking.id + "@almanac"))
+            event.component.setProperty(Property(name: "X-ALMANAC-HOST", text: name))
+            if let identifier = try events.create(event, connection).localIdentifier { written.append(identifier) }
+        }
+        return written
     }
 
     /// The request's own fields: the booker's name, e-mail and note within bounds and
@@ -779,14 +906,12 @@ struct DatabaseBookingStore: BookingStore {
                     try setStatus(&promoted, .confirmed, now: now, connection)
                     try tell(.bookingCreated, promoted, ownerID: row.ownerID, connection)
                 }
-            } else if let identifier = booking.eventIdentifier {
+            } else if !booking.events.isEmpty || booking.eventIdentifier != nil {
                 // An event the owner has since deleted needs no cancelling.
-                try Self.unlessGone { () throws(StoreError) in
-                    let (object, calendar) = try events.locate(identifier, write: true, connection)
-                    var event = try events.event(from: object, calendar: calendar)
-                    event.component.setProperty(Property(name: "STATUS", value: "CANCELLED"))
-                    event.sequence += 1
-                    _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
+                for identifier in booking.events.isEmpty ? [booking.eventIdentifier ?? ""] : booking.events {
+                    try Self.unlessGone { () throws(StoreError) in
+                        try move(identifier, to: 0, 0, events: events, cancel: true, connection)
+                    }
                 }
             }
             try tell(.bookingCancelled, booking, ownerID: row.ownerID, connection)
@@ -796,7 +921,7 @@ struct DatabaseBookingStore: BookingStore {
 
     func reschedule(
         booking id: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> Void
+        check: (BookingSituation) throws(StoreError) -> [String]
     ) throws(StoreError) -> Booking {
         try database.write { (connection) throws(StoreError) -> Booking in
             var (booking, row, _) = try lockedBooking(id: id, owner: owner, now: now, connection)
@@ -806,21 +931,45 @@ struct DatabaseBookingStore: BookingStore {
             guard start < end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
             let situation = try situation(
                 row, in: Self.around(start: start, end: end, row.type), now: now, ownBooking: booking, connection)
-            try check(situation)
+            let hosts = try check(situation)
             let events = events(row)
-            if let seat = try seat(at: start, in: situation) {
+            if !row.type.hosts.isEmpty {
+                // The hosts it keeps move their event; hosts it leaves cancel theirs; new ones get one.
+                var kept: [String: String] = [:]
+                for (host, identifier) in zip(booking.hosts, booking.events) {
+                    if hosts.contains(host) {
+                        kept[host] = identifier
+                        try move(identifier, to: start, end, events: events, cancel: false, connection)
+                    } else {
+                        try Self.unlessGone { () throws(StoreError) in
+                            try move(identifier, to: start, end, events: events, cancel: true, connection)
+                        }
+                    }
+                }
+                booking.start = start
+                booking.end = end
+                let added = hosts.filter { kept[$0] == nil }
+                var fresh = booking
+                fresh.hosts = added
+                let written = try writeHostEvents(fresh, type: row.type, events: events, connection)
+                var made = Dictionary(uniqueKeysWithValues: zip(added, written))
+                booking.hosts = hosts
+                booking.events = hosts.compactMap { kept[$0] ?? made.removeValue(forKey: $0) }
+                booking.eventIdentifier = booking.events.first
+                try connection.run(
+                    "UPDATE bookings SET hosts = ?, events = ?, event_identifier = ? WHERE identifier = ?",
+                    [
+                        Self.listText(booking.hosts), Self.listText(booking.events),
+                        .optional(booking.eventIdentifier), .text(booking.id),
+                    ])
+            } else if let seat = try seat(at: start, in: situation) {
                 try removeAttendee(booking, events: events, connection)
                 booking.start = seat.start
                 booking.end = seat.end
                 booking.recurrenceID = seat.recurrenceID
                 try addAttendee(booking, events: events, connection)
             } else if let identifier = booking.eventIdentifier {
-                let (object, calendar) = try events.locate(identifier, write: true, connection)
-                var event = try events.event(from: object, calendar: calendar)
-                event.start = DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)
-                event.end = DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)
-                event.sequence += 1
-                _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
+                try move(identifier, to: start, end, events: events, cancel: false, connection)
                 booking.start = start
                 booking.end = end
             }
@@ -834,5 +983,22 @@ struct DatabaseBookingStore: BookingStore {
             try tell(.bookingRescheduled, booking, ownerID: row.ownerID, connection)
             return booking
         }
+    }
+
+    /// Moves a booking's event to new times (or cancels it), one SEQUENCE on.
+    func move(
+        _ identifier: String, to start: Int, _ end: Int, events: DatabaseEventStore, cancel: Bool,
+        _ connection: Connection
+    ) throws(StoreError) {
+        let (object, calendar) = try events.locate(identifier, write: true, connection)
+        var event = try events.event(from: object, calendar: calendar)
+        if cancel {
+            event.component.setProperty(Property(name: "STATUS", value: "CANCELLED"))
+        } else {
+            event.start = DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)
+            event.end = DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)
+        }
+        event.sequence += 1
+        _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
     }
 }

@@ -43,8 +43,37 @@ public struct BookingType: Sendable, Hashable {
     public var waitlist: Bool
     /// How long a hold keeps a slot, in seconds.
     public var holdSeconds: Int
+    /// The people a group type books (none: the type's own calendars alone), and how:
+    /// everyone free at once, any one of them (assigned fairly), or at least
+    /// ``groupMinimum`` of them.
+    public var hosts: [BookingHost]
+    public var groupMode: GroupMode
+    public var groupMinimum: Int?
     public var created: Int
     public var modified: Int
+
+    /// How a group type's hosts make a slot.
+    public enum GroupMode: String, Sendable, Hashable, CaseIterable {
+        /// One host: the type's own calendars (no `hosts`).
+        case single
+        /// Every host free; the booking goes into each host's calendar.
+        case collective
+        /// Any one host free; the booking goes to the free host with the fewest bookings
+        /// of this type in the booking window (ties: the first listed).
+        case roundRobin = "round-robin"
+        /// At least `groupMinimum` hosts free; that many are booked, fewest bookings first.
+        case nOfGroup = "n-of-group"
+    }
+
+    /// How many hosts a booking of this type takes.
+    public var hostsNeeded: Int {
+        switch groupMode {
+        case .single: 0
+        case .collective: hosts.count
+        case .roundRobin: 1
+        case .nOfGroup: groupMinimum ?? 1
+        }
+    }
 
     public init(
         id: String = BookingType.newIdentifier(), owner: String, slug: String? = nil, title: String,
@@ -52,7 +81,8 @@ public struct BookingType: Sendable, Hashable {
         busyCalendars: [String]? = nil, schedule: String? = nil, bufferBefore: Int = 0, bufferAfter: Int = 0,
         notice: Int = 0, windowDays: Int? = nil, step: Int? = nil, dailyLimit: Int? = nil, weeklyLimit: Int? = nil,
         capacity: Int? = nil, classEvent: String? = nil, waitlist: Bool = false,
-        holdSeconds: Int = BookingType.defaultHoldSeconds, created: Int = 0, modified: Int = 0
+        holdSeconds: Int = BookingType.defaultHoldSeconds, hosts: [BookingHost] = [], groupMode: GroupMode = .single,
+        groupMinimum: Int? = nil, created: Int = 0, modified: Int = 0
     ) {
         self.id = id
         self.owner = owner
@@ -75,6 +105,9 @@ public struct BookingType: Sendable, Hashable {
         self.classEvent = classEvent
         self.waitlist = waitlist
         self.holdSeconds = holdSeconds
+        self.hosts = hosts
+        self.groupMode = groupMode
+        self.groupMinimum = groupMinimum
         self.created = created
         self.modified = modified
     }
@@ -98,6 +131,7 @@ public struct BookingType: Sendable, Hashable {
     public static let maxHoldSeconds = 3_600
     public static let maxWindowDays = 3_660
     public static let maxCapacity = 10_000
+    public static let maxHosts = 50
 
     /// Whether `slug` may name a booking page (`manage` and `reschedule` name the
     /// booker's pages).
@@ -110,6 +144,25 @@ public struct BookingType: Sendable, Hashable {
     }
 }
 
+/// One person of a group booking type, as the owner sees them: the calendar their
+/// bookings go to (the owner's, or one shared with the owner read-write), the calendars
+/// whose busy time is theirs (nil: that calendar alone), and the schedule they follow
+/// (one of the owner's; nil: the type's).
+public struct BookingHost: Sendable, Hashable {
+    /// 1 to 100 bytes on one line, without commas; unique in the type.
+    public var name: String
+    public var calendar: String
+    public var busyCalendars: [String]?
+    public var schedule: String?
+
+    public init(name: String, calendar: String, busyCalendars: [String]? = nil, schedule: String? = nil) {
+        self.name = name
+        self.calendar = calendar
+        self.busyCalendars = busyCalendars
+        self.schedule = schedule
+    }
+}
+
 /// A booked slot or seat: the event it wrote (or the attendee it added to a class
 /// occurrence), who booked it, and its state.
 public struct Booking: Sendable, Hashable {
@@ -118,7 +171,8 @@ public struct Booking: Sendable, Hashable {
     public var type: String
     public var owner: String
     public var calendar: String
-    /// The event written for it, or the class it holds a seat of.
+    /// The event written for it, or the class it holds a seat of (for a group type, the
+    /// first of ``events``).
     public var eventIdentifier: String?
     /// The class occurrence of a seat (the RECURRENCE-ID text); nil for a whole slot.
     public var recurrenceID: String?
@@ -131,6 +185,9 @@ public struct Booking: Sendable, Hashable {
     public var status: Status
     public var created: Int
     public var modified: Int
+    /// A group booking's hosts and the event it wrote in each one's calendar, in order.
+    public var hosts: [String] = []
+    public var events: [String] = []
 
     public enum Status: String, Sendable, Hashable {
         case confirmed
@@ -158,6 +215,8 @@ public struct BookingHold: Sendable, Hashable {
     public var recurrenceID: String?
     /// Unix seconds.
     public var expires: Int
+    /// The hosts a group type's hold keeps.
+    public var hosts: [String] = []
 
     public static func newIdentifier() -> String { "hd_" + Identifiers.randomHex(bytes: 12) }
 }
@@ -184,6 +243,21 @@ public struct BookingSituation: Sendable {
     public var holds: [BookingHold]
     public var bookings: [Booking]
     public var occurrences: [ClassOccurrence]
+    /// A group type's hosts, each with what decides their slots (in the type's order).
+    public var hosts: [HostSituation] = []
+    /// The bookings of this type from now to the end of its window (or the situation's
+    /// range without one): a round-robin's fairness counts them per host.
+    public var windowBookings: [Booking] = []
+}
+
+/// One host of a group type in a ``BookingSituation``.
+public struct HostSituation: Sendable {
+    public var host: BookingHost
+    public var schedule: StoredSchedule?
+    public var busy: [BusyTime]
+    /// The live holds and confirmed bookings (around the range) that take this host.
+    public var holds: [BookingHold]
+    public var bookings: [Booking]
 }
 
 /// A booking to make: a slot (start and end), or a seat of the class occurrence

@@ -282,6 +282,9 @@ enum PostgresSchema {
             class_event TEXT,
             waitlist BIGINT NOT NULL DEFAULT 0,
             hold_seconds BIGINT NOT NULL,
+            hosts TEXT,
+            group_mode TEXT NOT NULL DEFAULT 'single',
+            group_minimum BIGINT,
             created BIGINT NOT NULL,
             modified BIGINT NOT NULL
         );
@@ -293,6 +296,7 @@ enum PostgresSchema {
             starts BIGINT NOT NULL,
             ends BIGINT NOT NULL,
             recurrence_id TEXT,
+            hosts TEXT,
             expires BIGINT NOT NULL
         );
         CREATE INDEX booking_holds_type ON booking_holds(type_id, starts);
@@ -311,6 +315,8 @@ enum PostgresSchema {
             note TEXT,
             status TEXT NOT NULL,
             cancel_token TEXT COLLATE "C" NOT NULL UNIQUE,
+            hosts TEXT,
+            events TEXT,
             reschedule_token TEXT COLLATE "C" NOT NULL UNIQUE,
             created BIGINT NOT NULL,
             modified BIGINT NOT NULL

@@ -312,6 +312,9 @@ enum SQLiteSchema {
             class_event TEXT,
             waitlist INTEGER NOT NULL DEFAULT 0,
             hold_seconds INTEGER NOT NULL,
+            hosts TEXT,
+            group_mode TEXT NOT NULL DEFAULT 'single',
+            group_minimum INTEGER,
             created INTEGER NOT NULL,
             modified INTEGER NOT NULL
         );
@@ -323,6 +326,7 @@ enum SQLiteSchema {
             starts INTEGER NOT NULL,
             ends INTEGER NOT NULL,
             recurrence_id TEXT,
+            hosts TEXT,
             expires INTEGER NOT NULL
         );
         CREATE INDEX booking_holds_type ON booking_holds(type_id, starts);
@@ -341,6 +345,8 @@ enum SQLiteSchema {
             note TEXT,
             status TEXT NOT NULL,
             cancel_token TEXT NOT NULL UNIQUE,
+            hosts TEXT,
+            events TEXT,
             reschedule_token TEXT NOT NULL UNIQUE,
             created INTEGER NOT NULL,
             modified INTEGER NOT NULL
