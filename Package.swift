@@ -41,7 +41,9 @@ let package = Package(
         // CalDAV and WebDAV: pure request to response over the store.
         .target(
             name: "CalDAV",
-            dependencies: ["Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "Recurrence", "CivilTime"]),
+            dependencies: [
+                "Accounts", "Availability", "CalendarStore", "HTTPTypes", "ICalendar", "Recurrence", "CivilTime",
+            ]),
         // Free slots and conflicts from busy time and booking rules (pure).
         .target(name: "Availability", dependencies: ["CivilTime", "ICalendar", "Recurrence"]),
         // Month, week and day layout shared by the web pages, the API and the terminal (pure).

@@ -472,6 +472,9 @@ enum CommandTable {
             .valued(
                 "--working-hours", "HOURS", "when slots may be: \"Mon-Fri 09:00-17:00, Sat 10:00-14:00\"",
                 .value("all day")),
+            .valued(
+                "--schedule", "default|ID", "follow a stored availability schedule (almanac hours) instead",
+                .value("none")),
             .valued("--step", "DURATION", "between slot starts", .value("the slot length")),
             .valued("--buffer", "DURATION", "free time kept before and after every busy block", .value("0")),
             zoneOption,

@@ -32,7 +32,7 @@ public struct CalDAVHandler: Sendable {
 
     /// The methods a resource of this kind answers: its `Allow` header, on OPTIONS and
     /// on every 405 (RFC 9110 §10.2.1). A method outside it is 405; one inside it that a
-    /// precondition refuses is 403. PROPPATCH changes only calendars; PUT writes only
+    /// precondition refuses is 403. PROPPATCH changes calendars (and a home's availability); PUT writes only
     /// objects; COPY and MOVE take objects between calendars. MKCALENDAR is answered
     /// everywhere: it makes a calendar at an unmapped calendar path, and elsewhere answers
     /// its preconditions (403 `resource-must-be-null` or `calendar-collection-location-ok`,
@@ -40,7 +40,8 @@ public struct CalDAVHandler: Sendable {
     /// (`mapped` false): on a mapped URL it is 405 (RFC 4918 §9.3.1).
     static func allowed(on path: DAVPath, mapped: Bool = true) -> [String] {
         switch path {
-        case .root, .principals, .principal, .home: ["OPTIONS", "GET", "HEAD", "PROPFIND", "MKCALENDAR", "REPORT"]
+        case .root, .principals, .principal: ["OPTIONS", "GET", "HEAD", "PROPFIND", "MKCALENDAR", "REPORT"]
+        case .home: ["OPTIONS", "GET", "HEAD", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
         case .calendar where !mapped: ["OPTIONS", "MKCALENDAR", "MKCOL"]
         case .calendar: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
         case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCALENDAR", "REPORT", "COPY", "MOVE"]

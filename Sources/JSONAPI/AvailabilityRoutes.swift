@@ -202,11 +202,20 @@ extension APIContext {
     }
 
     /// POST /conflicts: a proposed event (the event fields; a recurring one too) and
-    /// optionally `calendars`, `bufferBefore`, `bufferAfter`, `tentative`, `allDay` →
-    /// each occurrence that collides, with what it collides with and why.
+    /// optionally `calendars`, `bufferBefore`, `bufferAfter`, `tentative`, `allDay` and
+    /// `schedule` (a stored schedule, or `default`) → each occurrence that collides, with
+    /// what it collides with and why (`unavailable`: outside the schedule's hours).
     func conflicts() throws(APIProblem) -> HTTPResponse {
         var body = try body(
-            allowing: APIModel.eventFields.union(["calendars", "bufferBefore", "bufferAfter", "tentative", "allDay"]))
+            allowing: APIModel.eventFields.union([
+                "calendars", "bufferBefore", "bufferAfter", "tentative", "allDay", "schedule",
+            ]))
+        var schedule: (stored: StoredSchedule, schedule: AvailabilitySchedule)?
+        if let value = body.removeValue(forKey: "schedule") {
+            guard case .string(let id) = value else { throw APIModel.wrongType("schedule", "a schedule id or default") }
+            let stored = try storedSchedule(id)
+            schedule = (stored, try readSchedule(stored))
+        }
         var options: [String: String] = [:]
         for key in ["bufferBefore", "bufferAfter", "tentative"] {
             guard let value = body.removeValue(forKey: key) else { continue }
@@ -235,7 +244,8 @@ extension APIContext {
         event.component.setProperty(Property(name: "UID", value: "proposed"))
         try APIModel.apply(body, to: &event)
         var checkedAll = true
-        let found = try conflicts(of: event, calendars: calendars, options: options, checkedAll: &checkedAll)
+        let found = try conflicts(
+            of: event, calendars: calendars, options: options, schedule: schedule, checkedAll: &checkedAll)
         // Only the proposed event's first 1,000 occurrences are checked: the answer says when it has more.
         return json(.object([("conflicts", .array(found)), ("truncated", .bool(!checkedAll))]))
     }
@@ -246,7 +256,10 @@ extension APIContext {
     /// The conflicts of a proposed event with busy time, as JSON: its occurrences over the
     /// next configured range (at most the first 1,000 of them, ``maxProposedOccurrences``),
     /// each against the busy blocks. `checkedAll` becomes false when it had more.
-    func conflicts(of event: Event, calendars: [String]?, options: [String: String] = [:], checkedAll: inout Bool)
+    func conflicts(
+        of event: Event, calendars: [String]?, options: [String: String] = [:],
+        schedule: (stored: StoredSchedule, schedule: AvailabilitySchedule)? = nil, checkedAll: inout Bool
+    )
         throws(APIProblem) -> [JSONValue]
     {
         let zoneName = event.timeZone
@@ -277,28 +290,63 @@ extension APIContext {
         )
         .filter { $0.source != event.localIdentifier }
         var titles: [String: String?] = [:]
-        return AvailabilitySearch.conflicts(proposed: proposed, busy: busy, rules: rules).map { conflict in
-            let eventID = conflict.with.source
-            if titles[eventID] == nil { titles[eventID] = .some((try? store.event(withIdentifier: eventID))?.title) }
-            let title = titles[eventID] ?? nil
-            let occurrenceID = eventID + (conflict.with.recurrenceID.map { "/" + $0.text } ?? "")
-            return .object([
-                (
-                    "occurrence",
-                    .object([("start", .string(Self.utc(conflict.start))), ("end", .string(Self.utc(conflict.end)))])
-                ),
-                (
-                    "with",
+        // Outside the schedule's hours (in its zone): the occurrence fits in none of its day's spans.
+        var unavailable: [JSONValue] = []
+        if let schedule, let scheduleZone = TimeZoneDatabase.zone(named: schedule.schedule.timeZone) {
+            for occurrence in proposed {
+                let date = scheduleZone.localTime(at: occurrence.start).date
+                let midnight = CivilDateTime(date: date, time: .midnight)
+                let fits = schedule.schedule.hours(on: date).contains { span in
+                    scheduleZone.instant(for: midnight.adding(seconds: span.start * 60)) <= occurrence.start
+                        && occurrence.end <= scheduleZone.instant(for: midnight.adding(seconds: span.end * 60))
+                }
+                guard !fits else { continue }
+                unavailable.append(
                     .object([
-                        ("eventId", .string(eventID)), ("occurrenceId", .string(occurrenceID)),
-                        ("title", title.map(JSONValue.string) ?? .null),
-                        ("start", .string(Self.utc(conflict.with.start))),
-                        ("end", .string(Self.utc(conflict.with.end))),
-                    ])
-                ),
-                ("reason", .string(conflict.reason.rawValue)),
-            ])
+                        (
+                            "occurrence",
+                            .object([
+                                ("start", .string(Self.utc(occurrence.start))),
+                                ("end", .string(Self.utc(occurrence.end))),
+                            ])
+                        ),
+                        (
+                            "with",
+                            .object([
+                                ("scheduleId", .string(schedule.stored.id)), ("title", .string(schedule.stored.title)),
+                            ])
+                        ),
+                        ("reason", .string("unavailable")),
+                    ]))
+            }
         }
+        return unavailable
+            + AvailabilitySearch.conflicts(proposed: proposed, busy: busy, rules: rules).map { conflict in
+                let eventID = conflict.with.source
+                if titles[eventID] == nil {
+                    titles[eventID] = .some((try? store.event(withIdentifier: eventID))?.title)
+                }
+                let title = titles[eventID] ?? nil
+                let occurrenceID = eventID + (conflict.with.recurrenceID.map { "/" + $0.text } ?? "")
+                return .object([
+                    (
+                        "occurrence",
+                        .object([
+                            ("start", .string(Self.utc(conflict.start))), ("end", .string(Self.utc(conflict.end))),
+                        ])
+                    ),
+                    (
+                        "with",
+                        .object([
+                            ("eventId", .string(eventID)), ("occurrenceId", .string(occurrenceID)),
+                            ("title", title.map(JSONValue.string) ?? .null),
+                            ("start", .string(Self.utc(conflict.with.start))),
+                            ("end", .string(Self.utc(conflict.with.end))),
+                        ])
+                    ),
+                    ("reason", .string(conflict.reason.rawValue)),
+                ])
+            }
     }
 
     /// POST /busy: busy blocks from a device calendar (start and end only) into the

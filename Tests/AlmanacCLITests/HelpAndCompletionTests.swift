@@ -72,8 +72,8 @@ import Testing
             (
                 ["free"],
                 store + [
-                    "--calendar", "--from", "--to", "--duration", "--working-hours", "--step", "--buffer", "--tz",
-                    "--json", "--include-past",
+                    "--calendar", "--from", "--to", "--duration", "--working-hours", "--schedule", "--step", "--buffer",
+                    "--tz", "--json", "--include-past",
                 ]
             ),
             (["links"], store + ["--id", "--occurrence", "--tz"]),

@@ -290,6 +290,27 @@ import Testing
             #expect(refused != 0 && !io.errors.isEmpty, "\(bad)")
         }
         #expect(try backend.appState.schedules(user: "tester")[0].data == schedules[0].data, "refusals change nothing")
+        // `free --schedule default` follows the same hours: Monday 08:00-16:00 in Berlin, Christmas Eve off.
+        #expect(run(["calendar", "create", "Trainings"]).0 == 0)
+        let (freeStatus, free) = run([
+            "free", "--calendar", "Trainings", "--schedule", "default", "--from", "2026-12-21", "--to", "2026-12-25",
+            "--duration", "4h", "--tz", "Europe/Berlin", "--include-past",
+        ])
+        #expect(freeStatus == 0, "\(free.errors)")
+        #expect(
+            free.text == """
+                2026-12-21 08:00–12:00
+                2026-12-21 12:00–16:00
+                2026-12-22 08:00–12:00
+                2026-12-22 12:00–16:00
+                2026-12-23 08:00–12:00
+                2026-12-23 12:00–16:00
+
+                """)
+        let (both, _) = run([
+            "free", "--calendar", "Trainings", "--schedule", "default", "--working-hours", "Mon 09:00-10:00",
+        ])
+        #expect(both == 2)
     }
 
     @Test func tokensWithARateLimit() throws {

@@ -124,4 +124,34 @@ import Testing
         #expect(both.status == 400)
         #expect(try test.api.get("/api/v1/availability?\(range)&schedule=av_nope").status == 404)
     }
+
+    /// The conflicts endpoint follows the schedule too: an occurrence outside its hours
+    /// (in its zone) is `unavailable`, beside the busy-time conflicts.
+    @Test func conflictsSayWhenAnOccurrenceIsOutsideTheSchedule() throws {
+        let test = try ScheduleTests()
+        let made = try test.create(
+            #"{"title": "Studio", "timeZone": "Europe/Berlin", "hours": "Mon-Fri 09:00-17:00", "exceptions": {"2026-12-09": "off"}}"#
+        )
+        let id = try #require(made["id"]?.stringValue)
+        // Wednesdays 16:00-17:00 Berlin: inside the hours but on the 9th, off; 16:30 would run past 17:00.
+        let answer = try test.api.call(
+            "POST", "/api/v1/conflicts",
+            #"{"title": "Class", "start": "2026-12-02T16:00:00", "end": "2026-12-02T17:00:00", "timeZone": "Europe/Berlin", "rrule": "FREQ=WEEKLY;COUNT=3", "schedule": "default"}"#
+        )
+        #expect(answer.status == 200, "\(answer.text)")
+        let conflicts = answer["conflicts"]?.arrayValue ?? []
+        #expect(conflicts.map { $0["occurrence"]?["start"]?.stringValue } == ["2026-12-09T15:00:00Z"])
+        #expect(conflicts.first?["reason"]?.stringValue == "unavailable")
+        #expect(conflicts.first?["with"]?["scheduleId"]?.stringValue == id)
+        let late = try test.api.call(
+            "POST", "/api/v1/conflicts",
+            #"{"title": "Late", "start": "2026-12-03T16:30:00", "end": "2026-12-03T17:30:00", "timeZone": "Europe/Berlin", "schedule": "\#(id)"}"#
+        )
+        #expect(late["conflicts"]?.arrayValue?.count == 1, "\(late.text)")
+        #expect(
+            try test.api.call(
+                "POST", "/api/v1/conflicts",
+                #"{"title": "X", "start": "2026-12-03T10:00:00Z", "schedule": "av_nope"}"#
+            ).status == 404)
+    }
 }

@@ -66,8 +66,8 @@ enum TokenCommand {
 
 /// `almanac free` (free slots) and `almanac links` (every "Add to Calendar" target).
 enum AppCommands {
-    /// `free --calendar T[,T…] --from WHEN --to WHEN --duration 60m [--working-hours …]
-    /// [--step 30m] [--buffer 10m] [--tz ZONE] [--include-past] [--json]`.
+    /// `free --calendar T[,T…] --from WHEN --to WHEN --duration 60m [--working-hours … |
+    /// --schedule default|ID] [--step 30m] [--buffer 10m] [--tz ZONE] [--include-past] [--json]`.
     static func free(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         let options = try Options(arguments, for: CommandTable.free)
         guard options.operands.isEmpty else { throw .usage("'free' takes no operands") }
@@ -93,10 +93,26 @@ enum AppCommands {
             hours = parsed
         }
         let buffer = try seconds("--buffer", default: 0)
-        let rules = AvailabilityRules(
+        var rules = AvailabilityRules(
             zone: zone, workingHours: hours, slotLength: length, slotStep: try seconds("--step", default: length),
             bufferBefore: buffer,
             bufferAfter: buffer)
+        if let id = options["--schedule"] {
+            // A stored schedule (`almanac hours`): its hours and dates, in its own zone.
+            guard options["--working-hours"] == nil else {
+                throw .usage("--schedule gives the hours: leave out --working-hours")
+            }
+            let appState = context.backend.appState
+            let user = context.user
+            let stored = try StoreContext.run { () throws(StoreError) -> StoredSchedule? in
+                id == "default" ? try appState.defaultSchedule(user: user) : try appState.schedule(id: id, user: user)
+            }
+            guard let stored, let schedule = try? AvailabilitySchedule(calendarData: stored.data) else {
+                throw CommandFailure(status: 1, "no schedule \(id): set the hours with almanac hours set")
+            }
+            schedule.apply(to: &rules)
+            rules.zone = TimeZoneDatabase.zone(named: schedule.timeZone) ?? zone
+        }
         let margin = 2 * buffer + 86_400
         let busy = try StoreContext.run { () throws(StoreError) in
             try context.store.busyTime(

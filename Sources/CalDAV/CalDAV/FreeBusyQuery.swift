@@ -5,7 +5,8 @@ import ICalendar
 
 /// free-busy-query (RFC 4791 §7.10): the busy time of a range as a VFREEBUSY.
 /// Transparent and cancelled instances leave time free; tentative ones are
-/// BUSY-TENTATIVE. Floating and all-day events are placed in a `CALDAV:timezone` the
+/// BUSY-TENTATIVE; time outside the calendar owner's availability schedule (RFC 7953)
+/// is BUSY-UNAVAILABLE. Floating and all-day events are placed in a `CALDAV:timezone` the
 /// request adds as calendar-query's does (§9.8), else in the calendar's
 /// `calendar-timezone` (§7.10), else in UTC.
 struct FreeBusyQueryReport {
@@ -48,6 +49,14 @@ struct FreeBusyQueryReport {
             let from = max(start, time.start)
             let to = min(end, time.end)
             return to > from ? (from, to, time.isTentative) : nil
+        }
+        for period in Self.unavailable(
+            start: start, end: end, owner: handle.calendar.owner, backend: context.handler.backend)
+        {
+            freeBusy.properties.append(
+                Property(
+                    name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: "BUSY-UNAVAILABLE")],
+                    value: DAVTime.period(period.start, period.end)))
         }
         for period in Self.coalesced(periods, span: end - start) {
             freeBusy.properties.append(

@@ -96,6 +96,9 @@ extension DAVContext {
             // sync-collection is answered on calendars, not on the home (RFC 6578 lets a
             // server choose); the principal searches are answered everywhere.
             properties[.supportedReportSet] = Self.anywhereReports
+            if owner == user, let availability = calendarAvailability(of: owner) {
+                properties[.calendarAvailability] = XMLText.escape(availability)
+            }
         case .calendar(let owner, let name):
             let calendar = try self.calendar(named: name).calendar
             properties[.resourceType] = "<D:collection/><C:calendar/>"

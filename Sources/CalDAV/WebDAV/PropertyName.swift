@@ -51,6 +51,8 @@ extension PropertyName {
     static let getLastModified = PropertyName(DAVNamespace.dav, "getlastmodified")
     static let syncToken = PropertyName(DAVNamespace.dav, "sync-token")
     static let calendarHomeSet = PropertyName(DAVNamespace.caldav, "calendar-home-set")
+    /// RFC 7953 §7: the user's availability (on the calendar home here).
+    static let calendarAvailability = PropertyName(DAVNamespace.caldav, "calendar-availability")
     static let calendarUserAddressSet = PropertyName(DAVNamespace.caldav, "calendar-user-address-set")
     static let calendarDescription = PropertyName(DAVNamespace.caldav, "calendar-description")
     static let calendarTimezone = PropertyName(DAVNamespace.caldav, "calendar-timezone")

@@ -53,8 +53,12 @@ extension DAVContext {
                 }
                 switch wanted {
                 case .all:
+                    // calendar-availability is only given when named (RFC 7953 §7.2.4: not in allprop).
                     multistatus.add(
-                        href: href, found: properties.sorted { $0.key.clark < $1.key.clark }.map { ($0.key, $0.value) })
+                        href: href,
+                        found: properties.filter { $0.key != .calendarAvailability }.sorted {
+                            $0.key.clark < $1.key.clark
+                        }.map { ($0.key, $0.value) })
                 case .names:
                     multistatus.add(href: href, found: properties.keys.sorted { $0.clark < $1.clark }.map { ($0, "") })
                 case .some(let names):

@@ -2,10 +2,16 @@ import CalendarStore
 import HTTPTypes
 
 extension DAVContext {
-    /// PROPPATCH (RFC 4918 §9.2) on a calendar: every change applies, or none.
+    /// PROPPATCH (RFC 4918 §9.2) on a calendar (or the calendar home's availability):
+    /// every change applies, or none.
     func proppatch() -> HTTPResponse {
-        // Only calendars answer PROPPATCH (CalDAVHandler's Allow refuses it elsewhere, 405).
-        guard case .calendar(_, let name) = path else { return CalDAVHandler.notAllowed(request.method, on: path) }
+        // Calendars and homes answer PROPPATCH (CalDAVHandler's Allow refuses it elsewhere, 405).
+        let name: String
+        switch path {
+        case .calendar(_, let calendar): name = calendar
+        case .home: name = ""
+        default: return CalDAVHandler.notAllowed(request.method, on: path)
+        }
         // A body that is not well-formed XML (RFC 4918 §8.2), or is not a propertyupdate
         // naming a property to set or remove (§14.19), is 400: there is nothing to answer
         // a status for.
@@ -20,6 +26,7 @@ extension DAVContext {
             return DAVError(400, "a propertyupdate names the properties to set or remove in DAV:set or DAV:remove")
                 .response
         }
+        if case .home = path { return proppatchHome(sets: sets, removals: removals) }
         do {
             var calendar = try self.calendar(named: name).calendar
             let statuses = apply(sets, removals: removals, to: &calendar)
