@@ -15,7 +15,9 @@ import Foundation
 // CalDAV requests for --seconds S (default 60) on a calendar of --events events
 // (default 2,000 for this suite); --postgres runs it on PostgreSQL too.
 // webhooks times delivery from the outbox to a receiver on loopback: latency from commit
-// to receipt, and deliveries a second over 8 calendars and over one.
+// to receipt, and deliveries a second over 8 calendars and over one. bookings times a
+// booking type's slot search over 90 days of 10 calendars of 10,000 events, and bookings
+// a second from 16 concurrent bookers over loopback.
 
 var events = 20_000
 var eventsGiven: Int?
@@ -69,6 +71,7 @@ if suites.contains("load") {
     LoadBenchmarks.run(events: eventsGiven ?? 2_000, connections: connections, seconds: loadSeconds, postgres: postgres)
 }
 if suites.contains("webhooks") { WebhookBenchmarks.run() }
+if suites.contains("bookings") { BookingBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("api") { APIBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("store") {
     StoreBenchmarks.run(calendars: calendars, eventsPerCalendar: calendarEvents, queries: queries, reuse: reuse)

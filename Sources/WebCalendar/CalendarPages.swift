@@ -82,6 +82,7 @@ extension WebContext {
             }.joined())
             </nav>
             <a class="button new" href="/calendar/new?\(HTML.query([("date", view.date.description)]))">New event</a>
+            <a class="button" href="/calendar/bookings">Bookings</a>
             </header>
             <main>
             \(notice.map { "<p class=\"error truncated\" role=\"alert\">Not every event is shown: \(HTML.escape($0)).</p>" } ?? "")

@@ -29,9 +29,16 @@ struct WebContext {
         case ("GET", "/calendar/event"): return try eventPage()
         case ("GET", "/calendar/new"), ("GET", "/calendar/edit"): return try formPage()
         case ("POST", "/calendar/save"): return try saveEvent()
+        case ("GET", "/calendar/bookings"): return try bookingTypesPage()
+        case ("POST", "/calendar/bookings/new"): return try createBookingTypeFromPage()
+        case ("POST", "/calendar/bookings/delete"): return try deleteBookingTypeFromPage()
         default:
             if request.path.hasPrefix("/book/") { return try bookingRoute() }
-            if ["/login", "/logout", "/settings", "/calendar/save"].contains(request.path) {
+            if [
+                "/login", "/logout", "/settings", "/calendar/save", "/calendar/bookings/new",
+                "/calendar/bookings/delete",
+            ]
+            .contains(request.path) {
                 var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
                 response.headers.set("Allow", "POST")
                 return response

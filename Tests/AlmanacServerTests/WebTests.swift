@@ -485,4 +485,42 @@ import Testing
         let script = try web.send("GET", "/static/app.js")
         #expect(stylesheet.headers["ETag"] != script.headers["ETag"])
     }
+
+    /// The trainer's bookings page: booking types with their public pages, a new one
+    /// (with the page's CSRF token), removal, and the coming bookings.
+    @Test func theTrainerManagesBookingTypesFromTheWebCalendar() throws {
+        let web = try WebTests()
+        let (cookie, csrf) = try web.signIn()
+        #expect(try web.send("GET", "/calendar", cookie: cookie).text.contains("href=\"/calendar/bookings\""))
+        let empty = try web.send("GET", "/calendar/bookings", cookie: cookie)
+        #expect(empty.status == 200 && empty.text.contains("None yet"))
+        let fields = [
+            ("title", "Personal <b>training</b>"), ("slug", "anna"), ("minutes", "45"), ("calendar", web.calendarID),
+        ]
+        #expect(try web.send("POST", "/calendar/bookings/new", form: fields, cookie: cookie).status == 403)
+        let made = try web.send("POST", "/calendar/bookings/new", form: fields + [("csrf", csrf)], cookie: cookie)
+        #expect(made.status == 303, "\(made.text)")
+        let listed = try web.send("GET", "/calendar/bookings", cookie: cookie)
+        #expect(listed.text.contains("<a href=\"/book/anna\">/book/anna</a>") && listed.text.contains("45 min"))
+        #expect(listed.text.contains("Personal &lt;b&gt;training&lt;/b&gt;"))
+        let type = try #require(try web.backend.bookings.bookingTypes(owner: "anna").first)
+        #expect(type.durations == [2_700] && type.calendar == web.calendarID)
+        // A taken page address comes back with why, and nothing is made.
+        let taken = try web.send("POST", "/calendar/bookings/new", form: fields + [("csrf", csrf)], cookie: cookie)
+        #expect(taken.status == 400 && taken.text.contains("taken"), "\(taken.text)")
+        // A booking shows among the coming ones.
+        let tokens = (cancel: String(repeating: "a", count: 64), reschedule: String(repeating: "b", count: 64))
+        _ = try web.backend.bookings.book(
+            BookingRequest(
+                type: type.id, start: 1_796_374_800, end: 1_796_377_500, name: "Lena", email: "lena@example.com",
+                cancelTokenHash: tokens.cancel, rescheduleTokenHash: tokens.reschedule),
+            owner: "anna", now: 1_796_083_200, check: { _ in [] })
+        #expect(
+            try web.send("GET", "/calendar/bookings", cookie: cookie).text.contains("Lena &lt;lena@example.com&gt;"))
+        let removed = try web.send(
+            "POST", "/calendar/bookings/delete", form: [("id", type.id), ("csrf", csrf)], cookie: cookie)
+        #expect(removed.status == 303)
+        #expect(try web.backend.bookings.bookingTypes(owner: "anna").isEmpty)
+        #expect(try web.send("GET", "/calendar/bookings").status != 200, "signed out: no page")
+    }
 }

@@ -18,7 +18,9 @@ servers A and B on loopback ports, checks that:
 - when the database drops the servers' connections mid-request, requests fail only
   with 503 and Retry-After, the servers reconnect, and nothing acknowledged is lost;
 - when one server is killed (SIGKILL) in the middle of writes, every write it
-  acknowledged is stored, as the other server shows.
+  acknowledged is stored, as the other server shows;
+- bookers racing through both processes for one slot get one booking and 409s, and
+  for a class of 3 seats exactly 3 bookings, every round.
 
     scripts/with-test-postgres .build/client-venv/bin/python Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
 """
@@ -93,6 +95,7 @@ def main():
     b = AlmanacServer(arguments.almanac, None, "alice", database=database, password=PASSWORD)
     try:
         run(a, b, state)
+        racing_bookers(a, b)
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import caldav_client
         for label, server in [("A", a), ("B", b)]:
@@ -195,6 +198,56 @@ def run(a, b, state):
     check(len(written) == 80, f"80 concurrent PUTs through A and B acknowledged ({len(written)})")
     missed = [href for href, etag in written.items() if seen.get(href) != etag]
     check(not missed, f"an incremental sync following both processes saw every write with its ETag (missed {missed[:3]})")
+
+
+def racing_bookers(a, b):
+    """Bookers through A and B at once: the booking transaction locks the calendar's row
+    in PostgreSQL, so the processes take turns and re-check the slot."""
+    import base64
+    import json
+    import urllib.request
+
+    def api(server, method, path, body=None):
+        auth = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
+        request = urllib.request.Request(server.base + path, method=method, data=json.dumps(body).encode() if body else None,
+                                         headers={"Authorization": auth, "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    status, calendar = api(a, "POST", "/api/v1/calendars", {"title": "Studio"})
+    check(status == 201, "a studio calendar through A")
+    status, kind = api(a, "POST", "/api/v1/booking-types", {"title": "Session", "durations": [60], "calendar": calendar["id"]})
+    check(status == 201, "a booking type through A")
+    status, yoga = api(b, "POST", "/api/v1/events", {"calendarId": calendar["id"], "title": "Yoga", "start": "2027-01-07T18:00:00Z",
+                                                     "end": "2027-01-07T19:00:00Z", "rrule": "FREQ=WEEKLY;COUNT=20"})
+    check(status == 201, "a weekly class through B")
+    status, seated = api(b, "POST", "/api/v1/booking-types", {"title": "Yoga", "durations": [60], "calendar": calendar["id"],
+                                                              "classEvent": yoga["id"], "capacity": 3})
+    check(status == 201, "a class of 3 seats through B")
+
+    def race(type_id, start, bookers):
+        barrier = threading.Barrier(bookers)
+        results = [None] * bookers
+
+        def book(index):
+            barrier.wait()
+            results[index] = api([a, b][index % 2], "POST", "/api/v1/bookings",
+                                 {"bookingType": type_id, "start": start, "name": f"Booker {index}", "email": f"b{index}-{start[:10]}@example.com"})[0]
+
+        threads = [threading.Thread(target=book, args=(i,)) for i in range(bookers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return sorted(results)
+
+    slots = [race(kind["id"], f"2027-01-{day:02d}T10:00:00Z", 6) for day in range(4, 9)]
+    check(all(r == [201, 409, 409, 409, 409, 409] for r in slots), f"6 bookers of one slot through A and B: one booking each round ({slots})")
+    seats = [race(seated["id"], f"2027-01-{day:02d}T18:00:00Z", 8) for day in (7, 14, 21)]
+    check(all(r == [201] * 3 + [409] * 5 for r in seats), f"8 bookers of 3 seats through A and B: exactly 3 each round ({seats})")
 
 
 def crash_during_load(a, b, state):
