@@ -143,13 +143,13 @@ enum BookingBenchmarks {
         }
         // Each booker its own slots: every request books.
         let own = starts
-        race("throughput_16_own_slots", slots: { booker, index in own[booker * perBooker + index] }) {
-            $0 == [201: bookers * perBooker]
-        }
+        race(
+            "throughput_16_own_slots", slots: { booker, index in own[booker * perBooker + index] },
+            expect: { $0 == [201: bookers * perBooker] })
         // All 16 on the same slots: one booking each, 15 refusals.
         let shared = Array(starts[(bookers * perBooker)..<(bookers * perBooker + perBooker)])
-        race("throughput_16_same_slots", slots: { _, index in shared[index] }) {
-            $0 == [201: perBooker, 409: perBooker * (bookers - 1)]
-        }
+        race(
+            "throughput_16_same_slots", slots: { _, index in shared[index] },
+            expect: { $0 == [201: perBooker, 409: perBooker * (bookers - 1)] })
     }
 }
