@@ -79,7 +79,7 @@ extension DatabaseBackend {
                 "id", "identifier", "user_id", "slug", "title", "description", "location", "durations", "calendar",
                 "busy_calendars", "schedule", "buffer_before", "buffer_after", "notice", "window_days", "step",
                 "daily_limit", "weekly_limit", "capacity", "class_event", "waitlist", "hold_seconds", "hosts",
-                "group_mode", "group_minimum", "created", "modified",
+                "group_mode", "group_minimum", "all_day_busy", "created", "modified",
             ]
         ),
         ("booking_holds", ["id", "identifier", "type_id", "starts", "ends", "recurrence_id", "hosts", "expires"]),

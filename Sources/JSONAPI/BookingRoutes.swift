@@ -13,7 +13,7 @@ extension APIContext {
     static let bookingTypeFields: Set<String> = [
         "title", "slug", "description", "location", "durations", "calendar", "busyCalendars", "schedule",
         "bufferBefore", "bufferAfter", "notice", "windowDays", "step", "dailyLimit", "weeklyLimit", "capacity",
-        "classEvent", "waitlist", "holdMinutes", "hosts", "groupMode", "groupMinimum",
+        "classEvent", "waitlist", "holdMinutes", "hosts", "groupMode", "groupMinimum", "allDay",
     ]
 
     static func minutes(_ seconds: Int) -> JSONValue { .integer(seconds / 60) }
@@ -44,6 +44,7 @@ extension APIContext {
                     })
             ),
             ("groupMode", .string(type.groupMode.rawValue)), ("groupMinimum", optional(type.groupMinimum)),
+            ("allDay", .string(type.allDayIsBusy ? "busy" : "free")),
             ("page", type.slug.map { .string("/book/" + $0) } ?? .null), ("etag", .string(type.etag)),
             ("createdAt", .string(utc(type.created))), ("updatedAt", .string(utc(type.modified))),
         ])
@@ -135,6 +136,13 @@ extension APIContext {
             type.groupMode = mode
         }
         if let value = try count("groupMinimum") { type.groupMinimum = value }
+        if let value = body["allDay"] {
+            switch value {
+            case .string("busy"): type.allDayIsBusy = true
+            case .string("free"): type.allDayIsBusy = false
+            default: throw APIModel.wrongType("allDay", "busy or free (whether all-day events block the day)")
+            }
+        }
         if let value = body["hosts"] {
             let expected = "an array of {\"name\", \"calendar\", \"busyCalendars\"?, \"schedule\"?}"
             guard case .array(let items) = value, items.count <= BookingType.maxHosts else {
@@ -224,7 +232,7 @@ extension APIContext {
     /// The duration a query or body asks for: one of the type's (minutes), else its first.
     static func duration(_ value: Int?, of type: BookingType, field: String) throws(APIProblem) -> Int {
         guard let value else { return type.durations.first ?? 1_800 }
-        guard type.durations.contains(value * 60) else {
+        guard (1...BookingType.maxSeconds / 60).contains(value), type.durations.contains(value * 60) else {
             throw APIProblem(
                 .invalidField,
                 "\(field) is one of the type's durations: \(type.durations.map { String($0 / 60) }.joined(separator: ", ")) minutes",

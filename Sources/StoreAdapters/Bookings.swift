@@ -35,10 +35,10 @@ public struct BookingEngine: Sendable {
             let today = zone.localTime(at: now).date
             rules.window = (now, zone.instant(for: CivilDateTime(date: today.adding(days: days + 1), time: .midnight)))
         }
-        // Every busy block counts (tentative ones too), all-day events included: a trainer's
-        // day off in the calendar blocks bookings.
+        // Every busy block counts (tentative ones too), and all-day events unless the type
+        // says otherwise: a trainer's day off in the calendar blocks bookings.
         rules.tentativeIsBusy = true
-        rules.allDayIsBusy = true
+        rules.allDayIsBusy = type.allDayIsBusy
         return rules
     }
 

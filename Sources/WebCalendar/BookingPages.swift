@@ -129,7 +129,9 @@ extension WebContext {
     func pickerState(_ type: BookingType, query: [String: String]) throws(WebFailure) -> PickerState {
         var duration = type.durations.first ?? 1_800
         if let text = query["duration"] {
-            guard let minutes = Int(text), type.durations.contains(minutes * 60) else {
+            guard let minutes = Int(text), (1...BookingType.maxSeconds / 60).contains(minutes),
+                type.durations.contains(minutes * 60)
+            else {
                 throw WebFailure(
                     400, "\(type.title) takes \(type.durations.map { "\($0 / 60)" }.joined(separator: ", ")) minutes.")
             }
@@ -389,7 +391,9 @@ extension WebContext {
         }
         var duration = type.durations.first ?? 1_800
         if let minutes {
-            guard let number = Int(minutes), type.durations.contains(number * 60) else {
+            guard let number = Int(minutes), (1...BookingType.maxSeconds / 60).contains(number),
+                type.durations.contains(number * 60)
+            else {
                 throw WebFailure(
                     400, "\(type.title) takes \(type.durations.map { "\($0 / 60)" }.joined(separator: ", ")) minutes.")
             }

@@ -94,6 +94,10 @@ import Testing
         #expect(try page("GET", "/book/personal?tz=Mars/Olympus").status == 400)
         #expect(try page("GET", "/book/personal?month=99999-01").status == 400)
         #expect(try page("GET", "/book/personal?duration=45").status == 400)
+        #expect(try page("GET", "/book/personal?duration=9223372036854775807").status == 400)
+        #expect(
+            try page("GET", "/book/personal/slot?start=2026-11-23T08:00:00Z&duration=9223372036854775807").status
+                == 400)
         #expect(try page("GET", "/book/personal/slot?start=9999-12-31T23:00:00Z&duration=60").status == 409)
         #expect(try page("GET", "/book/personal/slot?start=2026-11-23T09:00:00Z&duration=60").status == 409)
         #expect(try page("GET", "/book/personal/slot?start=garbage").status == 400)

@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Synchronization
 import Testing
+import Webhooks
 
 /// Bookings through the API as an app's backend and a booker use them: booking types,
 /// slots that follow the schedule and the busy time, holds, bookings that race, seats of
@@ -24,9 +25,9 @@ import Testing
         var value: Int { now.load(ordering: .relaxed) }
     }
 
-    init(_ setup: ServerSetup = .inProcess) throws {
+    init(_ setup: ServerSetup = .inProcess, webhooks: WebhookDispatcher.Configuration? = nil) throws {
         let clock = clock
-        server = try TestServer(setup, users: ["anna", "bob"], now: { clock.value })
+        server = try TestServer(setup, users: ["anna", "bob"], webhooks: webhooks, now: { clock.value })
         api = server.api("anna")
     }
 
@@ -298,7 +299,95 @@ import Testing
             let answer = try test.api.call("POST", "/api/v1/bookings", merged)
             #expect([400, 409].contains(answer.status), "\(merged): \(answer.status) \(answer.text)")
         }
+        // Lengths past any bound are refused where they are read, never multiplied into a trap.
+        for huge in ["9223372036854775807", "-9223372036854775808", "153722867280912931"] {
+            #expect(
+                try test.api.get("/api/v1/booking-types/\(type)/slots?from=2026-11-23&to=2026-11-24&duration=\(huge)")
+                    .status == 400)
+            let body =
+                #"{"bookingType": "\#(type)", "start": "2026-11-23T08:00:00Z", "duration": \#(huge), "name": "L", "email": "l@example.com"}"#
+            #expect(try test.api.call("POST", "/api/v1/bookings", body).status == 400)
+        }
         #expect(try test.api.get("/api/v1/bookings")["bookings"]?.arrayValue?.isEmpty == true)
         #expect(try test.slots(type) == ["2026-11-23T08:00:00Z", "2026-11-23T10:00:00Z"])
+    }
+
+    /// Booking changes reach the owner's webhooks: booked, moved, cancelled, and a hold
+    /// that ran out, each naming its booking (or hold).
+    @Test func bookingsTellTheirWebhooks() throws {
+        let test = try BookingTests(webhooks: WebhookReceiver.fastDispatch())
+        let receiver = try WebhookReceiver()
+        let (_, _, type) = try test.studio(#", "holdMinutes": 1"#)
+        let subscribed = try test.api.call(
+            "POST", "/api/v1/webhooks",
+            #"{"url": "\#(receiver.url)", "events": ["booking.created", "booking.cancelled", "booking.rescheduled", "hold.expired"]}"#
+        )
+        #expect(subscribed.status == 201, "\(subscribed.text)")
+        let made = try test.book(type, "2026-11-23T08:00:00Z")
+        let booking = try #require(made["booking"]?["id"]?.stringValue)
+        #expect(
+            try test.api.call(
+                "POST", "/api/v1/bookings/\(booking)/reschedule", #"{"start": "2026-11-23T10:00:00Z"}"#
+            ).status == 200)
+        #expect(try test.api.call("POST", "/api/v1/bookings/\(booking)/cancel", "{}").status == 200)
+        let hold = try #require(
+            try test.api.call("POST", "/api/v1/booking-types/\(type)/holds", #"{"start": "2026-11-24T08:00:00Z"}"#)[
+                "id"]?
+                .stringValue)
+        test.clock.advance(61)
+        #expect(try test.server.backend.bookings.expireHolds(now: test.clock.value) == 1)
+        #expect(receiver.wait { $0.count >= 4 }, "\(receiver.received.map(\.type))")
+        let received = receiver.received
+        #expect(
+            received.map(\.type) == ["booking.created", "booking.rescheduled", "booking.cancelled", "hold.expired"])
+        #expect(received.prefix(3).allSatisfy { $0.json["bookingId"]?.stringValue == booking })
+        #expect(received.first?.json["href"]?.stringValue == "/api/v1/bookings/" + booking)
+        #expect(received.last?.json["holdId"]?.stringValue == hold && received.last?.json["href"] == .null)
+    }
+
+    /// The daily limit counts the type's bookings a day in the schedule's zone, and a
+    /// class occurrence's own X-ALMANAC-CAPACITY overrides the series'.
+    @Test func dailyLimitsAndAnOccurrencesOwnCapacity() throws {
+        let test = try BookingTests()
+        let (calendar, _, type) = try test.studio(#", "dailyLimit": 1"#)
+        #expect(try test.book(type, "2026-11-23T08:00:00Z").status == 201)
+        #expect(try test.slots(type).isEmpty, "one a day: Monday is full")
+        #expect(
+            try test.slots(type, "2026-11-24") == [
+                "2026-11-24T08:00:00Z", "2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z",
+            ])
+        #expect(try test.book(type, "2026-11-23T10:00:00Z", email: "max@example.com").status == 409)
+        // An all-day event blocks its day unless the type takes all-day events as free.
+        let dayOff = try test.api.call(
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(calendar)", "title": "Off", "start": "2026-11-24", "allDay": true}"#)
+        #expect(dayOff.status == 201, "\(dayOff.text)")
+        #expect(try test.slots(type, "2026-11-24").isEmpty)
+        #expect(try test.api.call("PATCH", "/api/v1/booking-types/\(type)", #"{"allDay": "free"}"#).status == 200)
+        #expect(try test.slots(type, "2026-11-24").count == 3)
+        // A series of capacity 2 whose second occurrence has room for 1.
+        let store = try test.server.eventStore(for: "anna")
+        let text = """
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//EN\r\nBEGIN:VEVENT\r\nUID:spin\r\nDTSTAMP:20261101T000000Z\r
+            DTSTART:20261125T170000Z\r\nDTEND:20261125T180000Z\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\nSUMMARY:Spin\r
+            X-ALMANAC-CAPACITY:2\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:spin\r\nDTSTAMP:20261101T000000Z\r
+            RECURRENCE-ID:20261202T170000Z\r\nDTSTART:20261202T170000Z\r\nDTEND:20261202T180000Z\r\nSUMMARY:Spin\r
+            X-ALMANAC-CAPACITY:1\r\nEND:VEVENT\r\nEND:VCALENDAR\r
+
+            """
+        _ = try store.putResource(
+            Array(text.utf8), name: "spin.ics", calendar: calendar, ifMatch: nil, ifNoneMatch: false)
+        let spin = try #require(try store.events(withExternalIdentifier: "spin").first?.localIdentifier)
+        let seated = try #require(
+            try test.api.call(
+                "POST", "/api/v1/booking-types",
+                #"{"title": "Spin", "durations": [60], "calendar": "\#(calendar)", "classEvent": "\#(spin)", "capacity": 9}"#
+            )["id"]?.stringValue)
+        let offered =
+            try test.api.get("/api/v1/booking-types/\(seated)/slots?from=2026-11-25&to=2026-12-10")["slots"]?
+            .arrayValue ?? []
+        #expect(offered.map { $0["capacity"]?.intValue } == [2, 1, 2], "the series' 2, the occurrence's 1")
+        #expect(try test.book(seated, "2026-12-02T17:00:00Z").status == 201)
+        #expect(try test.book(seated, "2026-12-02T17:00:00Z", email: "max@example.com").status == 409)
     }
 }

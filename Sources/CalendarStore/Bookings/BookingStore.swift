@@ -90,7 +90,7 @@ struct DatabaseBookingStore: BookingStore {
         SELECT t.id, t.user_id, t.identifier, u.name, t.slug, t.title, t.description, t.location, t.durations, t.calendar,
             t.busy_calendars, t.schedule, t.buffer_before, t.buffer_after, t.notice, t.window_days, t.step,
             t.daily_limit, t.weekly_limit, t.capacity, t.class_event, t.waitlist, t.hold_seconds, t.created, t.modified,
-            t.hosts, t.group_mode, t.group_minimum
+            t.hosts, t.group_mode, t.group_minimum, t.all_day_busy
         FROM booking_types t JOIN users u ON u.id = t.user_id
         """
 
@@ -106,7 +106,7 @@ struct DatabaseBookingStore: BookingStore {
             classEvent: row.optionalString(20), waitlist: row.int(21) != 0, holdSeconds: row.int(22),
             hosts: row.optionalString(25).map(Self.hosts) ?? [],
             groupMode: BookingType.GroupMode(rawValue: row.string(26)) ?? .single, groupMinimum: row.optionalInt(27),
-            created: row.int(23), modified: row.int(24))
+            allDayIsBusy: row.int(28) != 0, created: row.int(23), modified: row.int(24))
         return TypeRow(rowID: row.int64(0), ownerID: row.int64(1), type: type)
     }
 
@@ -255,7 +255,7 @@ struct DatabaseBookingStore: BookingStore {
             ("capacity", .optional(type.capacity)), ("class_event", .optional(type.classEvent)),
             ("waitlist", .int(type.waitlist ? 1 : 0)), ("hold_seconds", .int(type.holdSeconds)),
             ("hosts", .optional(Self.hostsText(type.hosts))), ("group_mode", .text(type.groupMode.rawValue)),
-            ("group_minimum", .optional(type.groupMinimum)),
+            ("group_minimum", .optional(type.groupMinimum)), ("all_day_busy", .int(type.allDayIsBusy ? 1 : 0)),
         ]
     }
 

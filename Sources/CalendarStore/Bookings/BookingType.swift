@@ -49,6 +49,9 @@ public struct BookingType: Sendable, Hashable {
     public var hosts: [BookingHost]
     public var groupMode: GroupMode
     public var groupMinimum: Int?
+    /// Whether all-day events (not marked TRANSP:TRANSPARENT) block the day; true by
+    /// default, so a trainer's day off in the calendar is never booked.
+    public var allDayIsBusy: Bool
     public var created: Int
     public var modified: Int
 
@@ -82,7 +85,7 @@ public struct BookingType: Sendable, Hashable {
         notice: Int = 0, windowDays: Int? = nil, step: Int? = nil, dailyLimit: Int? = nil, weeklyLimit: Int? = nil,
         capacity: Int? = nil, classEvent: String? = nil, waitlist: Bool = false,
         holdSeconds: Int = BookingType.defaultHoldSeconds, hosts: [BookingHost] = [], groupMode: GroupMode = .single,
-        groupMinimum: Int? = nil, created: Int = 0, modified: Int = 0
+        groupMinimum: Int? = nil, allDayIsBusy: Bool = true, created: Int = 0, modified: Int = 0
     ) {
         self.id = id
         self.owner = owner
@@ -108,6 +111,7 @@ public struct BookingType: Sendable, Hashable {
         self.hosts = hosts
         self.groupMode = groupMode
         self.groupMinimum = groupMinimum
+        self.allDayIsBusy = allDayIsBusy
         self.created = created
         self.modified = modified
     }

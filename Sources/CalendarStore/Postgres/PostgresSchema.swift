@@ -285,6 +285,7 @@ enum PostgresSchema {
             hosts TEXT,
             group_mode TEXT NOT NULL DEFAULT 'single',
             group_minimum BIGINT,
+            all_day_busy BIGINT NOT NULL DEFAULT 1,
             created BIGINT NOT NULL,
             modified BIGINT NOT NULL
         );

@@ -315,6 +315,7 @@ enum SQLiteSchema {
             hosts TEXT,
             group_mode TEXT NOT NULL DEFAULT 'single',
             group_minimum INTEGER,
+            all_day_busy INTEGER NOT NULL DEFAULT 1,
             created INTEGER NOT NULL,
             modified INTEGER NOT NULL
         );
