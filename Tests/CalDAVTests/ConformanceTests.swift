@@ -150,7 +150,7 @@ extension CalDAVTests {
             putOnCalendar.headers["Allow"] == "OPTIONS, GET, HEAD, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, REPORT")
         #expect(
             try dav.delete("/dav/calendars/anna/").headers["Allow"]
-                == "OPTIONS, GET, HEAD, PROPFIND, MKCALENDAR, REPORT")
+                == "OPTIONS, GET, HEAD, PROPFIND, PROPPATCH, MKCALENDAR, REPORT")
         // MKCALENDAR's own preconditions (RFC 4791 §5.3.1.1), 403 with the element: inside a
         // calendar (CALDAV:calendar-collection-location-ok), on an existing calendar
         // (DAV:resource-must-be-null).
