@@ -127,16 +127,7 @@ extension WebContext {
     }
 
     func pickerState(_ type: BookingType, query: [String: String]) throws(WebFailure) -> PickerState {
-        var duration = type.durations.first ?? 1_800
-        if let text = query["duration"] {
-            guard let minutes = Int(text), (1...BookingType.maxSeconds / 60).contains(minutes),
-                type.durations.contains(minutes * 60)
-            else {
-                throw WebFailure(
-                    400, "\(type.title) takes \(type.durations.map { "\($0 / 60)" }.joined(separator: ", ")) minutes.")
-            }
-            duration = minutes * 60
-        }
+        let duration = try Self.duration(query["duration"], of: type)
         let now = calendar.now()
         var zoneName = query["tz"] ?? ""
         let zoneGiven = !zoneName.isEmpty
@@ -382,6 +373,19 @@ extension WebContext {
 
     // MARK: The form and booking
 
+    /// The length a page asks for in minutes (one of the type's; its first without one),
+    /// in seconds; checked before it is multiplied.
+    static func duration(_ text: String?, of type: BookingType) throws(WebFailure) -> Int {
+        guard let text else { return type.durations.first ?? 1_800 }
+        guard let minutes = Int(text), (1...BookingType.maxSeconds / 60).contains(minutes),
+            type.durations.contains(minutes * 60)
+        else {
+            throw WebFailure(
+                400, "\(type.title) takes \(type.durations.map { "\($0 / 60)" }.joined(separator: ", ")) minutes.")
+        }
+        return minutes * 60
+    }
+
     /// The time a form or link names, still on offer.
     func offeredTime(_ type: BookingType, start text: String?, duration minutes: String?) throws(WebFailure) -> (
         start: Int, end: Int
@@ -389,17 +393,7 @@ extension WebContext {
         guard let text, let start = Self.utcInstant(text) else {
             throw WebFailure(400, "Pick a time from the booking page.")
         }
-        var duration = type.durations.first ?? 1_800
-        if let minutes {
-            guard let number = Int(minutes), (1...BookingType.maxSeconds / 60).contains(number),
-                type.durations.contains(number * 60)
-            else {
-                throw WebFailure(
-                    400, "\(type.title) takes \(type.durations.map { "\($0 / 60)" }.joined(separator: ", ")) minutes.")
-            }
-            duration = number * 60
-        }
-        return (start, start + duration)
+        return (start, start + (try Self.duration(minutes, of: type)))
     }
 
     func bookingForm(_ type: BookingType, message: String?, fields: [String: String] = [:], status: Int = 200)

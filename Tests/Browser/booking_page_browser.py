@@ -18,23 +18,22 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
+import browser_support  # noqa: E402
+from browser_support import api, browser, check, wait_for  # noqa: E402
+
 XSS = '<img src=x onerror="window.__xss = 1">'
 CLIENT_PYTHON = ".build/client-venv/bin/python"
-checks = 0
 
 # One sync of the trainer's Trainings calendar with python caldav: the UIDs and
 # summaries the sync reports, and the token for the next one.
@@ -51,58 +50,6 @@ for item in changes:
         objects.append({"summary": str(component.get("SUMMARY")), "status": str(component.get("STATUS") or "")})
 print(json.dumps({"token": changes.sync_token, "objects": objects}))
 """
-
-
-def check(condition, message):
-    global checks
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    checks += 1
-    print("ok: " + message, flush=True)
-
-
-def wait_for(condition, what, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise SystemExit("FAIL: timed out waiting for " + what)
-
-
-def api(server, token):
-    def call(method, path, body=None):
-        request = urllib.request.Request(server.base + path, method=method,
-                                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"},
-                                         data=json.dumps(body).encode() if body is not None else None)
-        try:
-            with urllib.request.urlopen(request) as response:
-                return response.status, json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
-    return call
-
-
-def browser(width, zone=None, javascript=True, user_agent=None, adapter=False):
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},900"]:
-        options.add_argument(flag)
-    if user_agent:
-        options.add_argument("--user-agent=" + user_agent)
-    if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_window_size(width, 900)
-    if zone:
-        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
-    if adapter:
-        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
-            window.__messages = [];
-            window.nativeBridge = { platform: "ios", supportsComponent: (c) => c === "add-to-calendar",
-                                    receive: (message) => window.__messages.push(JSON.parse(JSON.stringify(message))) };
-        """})
-    return driver
 
 
 def sync(server, token=""):
@@ -176,7 +123,7 @@ def run(server, almanac, data, artifacts):
     # A visitor in New York, at phone and at desktop width.
     manage_links = []
     for width, label, email in [(390, "phone", "lena@example.com"), (1280, "desktop", "max@example.com")]:
-        driver = browser(width, zone="America/New_York")
+        driver = browser(width=width, zone="America/New_York")
         try:
             driver.get(server.base + "/book/personal")
             wait_for(lambda: "tz=America%2FNew_York" in driver.current_url, f"{label}: the browser's zone detected")
@@ -214,7 +161,7 @@ def run(server, almanac, data, artifacts):
     check(status == 200 and len(listed["bookings"]) == 2, "the trainer's API lists both bookings")
 
     # Cancelling through the manage link: the page says so, the next sync shows it cancelled.
-    driver = browser(1280)
+    driver = browser(width=1280)
     try:
         driver.get(manage_links[0][0])
         check(driver.find_element(By.TAG_NAME, "h1").text == "Your booking", "the manage page shows the booking")
@@ -237,7 +184,7 @@ def run(server, almanac, data, artifacts):
     check(any(s[0] == "Personal training: Max Ott" for s in statuses), "and the moved booking")
 
     # Without JavaScript: the schedule's zone, the same path to a booking; a hostile name is text.
-    driver = browser(1280, javascript=False)
+    driver = browser(width=1280, javascript=False)
     try:
         driver.get(server.base + "/book/personal?duration=30")
         check(driver.find_element(By.NAME, "tz").get_attribute("value") == "Europe/Berlin",
@@ -249,7 +196,7 @@ def run(server, almanac, data, artifacts):
         check(driver.find_element(By.TAG_NAME, "h1").text == "Cancelled", "cancelled without script")
     finally:
         driver.quit()
-    driver = browser(1280)
+    driver = browser(width=1280)
     try:
         driver.get(server.base + "/book/personal?tz=Europe/Berlin")
         check(driver.execute_script("return window.__xss === undefined"), "no script ran from the booker's name")
@@ -257,7 +204,7 @@ def run(server, almanac, data, artifacts):
         driver.quit()
 
     # Inside a native shell the button sends the bridge message with the booked times.
-    driver = browser(390, adapter=True,
+    driver = browser(width=390, adapter=True,
                      user_agent="Mozilla/5.0 (iPhone) AlmanacApp Hotwire Native iOS; bridge-components: [add-to-calendar]")
     try:
         driver.get(server.base + "/book/personal?tz=Europe/Berlin")
@@ -300,7 +247,7 @@ def main():
             run(server, arguments.almanac, data, arguments.artifacts)
         finally:
             server.stop()
-    print(f"booking page in Chromium: all {checks} checks passed")
+    print(f"booking page in Chromium: all {browser_support.checks} checks passed")
 
 
 if __name__ == "__main__":

@@ -23,28 +23,18 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
+import browser_support  # noqa: E402
+from browser_support import api, browser, check, wait_for  # noqa: E402
+
 XSS = '<img src=x onerror="window.__xss = 1">'
-checks = 0
-
-
-def check(condition, message):
-    global checks
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    checks += 1
-    print("ok: " + message, flush=True)
 
 
 def main():
@@ -59,40 +49,7 @@ def main():
             run(server, arguments.almanac, data, arguments.artifacts)
         finally:
             server.stop()
-    print(f"web calendar in Chromium: all {checks} checks passed")
-
-
-def api(server, token):
-    def call(method, path, body=None):
-        request = urllib.request.Request(server.base + path, method=method,
-                                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"},
-                                         data=json.dumps(body).encode() if body is not None else None)
-        try:
-            with urllib.request.urlopen(request) as response:
-                return response.status, json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
-    return call
-
-
-def browser(user_agent=None, adapter=False, width=1280, zone=None):
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},900"]:
-        options.add_argument(flag)
-    if user_agent:
-        options.add_argument("--user-agent=" + user_agent)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    if zone:
-        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
-    if adapter:
-        # What a native shell injects: an adapter that records what the page sends.
-        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
-            window.__messages = [];
-            window.nativeBridge = { platform: "ios", supportsComponent: (c) => c === "add-to-calendar",
-                                    receive: (message) => window.__messages.push(JSON.parse(JSON.stringify(message))) };
-        """})
-    return driver
+    print(f"web calendar in Chromium: all {browser_support.checks} checks passed")
 
 
 def sign_in(driver, server):
@@ -101,15 +58,6 @@ def sign_in(driver, server):
     driver.find_element(By.NAME, "password").send_keys(server.password)
     driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
     wait_for(lambda: "/calendar" in driver.current_url, "signed in")
-
-
-def wait_for(condition, what, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise SystemExit("FAIL: timed out waiting for " + what)
 
 
 def run(server, almanac, data, artifacts):
