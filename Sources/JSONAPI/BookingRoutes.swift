@@ -449,11 +449,7 @@ extension APIContext {
             try bookingEngine.book(asked, type: type, now: now)
         }
         guard isNew else { return json(.object([("booking", Self.json(booking)), ("repeated", .bool(true))])) }
-        let zoneName = try attempt { () throws(StoreError) in
-            BookingEngine.zoneName(
-                try backend.bookings.situation(
-                    type: type.id, owner: type.owner, in: TimeRange(start: start, end: start), now: now))
-        }
+        let zoneName = try attempt { () throws(StoreError) in try bookingEngine.scheduleZone(of: type) }
         let links = Self.bookingLinks(cancel: tokens.cancel, reschedule: tokens.reschedule)
         let site = request.origin ?? ""
         let targets = AddToCalendarTargets(

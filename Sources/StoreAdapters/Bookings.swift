@@ -48,7 +48,7 @@ public struct BookingEngine: Sendable {
     }
 
     /// The zone a type's days are read in: its schedule's.
-    public static func zoneName(_ situation: BookingSituation) -> String {
+    static func zoneName(_ situation: BookingSituation) -> String {
         guard let schedule = situation.schedule, let parsed = try? AvailabilitySchedule(calendarData: schedule.data)
         else { return "UTC" }
         return parsed.timeZone

@@ -52,6 +52,12 @@ print(json.dumps({"token": changes.sync_token, "objects": objects}))
 """
 
 
+def heading(driver):
+    """The page's h1, or "" while a navigation has not brought it yet (waits poll this)."""
+    # Read in the page in one step: an element found first may be gone by the time its text is asked.
+    return driver.execute_script("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
+
+
 def sync(server, token=""):
     result = subprocess.run([CLIENT_PYTHON, "-c", SYNC, server.base, server.user, server.password, token],
                             capture_output=True, text=True)
@@ -166,7 +172,7 @@ def run(server, almanac, data, artifacts):
         driver.get(manage_links[0][0])
         check(driver.find_element(By.TAG_NAME, "h1").text == "Your booking", "the manage page shows the booking")
         driver.find_element(By.CSS_SELECTOR, "form.cancel-form button").click()
-        wait_for(lambda: driver.find_element(By.TAG_NAME, "h1").text == "Cancelled", "the cancellation")
+        wait_for(lambda: heading(driver) == "Cancelled", "the cancellation")
         check(not driver.find_elements(By.CSS_SELECTOR, "form.cancel-form"), "a cancelled booking offers no cancel")
         # Rescheduling the other: the next free time of another day.
         driver.get(manage_links[1][1])
@@ -175,7 +181,7 @@ def run(server, almanac, data, artifacts):
         days[-1].click()
         wait_for(lambda: "day=" in driver.current_url, "another day chosen")
         driver.find_element(By.CSS_SELECTOR, "ul.slots button.slot").click()
-        wait_for(lambda: driver.find_element(By.TAG_NAME, "h1").text == "Your booking moved", "the booking moved")
+        wait_for(lambda: heading(driver) == "Your booking moved", "the booking moved")
     finally:
         driver.quit()
     later = sync(server, after["token"])

@@ -219,9 +219,13 @@ public struct DatabaseAppState: AppStateStore {
 
     public func defaultSchedule(user: String) throws(StoreError) -> StoredSchedule? {
         try database.read { (connection) throws(StoreError) -> StoredSchedule? in
-            try connection.firstRow(
-                Self.scheduleColumns + " WHERE u.name = ? AND s.is_default = 1", [.text(user)], Self.schedule)
+            try defaultSchedule(user: user, connection)
         }
+    }
+
+    func defaultSchedule(user: String, _ connection: Connection) throws(StoreError) -> StoredSchedule? {
+        try connection.firstRow(
+            Self.scheduleColumns + " WHERE u.name = ? AND s.is_default = 1", [.text(user)], Self.schedule)
     }
 
     public func saveSchedule(_ schedule: StoredSchedule, ifMatch: String?) throws(StoreError) -> StoredSchedule {

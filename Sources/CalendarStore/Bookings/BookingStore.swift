@@ -384,9 +384,7 @@ struct DatabaseBookingStore: BookingStore {
         if let id = type.schedule {
             schedule = try appState.schedule(id: id, user: type.owner, connection)
         } else {
-            schedule = try connection.firstRow(
-                DatabaseAppState.scheduleColumns + " WHERE s.user_id = ? AND s.is_default = 1",
-                [.integer(row.ownerID)], DatabaseAppState.schedule)
+            schedule = try appState.defaultSchedule(user: type.owner, connection)
         }
         let holds = try connection.rows(
             Self.holdColumns + " WHERE h.type_id = ? AND h.expires > ? AND h.starts < ? AND h.ends > ?",
@@ -570,7 +568,13 @@ struct DatabaseBookingStore: BookingStore {
     }
 
     func expireHolds(now: Int) throws(StoreError) -> Int {
-        try database.write { (connection) throws(StoreError) -> Int in
+        // The sweeper asks every few seconds: take the write lock only when a hold ran out.
+        let due = try database.read { (connection) throws(StoreError) -> Bool in
+            try connection.firstRow("SELECT 1 FROM booking_holds WHERE expires <= ? LIMIT 1", [.int(now)]) { _ in true }
+                ?? false
+        }
+        guard due else { return 0 }
+        return try database.write { (connection) throws(StoreError) -> Int in
             try expireHolds(typeRowID: nil, now: now, connection)
         }
     }
