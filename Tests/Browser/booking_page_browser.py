@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
 import browser_support  # noqa: E402
-from browser_support import api, browser, check, wait_for  # noqa: E402
+from browser_support import api, browser, check, heading, wait_for  # noqa: E402
 
 XSS = '<img src=x onerror="window.__xss = 1">'
 CLIENT_PYTHON = ".build/client-venv/bin/python"
@@ -50,12 +50,6 @@ for item in changes:
         objects.append({"summary": str(component.get("SUMMARY")), "status": str(component.get("STATUS") or "")})
 print(json.dumps({"token": changes.sync_token, "objects": objects}))
 """
-
-
-def heading(driver):
-    """The page's h1, or "" while a navigation has not brought it yet (waits poll this)."""
-    # Read in the page in one step: an element found first may be gone by the time its text is asked.
-    return driver.execute_script("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
 
 
 def sync(server, token=""):
@@ -94,7 +88,7 @@ def book_through_the_page(driver, server, name, email, artifacts, label):
     driver.find_element(By.CSS_SELECTOR, "form.booking-form button[type=submit]").click()
     wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "main.confirmation"), f"{label}: the confirmation")
     driver.save_screenshot(os.path.join(artifacts, f"booking-{label}-confirmation.png"))
-    check(driver.find_element(By.TAG_NAME, "h1").text == "You are booked", f"{label}: booked")
+    check(heading(driver) == "You are booked", f"{label}: booked")
     links = {a.get_attribute("textContent").strip(): a.get_attribute("href")
              for a in driver.find_elements(By.CSS_SELECTOR, ".add-links a")}
     check("calendar.google.com" in links.get("Google Calendar", ""), f"{label}: an Add to Calendar link for Google")
@@ -170,7 +164,7 @@ def run(server, almanac, data, artifacts):
     driver = browser(width=1280)
     try:
         driver.get(manage_links[0][0])
-        check(driver.find_element(By.TAG_NAME, "h1").text == "Your booking", "the manage page shows the booking")
+        check(heading(driver) == "Your booking", "the manage page shows the booking")
         driver.find_element(By.CSS_SELECTOR, "form.cancel-form button").click()
         wait_for(lambda: heading(driver) == "Cancelled", "the cancellation")
         check(not driver.find_elements(By.CSS_SELECTOR, "form.cancel-form"), "a cancelled booking offers no cancel")
@@ -199,7 +193,7 @@ def run(server, almanac, data, artifacts):
         check(XSS in driver.find_element(By.CSS_SELECTOR, "main.confirmation dl").text, "a hostile name shows as text")
         driver.get(manage)
         driver.find_element(By.CSS_SELECTOR, "form.cancel-form button").click()
-        check(driver.find_element(By.TAG_NAME, "h1").text == "Cancelled", "cancelled without script")
+        wait_for(lambda: heading(driver) == "Cancelled", "cancelled without script")
     finally:
         driver.quit()
     driver = browser(width=1280)

@@ -19,6 +19,12 @@ def check(condition, message):
     print("ok: " + message, flush=True)
 
 
+def heading(driver):
+    """The page's h1, or "" while a navigation has not brought it yet (waits poll this)."""
+    # Read in the page in one step: an element found first may be gone by the time its text is asked.
+    return driver.execute_script("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
+
+
 def wait_for(condition, what, seconds=10):
     deadline = time.time() + seconds
     while time.time() < deadline:

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
 import browser_support  # noqa: E402
-from browser_support import api, browser, check, wait_for  # noqa: E402
+from browser_support import api, browser, check, heading, wait_for  # noqa: E402
 
 XSS = '<img src=x onerror="window.__xss = 1">'
 
@@ -105,7 +105,7 @@ def run(server, almanac, data, artifacts):
         check(XSS in texts, "a hostile title shows as text")
         check(driver.execute_script("return window.__xss") is None, "and runs nothing")
         driver.get(f"{server.base}/calendar/event?id={xss}")
-        check(driver.find_element(By.TAG_NAME, "h1").text == XSS and driver.execute_script("return window.__xss") is None,
+        check(heading(driver) == XSS and driver.execute_script("return window.__xss") is None,
               "the event page shows the hostile title as its heading, and runs nothing")
 
         # Week grid: three overlapping events side by side; multi-day all-day; DST day.
@@ -224,8 +224,8 @@ def recurring_path(server, almanac, data, artifacts, call, cid, single):
 
     def check_page(driver, key, how):
         title, start, end, all_day = expected[key]
-        heading = driver.find_element(By.TAG_NAME, "h1").text
-        check(heading == title, f"{how}: {key} opens its page, not an error ({heading!r})")
+        # The click's navigation may not have begun yet: wait for the event page's heading.
+        wait_for(lambda: heading(driver) == title, f"{how}: {key} to open its page, not an error")
         payload = json.loads(driver.find_element(By.CSS_SELECTOR, "[data-controller='bridge--add-to-calendar']").get_attribute("data-bridge-payload"))
         if all_day:
             got = (payload["allDay"], payload["allDayStartAtInMillisecondsSinceEpoch"], payload["allDayEndsAtInMillisecondsSinceEpoch"])
