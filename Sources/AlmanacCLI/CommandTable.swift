@@ -190,8 +190,15 @@ enum CommandTable {
         subcommands: [
             CommandSpec(
                 ["user", "add"], operands: "NAME", operandKind: .text, summary: "add an account",
-                options: databaseOptions + [.flag("--generate", "make up a password and print it once")],
-                example: "almanac user add anna --generate"),
+                options: databaseOptions + [
+                    .flag("--generate", "make up a password and print it once"),
+                    .valued("--email", "ADDRESS", "an e-mail address of theirs", .value("none"), repeatable: true),
+                ],
+                example: "almanac user add anna --generate --email anna@example.com"),
+            CommandSpec(
+                ["user", "email"], operands: "NAME [ADDRESS…]", operandKind: .text,
+                summary: "set a user's e-mail addresses (none: remove them); prints them",
+                options: databaseOptions, example: "almanac user email anna anna@example.com a.berg@example.org"),
             CommandSpec(
                 ["user", "passwd"], operands: "NAME", operandKind: .text,
                 summary: "change a password; ends the user's web sessions",
@@ -231,8 +238,23 @@ enum CommandTable {
                 options: storeOptions, example: "almanac calendar delete Work"),
             CommandSpec(
                 ["calendar", "show"], operands: "TITLE", operandKind: .text,
-                summary: "identifier, zone, counts, CTag and sync token",
+                summary: "identifier, zone, counts, CTag, sync token and shares",
                 options: storeOptions, example: "almanac calendar show Work"),
+            CommandSpec(
+                ["calendar", "share"], operands: "TITLE", operandKind: .text,
+                summary: "share a calendar with another user (at once; --invite to ask them first)",
+                options: [
+                    .valued("--with", "USER", "the user to share it with", .required),
+                    .valued("--access", "read|read-write", "what they may do", .value("read")),
+                    .flag("--invite", "send an invitation that they accept or decline"),
+                    .valued("--summary", "TEXT", "a note for them", .value("none")),
+                ] + storeOptions,
+                example: "almanac calendar share Trainings --with ben --access read-write"),
+            CommandSpec(
+                ["calendar", "unshare"], operands: "TITLE", operandKind: .text,
+                summary: "stop sharing a calendar with a user (it leaves their home)",
+                options: [.valued("--with", "USER", "the user", .required)] + storeOptions,
+                example: "almanac calendar unshare Trainings --with ben"),
         ],
         details: nil)
 
@@ -335,18 +357,21 @@ enum CommandTable {
             CommandSpec(
                 ["feed", "create"], operands: "TITLE", operandKind: .text,
                 summary: "print the feed's webcal:// and https:// URLs (made when missing)",
-                options: [baseURL] + storeOptions,
+                options: [baseURL, busyFeed] + storeOptions,
                 example: "almanac feed create Trainings --base-url https://calendar.example.com"),
             CommandSpec(
                 ["feed", "rotate"], operands: "TITLE", operandKind: .text,
                 summary: "a new URL; the old one stops working",
-                options: [baseURL] + storeOptions, example: "almanac feed rotate Trainings"),
+                options: [baseURL, busyFeed] + storeOptions, example: "almanac feed rotate Trainings"),
             CommandSpec(
                 ["feed", "revoke"], operands: "TITLE", operandKind: .text,
                 summary: "remove the feed; its URL answers 404",
-                options: storeOptions, example: "almanac feed revoke Trainings"),
+                options: [busyFeed] + storeOptions, example: "almanac feed revoke Trainings"),
         ],
-        details: nil)
+        details: "Each calendar has two feeds with tokens of their own: its events, and (--busy) only its busy time "
+            + "as opaque blocks without titles, from a month back to a year ahead.")
+
+    static let busyFeed = OptionSpec.flag("--busy", "the free-busy feed (busy blocks, no titles) instead")
 
     static let baseURL = OptionSpec.valued(
         "--base-url", "URL", "where the server is reached", .value("http://127.0.0.1:8080"))

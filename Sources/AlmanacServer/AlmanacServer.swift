@@ -166,7 +166,7 @@ public final class AlmanacServer: Sendable {
         }
         router.addPrefix("/dav", dav)
         router.addPrefix(FeedHandler.prefix, methods: ["GET", "HEAD"]) { request in
-            FeedHandler.respond(to: request, backend: backend)
+            FeedHandler.respond(to: request, backend: backend, now: now)
         }
 
         let api = JSONAPIHandler(

@@ -27,7 +27,7 @@ public struct CalDAVHandler: Sendable {
     /// Every method the server answers somewhere (``allowed(on:)`` says where).
     static let methods = [
         "OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "MKCOL", "REPORT", "COPY",
-        "MOVE",
+        "MOVE", "POST",
     ]
 
     /// The methods a resource of this kind answers: its `Allow` header, on OPTIONS and
@@ -41,10 +41,12 @@ public struct CalDAVHandler: Sendable {
     static func allowed(on path: DAVPath, mapped: Bool = true) -> [String] {
         switch path {
         case .root, .principals, .principal: ["OPTIONS", "GET", "HEAD", "PROPFIND", "MKCALENDAR", "REPORT"]
-        case .home: ["OPTIONS", "GET", "HEAD", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
+        case .home: ["OPTIONS", "GET", "HEAD", "POST", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
         case .calendar where !mapped: ["OPTIONS", "MKCALENDAR", "MKCOL"]
-        case .calendar: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
+        case .calendar: ["OPTIONS", "GET", "HEAD", "POST", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
         case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCALENDAR", "REPORT", "COPY", "MOVE"]
+        case .notifications: ["OPTIONS", "GET", "HEAD", "PROPFIND"]
+        case .notification: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND"]
         }
     }
 
@@ -55,7 +57,7 @@ public struct CalDAVHandler: Sendable {
         "LOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "UNLOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "POST":
-            "scheduling (RFC 6638) is not supported: there is no schedule outbox, and clients send invitations themselves",
+            "POST is answered on a calendar (CS:share) and the calendar home (CS:invite-reply); scheduling (RFC 6638) is not supported: clients send invitations themselves",
         "ACL": "the ACL method (RFC 3744) is not supported: each user reads and writes their own calendars",
         "SEARCH": "DASL SEARCH (RFC 5323) is not supported; use a calendar-query REPORT",
         "MKWORKSPACE": "versioning (RFC 3253) is not supported",
@@ -82,7 +84,7 @@ public struct CalDAVHandler: Sendable {
     /// What the server supports, sent on every DAV response (clients read it from
     /// PROPFIND answers too, not only from OPTIONS). Class 2 (locking), `access-control`
     /// (the ACL method) and `calendar-auto-schedule` (RFC 6638) are deliberately absent.
-    static let compliance = "1, 3, calendar-access, extended-mkcol"
+    static let compliance = "1, 3, calendar-access, extended-mkcol, calendarserver-sharing"
 
     /// The answer to a request that could not be signed in.
     public static func response(for failure: AuthenticationFailure) -> HTTPResponse {
@@ -118,8 +120,8 @@ public struct CalDAVHandler: Sendable {
             // Only the user's own calendar paths look in the store (MKCOL or not, below).
             guard case .calendar(let owner, _) = path, owner == user else { return options(path) }
         }
-        // Another user's tree is not visible (sharing comes with grants later), except
-        // their principal when the operator lets users see each other's.
+        // Another user's tree is not visible (a calendar shared with the user appears in
+        // their own home), except their principal when the operator lets users see each other's.
         if let owner = path.owner, owner != user, !canSee(path, as: user) {
             return .text(404, "404 Not Found: no such resource\n")
         }
@@ -163,6 +165,7 @@ public struct CalDAVHandler: Sendable {
         case "DELETE": return context.delete()
         case "COPY", "MOVE": return context.transfer()
         case "REPORT": return context.report()
+        case "POST": return context.post()
         default: return Self.notAllowed(request.method, on: path)
         }
     }

@@ -48,6 +48,51 @@ public enum CalendarExport {
         return (document(members, ownTimeZones: ownZones, properties: properties).serialized(), members.count)
     }
 
+    /// How far back and ahead a free-busy feed reaches from now.
+    public static let busyFeedWindow = (past: 30 * 86_400, ahead: 366 * 86_400)
+    /// The most blocks a free-busy feed lists; past it, short gaps are filled (more busy
+    /// time shown, never less).
+    public static let maxBusyBlocks = 10_000
+
+    /// The calendar's busy time from a month ago to a year ahead as one VCALENDAR of opaque
+    /// VEVENTs titled "Busy" (or "Tentative"): no titles, places, notes or attendees, each
+    /// block the union of the instances that overlap or touch it, all in UTC. A block's
+    /// UID is made of its times, so a subscriber sees unchanged blocks as unchanged.
+    public static func busyICalendar(of calendar: EventCalendar, in store: any EventStore, now: Int)
+        throws(StoreError) -> [UInt8]
+    {
+        let range = TimeRange(start: now - busyFeedWindow.past, end: now + busyFeedWindow.ahead)
+        let busy = try store.busyTime(in: range, calendars: [calendar.id], timeZone: calendar.timeZone)
+        let periods = busy.compactMap { time -> (start: Int, end: Int, tentative: Bool)? in
+            let from = max(range.start, time.start)
+            let to = min(range.end, time.end)
+            return to > from ? (from, to, time.isTentative) : nil
+        }
+        let stamp = DateTimeValue(CivilDateTime(secondsSinceEpoch: now), form: .utc)
+        func utc(_ seconds: Int) -> DateTimeValue {
+            DateTimeValue(CivilDateTime(secondsSinceEpoch: seconds), form: .utc)
+        }
+        let blocks = BusyTime.coalesced(periods, span: range.end - range.start, limit: maxBusyBlocks).map { block in
+            Component(
+                name: "VEVENT",
+                properties: [
+                    Property(name: "UID", value: "busy-\(block.start)-\(block.end)-\(block.tentative ? "t" : "b")"),
+                    Property(name: "DTSTAMP", dateTime: stamp),
+                    Property(name: "DTSTART", dateTime: utc(block.start)),
+                    Property(name: "DTEND", dateTime: utc(block.end)),
+                    Property(name: "SUMMARY", text: block.tentative ? "Tentative" : "Busy"),
+                    Property(name: "TRANSP", value: "OPAQUE"),
+                    Property(name: "STATUS", value: block.tentative ? "TENTATIVE" : "CONFIRMED"),
+                    Property(name: "CLASS", value: "PRIVATE"),
+                ])
+        }
+        let properties = [
+            Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+            Property(name: "X-WR-CALNAME", text: calendar.title + " (busy)"),
+        ]
+        return Component(name: "VCALENDAR", properties: properties, components: blocks).serialized()
+    }
+
     /// A VCALENDAR of `members` with `properties` and a VTIMEZONE for every TZID they
     /// use: the one the objects carried (`ownTimeZones`), else one written from the
     /// IANA rules over the years the times span.

@@ -217,11 +217,12 @@ public final class DatabaseBackend: StoreBackend {
     public var appState: any AppStateStore { DatabaseAppState(backend: self) }
     public var webhooks: any WebhookStore { DatabaseWebhookStore(backend: self) }
 
-    public func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)? {
+    public func feed(token: String, kind: FeedKind) throws(StoreError) -> (owner: String, calendar: String)? {
         guard !token.isEmpty else { return nil }
+        let column = kind == .events ? "feed_token" : "busy_feed_token"
         return try database.read { (connection) throws(StoreError) -> (owner: String, calendar: String)? in
             try connection.firstRow(
-                "SELECT u.name, c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id WHERE c.feed_token = ?",
+                "SELECT u.name, c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id WHERE c.\(column) = ?",
                 [.text(token)]
             ) { ($0.string(0), $0.string(1)) }
         }

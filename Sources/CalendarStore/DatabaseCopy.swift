@@ -26,11 +26,19 @@ extension DatabaseBackend {
                 "id", "identifier", "owner_id", "name", "title", "color", "description", "time_zone", "sort_order",
                 "components", "kind",
                 "feed_url", "refresh_interval", "sequence", "tombstone_horizon", "created", "feed_token",
-                "object_count", "object_bytes",
+                "object_count", "object_bytes", "busy_feed_token",
             ]
         ),
         ("calendar_properties", ["calendar_id", "name", "value"]),
-        ("grants", ["calendar_id", "user_id", "access"]),
+        ("grants", ["calendar_id", "user_id", "access", "status", "alias", "summary"]),
+        ("user_addresses", ["address", "user_id", "position"]),
+        (
+            "share_notifications",
+            [
+                "id", "user_id", "uid", "kind", "from_user", "calendar", "host_owner", "host_name", "title", "access",
+                "status", "summary", "in_reply_to", "created",
+            ]
+        ),
         (
             "objects",
             [
@@ -135,7 +143,7 @@ extension DatabaseBackend {
                     // Rows came with their ids: new rows must be numbered after them.
                     for table in [
                         "users", "calendars", "objects", "webhooks", "webhook_deliveries", "webhook_attempts",
-                        "availability_schedules", "booking_types", "booking_holds", "bookings",
+                        "availability_schedules", "booking_types", "booking_holds", "bookings", "share_notifications",
                     ] {
                         try destination.run(
                             "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)"

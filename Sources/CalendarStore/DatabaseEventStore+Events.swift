@@ -387,7 +387,7 @@ extension DatabaseEventStore {
         let visible = """
             SELECT o.id, o.calendar_id, c.identifier FROM objects o
             JOIN calendars c ON c.id = o.calendar_id LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
-            WHERE (c.owner_id = ?1 OR g.access IS NOT NULL)
+            WHERE (c.owner_id = ?1 OR g.status = 'accepted')
             """
         let key = { (row: Row) in (rowID: row.int64(0), calendarRowID: row.int64(1), calendar: row.string(2)) }
         var found = try connection.firstRow(

@@ -22,12 +22,15 @@ struct CalendarRow {
 }
 
 extension DatabaseEventStore {
-    static let calendarColumns = """
+    /// The calendars this user owns or has accepted a share of.
+    static let calendarColumns = calendarSelect + " WHERE (c.owner_id = ?1 OR g.status = 'accepted')"
+
+    static let calendarSelect = """
         SELECT c.id, c.owner_id, c.identifier, c.name, u.name, c.title, c.color, c.description, c.time_zone,
-               c.sort_order, c.components, c.kind, c.feed_url, c.refresh_interval, c.sequence, g.access, c.feed_token
+               c.sort_order, c.components, c.kind, c.feed_url, c.refresh_interval, c.sequence, g.access, c.feed_token,
+               g.alias, c.busy_feed_token
         FROM calendars c JOIN users u ON u.id = c.owner_id
         LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
-        WHERE (c.owner_id = ?1 OR g.access IS NOT NULL)
         """
 
     func calendarRow(_ row: Row) -> CalendarRow {
@@ -48,8 +51,17 @@ extension DatabaseEventStore {
         calendar.ctag = "\"\(calendar.id)-\(sequence)\""
         calendar.syncToken = SyncToken(calendar: calendar.id, sequence: sequence)
         calendar.feedToken = row.optionalString(16)
+        calendar.busyFeedToken = row.optionalString(18)
         let ownerID = row.int64(1)
         let writable = ownerID == userID || row.optionalString(15) == Access.readWrite.rawValue
+        calendar.ownerCollectionName = calendar.name
+        if ownerID != userID {
+            // A calendar shared with this user is named in their home by its share.
+            calendar.name = row.optionalString(17) ?? calendar.id.lowercased()
+            calendar.access = writable ? .readWrite : .read
+            calendar.feedToken = nil
+            calendar.busyFeedToken = nil
+        }
         return CalendarRow(rowID: row.int64(0), ownerID: ownerID, calendar: calendar, writable: writable)
     }
 
@@ -122,11 +134,16 @@ extension DatabaseEventStore {
 
     public func calendarHandle(named name: String) throws(StoreError) -> CalendarHandle {
         try database.read { (connection) throws(StoreError) -> CalendarHandle in
-            guard
-                var row = try connection.firstRow(
-                    Self.calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)],
+            // The user's own calendar of that name, else a calendar shared with them under it.
+            var found = try connection.firstRow(
+                Self.calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)],
+                calendarRow)
+            if found == nil {
+                found = try connection.firstRow(
+                    Self.calendarColumns + " AND c.owner_id <> ?1 AND g.alias = ?2", [.integer(userID), .text(name)],
                     calendarRow)
-            else { throw StoreError(.notFound, "no calendar named \(name)", resource: name) }
+            }
+            guard var row = found else { throw StoreError(.notFound, "no calendar named \(name)", resource: name) }
             try loadDeadProperties(&row, connection)
             return CalendarHandle(row: row, userID: userID)
         }
@@ -148,7 +165,10 @@ extension DatabaseEventStore {
         throws(StoreError) -> EventCalendar
     {
         if try connection.firstRow(
-            "SELECT 1 FROM calendars WHERE owner_id = ? AND name = ?", [.integer(userID), .text(name)], { _ in true })
+            """
+            SELECT 1 FROM calendars WHERE owner_id = ?1 AND name = ?2
+            UNION ALL SELECT 1 FROM grants WHERE user_id = ?1 AND alias = ?2
+            """, [.integer(userID), .text(name)], { _ in true })
             != nil
         {
             throw StoreError(.alreadyExists, "a calendar named \(name) exists", resource: name)
@@ -248,11 +268,14 @@ extension DatabaseEventStore {
 
     public func deleteCalendar(withIdentifier identifier: String, ifMatch: String?) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
-            let row = try calendarRow(identifier, connection, write: true)
-            guard row.ownerID == userID else {
-                throw StoreError(.forbidden, "only the owner deletes a calendar", resource: identifier)
+            let shared = try calendarRow(identifier, connection, write: false)
+            try StoreError.checkIfMatch(ifMatch, current: shared.calendar.etag, resource: identifier)
+            guard shared.ownerID == userID else {
+                // A sharee deleting a calendar shared with them leaves the share (declines it).
+                try answerShare(shared, accept: false, connection)
+                return
             }
-            try StoreError.checkIfMatch(ifMatch, current: row.calendar.etag, resource: identifier)
+            let row = try calendarRow(identifier, connection, write: true)
             try connection.run(
                 "DELETE FROM object_ranges WHERE id IN (SELECT id FROM objects WHERE calendar_id = ?)",
                 [.integer(row.rowID)])
@@ -285,42 +308,19 @@ extension DatabaseEventStore {
         }
     }
 
-    public func setFeedToken(_ token: String?, calendar identifier: String) throws(StoreError) -> EventCalendar {
+    public func setFeedToken(_ token: String?, for kind: FeedKind, calendar identifier: String) throws(StoreError)
+        -> EventCalendar
+    {
         try database.write { (connection) throws(StoreError) -> EventCalendar in
             let row = try calendarRow(identifier, connection, write: true)
             guard row.ownerID == userID else {
                 throw StoreError(.forbidden, "only the owner publishes a calendar", resource: identifier)
             }
+            let column = kind == .events ? "feed_token" : "busy_feed_token"
             try connection.run(
-                "UPDATE calendars SET feed_token = ? WHERE id = ?", [.optional(token), .integer(row.rowID)])
+                "UPDATE calendars SET \(column) = ? WHERE id = ?", [.optional(token), .integer(row.rowID)])
             return try calendarRow(identifier, connection, write: false).calendar
         }
     }
 
-    public func grant(_ access: Access?, onCalendar identifier: String, to grantee: String) throws(StoreError) {
-        try database.write { (connection) throws(StoreError) in
-            let row = try calendarRow(identifier, connection, write: true)
-            guard row.ownerID == userID else {
-                throw StoreError(.forbidden, "only the owner shares a calendar", resource: identifier)
-            }
-            guard
-                let granteeID = try connection.firstRow(
-                    "SELECT id FROM users WHERE name = ?", [.text(grantee)], { $0.int64(0) })
-            else {
-                throw StoreError(.notFound, "no user \(grantee)", resource: grantee)
-            }
-            if let access {
-                try connection.run(
-                    """
-                    INSERT INTO grants (calendar_id, user_id, access) VALUES (?, ?, ?)
-                    ON CONFLICT (calendar_id, user_id) DO UPDATE SET access = excluded.access
-                    """,
-                    [.integer(row.rowID), .integer(granteeID), .text(access.rawValue)])
-            } else {
-                try connection.run(
-                    "DELETE FROM grants WHERE calendar_id = ? AND user_id = ?",
-                    [.integer(row.rowID), .integer(granteeID)])
-            }
-        }
-    }
 }

@@ -23,7 +23,8 @@ public protocol EventStore: Sendable {
     /// The user's calendars and those shared with them, by `order`, then title.
     func calendars() throws(StoreError) -> [EventCalendar]
     func calendar(withIdentifier identifier: String) throws(StoreError) -> EventCalendar
-    /// The calendar whose collection name is `name` among the user's own.
+    /// The calendar whose collection name is `name` in the user's home: one of their own,
+    /// else one shared with them (by the name its share has there).
     func calendar(named name: String) throws(StoreError) -> EventCalendar
     /// The calendar with this collection name, resolved once for a request: later calls
     /// take the handle and do not look it up again.
@@ -38,10 +39,32 @@ public protocol EventStore: Sendable {
     /// The user's calendar with this title (ignoring case), created when missing and
     /// `createIfMissing` is true; nil when missing and not created.
     func calendar(titled title: String, createIfMissing: Bool) throws(StoreError) -> EventCalendar?
-    /// Sets (or, with nil, revokes) the secret token of a calendar's subscription feed.
-    func setFeedToken(_ token: String?, calendar identifier: String) throws(StoreError) -> EventCalendar
-    /// Lets `user` read (or read and write) one of this user's calendars.
-    func grant(_ access: Access?, onCalendar identifier: String, to user: String) throws(StoreError)
+    /// Sets (or, with nil, revokes) the secret token of one of a calendar's feeds: its
+    /// events (`/feeds/<token>.ics`) or only its busy time (`/feeds/<token>-busy.ics`).
+    func setFeedToken(_ token: String?, for kind: FeedKind, calendar identifier: String) throws(StoreError)
+        -> EventCalendar
+
+    // MARK: Sharing
+
+    /// Shares one of this user's calendars with `user`, read-only or read-write, or (nil)
+    /// stops sharing it. With `invite`, the share waits for the sharee's answer
+    /// (``answerShare(ofCalendar:accept:)``) and they get an invitation; without, it takes
+    /// effect at once. A share already accepted keeps its state and takes the new access.
+    /// `summary` is the note the sharee sees. A sharee who loses a share is told.
+    func share(
+        calendar identifier: String, with user: String, access: Access?, invite: Bool, summary: String?
+    ) throws(StoreError)
+    /// Who one of this user's calendars is shared with, by user name.
+    func shares(ofCalendar identifier: String) throws(StoreError) -> [CalendarShare]
+    /// The sharee's answer to an invitation (or, declining, leaving a share they had
+    /// accepted); the owner is told. Accepting returns the calendar as it now appears in
+    /// the sharee's home.
+    @discardableResult
+    func answerShare(ofCalendar identifier: String, accept: Bool) throws(StoreError) -> EventCalendar?
+    /// The invitations and answers this user was sent, oldest first.
+    func sharingNotifications() throws(StoreError) -> [SharingNotification]
+    /// Removes one of this user's notifications (by its uid).
+    func removeSharingNotification(_ uid: String) throws(StoreError)
 
     // MARK: Events
 

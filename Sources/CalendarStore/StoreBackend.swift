@@ -19,8 +19,15 @@ public protocol StoreBackend: Sendable {
     /// The event store acting for a user read from this backend (by ``user(named:)``),
     /// without looking them up again.
     func eventStore(for user: User) throws(StoreError) -> any EventStore
-    /// The owner and calendar identifier a feed token publishes, or nil.
-    func feed(token: String) throws(StoreError) -> (owner: String, calendar: String)?
+    /// The owner and calendar identifier a feed token of this kind publishes, or nil.
+    func feed(token: String, kind: FeedKind) throws(StoreError) -> (owner: String, calendar: String)?
+    /// A user's e-mail addresses (their `mailto:` calendar user addresses), in the order set.
+    func addresses(ofUser name: String) throws(StoreError) -> [String]
+    /// Replaces a user's e-mail addresses; each belongs to one user (`alreadyExists` when
+    /// another has it). Stored lowercased.
+    func setAddresses(_ addresses: [String], forUser name: String) throws(StoreError)
+    /// The user with this e-mail address (any case, with or without `mailto:`), or nil.
+    func user(withAddress address: String) throws(StoreError) -> User?
     /// A consistency check of the database: `["ok"]` when sound.
     func integrityCheck() throws(StoreError) -> [String]
 

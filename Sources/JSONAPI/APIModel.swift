@@ -85,6 +85,7 @@ enum APIModel {
             ("description", calendar.calendarDescription.map(JSONValue.string) ?? .null),
             ("timeZone", calendar.timeZone.map(JSONValue.string) ?? .null), ("order", .integer(calendar.order)),
             ("componentTypes", .array(calendar.componentTypes.map(\.rawValue).sorted().map(JSONValue.string))),
+            ("owner", .string(calendar.owner)), ("access", .string(calendar.access?.rawValue ?? "owner")),
             ("etag", .string(etag(calendar))),
         ])
     }

@@ -100,6 +100,24 @@ extension APIContext {
         Route("DELETE", "/api/v1/calendars/{id}", .write) { (context, path) throws(APIProblem) in
             try context.deleteCalendar(path["id"])
         },
+        Route("GET", "/api/v1/calendars/{id}/shares", .read) { (context, path) throws(APIProblem) in
+            try context.listShares(calendar: path["id"])
+        },
+        Route("PUT", "/api/v1/calendars/{id}/shares/{user}", .write) { (context, path) throws(APIProblem) in
+            try context.putShare(calendar: path["id"], user: path["user"])
+        },
+        Route("DELETE", "/api/v1/calendars/{id}/shares/{user}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteShare(calendar: path["id"], user: path["user"])
+        },
+        Route("POST", "/api/v1/calendars/{id}/answer", .write) { (context, path) throws(APIProblem) in
+            try context.answerShare(calendar: path["id"])
+        },
+        Route("GET", "/api/v1/sharing/notifications", .read) { (context, _) throws(APIProblem) in
+            try context.sharingNotifications()
+        },
+        Route("DELETE", "/api/v1/sharing/notifications/{uid}", .write) { (context, path) throws(APIProblem) in
+            try context.deleteSharingNotification(path["uid"])
+        },
         Route("GET", "/api/v1/calendars/{id}/occurrences", .read) { (context, path) throws(APIProblem) in
             try context.occurrences(calendar: path["id"])
         },

@@ -27,7 +27,8 @@ import Testing
                     "--visible-principals", "--api-rate-limit", "--allow-private-webhooks", "--webhook-workers",
                 ]
             ),
-            (["user", "add"], database + ["--generate"]),
+            (["user", "add"], database + ["--generate", "--email"]),
+            (["user", "email"], database),
             (["user", "passwd"], database + ["--generate", "--revoke-tokens"]),
             (["user", "list"], database),
             (["user", "remove"], database),
@@ -35,6 +36,8 @@ import Testing
             (["calendar", "create"], store + ["--color", "--tz", "--description"]),
             (["calendar", "delete"], store),
             (["calendar", "show"], store),
+            (["calendar", "share"], store + ["--with", "--access", "--invite", "--summary"]),
+            (["calendar", "unshare"], store + ["--with"]),
             (
                 ["add"],
                 store + [
@@ -51,9 +54,9 @@ import Testing
             ),
             (["import"], store + ["--calendar"]),
             (["export"], store + ["--calendar"]),
-            (["feed", "create"], store + ["--base-url"]),
-            (["feed", "rotate"], store + ["--base-url"]),
-            (["feed", "revoke"], store),
+            (["feed", "create"], store + ["--base-url", "--busy"]),
+            (["feed", "rotate"], store + ["--base-url", "--busy"]),
+            (["feed", "revoke"], store + ["--busy"]),
             (["alarms"], store + ["--from", "--to", "--calendar", "--tz", "--json"]),
             (["db", "check"], database),
             (["db", "migrate"], database),
@@ -291,7 +294,7 @@ import Testing
             return Set(first).subtracting(["almanac", "end-marker"])
         }
         #expect(try words("almanac li") == ["list", "links"])
-        #expect(try words("almanac calendar ") == ["list", "create", "delete", "show"])
+        #expect(try words("almanac calendar ") == ["list", "create", "delete", "show", "share", "unshare"])
         #expect(try words("almanac ics expand --f") == ["--format", "--from"])
         #expect(try words("almanac list --j") == ["--json"])
         #expect(try zsh(script, "almanac ics expand x.ics --format ").contains("jsonl  text"))
@@ -310,7 +313,7 @@ import Testing
             return Set(listing.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) })
         }
         #expect(try words("almanac li") == ["list", "links"])
-        #expect(try words("almanac calendar ") == ["list", "create", "delete", "show"])
+        #expect(try words("almanac calendar ") == ["list", "create", "delete", "show", "share", "unshare"])
         #expect(try words("almanac ics expand --f") == ["--format", "--from"])
         #expect(try words("almanac ics expand x.ics --format ") == ["text", "jsonl"])
         #expect(try words("almanac completion ") == ["bash", "zsh", "fish"])

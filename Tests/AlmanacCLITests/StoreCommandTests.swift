@@ -198,6 +198,58 @@ import Testing
         #expect(run(["feed", "create", "Nope"]).0 == 1)
     }
 
+    /// The free-busy feed has its own token and URL; rotating or revoking one feed leaves the other.
+    @Test func theBusyFeedHasItsOwnURL() throws {
+        #expect(run(["calendar", "create", "Classes"]).0 == 0)
+        let events = run(["feed", "create", "Classes"]).1.text
+        let busy = run(["feed", "create", "Classes", "--busy"]).1.text
+        #expect(busy.hasPrefix("Free-busy feed of Classes:") && busy.contains("-busy.ics\n"), "\(busy)")
+        let calendar = try #require(
+            try DatabaseBackend(directory: directory.path).eventStore(for: "tester").calendars().first)
+        let token = try #require(calendar.busyFeedToken)
+        #expect(busy.contains("/feeds/\(token)-busy.ics") && calendar.feedToken != token)
+        #expect(run(["feed", "revoke", "Classes", "--busy"]).1.text.contains("Revoked the free-busy feed"))
+        #expect(run(["feed", "create", "Classes"]).1.text == events, "the events feed is untouched")
+    }
+
+    /// `calendar share|unshare` and `calendar show`'s shares; users' e-mail addresses.
+    @Test func sharingAndAddresses() throws {
+        #expect(run(["calendar", "create", "Classes"]).0 == 0)
+        let added = run(["user", "add", "ben", "--generate", "--email", "Ben@Example.com"])
+        #expect(added.0 == 0, "\(added.1.errors)")
+        // A bad address adds no account.
+        let refused = run(["user", "add", "eve", "--generate", "--email", "not-an-address"])
+        #expect(refused.0 == 1 && refused.1.errors.joined().contains("not an e-mail address"))
+        let taken = run(["user", "add", "eva", "--generate", "--email", "ben@example.com"])
+        #expect(taken.0 != 0 && taken.1.errors.joined().contains("ben's address"), "\(taken.1.errors)")
+        let backend = try DatabaseBackend(directory: directory.path)
+        #expect(try backend.users().map(\.name) == ["ben", "tester"])
+        #expect(try backend.addresses(ofUser: "ben") == ["ben@example.com"])
+        #expect(
+            run(["user", "email", "ben", "ben@example.com", "b.k@example.org"]).1.text
+                == "ben: ben@example.com, b.k@example.org\n")
+
+        let shared = run([
+            "calendar", "share", "Classes", "--with", "ben", "--access", "read-write", "--user", "tester",
+        ])
+        #expect(shared.0 == 0 && shared.1.text == "Shared Classes with ben (read-write)\n", "\(shared.1.errors)")
+        #expect(run(["calendar", "list", "--user", "ben"]).1.text.contains("Classes  0 objects"))
+        #expect(run(["calendar", "list", "--user", "ben"]).1.text.contains("(shared by tester)"))
+        #expect(
+            run(["calendar", "show", "Classes", "--user", "tester"]).1.text.contains(
+                "Shared with: ben, read-write (accepted)"))
+        #expect(run(["calendar", "share", "Classes", "--with", "ben", "--access", "write", "--user", "tester"]).0 == 2)
+        #expect(run(["calendar", "share", "Classes", "--with", "nobody", "--user", "tester"]).0 != 0)
+        #expect(
+            run(["calendar", "unshare", "Classes", "--with", "ben", "--user", "tester"]).1.text
+                == "Stopped sharing Classes with ben\n")
+        #expect(try backend.eventStore(for: "ben").calendars().isEmpty)
+        let invited = run(["calendar", "share", "Classes", "--with", "ben", "--invite", "--user", "tester"])
+        #expect(invited.1.text.contains("Invited ben to Classes (read)"))
+        #expect(try backend.eventStore(for: "ben").calendars().isEmpty, "an invitation waits for ben")
+        #expect(try backend.eventStore(for: "ben").sharingNotifications().last?.status == .invited)
+    }
+
     @Test func databaseCheckAndBackup() throws {
         run(["add", "--calendar", "A", "--title", "X", "--start", "2026-12-01 18:00", "--duration", "1h"])
         let (status, checked) = run(["db", "check"])

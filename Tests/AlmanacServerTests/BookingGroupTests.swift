@@ -37,7 +37,7 @@ import Testing
                 // Dan's calendar is his own, shared with Anna read-write.
                 let store = try server.eventStore(for: "dan")
                 id = try store.createCalendar(EventCalendar(title: "Dan")).id
-                try store.grant(.readWrite, onCalendar: id, to: "anna")
+                try store.share(calendar: id, with: "anna", access: .readWrite)
             } else {
                 id = try #require(
                     try api.call("POST", "/api/v1/calendars", #"{"title": "\#(host.name)"}"#)["id"]?.stringValue)

@@ -19,7 +19,7 @@ import Testing
         let dav = try TestServer(setup).dav("anna")
         let response = try dav.send("OPTIONS", "/dav/")
         #expect(response.status == 200)
-        #expect(response.headers["DAV"] == "1, 3, calendar-access, extended-mkcol")
+        #expect(response.headers["DAV"] == "1, 3, calendar-access, extended-mkcol, calendarserver-sharing")
         // Allow names what each resource answers: MKCOL makes a calendar only at an unmapped
         // calendar path; MKCALENDAR is answered everywhere, with its RFC 4791 §5.3.1.1
         // preconditions (403) where no calendar can be made.

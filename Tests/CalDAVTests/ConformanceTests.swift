@@ -139,7 +139,7 @@ extension CalDAVTests {
             #expect(answer.text.contains("not supported"), "\(method)")
         }
         #expect(try dav.send("LOCK", "/dav/calendars/anna/work/").text.contains("locking (WebDAV class 2)"))
-        #expect(try dav.send("POST", "/dav/calendars/anna/work/").text.contains("scheduling (RFC 6638)"))
+        #expect(try dav.send("POST", "/dav/calendars/anna/work/lunch.ics").text.contains("scheduling (RFC 6638)"))
         // A method nobody defined: 501.
         let unknown = try dav.send("FROBNICATE", "/dav/calendars/anna/work/")
         #expect(unknown.status == 501 && unknown.headers["Allow"] != nil)
@@ -147,10 +147,11 @@ extension CalDAVTests {
         let putOnCalendar = try dav.put("/dav/calendars/anna/work/", Self.event)
         #expect(putOnCalendar.status == 405)
         #expect(
-            putOnCalendar.headers["Allow"] == "OPTIONS, GET, HEAD, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, REPORT")
+            putOnCalendar.headers["Allow"]
+                == "OPTIONS, GET, HEAD, POST, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, REPORT")
         #expect(
             try dav.delete("/dav/calendars/anna/").headers["Allow"]
-                == "OPTIONS, GET, HEAD, PROPFIND, PROPPATCH, MKCALENDAR, REPORT")
+                == "OPTIONS, GET, HEAD, POST, PROPFIND, PROPPATCH, MKCALENDAR, REPORT")
         // MKCALENDAR's own preconditions (RFC 4791 §5.3.1.1), 403 with the element: inside a
         // calendar (CALDAV:calendar-collection-location-ok), on an existing calendar
         // (DAV:resource-must-be-null).

@@ -179,9 +179,9 @@ extension CalDAVTests {
         #expect(try dav.makeCalendar() == 201)
         #expect(
             try dav.propfind("/dav/calendars/anna/", depth: "1").headers["DAV"]
-                == "1, 3, calendar-access, extended-mkcol")
+                == "1, 3, calendar-access, extended-mkcol, calendarserver-sharing")
         #expect(
             try dav.get("/dav/calendars/anna/work/missing.ics").headers["DAV"]
-                == "1, 3, calendar-access, extended-mkcol")
+                == "1, 3, calendar-access, extended-mkcol, calendarserver-sharing")
     }
 }

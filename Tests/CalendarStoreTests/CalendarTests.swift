@@ -130,7 +130,7 @@ import Testing
         }
         #expect(put.code == .notFound)
 
-        try fixture.store.grant(.read, onCalendar: work.id, to: "bob")
+        try fixture.store.share(calendar: work.id, with: "bob", access: .read)
         #expect(try bob.calendars().map(\.id) == [work.id])
         let readOnly = try #require(throws: StoreError.self) {
             try bob.putResource(
@@ -138,16 +138,19 @@ import Testing
                 ifMatch: nil, ifNoneMatch: false)
         }
         #expect(readOnly.code == .forbidden)
-        let delete = try #require(throws: StoreError.self) { try bob.deleteCalendar(withIdentifier: work.id) }
-        #expect(delete.code == .forbidden)
+        // Changing it is the owner's.
+        var renamed = try bob.calendar(withIdentifier: work.id)
+        renamed.title = "Mine now"
+        let update = try #require(throws: StoreError.self) { try bob.updateCalendar(renamed, ifMatch: nil) }
+        #expect(update.code == .forbidden)
 
-        try fixture.store.grant(.readWrite, onCalendar: work.id, to: "bob")
+        try fixture.store.share(calendar: work.id, with: "bob", access: .readWrite)
         _ = try bob.putResource(
             resource(vevent(uid: "x", ["DTSTART:20261201T090000Z"])), name: "x.ics", calendar: work.id, ifMatch: nil,
             ifNoneMatch: false)
         #expect(try fixture.store.resources(calendar: work.id).map(\.name) == ["x.ics"])
 
-        try fixture.store.grant(nil, onCalendar: work.id, to: "bob")
+        try fixture.store.share(calendar: work.id, with: "bob", access: nil)
         #expect(try bob.calendars().isEmpty)
     }
 }

@@ -112,7 +112,7 @@ import Testing
         work.timeZone = "Europe/Berlin"
         work = try alice.updateCalendar(work)
         _ = try alice.setFeedToken(DatabaseBackend.newFeedToken(), calendar: work.id)
-        try alice.grant(.read, onCalendar: work.id, to: "bob")
+        try alice.share(calendar: work.id, with: "bob", access: .read)
         let corpus = try Corpus.generate(events: 1_000, seed: 11)
         let objects = try CalendarFileSplitter.split(corpus).objects
         let results = try alice.importObjects(objects, calendar: work.id)

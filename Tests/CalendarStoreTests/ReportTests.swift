@@ -106,7 +106,7 @@ import Testing
         let hidden = try #require(throws: StoreError.self) { try bob.resources(calendar: calendar) }
         #expect(hidden.code == .notFound)
         // Shared read-only, he reads it through the same handle but may not write with it.
-        try fixture.store.grant(.read, onCalendar: calendar.calendar.id, to: "bob")
+        try fixture.store.share(calendar: calendar.calendar.id, with: "bob", access: .read)
         #expect(try bob.resources(calendar: calendar).count == 4)
         let refused = try #require(throws: StoreError.self) {
             try bob.writeResource(

@@ -1,9 +1,11 @@
 import CalendarStore
 
-/// `almanac calendar list|create|delete|show`.
+/// `almanac calendar list|create|delete|show|share|unshare`.
 enum CalendarCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        guard let subcommand = arguments.first else { throw .usage("'calendar' needs list, create, delete or show") }
+        guard let subcommand = arguments.first else {
+            throw .usage("'calendar' needs list, create, delete, show, share or unshare")
+        }
         let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.calendar.spec(subcommand))
         let context = try StoreContext(options, io: io)
         let store = context.store
@@ -70,9 +72,40 @@ enum CalendarCommand {
             }
             lines.append("CTag:        \(calendar.ctag)")
             lines.append("Sync token:  \(calendar.syncToken)")
+            if let access = calendar.access {
+                lines.append("Shared with you by \(calendar.owner), \(access.rawValue)")
+            } else {
+                let shares = try StoreContext.run { () throws(StoreError) in try store.shares(ofCalendar: calendar.id) }
+                for share in shares {
+                    lines.append("Shared with: \(share.user), \(share.access.rawValue) (\(share.status.rawValue))")
+                }
+            }
             io.write(lines.joined(separator: "\n") + "\n")
+        case "share", "unshare":
+            let calendar = try context.calendar(titled: try title())
+            let sharee = options["--with"] ?? ""
+            var access: Access? = nil
+            if subcommand == "share" {
+                guard let chosen = Access(rawValue: options["--access"] ?? "read") else {
+                    throw .usage("--access is read or read-write")
+                }
+                access = chosen
+            }
+            try StoreContext.run { () throws(StoreError) in
+                try store.share(
+                    calendar: calendar.id, with: sharee, access: access, invite: options.has("--invite"),
+                    summary: options["--summary"])
+            }
+            if let access {
+                io.write(
+                    options.has("--invite")
+                        ? "Invited \(sharee) to \(calendar.title) (\(access.rawValue)); it appears in their home once they accept\n"
+                        : "Shared \(calendar.title) with \(sharee) (\(access.rawValue))\n")
+            } else {
+                io.write("Stopped sharing \(calendar.title) with \(sharee)\n")
+            }
         default:
-            throw .usage("unknown subcommand 'calendar \(subcommand)' (list, create, delete, show)")
+            throw .usage("unknown subcommand 'calendar \(subcommand)' (list, create, delete, show, share, unshare)")
         }
         return 0
     }

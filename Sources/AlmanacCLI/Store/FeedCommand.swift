@@ -14,27 +14,30 @@ enum FeedCommand {
         }
         let context = try StoreContext(options, io: io)
         let calendar = try context.calendar(titled: options.operands[0])
+        let kind: FeedKind = options.has("--busy") ? .freeBusy : .events
+        let what = kind == .events ? "feed" : "free-busy feed"
         switch subcommand {
         case "revoke":
             _ = try StoreContext.run { () throws(StoreError) in
-                try context.store.setFeedToken(nil, calendar: calendar.id)
+                try context.store.setFeedToken(nil, for: kind, calendar: calendar.id)
             }
-            io.write("Revoked the feed of \(calendar.title); its old URL now answers 404\n")
+            io.write("Revoked the \(what) of \(calendar.title); its old URL now answers 404\n")
             return 0
         default:
-            var token = calendar.feedToken
+            var token = kind == .events ? calendar.feedToken : calendar.busyFeedToken
             if subcommand == "rotate" || token == nil {
                 let fresh = DatabaseBackend.newFeedToken()
                 _ = try StoreContext.run { () throws(StoreError) in
-                    try context.store.setFeedToken(fresh, calendar: calendar.id)
+                    try context.store.setFeedToken(fresh, for: kind, calendar: calendar.id)
                 }
                 token = fresh
             }
             let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
-            let https = "\(trimmed)/feeds/\(token!).ics"
+            let file = (token ?? "") + kind.fileSuffix
+            let https = "\(trimmed)/feeds/\(file).ics"
             let webcal = "webcal://" + https.drop { $0 != "/" }.dropFirst(2)
             io.write(
-                "Feed of \(calendar.title)\(subcommand == "rotate" ? " (the old URL no longer works)" : ""):\n  \(webcal)\n  \(https)\n"
+                "\(kind == .events ? "Feed" : "Free-busy feed") of \(calendar.title)\(subcommand == "rotate" ? " (the old URL no longer works)" : ""):\n  \(webcal)\n  \(https)\n"
             )
             return 0
         }

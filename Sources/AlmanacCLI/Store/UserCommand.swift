@@ -1,10 +1,12 @@
 import Accounts
 import CalendarStore
 
-/// `almanac user add|passwd|list|remove`: the accounts that sign in to the server.
+/// `almanac user add|passwd|email|list|remove`: the accounts that sign in to the server.
 enum UserCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        guard let subcommand = arguments.first else { throw .usage("'user' needs add, passwd, list or remove") }
+        guard let subcommand = arguments.first else {
+            throw .usage("'user' needs add, passwd, email, list or remove")
+        }
         let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.user.spec(subcommand))
         func name() throws(CommandFailure) -> String {
             guard options.operands.count == 1 else { throw .usage("'user \(subcommand)' takes one NAME") }
@@ -20,11 +22,29 @@ enum UserCommand {
                     .joined())
         case "add":
             let user = try name()
+            let addresses = options.all("--email")
+            // Addresses are checked before the account is made, so a bad one adds nothing.
+            if let bad = addresses.first(where: { EmailAddress.normalized($0) == nil }) {
+                throw CommandFailure(status: 1, "\(bad) is not an e-mail address; nothing added")
+            }
             let (password, generated) = try readPassword(options, io: io)
             let backend = try StoreContext.openBackend(options, io: io)
             try StoreContext.run { () throws(StoreError) in
+                for address in addresses {
+                    if let other = try backend.user(withAddress: address) {
+                        throw StoreError(.alreadyExists, "\(address) is \(other.name)'s address; nothing added")
+                    }
+                }
                 try backend.createUser(
                     named: user, displayName: nil, passwordHash: PasswordHash(password: password).description)
+                guard !addresses.isEmpty else { return }
+                do throws(StoreError) {
+                    try backend.setAddresses(addresses, forUser: user)
+                } catch {
+                    // Taken meanwhile by another process: the account goes again.
+                    try? backend.removeUser(named: user)
+                    throw error
+                }
             }
             io.write("Added user \(user)\n")
             if generated {
@@ -44,13 +64,23 @@ enum UserCommand {
             io.write("Changed the password of \(user); ended \(count(ended.sessions, "web session"))")
             io.write(options.has("--revoke-tokens") ? " and revoked \(count(ended.tokens, "API token"))\n" : "\n")
             if generated { io.write("Password: \(password)\n(shown once)\n") }
+        case "email":
+            guard let user = options.operands.first else { throw .usage("'user email' takes a NAME and its addresses") }
+            let backend = try StoreContext.openBackend(options, io: io)
+            let addresses = try StoreContext.run { () throws(StoreError) -> [String] in
+                try backend.setAddresses(Array(options.operands.dropFirst()), forUser: user)
+                return try backend.addresses(ofUser: user)
+            }
+            io.write(
+                addresses.isEmpty
+                    ? "\(user) has no e-mail address\n" : "\(user): " + addresses.joined(separator: ", ") + "\n")
         case "remove":
             let user = try name()
             let backend = try StoreContext.openBackend(options, io: io)
             try StoreContext.run { () throws(StoreError) in try backend.removeUser(named: user) }
             io.write("Removed user \(user) and their calendars\n")
         default:
-            throw .usage("unknown subcommand 'user \(subcommand)' (add, passwd, list, remove)")
+            throw .usage("unknown subcommand 'user \(subcommand)' (add, passwd, email, list, remove)")
         }
         return 0
     }

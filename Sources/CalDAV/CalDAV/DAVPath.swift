@@ -8,6 +8,8 @@ import HTTPTypes
 ///     /dav/calendars/USER/                   a user's calendar home
 ///     /dav/calendars/USER/CALENDAR/          a calendar collection
 ///     /dav/calendars/USER/CALENDAR/RESOURCE  a calendar object resource
+///     /dav/notifications/USER/               a user's sharing notifications (CalendarServer)
+///     /dav/notifications/USER/NAME           one notification (`<uid>.xml`)
 public enum DAVPath: Equatable, Sendable {
     case root
     case principals
@@ -15,6 +17,8 @@ public enum DAVPath: Equatable, Sendable {
     case home(user: String)
     case calendar(user: String, name: String)
     case object(user: String, calendar: String, name: String)
+    case notifications(user: String)
+    case notification(user: String, name: String)
 
     public static let rootPath = "/dav/"
 
@@ -59,6 +63,8 @@ public enum DAVPath: Equatable, Sendable {
         case 3 where segments[0] == "calendars": self = .calendar(user: segments[1], name: segments[2])
         case 4 where segments[0] == "calendars":
             self = .object(user: segments[1], calendar: segments[2], name: segments[3])
+        case 2 where segments[0] == "notifications": self = .notifications(user: segments[1])
+        case 3 where segments[0] == "notifications": self = .notification(user: segments[1], name: segments[2])
         default: return nil
         }
     }
@@ -78,6 +84,9 @@ public enum DAVPath: Equatable, Sendable {
             return Self.rootPath + "calendars/" + encode(user) + "/" + encode(name) + "/"
         case .object(let user, let calendar, let name):
             return Self.rootPath + "calendars/" + encode(user) + "/" + encode(calendar) + "/" + encode(name)
+        case .notifications(let user): return Self.rootPath + "notifications/" + encode(user) + "/"
+        case .notification(let user, let name):
+            return Self.rootPath + "notifications/" + encode(user) + "/" + encode(name)
         }
     }
 
@@ -85,7 +94,9 @@ public enum DAVPath: Equatable, Sendable {
     var owner: String? {
         switch self {
         case .root, .principals: nil
-        case .principal(let user), .home(let user), .calendar(let user, _), .object(let user, _, _): user
+        case .principal(let user), .home(let user), .calendar(let user, _), .object(let user, _, _),
+            .notifications(let user), .notification(let user, _):
+            user
         }
     }
 }

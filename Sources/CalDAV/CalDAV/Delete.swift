@@ -2,7 +2,7 @@ import CalendarStore
 import HTTPTypes
 
 extension DAVContext {
-    /// DELETE of an object (with If-Match) or of a whole calendar.
+    /// DELETE of an object (with If-Match), of a whole calendar or of a notification.
     func delete() -> HTTPResponse {
         do {
             switch path {
@@ -10,9 +10,12 @@ extension DAVContext {
                 let calendar = try self.calendar(named: calendarName)
                 try store.deleteResource(named: name, calendar: calendar, ifMatch: ifMatch)
             case .calendar(_, let name):
+                // A sharee's DELETE of a calendar shared with them leaves the share.
                 try store.deleteCalendar(withIdentifier: try self.calendar(named: name).calendar.id)
+            case .notification(_, let name):
+                try store.removeSharingNotification(try notification(named: name).uid)
             default:
-                return DAVError(403, "only calendars and calendar objects can be deleted").response
+                return DAVError(403, "only calendars, calendar objects and notifications can be deleted").response
             }
             return HTTPResponse(status: 204)
         } catch {

@@ -58,7 +58,7 @@ struct FreeBusyQueryReport {
                     name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: "BUSY-UNAVAILABLE")],
                     value: DAVTime.period(period.start, period.end)))
         }
-        for period in Self.coalesced(periods, span: end - start) {
+        for period in BusyTime.coalesced(periods, span: end - start, limit: Self.maxFreeBusyPeriods) {
             freeBusy.properties.append(
                 Property(
                     name: "FREEBUSY",
@@ -73,30 +73,5 @@ struct FreeBusyQueryReport {
             components: [freeBusy])
         return HTTPResponse(
             status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
-    }
-
-    /// Busy periods sorted, with overlapping or touching ones of the same type joined
-    /// (RFC 5545 §3.8.2.6 lets FREEBUSY periods be coalesced). Past
-    /// ``maxFreeBusyPeriods``, gaps shorter than the range over that count are filled
-    /// and tentative time counts as busy: an answer may show more busy time, never less.
-    static func coalesced(_ periods: [(start: Int, end: Int, tentative: Bool)], span: Int) -> [(
-        start: Int, end: Int, tentative: Bool
-    )] {
-        func join(_ periods: [(start: Int, end: Int, tentative: Bool)], gap: Int) -> [(
-            start: Int, end: Int, tentative: Bool
-        )] {
-            var result: [(start: Int, end: Int, tentative: Bool)] = []
-            for period in periods.sorted(by: { ($0.start, $0.tentative ? 1 : 0) < ($1.start, $1.tentative ? 1 : 0) }) {
-                if let last = result.last, last.tentative == period.tentative, period.start <= last.end + gap {
-                    result[result.count - 1].end = max(last.end, period.end)
-                } else {
-                    result.append(period)
-                }
-            }
-            return result
-        }
-        let joined = join(periods, gap: 0)
-        guard joined.count > maxFreeBusyPeriods else { return joined }
-        return join(joined.map { ($0.start, $0.end, false) }, gap: span / maxFreeBusyPeriods + 1)
     }
 }

@@ -3,8 +3,23 @@ import CivilTime
 import HTTPTypes
 
 extension DAVContext {
-    /// GET and HEAD of a calendar object: its bytes as stored, with the strong ETag.
+    /// GET and HEAD of a calendar object: its bytes as stored, with the strong ETag; of a
+    /// notification, its XML.
     func get() -> HTTPResponse {
+        if case .notification(_, let name) = path {
+            do {
+                let note = try notification(named: name)
+                return HTTPResponse(
+                    status: 200,
+                    headers: [
+                        "Content-Type": "application/xml; charset=utf-8", "ETag": Self.etag(note),
+                        "Cache-Control": "private, no-cache",
+                    ],
+                    body: Array(notificationXML(note).utf8))
+            } catch {
+                return DAVError(error).response
+            }
+        }
         guard case .object(_, let calendarName, let name) = path else {
             if case .calendar = path { return .text(200, "A CalDAV calendar collection; use a calendar client.\n") }
             return .text(200, "Almanac CalDAV. Add \(DAVPath.rootPath) in your calendar app.\n")

@@ -38,10 +38,8 @@ struct PrincipalMatchReport {
                     + below(.home(user: context.user))
             case .principals: return try context.visiblePrincipals().map { .principal(user: $0.name) }
             case .home(let owner):
-                return try context.store.calendars().filter { $0.owner == owner }.map {
-                    .calendar(user: owner, name: $0.name)
-                }
-            case .principal, .calendar, .object: return []
+                return try context.store.calendars().map { .calendar(user: owner, name: $0.name) }
+            case .principal, .calendar, .object, .notifications, .notification: return []
             }
         }
         return try [context.path] + below(context.path)

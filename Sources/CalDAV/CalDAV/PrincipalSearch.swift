@@ -81,7 +81,7 @@ struct PrincipalSearchReport {
         }
         var multistatus = Multistatus()
         for account in candidates where matches(account) {
-            let properties = context.principalProperties(of: account)
+            let properties = try context.principalProperties(of: account)
             multistatus.add(
                 href: DAVPath.principal(user: account.name).href,
                 found: wanted.compactMap { name in properties[name].map { (name, $0) } },

@@ -9,21 +9,26 @@ import Recurrence
 extension DAVContext {
     /// The members listed at Depth 1, with the listing of each object (so its
     /// properties need no lookup of their own).
-    func members(of path: DAVPath) throws(StoreError) -> [(path: DAVPath, info: ResourceInfo?)] {
+    /// A calendar's members come with the calendar, whose access decides their privileges.
+    func members(of path: DAVPath) throws(StoreError) -> (
+        members: [(path: DAVPath, info: ResourceInfo?)], calendar: EventCalendar?
+    ) {
         switch path {
-        case .root: return [(.principal(user: user), nil), (.home(user: user), nil)]
+        case .root: return ([(.principal(user: user), nil), (.home(user: user), nil)], nil)
         // The principals the operator lets the user see (RFC 3744 §5.8: a subset is allowed).
-        case .principals: return try visiblePrincipals().map { (.principal(user: $0.name), nil) }
-        case .principal, .object: return []
+        case .principals: return (try visiblePrincipals().map { (.principal(user: $0.name), nil) }, nil)
+        case .principal, .object, .notification: return ([], nil)
+        // The user's own calendars and those shared with them, under their names here.
         case .home(let owner):
-            return try store.calendars().filter { $0.owner == owner }.map {
-                (DAVPath.calendar(user: owner, name: $0.name), nil)
-            }
+            return (try store.calendars().map { (DAVPath.calendar(user: owner, name: $0.name), nil) }, nil)
         case .calendar(let owner, let name):
             let calendar = try self.calendar(named: name)
-            return try store.resources(calendar: calendar).map {
-                (.object(user: owner, calendar: name, name: $0.name), $0)
+            let members = try store.resources(calendar: calendar).map {
+                (DAVPath.object(user: owner, calendar: name, name: $0.name), Optional($0))
             }
+            return (members, calendar.calendar)
+        case .notifications(let owner):
+            return (try notificationMembers().map { (.notification(user: owner, name: $0.name), nil) }, nil)
         }
     }
 
@@ -33,9 +38,9 @@ extension DAVContext {
         .getContentType, .getContentLength, .getLastModified, .supportedReportSet, .supportedCollationSet,
     ]
 
-    /// One property of a calendar object, as inner XML, from its listing; nil for a
-    /// property objects do not have.
-    func objectProperty(_ name: PropertyName, _ info: ResourceInfo) -> String? {
+    /// One property of a calendar object, as inner XML, from its listing and its
+    /// calendar; nil for a property objects do not have.
+    func objectProperty(_ name: PropertyName, _ info: ResourceInfo, in calendar: EventCalendar) -> String? {
         switch name {
         case .getETag: XMLText.escape(info.etag)
         case .getContentType: "text/calendar; charset=utf-8; component=\(info.componentType.rawValue)"
@@ -43,7 +48,7 @@ extension DAVContext {
         case .getLastModified: CivilDateTime(secondsSinceEpoch: info.lastModified).httpDate
         case .resourceType: ""
         case .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>"
-        case .currentUserPrivilegeSet: Self.privileges
+        case .currentUserPrivilegeSet: Self.privileges(in: calendar)
         case .principalCollectionSet: Self.principalCollectionSet
         // What REPORT answers on an object (RFC 3253 §3.1.5; RFC 4791 §7, free-busy-query aside).
         case .supportedReportSet: Self.objectReports
@@ -53,20 +58,24 @@ extension DAVContext {
     }
 
     /// Every property of a calendar object.
-    func objectProperties(_ info: ResourceInfo) -> [PropertyName: String] {
+    func objectProperties(_ info: ResourceInfo, in calendar: EventCalendar) -> [PropertyName: String] {
         var properties: [PropertyName: String] = [:]
-        for name in Self.objectPropertyNames { properties[name] = objectProperty(name, info) }
+        for name in Self.objectPropertyNames { properties[name] = objectProperty(name, info, in: calendar) }
         return properties
     }
 
     /// The asked properties of an object: those it has, with their values, and those it has not.
-    func objectProperties(_ names: [PropertyName], _ info: ResourceInfo) -> (
+    func objectProperties(_ names: [PropertyName], _ info: ResourceInfo, in calendar: EventCalendar) -> (
         found: [(name: PropertyName, value: String)], missing: [PropertyName]
     ) {
         var found: [(name: PropertyName, value: String)] = []
         var missing: [PropertyName] = []
         for name in names {
-            if let value = objectProperty(name, info) { found.append((name, value)) } else { missing.append(name) }
+            if let value = objectProperty(name, info, in: calendar) {
+                found.append((name, value))
+            } else {
+                missing.append(name)
+            }
         }
         return (found, missing)
     }
@@ -88,7 +97,7 @@ extension DAVContext {
             properties[.displayName] = "Principals"
             properties[.supportedReportSet] = Self.anywhereReports
         case .principal(let owner):
-            properties.merge(principalProperties(of: try handler.backend.user(named: owner))) { $1 }
+            properties.merge(try principalProperties(of: try handler.backend.user(named: owner))) { $1 }
         case .home(let owner):
             properties[.resourceType] = "<D:collection/>"
             properties[.displayName] = XMLText.escape(owner)
@@ -104,6 +113,7 @@ extension DAVContext {
             properties[.resourceType] = "<D:collection/><C:calendar/>"
             properties[.displayName] = XMLText.escape(calendar.title)
             properties[.owner] = "<D:href>\(XMLText.escape(DAVPath.principal(user: owner).href))</D:href>"
+            try sharingProperties(of: calendar, into: &properties)
             if let description = calendar.calendarDescription {
                 properties[.calendarDescription] = XMLText.escape(description)
             }
@@ -127,7 +137,13 @@ extension DAVContext {
             }
         case .object(_, let calendarName, let name):
             let calendar = try self.calendar(named: calendarName)
-            properties.merge(objectProperties(try store.resource(named: name, calendar: calendar).info)) { $1 }
+            properties.merge(
+                objectProperties(try store.resource(named: name, calendar: calendar).info, in: calendar.calendar)
+            ) { $1 }
+        case .notifications:
+            properties.merge(try notificationsProperties()) { $1 }
+        case .notification(_, let name):
+            properties.merge(notificationProperties(try notification(named: name))) { $1 }
         }
         return properties
     }
@@ -135,8 +151,9 @@ extension DAVContext {
     /// The live properties of a user's principal (RFC 3744 §4, RFC 4791 §6.2), read from
     /// their account. Another user's principal (visible with `PrincipalVisibility.all`)
     /// is only read.
-    func principalProperties(of account: User) -> [PropertyName: String] {
+    func principalProperties(of account: User) throws(StoreError) -> [PropertyName: String] {
         let path = DAVPath.principal(user: account.name)
+        let addresses = try handler.backend.addresses(ofUser: account.name)
         let href = "<D:href>\(XMLText.escape(path.href))</D:href>"
         return [
             .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
@@ -147,7 +164,9 @@ extension DAVContext {
             .principalURL: href,
             .owner: href,
             .calendarHomeSet: "<D:href>\(XMLText.escape(DAVPath.home(user: account.name).href))</D:href>",
-            .calendarUserAddressSet: href,
+            // The user's e-mail addresses first (clients take the first as theirs), then the principal.
+            .calendarUserAddressSet: addresses.map { "<D:href>mailto:\(XMLText.escape($0))</D:href>" }.joined() + href,
+            .notificationURL: "<D:href>\(XMLText.escape(DAVPath.notifications(user: account.name).href))</D:href>",
             .supportedReportSet: Self.anywhereReports,
         ]
     }

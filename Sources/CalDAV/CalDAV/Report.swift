@@ -212,7 +212,7 @@ extension DAVContext {
             calendarData = report.items.map(\.data)
         }
         for (item, data) in zip(report.items, calendarData) {
-            var (found, missing) = objectProperties(properties.properties, item.info)
+            var (found, missing) = objectProperties(properties.properties, item.info, in: calendar.calendar)
             if properties.namesOnly { found = found.map { ($0.name, "") } }
             multistatus.add(
                 href: DAVPath.object(user: user, calendar: calendar.calendar.name, name: item.info.name).href,

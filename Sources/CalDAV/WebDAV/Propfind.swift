@@ -29,20 +29,26 @@ extension DAVContext {
         }
         var targets: [(path: DAVPath, info: ResourceInfo?)] = [(path, nil)]
         do throws(StoreError) {
-            if depth == "1" { targets += try members(of: path) }
+            // Objects listed are in this calendar (its access decides their privileges).
+            var calendar: EventCalendar?
+            if depth == "1" {
+                let listed = try members(of: path)
+                targets += listed.members
+                calendar = listed.calendar
+            }
             var multistatus = Multistatus()
             for (index, (target, info)) in targets.enumerated() {
                 // The root answers under the href it was asked by: `/` or (any spelling of) `/dav/`.
                 let href = index == 0 && target == .root && request.path == "/" ? "/" : target.href
-                if let info, case .some(let names) = wanted {
-                    let (found, missing) = objectProperties(names, info)
+                if let info, let calendar, case .some(let names) = wanted {
+                    let (found, missing) = objectProperties(names, info, in: calendar)
                     multistatus.add(href: href, found: found, missing: missing)
                     continue
                 }
                 let properties: [PropertyName: String]
                 do throws(StoreError) {
-                    if let info {
-                        properties = objectProperties(info)
+                    if let info, let calendar {
+                        properties = objectProperties(info, in: calendar)
                     } else {
                         properties = try self.properties(of: target)
                     }

@@ -22,8 +22,14 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
 
     /// The store's identifier, stable for the calendar's life (a UUID string).
     public internal(set) var id: String
-    /// The path segment of the calendar's collection URL; unique per owner.
+    /// The path segment of the calendar's collection URL in the home of the user the store
+    /// acts for: unique per owner, and for a calendar shared with them the name of its share.
     public internal(set) var name: String
+    /// The path segment in its owner's home (`name`, unless the calendar is shared with
+    /// the user the store acts for).
+    public internal(set) var ownerCollectionName: String
+    /// What the user the store acts for may do with a calendar shared with them; nil for their own.
+    public internal(set) var access: Access?
     /// The user who owns the calendar.
     public internal(set) var owner: String
     public var title: String
@@ -49,6 +55,8 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
     public var etag: String { "\"" + syncToken.description + "\"" }
     /// The secret of the calendar's subscription feed (`/feeds/<token>.ics`), if it has one.
     public internal(set) var feedToken: String?
+    /// The secret of the calendar's free-busy feed (`/feeds/<token>-busy.ics`), if it has one.
+    public internal(set) var busyFeedToken: String?
 
     public init(
         title: String, color: String? = nil, description: String? = nil, timeZone: String? = nil, order: Int = 0,
@@ -57,6 +65,7 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
     ) {
         self.id = ""
         self.name = ""
+        self.ownerCollectionName = ""
         self.owner = ""
         self.title = title
         self.color = color

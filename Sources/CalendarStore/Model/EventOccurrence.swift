@@ -278,3 +278,30 @@ public struct BusyTime: Sendable, Hashable {
     public var isTentative: Bool
     public var isAllDay: Bool
 }
+
+extension BusyTime {
+    /// Busy periods sorted, with overlapping or touching ones of the same type joined
+    /// (RFC 5545 §3.8.2.6 lets FREEBUSY periods be coalesced). Past `limit` periods, gaps
+    /// shorter than `span` over `limit` are filled and tentative time counts as busy: the
+    /// answer may show more busy time, never less.
+    public static func coalesced(_ periods: [(start: Int, end: Int, tentative: Bool)], span: Int, limit: Int) -> [(
+        start: Int, end: Int, tentative: Bool
+    )] {
+        func join(_ periods: [(start: Int, end: Int, tentative: Bool)], gap: Int) -> [(
+            start: Int, end: Int, tentative: Bool
+        )] {
+            var result: [(start: Int, end: Int, tentative: Bool)] = []
+            for period in periods.sorted(by: { ($0.start, $0.tentative ? 1 : 0) < ($1.start, $1.tentative ? 1 : 0) }) {
+                if let last = result.last, last.tentative == period.tentative, period.start <= last.end + gap {
+                    result[result.count - 1].end = max(last.end, period.end)
+                } else {
+                    result.append(period)
+                }
+            }
+            return result
+        }
+        let joined = join(periods, gap: 0)
+        guard joined.count > limit else { return joined }
+        return join(joined.map { ($0.start, $0.end, false) }, gap: span / max(limit, 1) + 1)
+    }
+}

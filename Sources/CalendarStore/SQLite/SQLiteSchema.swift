@@ -355,6 +355,43 @@ enum SQLiteSchema {
         CREATE INDEX bookings_type_start ON bookings(type_id, starts);
         ALTER TABLE webhook_deliveries ADD COLUMN booking TEXT;
         """,
+        // 15: sharing (issue 22): a share is an invitation until the sharee answers it, and
+        // appears in their home under its own collection name (existing shares, which took
+        // effect at once, are accepted and named by the calendar's identifier); the notes
+        // about invitations and answers that each user's CalDAV notification collection
+        // lists; users' e-mail addresses; each calendar's free-busy feed token.
+        """
+        ALTER TABLE grants ADD COLUMN status TEXT NOT NULL DEFAULT 'accepted';
+        ALTER TABLE grants ADD COLUMN alias TEXT;
+        ALTER TABLE grants ADD COLUMN summary TEXT;
+        UPDATE grants SET alias = lower((SELECT identifier FROM calendars WHERE id = grants.calendar_id));
+        CREATE UNIQUE INDEX grants_alias ON grants(user_id, alias);
+        CREATE TABLE share_notifications (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            from_user TEXT NOT NULL,
+            calendar TEXT NOT NULL,
+            host_owner TEXT NOT NULL,
+            host_name TEXT NOT NULL,
+            title TEXT NOT NULL,
+            access TEXT,
+            status TEXT NOT NULL,
+            summary TEXT,
+            in_reply_to TEXT,
+            created INTEGER NOT NULL,
+            UNIQUE (user_id, uid)
+        );
+        CREATE TABLE user_addresses (
+            address TEXT NOT NULL PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX user_addresses_user ON user_addresses(user_id);
+        ALTER TABLE calendars ADD COLUMN busy_feed_token TEXT;
+        CREATE UNIQUE INDEX calendars_busy_feed_token ON calendars(busy_feed_token) WHERE busy_feed_token IS NOT NULL;
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {

@@ -99,12 +99,6 @@ public struct DatabaseWebhookStore: WebhookStore {
             failures: row.int(9), created: row.int(10), pending: row.int(11))
     }
 
-    func userID(_ user: String, _ connection: Connection) throws(StoreError) -> Int64 {
-        guard let id = try connection.firstRow("SELECT id FROM users WHERE name = ?", [.text(user)], { $0.int64(0) })
-        else { throw StoreError(.notFound, "no user \(user)", resource: user) }
-        return id
-    }
-
     func webhook(id: String, user: String, _ connection: Connection) throws(StoreError) -> (Int64, Webhook) {
         var rowID: Int64 = 0
         guard
@@ -154,7 +148,7 @@ public struct DatabaseWebhookStore: WebhookStore {
 
     public func createWebhook(_ webhook: Webhook, secret: String) throws(StoreError) -> Webhook {
         try database.write { (connection) throws(StoreError) -> Webhook in
-            let userID = try userID(webhook.user, connection)
+            let userID = try connection.userRowID(named: webhook.user)
             if let lock = connection.dialect.lockUser { try connection.run(lock, [.integer(userID)]) }
             try validate(webhook, userID: userID, connection)
             let count =
@@ -200,7 +194,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
         return try database.write { (connection) throws(StoreError) -> Webhook in
             let (rowID, current) = try self.webhook(id: webhook.id, user: webhook.user, connection)
-            try validate(webhook, userID: try userID(webhook.user, connection), connection)
+            try validate(webhook, userID: try connection.userRowID(named: webhook.user), connection)
             let resumed = webhook.state == .active && current.state != .active
             try connection.run(
                 """

@@ -1,0 +1,282 @@
+import AlmanacTestSupport
+import AlmanacTesting
+import CalendarStore
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The CalendarServer sharing protocol, as iOS, macOS and DAVx5 send it: the owner
+/// POSTs CS:share to a calendar, the sharee finds the invitation in their notification
+/// collection and POSTs CS:invite-reply to their home; the calendar then lives in the
+/// sharee's home with the privileges of its access, syncs like their own, and goes
+/// when the owner stops sharing.
+@Suite struct CalDAVSharingTests {
+    static let namespaces = "xmlns:D=\"DAV:\" xmlns:CS=\"http://calendarserver.org/ns/\""
+
+    static func share(_ sets: [(href: String, readWrite: Bool)], remove: [String] = []) -> String {
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?><CS:share \(namespaces)>"
+            + sets.map {
+                "<CS:set><D:href>\($0.href)</D:href><CS:summary>Team calendar</CS:summary>"
+                    + ($0.readWrite ? "<CS:read-write/>" : "<CS:read/>") + "</CS:set>"
+            }.joined() + remove.map { "<CS:remove><D:href>\($0)</D:href></CS:remove>" }.joined() + "</CS:share>"
+    }
+
+    static func reply(accept: Bool, host: String, inReplyTo: String) -> String {
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?><CS:invite-reply \(namespaces)><D:href>mailto:bob@example.com</D:href>"
+            + (accept ? "<CS:invite-accepted/>" : "<CS:invite-declined/>")
+            + "<CS:hosturl><D:href>\(host)</D:href></CS:hosturl><CS:in-reply-to>\(inReplyTo)</CS:in-reply-to>"
+            + "</CS:invite-reply>"
+    }
+
+    static let xml: HTTPHeaders = ["Content-Type": "application/xml; charset=utf-8"]
+
+    static func event(_ uid: String, _ lines: [String]) -> String {
+        ([
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Tests//EN", "BEGIN:VEVENT", "UID:\(uid)",
+            "DTSTAMP:20261101T000000Z",
+        ]
+            + lines + ["END:VEVENT", "END:VCALENDAR", ""]).joined(separator: "\r\n")
+    }
+
+    /// The notifications of a user: each member's href and parsed body.
+    static func notifications(_ dav: DAVClient, _ user: String) throws -> [(href: String, body: DAVElement)] {
+        let listing = try dav.propfind("/dav/notifications/\(user)/", depth: "1").multistatus()
+        return try listing.responses.dropFirst().map { response in
+            let got = try dav.get(response.href)
+            #expect(got.status == 200 && got.headers["Content-Type"]?.hasPrefix("application/xml") == true)
+            return (response.href, try DAVElement.parse(got.body))
+        }
+    }
+
+    @Test(arguments: ServerSetup.all) func aSharedCalendarIsInvitedAcceptedSyncedAndRemoved(_ setup: ServerSetup)
+        throws
+    {
+        let server = try TestServer(setup)
+        try server.backend.setAddresses(["bob@example.com"], forUser: "bob")
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/team/", displayName: "Team").status == 201)
+        // A weekly series with one moved instance, as users have them.
+        _ = try anna.put(
+            "/dav/calendars/anna/team/weekly.ics",
+            Self.event(
+                "weekly",
+                ["DTSTART:20261201T090000Z", "DTEND:20261201T100000Z", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Stand-up"]
+            )
+            .replacingOccurrences(
+                of: "END:VCALENDAR",
+                with:
+                    "BEGIN:VEVENT\r\nUID:weekly\r\nDTSTAMP:20261101T000000Z\r\nRECURRENCE-ID:20261208T090000Z\r\nDTSTART:20261208T140000Z\r\nDTEND:20261208T150000Z\r\nSUMMARY:Stand-up (moved)\r\nEND:VEVENT\r\nEND:VCALENDAR"
+            ))
+
+        // The server says it shares; Bob's principal names his notification collection and address.
+        let options = try anna.send("OPTIONS", "/dav/calendars/anna/team/")
+        #expect(options.headers["DAV"]?.contains("calendarserver-sharing") == true)
+        #expect(options.headers["Allow"]?.contains("POST") == true)
+        let principal = try bob.propfind(
+            "/dav/principals/bob/", props: [.calendarServer("notification-URL"), .caldav("calendar-user-address-set")]
+        ).multistatus().responses[0]
+        #expect(principal.property(.calendarServer("notification-URL"))?.hrefs == ["/dav/notifications/bob/"])
+        #expect(principal.property(.caldav("calendar-user-address-set"))?.hrefs.first == "mailto:bob@example.com")
+
+        // Anna invites Bob by his address, read-write.
+        let shared = try anna.send(
+            "POST", "/dav/calendars/anna/team/", Self.share([("mailto:bob@example.com", true)]), headers: Self.xml)
+        #expect(shared.status == 200, "\(shared.text)")
+        let owner = try anna.propfind(
+            "/dav/calendars/anna/team/", props: [.calendarServer("invite"), .dav("resourcetype")]
+        ).multistatus().responses[0]
+        #expect(owner.property(.dav("resourcetype"))?.childNames.contains(.calendarServer("shared-owner")) == true)
+        let invitee = try #require(owner.property(.calendarServer("invite"))?.child(.calendarServer("user")))
+        #expect(invitee.hrefs == ["/dav/principals/bob/"])
+        #expect(invitee.child(.calendarServer("invite-noresponse")) != nil)
+        #expect(invitee.child(.calendarServer("access"))?.child(.calendarServer("read-write")) != nil)
+
+        // Not in Bob's home until he answers; the invitation waits in his notifications.
+        #expect(try bob.propfind("/dav/calendars/bob/", depth: "1").multistatus().hrefs == ["/dav/calendars/bob/"])
+        let notes = try Self.notifications(bob, "bob")
+        #expect(notes.count == 1)
+        let invitation = try #require(notes.first?.body.child(.calendarServer("invite-notification")))
+        let uid = try #require(invitation.child(.calendarServer("uid"))?.text)
+        #expect(invitation.child(.calendarServer("hosturl"))?.hrefs == ["/dav/calendars/anna/team/"])
+        #expect(invitation.child(.calendarServer("invite-noresponse")) != nil)
+        #expect(invitation.child(.calendarServer("summary"))?.text == "Team calendar")
+        #expect(invitation.child(.calendarServer("organizer"))?.hrefs == ["/dav/principals/anna/"])
+        let collection = try bob.propfind(
+            "/dav/notifications/bob/", props: [.calendarServer("getctag"), .dav("resourcetype")]
+        ).multistatus().responses[0]
+        let tagBefore = try #require(collection.property(.calendarServer("getctag"))?.text)
+        #expect(collection.property(.dav("resourcetype"))?.childNames.contains(.calendarServer("notification")) == true)
+
+        // Bob accepts: the answer says where the calendar now is in his home.
+        let accepted = try bob.send(
+            "POST", "/dav/calendars/bob/",
+            Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml)
+        #expect(accepted.status == 200, "\(accepted.text)")
+        let sharedAs = try DAVElement.parse(accepted.body)
+        #expect(sharedAs.name == .calendarServer("shared-as") && sharedAs.hrefs == ["/dav/calendars/bob/anna-team/"])
+        let tagAfter = try bob.propfind("/dav/notifications/bob/", props: [.calendarServer("getctag")]).multistatus()
+            .responses[0].property(.calendarServer("getctag"))?.text
+        #expect(tagAfter != tagBefore, "answering changes the notification collection")
+
+        // In Bob's home, marked shared, with Anna as owner and the privileges of read-write.
+        let home = try bob.propfind("/dav/calendars/bob/", depth: "1").multistatus()
+        let mine = try #require(home.response("/dav/calendars/bob/anna-team/"))
+        #expect(mine.property(.dav("resourcetype"))?.childNames.contains(.calendarServer("shared")) == true)
+        #expect(mine.property(.calendarServer("shared-url"))?.hrefs == ["/dav/calendars/anna/team/"])
+        #expect(mine.property(.dav("owner"))?.hrefs == ["/dav/principals/anna/"])
+        #expect(mine.property(.dav("displayname"))?.text == "Team")
+        let privileges = try #require(mine.property(.dav("current-user-privilege-set")))
+        let granted = Set(privileges.children.flatMap(\.childNames))
+        #expect(granted.contains(.dav("write-content")) && granted.contains(.dav("bind")))
+        #expect(!granted.contains(.dav("write-properties")), "the calendar's properties stay the owner's")
+
+        // Every instance, the moved one included, under Bob's own path.
+        let query = try bob.calendarQuery(
+            "/dav/calendars/bob/anna-team/",
+            prop:
+                "<D:getetag/><C:calendar-data><C:expand start=\"20261201T000000Z\" end=\"20270101T000000Z\"/></C:calendar-data>",
+            start: "20261201T000000Z", end: "20270101T000000Z")
+        #expect(query.status == 207, "\(query.text)")
+        #expect(try query.multistatus().hrefs == ["/dav/calendars/bob/anna-team/weekly.ics"])
+        #expect(query.text.components(separatedBy: "BEGIN:VEVENT").count - 1 == 4)
+        #expect(query.text.contains("Stand-up (moved)"))
+
+        // Bob writes into it; Anna sees it; sync tokens tell each of the other's change.
+        let start = try bob.syncCollection("/dav/calendars/bob/anna-team/").multistatus()
+        let token = try #require(start.syncToken)
+        #expect(
+            try bob.put("/dav/calendars/bob/anna-team/bob.ics", Self.event("bob", ["DTSTART:20261203T120000Z"]))
+                .status == 201)
+        #expect(try anna.get("/dav/calendars/anna/team/bob.ics").status == 200)
+        _ = try anna.put(
+            "/dav/calendars/anna/team/anna.ics", Self.event("anna", ["DTSTART:20261204T120000Z", "SUMMARY:Anna's"]))
+        let changes = try bob.syncCollection("/dav/calendars/bob/anna-team/", token: token).multistatus()
+        #expect(
+            Set(changes.hrefs) == ["/dav/calendars/bob/anna-team/bob.ics", "/dav/calendars/bob/anna-team/anna.ics"])
+        // Changing the calendar's own properties stays Anna's.
+        let rename = try bob.proppatch("/dav/calendars/bob/anna-team/", set: [(.dav("displayname"), "Mine")])
+        #expect(rename.status == 403 || !rename.text.contains("200 OK"), "\(rename.text)")
+
+        // Anna sees Bob's answer in her notifications and in the invite.
+        let replies = try Self.notifications(anna, "anna")
+        let answer = try #require(replies.first?.body.child(.calendarServer("invite-reply")))
+        #expect(answer.child(.calendarServer("invite-accepted")) != nil)
+        #expect(answer.child(.calendarServer("in-reply-to"))?.text == uid)
+        #expect(answer.child(.calendarServer("hosturl"))?.hrefs == ["/dav/calendars/anna/team/"])
+
+        // Read-only from now: Bob's writes are refused, and his privileges say so.
+        #expect(
+            try anna.send(
+                "POST", "/dav/calendars/anna/team/", Self.share([("/dav/principals/bob/", false)]), headers: Self.xml
+            ).status == 200)
+        let refused = try bob.put(
+            "/dav/calendars/bob/anna-team/late.ics", Self.event("late", ["DTSTART:20261205T120000Z"]))
+        #expect(refused.status == 403 && refused.precondition == .dav("need-privileges"), "\(refused.text)")
+        #expect(try bob.delete("/dav/calendars/bob/anna-team/anna.ics").status == 403)
+        let readOnly = try bob.propfind("/dav/calendars/bob/anna-team/", depth: "1").multistatus()
+        for response in readOnly.responses {
+            let names = Set(
+                response.property(.dav("current-user-privilege-set"))?.children.flatMap(\.childNames) ?? [])
+            #expect(names == [.dav("read"), .dav("read-current-user-privilege-set")], "\(response.href)")
+        }
+        #expect(try anna.get("/dav/calendars/anna/team/anna.ics").status == 200)
+
+        // Anna stops sharing: the calendar leaves Bob's home, and he is told.
+        #expect(
+            try anna.send(
+                "POST", "/dav/calendars/anna/team/", Self.share([], remove: ["mailto:bob@example.com"]),
+                headers: Self.xml
+            ).status == 200)
+        #expect(try bob.propfind("/dav/calendars/bob/", depth: "1").multistatus().hrefs == ["/dav/calendars/bob/"])
+        #expect(try bob.propfind("/dav/calendars/bob/anna-team/").status == 404)
+        #expect(try bob.syncCollection("/dav/calendars/bob/anna-team/", token: token).status == 404)
+        let removal = try Self.notifications(bob, "bob").last?.body.child(.calendarServer("invite-notification"))
+        #expect(removal?.child(.calendarServer("invite-deleted")) != nil)
+        // Bob clears his notifications.
+        for note in try Self.notifications(bob, "bob") { #expect(try bob.delete(note.href).status == 204) }
+        #expect(try Self.notifications(bob, "bob").isEmpty)
+        // Anna's calendar kept everything.
+        #expect(
+            try anna.propfind("/dav/calendars/anna/team/", depth: "1").multistatus().hrefs.count == 4,
+            "the collection and its three objects")
+    }
+
+    /// A sharee's DELETE of the shared calendar leaves the share (the owner's calendar
+    /// stays); declining an invitation answers 204 and adds nothing to the home.
+    @Test func declineAndLeave() throws {
+        let server = try TestServer(users: ["anna", "bob", "carol"])
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        let carol = server.dav("carol")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
+        let invite = Self.share([("/dav/principals/bob/", false), ("/dav/principals/carol/", false)])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", invite, headers: Self.xml).status == 200)
+        func uid(_ dav: DAVClient, _ user: String) throws -> String {
+            try #require(
+                try Self.notifications(dav, user).first?.body.child(.calendarServer("invite-notification"))?.child(
+                    .calendarServer("uid"))?.text)
+        }
+        let declined = try carol.send(
+            "POST", "/dav/calendars/carol/",
+            Self.reply(accept: false, host: "/dav/calendars/anna/team/", inReplyTo: try uid(carol, "carol")),
+            headers: Self.xml)
+        #expect(declined.status == 204)
+        #expect(try carol.propfind("/dav/calendars/carol/", depth: "1").multistatus().hrefs.count == 1)
+        #expect(
+            try bob.send(
+                "POST", "/dav/calendars/bob/",
+                Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: try uid(bob, "bob")),
+                headers: Self.xml
+            ).status == 200)
+        #expect(try bob.delete("/dav/calendars/bob/anna-team/").status == 204)
+        #expect(try bob.propfind("/dav/calendars/bob/", depth: "1").multistatus().hrefs.count == 1)
+        #expect(try anna.propfind("/dav/calendars/anna/team/").status == 207)
+        let invite2 = try anna.propfind("/dav/calendars/anna/team/", props: [.calendarServer("invite")]).multistatus()
+            .responses[0].property(.calendarServer("invite"))
+        let statuses = invite2?.children(.calendarServer("user")).map { ($0.hrefs.first ?? "", $0.childNames) } ?? []
+        #expect(statuses.count == 2)
+        #expect(statuses.allSatisfy { $0.1.contains(.calendarServer("invite-declined")) }, "\(statuses)")
+    }
+
+    /// What a share or a reply cannot do: name nobody, share someone else's calendar,
+    /// answer an invitation never sent, or come without XML. Nothing changes.
+    @Test func badSharesAndRepliesChangeNothing() throws {
+        let server = try TestServer()
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
+        let nobody = try anna.send(
+            "POST", "/dav/calendars/anna/team/", Self.share([("mailto:nobody@example.com", true)]), headers: Self.xml)
+        #expect(nobody.status == 403 && nobody.precondition == .calendarServer("valid-sharee"), "\(nobody.text)")
+        let mixed = try anna.send(
+            "POST", "/dav/calendars/anna/team/",
+            Self.share([("/dav/principals/bob/", true), ("/dav/principals/ghost/", true)]), headers: Self.xml)
+        #expect(mixed.status == 403)
+        let me = try anna.send(
+            "POST", "/dav/calendars/anna/team/", Self.share([("/dav/principals/anna/", true)]), headers: Self.xml)
+        #expect(me.status == 403)
+        #expect(try Self.notifications(bob, "bob").isEmpty, "no share was made by a refused request")
+        #expect(
+            try bob.send(
+                "POST", "/dav/calendars/anna/team/", Self.share([("/dav/principals/bob/", true)]), headers: Self.xml
+            ).status == 404)
+        #expect(
+            try bob.send(
+                "POST", "/dav/calendars/bob/",
+                Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: "made-up"), headers: Self.xml
+            ).status == 403)
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", "not xml", headers: Self.xml).status == 400)
+        #expect(
+            try anna.send("POST", "/dav/calendars/anna/team/", "x", headers: ["Content-Type": "text/plain"]).status
+                == 415)
+        #expect(
+            try anna.send(
+                "POST", "/dav/calendars/anna/team/", "<D:propfind xmlns:D=\"DAV:\"/>", headers: Self.xml
+            ).status == 400)
+        let onObject = try anna.send("POST", "/dav/calendars/anna/team/x.ics", "<x/>", headers: Self.xml)
+        #expect(onObject.status == 405 && onObject.headers["Allow"]?.contains("POST") == false)
+        #expect(try anna.get("/dav/notifications/anna/nothing.xml").status == 404)
+        #expect(try bob.propfind("/dav/notifications/anna/").status == 404, "another user's notifications are hidden")
+    }
+}
