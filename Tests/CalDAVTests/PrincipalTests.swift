@@ -167,6 +167,21 @@ import Testing
     /// element will be interpreted with a logical AND"; `test="anyof"` (the extension
     /// Apple's clients send) asks for any one, `test="allof"` is the default spelt out.
     /// Matching is caseless substring matching, the "preferred default semantics".
+    /// Clients find a sharee by e-mail address: the address set holds `mailto:` URIs of the
+    /// user's addresses, searched like the rest.
+    @Test func searchFindsUsersByEMailAddress() throws {
+        let server = try server(.inProcess, visible: .all)
+        try server.backend.setAddresses(["bob.stone@example.com"], forUser: "bob")
+        let dav = server.dav("anna")
+        let byAddress = Self.search([("<C:calendar-user-address-set/>", "bob.stone@")], Self.applyToSet)
+        #expect(try found(dav, at: "/dav/", byAddress) == [Self.bob])
+        let byURI = Self.search([("<C:calendar-user-address-set/>", "mailto:bob.stone")], Self.applyToSet)
+        #expect(try found(dav, at: "/dav/", byURI) == [Self.bob])
+        #expect(
+            try found(dav, at: "/dav/", Self.search([("<C:calendar-user-address-set/>", "nobody@")], Self.applyToSet))
+                == [])
+    }
+
     @Test(arguments: ServerSetup.everyStore) func searchCriteriaAreANDedUnlessAnyOf(_ setup: ServerSetup) throws {
         let dav = try server(setup, visible: .all).dav("anna")
         let name = "<D:displayname/>"

@@ -52,23 +52,27 @@ struct PrincipalSearchReport {
 
     /// The texts of a principal's property that a search reads (§9.4.1: its character
     /// data); nil for a property that is not searchable.
-    static func searchableTexts(_ name: PropertyName, of account: User) -> [String]? {
+    static func searchableTexts(_ name: PropertyName, of account: User, addresses: () -> [String]) -> [String]? {
         switch name {
         case .displayName: [account.displayName ?? account.name, account.name]
-        case .calendarUserAddressSet: [DAVPath.principal(user: account.name).href]
+        // Clients look a sharee up by e-mail address (as `mailto:` or bare).
+        case .calendarUserAddressSet: [DAVPath.principal(user: account.name).href] + addresses().map { "mailto:" + $0 }
         default: nil
         }
     }
 
     /// Whether a principal meets the search: no criteria (as python `caldav` sends to list
     /// principals) match every principal.
-    func matches(_ account: User) -> Bool {
+    func matches(_ account: User, backend: any StoreBackend) -> Bool {
         guard !criteria.isEmpty else { return true }
+        // Read only when a criterion names the address set.
+        let addresses = { (try? backend.addresses(ofUser: account.name)) ?? [] }
         func meets(_ criterion: Criterion) -> Bool {
             !criterion.properties.isEmpty
                 && criterion.properties.allSatisfy { name in
-                    Self.searchableTexts(name, of: account)?.contains { $0.lowercased().contains(criterion.match) }
-                        ?? false
+                    Self.searchableTexts(name, of: account, addresses: addresses)?.contains {
+                        $0.lowercased().contains(criterion.match)
+                    } ?? false
                 }
         }
         return anyOf ? criteria.contains(where: meets) : criteria.allSatisfy(meets)
@@ -80,7 +84,7 @@ struct PrincipalSearchReport {
             candidates = candidates.filter { $0.name == name }
         }
         var multistatus = Multistatus()
-        for account in candidates where matches(account) {
+        for account in candidates where matches(account, backend: context.handler.backend) {
             let properties = try context.principalProperties(of: account)
             multistatus.add(
                 href: DAVPath.principal(user: account.name).href,
@@ -90,7 +94,7 @@ struct PrincipalSearchReport {
         return multistatus.response()
     }
 
-    /// principal-search-property-set (RFC 3744 §9.5): what ``searchableTexts(_:of:)`` reads.
+    /// principal-search-property-set (RFC 3744 §9.5): what ``searchableTexts(_:of:addresses:)`` reads.
     static func propertySet() -> HTTPResponse {
         func entry(_ property: String, _ description: String) -> String {
             "<D:principal-search-property><D:prop>\(property)</D:prop>"
