@@ -78,12 +78,15 @@ let package = Package(
         .target(
             name: "Webhooks",
             dependencies: ["CalendarStore", "Accounts", "CCurl", "CivilTime", "HTTPTypes", "ICalendar"]),
+        // Subscribed calendars: feeds fetched once for all their subscribers, on the
+        // webhooks' outbound client and rules.
+        .target(name: "Subscriptions", dependencies: ["CalendarStore", "ICalendar", "Webhooks"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
         .target(
             name: "AlmanacServer",
             dependencies: [
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
-                "Recurrence", "Webhooks",
+                "Recurrence", "Webhooks", "Subscriptions",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
@@ -92,7 +95,7 @@ let package = Package(
                 "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer",
                 "HTTPTypes",
                 "Availability", "AddToCalendar",
-                "CalendarViews", "StoreAdapters", "Webhooks",
+                "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
         // The Swift client library for app developers: Foundation and FoundationNetworking
@@ -136,7 +139,7 @@ let package = Package(
             name: "AlmanacTesting",
             dependencies: [
                 "AlmanacServer", "CalDAV", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
-                "Webhooks",
+                "Webhooks", "Subscriptions",
             ],
             path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
@@ -154,7 +157,7 @@ let package = Package(
             name: "AlmanacServerTests",
             dependencies: [
                 "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
-                "JSONAPI", "Webhooks",
+                "JSONAPI", "Webhooks", "Subscriptions",
                 "AlmanacTestSupport", "AlmanacTesting",
             ]),
         .testTarget(

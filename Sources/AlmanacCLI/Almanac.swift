@@ -55,6 +55,8 @@ public enum Almanac {
                 return try AppCommands.free(rest, io: io)
             case "links":
                 return try AppCommands.links(rest, io: io)
+            case "subscribe":
+                return try SubscribeCommand.run(rest, io: io)
             case "cal":
                 return try CalCommand.run(rest, io: io)
             case "completion":

@@ -18,6 +18,7 @@ enum CommandTable {
         .group(webhook),
         .group(hours),
         .command(free), .command(links),
+        .command(subscribe),
         .command(completion),
     ]
 
@@ -174,6 +175,10 @@ enum CommandTable {
             .valued(
                 "--webhook-workers", "N", "calendars whose webhooks are delivered at once; 0 delivers none", .value("4")
             ),
+            .flag(
+                "--allow-private-feeds",
+                "fetch subscribed feeds from loopback and private addresses too (never by default)"),
+            .valued("--feed-check", "SECONDS", "how often to look for subscribed feeds that are due", .value("30")),
             .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
@@ -509,6 +514,24 @@ enum CommandTable {
         example:
             "almanac free --calendar Trainings,Meetings --from 2026-12-01 --to 2026-12-08 --working-hours 'Mon-Fri 09:00-17:00'",
         details: whenText)
+
+    static let subscribe = CommandSpec(
+        ["subscribe"], operands: "URL", operandKind: .text,
+        summary: "a read-only calendar filled from an .ics or webcal:// feed, which the server keeps fetching",
+        options: [
+            .valued("--title", "TEXT", "the calendar's title", .required),
+            .valued(
+                "--refresh", "DURATION", "poll at least this often (15m to 7d; never sooner than the feed asks)",
+                .value("as the feed asks, else daily")),
+            .flag("--allow-private", "allow a loopback or private address (as serve --allow-private-feeds)"),
+        ] + storeOptions,
+        example: "almanac subscribe https://example.com/school-holidays.ics --title 'School holidays'",
+        details: """
+            Fetches the feed once at once, to tell whether it works; `almanac serve` then
+            fetches it for every subscriber (once per URL), honouring REFRESH-INTERVAL,
+            ETag and Last-Modified, and backing off after errors. Delete the calendar to
+            unsubscribe.
+            """)
 
     static let links = CommandSpec(
         ["links"], summary: "every \"Add to Calendar\" target of an event",

@@ -2,6 +2,7 @@ import AlmanacServer
 import CalendarStore
 import HTTPServer
 import HTTPTypes
+import Subscriptions
 import Webhooks
 
 #if canImport(Glibc)
@@ -58,6 +59,7 @@ enum ServeCommand {
         }
         let rateLimit = try number("--api-rate-limit", AlmanacServer.defaultAPIRateLimit, range: 0...1_000_000)
         let webhookWorkers = try number("--webhook-workers", 4, range: 0...64)
+        let feedCheck = try number("--feed-check", 30, range: 1...3_600)
         var webhooks: WebhookDispatcher.Configuration?
         if webhookWorkers > 0 {
             webhooks = WebhookDispatcher.Configuration()
@@ -93,10 +95,14 @@ enum ServeCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
+        var feeds = SubscriptionRefresher.Configuration(
+            policy: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-feeds")))
+        feeds.interval = Double(feedCheck)
         let server = AlmanacServer(
             backend: backend, configuration: configuration, allowedOrigins: origins,
             visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit, webhooks: webhooks,
-            outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")))
+            outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")),
+            subscriptions: feeds)
         do {
             try server.start()
         } catch {

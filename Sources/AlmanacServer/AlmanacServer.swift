@@ -7,6 +7,7 @@ import HTTPServer
 import HTTPTypes
 import JSONAPI
 import Recurrence
+import Subscriptions
 import WebCalendar
 import Webhooks
 
@@ -33,6 +34,8 @@ public final class AlmanacServer: Sendable {
     /// Delivers the webhook outbox while the server runs (nil: this process delivers none).
     public let webhookDispatcher: WebhookDispatcher?
     let holdSweeper: HoldSweeper
+    /// Fetches subscribed calendars' feeds (nil: this process fetches none).
+    public let subscriptionRefresher: SubscriptionRefresher?
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
@@ -45,12 +48,15 @@ public final class AlmanacServer: Sendable {
     ///   `outbound`'s rules).
     /// - Parameter outbound: the rules for the server's own requests (by default none to
     ///   private or loopback addresses).
+    /// - Parameter subscriptions: how this process fetches subscribed feeds (`serve`
+    ///   always does); with nil it fetches none and the API refuses new subscriptions.
     /// - Parameter now: the current time (Unix seconds), for minimum notice, "today",
     ///   sessions and rate limits; the system clock unless a test fixes it.
     public init(
         backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [],
         visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
         webhooks: WebhookDispatcher.Configuration? = nil, outbound: OutboundPolicy = OutboundPolicy(),
+        subscriptions: SubscriptionRefresher.Configuration? = nil,
         now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
@@ -63,6 +69,9 @@ public final class AlmanacServer: Sendable {
             webhookDispatcher = nil
         }
         holdSweeper = HoldSweeper(store: backend.bookings, now: now)
+        subscriptionRefresher = subscriptions.map {
+            SubscriptionRefresher(store: backend.subscriptions, configuration: $0, now: now)
+        }
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
         let web = WebCalendar(
@@ -74,7 +83,10 @@ public final class AlmanacServer: Sendable {
         router = Self.router(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
             visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit,
-            webhookEndpoints: ServerWebhookEndpoints(options: http), now: now)
+            webhookEndpoints: ServerWebhookEndpoints(options: http),
+            feedRefusal: subscriptions.map { configuration in
+                { @Sendable url in configuration.policy.refusal(for: url)?.description }
+            }, now: now)
         let router = self.router
         server = HTTPServer(
             configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
@@ -139,7 +151,7 @@ public final class AlmanacServer: Sendable {
     static func router(
         backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
         visiblePrincipals: PrincipalVisibility, apiRateLimit: Int, webhookEndpoints: ServerWebhookEndpoints,
-        now: @escaping @Sendable () -> Int
+        feedRefusal: (@Sendable (String) -> String?)?, now: @escaping @Sendable () -> Int
     ) -> Router {
         var router = Router()
         let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, now: now)
@@ -171,7 +183,8 @@ public final class AlmanacServer: Sendable {
 
         let api = JSONAPIHandler(
             backend: backend,
-            configuration: APIConfiguration(rateLimit: apiRateLimit, webhooks: webhookEndpoints, now: now))
+            configuration: APIConfiguration(
+                rateLimit: apiRateLimit, webhooks: webhookEndpoints, feedRefusal: feedRefusal, now: now))
         let signedInAPI: HTTPResponder = { request in
             if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
             var response: HTTPResponse
@@ -233,11 +246,12 @@ public final class AlmanacServer: Sendable {
         startDeliveries()
     }
 
-    /// Starts delivering webhooks and expiring holds without listening (a server
-    /// answered in process).
+    /// Starts delivering webhooks, expiring holds and fetching feeds without listening (a
+    /// server answered in process).
     public func startDeliveries() {
         webhookDispatcher?.start()
         holdSweeper.start()
+        subscriptionRefresher?.start()
     }
 
     /// The port listened on.
@@ -253,10 +267,11 @@ public final class AlmanacServer: Sendable {
         stopDeliveries()
     }
 
-    /// Stops delivering webhooks and expiring holds (a server answered in process).
+    /// Stops delivering webhooks, expiring holds and fetching feeds (a server answered in process).
     public func stopDeliveries() {
         webhookDispatcher?.stop()
         holdSweeper.stop()
+        subscriptionRefresher?.stop()
     }
 
     /// Makes sure someone can sign in: when the store has no users, creates `name`

@@ -1,5 +1,5 @@
 // libcurl (Debian's libcurl4-openssl-dev) for the Webhooks target: the outbound HTTP
-// client that delivers webhooks. curl_easy_setopt and curl_easy_getinfo are variadic,
+// client that delivers webhooks and fetches subscribed feeds. curl_easy_setopt and curl_easy_getinfo are variadic,
 // which Swift cannot call, so each type of option has a typed wrapper here.
 #ifndef ALMANAC_CCURL_SHIM_H
 #define ALMANAC_CCURL_SHIM_H
@@ -37,6 +37,13 @@ static inline CURLcode ccurl_setopt_write(CURL *handle, ccurl_write_callback cal
     CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(handle, CURLOPT_WRITEDATA, context);
+}
+
+/// The function that receives each response header line (CURLOPT_HEADERFUNCTION).
+static inline CURLcode ccurl_setopt_header(CURL *handle, ccurl_write_callback callback, void *context) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_HEADERDATA, context);
 }
 
 /// The function asked before each connection with the address libcurl is about to

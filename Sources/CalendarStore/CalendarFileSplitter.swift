@@ -42,6 +42,21 @@ public enum CalendarFileSplitter {
         /// What lenient reading recovered from outside every object (the VCALENDAR's own
         /// lines), in file order; each object carries its own.
         public var warnings: [ICalendarError]
+        /// How often the publisher asks subscribers to poll, in seconds: the calendar's
+        /// `REFRESH-INTERVAL` (RFC 7986 §5.7), else its `X-PUBLISHED-TTL`; nil for neither.
+        public var refreshInterval: Int? = nil
+    }
+
+    /// The polling interval a VCALENDAR asks for (see ``Split/refreshInterval``), up to a year.
+    static func refreshInterval(of calendar: Component) -> Int? {
+        for name in ["REFRESH-INTERVAL", "X-PUBLISHED-TTL"] {
+            guard let duration = try? calendar.property(name)?.durationValue(), duration.nominalDays <= 366 else {
+                continue
+            }
+            let seconds = duration.secondsAssumingUniformDays
+            if seconds > 0 { return min(seconds, 366 * 86_400) }
+        }
+        return nil
     }
 
     /// The objects, rejections and warnings of a file, read the way an import reads
@@ -155,7 +170,8 @@ public enum CalendarFileSplitter {
             }
         }
         let outside = document.warnings.indices.filter { !placed.contains($0) }.map { document.warnings[$0] }
-        return Split(objects: objects, rejections: rejections, warnings: outside)
+        let interval = document.components.first { $0.name == "VCALENDAR" }.flatMap(refreshInterval(of:))
+        return Split(objects: objects, rejections: rejections, warnings: outside, refreshInterval: interval)
     }
 
     /// What makes one component of a file unimportable: what ``ICalendar/AcceptancePolicy``

@@ -216,6 +216,7 @@ public final class DatabaseBackend: StoreBackend {
     /// database.
     public var appState: any AppStateStore { DatabaseAppState(backend: self) }
     public var webhooks: any WebhookStore { DatabaseWebhookStore(backend: self) }
+    public var subscriptions: any SubscriptionStore { DatabaseSubscriptionStore(backend: self) }
 
     public func feed(token: String, kind: FeedKind) throws(StoreError) -> (owner: String, calendar: String)? {
         guard !token.isEmpty else { return nil }

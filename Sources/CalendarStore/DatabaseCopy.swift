@@ -33,6 +33,13 @@ extension DatabaseBackend {
         ("grants", ["calendar_id", "user_id", "access", "status", "alias", "summary"]),
         ("user_addresses", ["address", "user_id", "position"]),
         (
+            "feed_sources",
+            [
+                "id", "url", "etag", "last_modified", "data", "fetched", "next_fetch", "failures", "last_error",
+                "last_status", "feed_interval", "objects",
+            ]
+        ),
+        (
             "share_notifications",
             [
                 "id", "user_id", "uid", "kind", "from_user", "calendar", "host_owner", "host_name", "title", "access",
@@ -144,6 +151,7 @@ extension DatabaseBackend {
                     for table in [
                         "users", "calendars", "objects", "webhooks", "webhook_deliveries", "webhook_attempts",
                         "availability_schedules", "booking_types", "booking_holds", "bookings", "share_notifications",
+                        "feed_sources",
                     ] {
                         try destination.run(
                             "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)"

@@ -44,8 +44,10 @@ extension DatabaseEventStore {
         calendar.order = row.int(9)
         calendar.componentTypes = Set(
             row.string(10).split(separator: ",").compactMap { ComponentType(rawValue: String($0)) })
-        if row.string(11) == "subscription" {
-            calendar.kind = .subscription(url: row.string(12), refreshInterval: row.optionalInt(13) ?? 86_400)
+        let subscribed = row.string(11) == "subscription"
+        if subscribed {
+            // 0: as often as the feed asks.
+            calendar.kind = .subscription(url: row.string(12), refreshInterval: row.optionalInt(13) ?? 0)
         }
         let sequence = row.int(14)
         calendar.ctag = "\"\(calendar.id)-\(sequence)\""
@@ -53,12 +55,13 @@ extension DatabaseEventStore {
         calendar.feedToken = row.optionalString(16)
         calendar.busyFeedToken = row.optionalString(18)
         let ownerID = row.int64(1)
-        let writable = ownerID == userID || row.optionalString(15) == Access.readWrite.rawValue
+        // A subscribed calendar's objects come from its feed alone.
+        let writable = (ownerID == userID || row.optionalString(15) == Access.readWrite.rawValue) && !subscribed
         calendar.ownerCollectionName = calendar.name
         if ownerID != userID {
             // A calendar shared with this user is named in their home by its share.
             calendar.name = row.optionalString(17) ?? calendar.id.lowercased()
-            calendar.access = writable ? .readWrite : .read
+            calendar.access = row.optionalString(15) == Access.readWrite.rawValue ? .readWrite : .read
             calendar.feedToken = nil
             calendar.busyFeedToken = nil
         }
@@ -73,19 +76,30 @@ extension DatabaseEventStore {
         }
     }
 
-    /// The calendar with this identifier if this user may see it (and, for `write`, change it:
-    /// then its row stays locked until the transaction ends). A calendar the user may not
-    /// see is `notFound`, so its existence is not revealed.
-    func calendarRow(_ identifier: String, _ connection: Connection, write: Bool) throws(StoreError) -> CalendarRow {
+    /// The calendar with this identifier if this user may see it (and, for `write`, change
+    /// its objects: then its row stays locked until the transaction ends; with `settings`,
+    /// locked without that check, for the calls that check ownership themselves). A
+    /// calendar the user may not see is `notFound`, so its existence is not revealed.
+    func calendarRow(_ identifier: String, _ connection: Connection, write: Bool, settings: Bool = false)
+        throws(StoreError) -> CalendarRow
+    {
         let sql = Self.calendarColumns + " AND c.identifier = ?2" + (write ? connection.dialect.lockCalendar : "")
         guard var row = try connection.firstRow(sql, [.integer(userID), .text(identifier)], calendarRow)
         else { throw StoreError(.notFound, "no calendar \(identifier)", resource: identifier) }
-        if write && !row.writable {
-            throw StoreError(
-                .forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only", resource: identifier)
-        }
+        if write && !settings && !row.writable { throw readOnly(row) }
         try loadDeadProperties(&row, connection)
         return row
+    }
+
+    /// Why this user may not change the objects of `row`.
+    func readOnly(_ row: CalendarRow) -> StoreError {
+        if case .subscription(let url, _) = row.calendar.kind {
+            return StoreError(
+                .forbidden, "calendar \(row.calendar.title) is subscribed from \(url): it is read-only",
+                resource: row.calendar.id)
+        }
+        return StoreError(
+            .forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only", resource: row.calendar.id)
     }
 
     /// The calendar a reference names: a handle made by this store as it was resolved
@@ -101,11 +115,7 @@ extension DatabaseEventStore {
         guard var row = try connection.firstRow(sql, [.integer(userID), .integer(handle.row.rowID)], calendarRow) else {
             throw StoreError(.notFound, "no calendar \(handle.calendar.id)", resource: handle.calendar.id)
         }
-        guard row.writable else {
-            throw StoreError(
-                .forbidden, "calendar \(row.calendar.title) is shared with \(user) read-only",
-                resource: handle.calendar.id)
-        }
+        guard row.writable else { throw readOnly(row) }
         // Resource writes read no dead property: the ones resolved with the handle stand.
         row.calendar.deadProperties = handle.row.calendar.deadProperties
         return row
@@ -215,7 +225,7 @@ extension DatabaseEventStore {
         if case .subscription(let feed, let refresh) = calendar.kind {
             kind = "subscription"
             url = .text(feed)
-            interval = .int(refresh)
+            interval = refresh > 0 ? .int(refresh) : nil
         }
         return [
             .text(calendar.title), .optional(calendar.color), .optional(calendar.calendarDescription),
@@ -247,7 +257,7 @@ extension DatabaseEventStore {
     public func updateCalendar(_ calendar: EventCalendar, ifMatch: String?) throws(StoreError) -> EventCalendar {
         try validate(calendar)
         return try database.write { (connection) throws(StoreError) -> EventCalendar in
-            let row = try calendarRow(calendar.id, connection, write: true)
+            let row = try calendarRow(calendar.id, connection, write: true, settings: true)
             guard row.ownerID == userID else {
                 throw StoreError(.forbidden, "only the owner changes a calendar's settings", resource: calendar.id)
             }
@@ -275,7 +285,7 @@ extension DatabaseEventStore {
                 try answerShare(shared, accept: false, connection)
                 return
             }
-            let row = try calendarRow(identifier, connection, write: true)
+            let row = try calendarRow(identifier, connection, write: true, settings: true)
             try connection.run(
                 "DELETE FROM object_ranges WHERE id IN (SELECT id FROM objects WHERE calendar_id = ?)",
                 [.integer(row.rowID)])
@@ -312,7 +322,7 @@ extension DatabaseEventStore {
         -> EventCalendar
     {
         try database.write { (connection) throws(StoreError) -> EventCalendar in
-            let row = try calendarRow(identifier, connection, write: true)
+            let row = try calendarRow(identifier, connection, write: true, settings: true)
             guard row.ownerID == userID else {
                 throw StoreError(.forbidden, "only the owner publishes a calendar", resource: identifier)
             }

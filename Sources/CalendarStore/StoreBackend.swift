@@ -40,6 +40,9 @@ public protocol StoreBackend: Sendable {
 
     /// Booking types, holds and bookings (see ``BookingStore``).
     var bookings: any BookingStore { get }
+
+    /// Subscribed calendars and the feeds they are fetched from (see ``SubscriptionStore``).
+    var subscriptions: any SubscriptionStore { get }
 }
 
 extension StoreBackend {

@@ -86,6 +86,7 @@ enum APIModel {
             ("timeZone", calendar.timeZone.map(JSONValue.string) ?? .null), ("order", .integer(calendar.order)),
             ("componentTypes", .array(calendar.componentTypes.map(\.rawValue).sorted().map(JSONValue.string))),
             ("owner", .string(calendar.owner)), ("access", .string(calendar.access?.rawValue ?? "owner")),
+            ("subscribedFrom", calendar.subscriptionURL.map(JSONValue.string) ?? .null),
             ("etag", .string(etag(calendar))),
         ])
     }

@@ -112,6 +112,13 @@ extension APIContext {
         Route("POST", "/api/v1/calendars/{id}/answer", .write) { (context, path) throws(APIProblem) in
             try context.answerShare(calendar: path["id"])
         },
+        Route("POST", "/api/v1/calendars/{id}/refresh", .write) { (context, path) throws(APIProblem) in
+            try context.refreshSubscription(path["id"])
+        },
+        Route("GET", "/api/v1/subscriptions", .read) { (context, _) throws(APIProblem) in
+            try context.listSubscriptions()
+        },
+        Route("POST", "/api/v1/subscriptions", .write) { (context, _) throws(APIProblem) in try context.subscribe() },
         Route("GET", "/api/v1/sharing/notifications", .read) { (context, _) throws(APIProblem) in
             try context.sharingNotifications()
         },

@@ -35,12 +35,17 @@ public struct APIConfiguration: Sendable {
     /// The server's webhook delivery (URL checks and test pings); nil where there is
     /// none, and the webhook routes that need it answer 503.
     public var webhooks: (any WebhookEndpoints)?
+    /// Why the server will not fetch a feed URL (its outbound rules), or nil; nil where
+    /// the server fetches no feeds, and subscribing answers 503.
+    public var feedRefusal: (@Sendable (String) -> String?)?
 
     public init(
         maxRangeDays: Int = 366, maxItems: Int = 10_000, rateLimit: Int = RateLimiter.defaultPerMinute,
-        webhooks: (any WebhookEndpoints)? = nil, now: @escaping @Sendable () -> Int
+        webhooks: (any WebhookEndpoints)? = nil, feedRefusal: (@Sendable (String) -> String?)? = nil,
+        now: @escaping @Sendable () -> Int
     ) {
         self.webhooks = webhooks
+        self.feedRefusal = feedRefusal
         self.maxRangeDays = maxRangeDays
         self.maxItems = max(1, maxItems)
         self.rateLimit = max(0, rateLimit)

@@ -6,7 +6,8 @@ import CCurl
     import Musl
 #endif
 
-/// An HTTP POST client on libcurl, for the server's own requests (webhook deliveries):
+/// An HTTP client on libcurl for the server's own requests (webhook deliveries, feed
+/// fetches):
 /// TLS verification on, redirects off, no proxy from the environment, `http` and `https`
 /// only, a connect and a total timeout, a cap on the response read, and the
 /// ``OutboundPolicy`` checked against every address a connection is made to.
@@ -28,11 +29,15 @@ public final class OutboundHTTPClient {
     }
 
     /// What one request came to: a status when an answer arrived, an error otherwise (or
-    /// besides, when the answer broke off).
+    /// besides, when the answer broke off), and for a GET the body and headers.
     public struct Response: Sendable {
         public var status: Int?
         public var error: String?
         public var durationMilliseconds: Int
+        /// The body read (a GET's; a POST's answer is only counted).
+        public var body: [UInt8] = []
+        /// The response headers, by lowercased name (the last of each).
+        public var headers: [String: String] = [:]
     }
 
     private let handle: UnsafeMutableRawPointer
@@ -44,6 +49,9 @@ public final class OutboundHTTPClient {
         var received = 0
         var cap = 0
         var overflow = false
+        var keepsBody = false
+        var body: [UInt8] = []
+        var headers: [String: String] = [:]
         var policy = OutboundPolicy()
         var refusal: OutboundRefusal?
     }
@@ -60,9 +68,8 @@ public final class OutboundHTTPClient {
 
     deinit { curl_easy_cleanup(handle) }
 
-    /// Counts the answer's bytes and drops them (only the status matters); past the cap
-    /// it stops the transfer.
-    private static let write: ccurl_write_callback = { _, size, count, context in
+    /// Counts the answer's bytes (keeping them for a GET); past the cap it stops the transfer.
+    private static let write: ccurl_write_callback = { data, size, count, context in
         guard let context else { return 0 }
         let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
@@ -70,6 +77,30 @@ public final class OutboundHTTPClient {
         if sink.received > sink.cap {
             sink.overflow = true
             return 0
+        }
+        if sink.keepsBody, let data {
+            data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+            }
+        }
+        return length
+    }
+
+    /// Keeps each `Name: value` header line (a new status line, after a 100 or a redirect
+    /// answer, starts over); at most 64 KiB of them.
+    private static let header: ccurl_write_callback = { data, size, count, context in
+        guard let context, let data else { return 0 }
+        let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        if line.hasPrefix("HTTP/") {
+            sink.headers = [:]
+        } else if let colon = line.firstIndex(of: ":"), sink.headers.count < 200, length < 65_536 {
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t", "\r", "\n"])
+            sink.headers[name] = value
         }
         return length
     }
@@ -85,8 +116,34 @@ public final class OutboundHTTPClient {
         return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
     }
 
-    /// POSTs `body` to `url` with `headers` (name, value) and waits for the answer.
+    /// POSTs `body` to `url` with `headers` (name, value) and waits for the answer, of
+    /// which only the status is kept.
     public func post(_ url: String, headers: [(String, String)], body: [UInt8]) -> Response {
+        perform(url, headers: headers, keepingBody: false, maxBytes: options.maxResponseBytes) { handle in
+            var code = ccurl_setopt_long(handle, CURLOPT_POST, 1)
+            if code == CURLE_OK {
+                code = body.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        ccurl_setopt_body(handle, $0.baseAddress, curl_off_t(buffer.count))
+                    }
+                }
+            }
+            return code
+        }
+    }
+
+    /// GETs `url` with `headers` and keeps the body (at most `maxBytes`; a longer
+    /// answer fails) and the response headers.
+    public func get(_ url: String, headers: [(String, String)], maxBytes: Int) -> Response {
+        perform(url, headers: headers, keepingBody: true, maxBytes: maxBytes) { handle in
+            ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        }
+    }
+
+    private func perform(
+        _ url: String, headers: [(String, String)], keepingBody: Bool, maxBytes: Int,
+        method: (UnsafeMutableRawPointer) -> CURLcode
+    ) -> Response {
         var started = timespec()
         clock_gettime(CLOCK_MONOTONIC, &started)
         func elapsed() -> Int {
@@ -99,8 +156,11 @@ public final class OutboundHTTPClient {
             return Response(status: nil, error: refusal.description, durationMilliseconds: 0)
         }
         sink.received = 0
-        sink.cap = options.maxResponseBytes
+        sink.cap = maxBytes
         sink.overflow = false
+        sink.keepsBody = keepingBody
+        sink.body = []
+        sink.headers = [:]
         sink.policy = options.policy
         sink.refusal = nil
         let context = Unmanaged.passUnretained(sink).toOpaque()
@@ -124,15 +184,10 @@ public final class OutboundHTTPClient {
         set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds))
         set(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, options.timeoutMilliseconds))
         set(ccurl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent))
-        set(ccurl_setopt_long(handle, CURLOPT_POST, 1))
         set(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
-        set(
-            body.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) {
-                    ccurl_setopt_body(handle, $0.baseAddress, curl_off_t(buffer.count))
-                }
-            })
+        set(method(handle))
         set(ccurl_setopt_write(handle, Self.write, context))
+        set(ccurl_setopt_header(handle, Self.header, context))
         set(ccurl_setopt_opensocket(handle, Self.openSocket, context))
         guard code == CURLE_OK else {
             let message = String(cString: curl_easy_strerror(code))
@@ -146,10 +201,11 @@ public final class OutboundHTTPClient {
         if let refusal = sink.refusal {
             error = "refused: " + refusal.description
         } else if sink.overflow {
-            error = "the answer was longer than \(options.maxResponseBytes) bytes"
+            error = "the answer was longer than \(maxBytes) bytes"
         } else if result != CURLE_OK {
             error = String(cString: curl_easy_strerror(result))
         }
-        return Response(status: answered, error: error, durationMilliseconds: elapsed())
+        return Response(
+            status: answered, error: error, durationMilliseconds: elapsed(), body: sink.body, headers: sink.headers)
     }
 }

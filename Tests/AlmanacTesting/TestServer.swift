@@ -24,6 +24,7 @@ import CalendarStore
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Subscriptions
 import Webhooks
 
 /// Which database a test server keeps its data in.
@@ -118,13 +119,17 @@ public final class TestServer: @unchecked Sendable {
     /// - Parameter now: the server's clock (Unix seconds); the system clock if nil.
     /// - Parameter allowedOrigins: web origins allowed to call the API from a browser.
     /// - Parameter visiblePrincipals: whose principals a user sees (`almanac serve --visible-principals`).
+    /// - Parameter subscriptions: fetches subscribed feeds with this configuration (its
+    ///   timer's interval is the first wait: tests call `refreshDue()` themselves); the API
+    ///   refuses subscriptions when nil.
     /// - Parameter webhooks: delivers webhooks (to loopback too, as `serve
     ///   --allow-private-webhooks`) with this configuration; none when nil. The API still
     ///   checks URLs then, allowing loopback.
     public init(
         _ setup: ServerSetup = .inProcess, users: [String] = ["anna", "bob"], allowedOrigins: [String] = [],
         visiblePrincipals: PrincipalVisibility = .onlySelf, webhooks: WebhookDispatcher.Configuration? = nil,
-        outbound: OutboundPolicy = OutboundPolicy(allowsPrivateAddresses: true), now: (@Sendable () -> Int)? = nil
+        outbound: OutboundPolicy = OutboundPolicy(allowsPrivateAddresses: true),
+        subscriptions: SubscriptionRefresher.Configuration? = nil, now: (@Sendable () -> Int)? = nil
     ) throws {
         self.setup = setup
         directory = try TemporaryDirectory()
@@ -132,7 +137,7 @@ public final class TestServer: @unchecked Sendable {
         server = AlmanacServer(
             backend: backend, configuration: ServerConfiguration(port: 0, threads: 2, accessLog: false),
             allowedOrigins: allowedOrigins, visiblePrincipals: visiblePrincipals, webhooks: webhooks,
-            outbound: outbound, now: now ?? AlmanacServer.systemNow)
+            outbound: outbound, subscriptions: subscriptions, now: now ?? AlmanacServer.systemNow)
         for user in users { try createUser(user) }
         if setup.transport == .loopback {
             do {

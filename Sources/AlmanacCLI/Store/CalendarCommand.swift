@@ -61,7 +61,8 @@ enum CalendarCommand {
                     + ComponentType.allCases.filter(calendar.componentTypes.contains).map(\.rawValue).joined(
                         separator: ", "))
             if case .subscription(let url, let interval) = calendar.kind {
-                lines.append("Feed:        \(url) every \(interval) s")
+                lines.append(
+                    "Subscribed:  \(url), " + (interval > 0 ? "every \(interval) s at least" : "as often as it asks"))
             }
             for type in ComponentType.allCases {
                 let count = resources.filter { $0.componentType == type }.count

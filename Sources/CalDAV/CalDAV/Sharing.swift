@@ -123,6 +123,7 @@ extension DAVContext {
     func sharingProperties(of calendar: EventCalendar, into properties: inout [PropertyName: String])
         throws(StoreError)
     {
+        properties[.currentUserPrivilegeSet] = Self.privileges(in: calendar)
         let ownerHref = "<D:href>\(XMLText.escape(DAVPath.principal(user: calendar.owner).href))</D:href>"
         let organizer =
             "<CS:organizer>\(ownerHref)<CS:common-name>\(XMLText.escape(calendar.owner))</CS:common-name></CS:organizer>"
@@ -134,7 +135,6 @@ extension DAVContext {
             properties[.invite] =
                 organizer + "<CS:user><D:href>\(XMLText.escape(principalHref))</D:href>"
                 + "<CS:invite-accepted/><CS:access>\(Self.accessElement(access))</CS:access></CS:user>"
-            properties[.currentUserPrivilegeSet] = Self.privileges(in: calendar)
             return
         }
         properties[.allowedSharingModes] = "<CS:can-be-shared/>"
@@ -162,11 +162,14 @@ extension DAVContext {
         }
     }
 
-    /// What the user may do with a calendar and its objects: everything with their own;
+    /// What the user may do with a calendar and its objects: everything with their own
+    /// (read with a subscribed one);
     /// a read-write sharee everything with the objects but not the calendar's own
     /// properties (those are the owner's); a read-only sharee read.
     static func privileges(in calendar: EventCalendar?) -> String {
-        switch calendar?.access {
+        // A subscribed calendar's objects come from its feed: read-only for everyone.
+        if calendar?.subscriptionURL != nil { return readPrivileges }
+        return switch calendar?.access {
         case nil: privileges
         case .read: readPrivileges
         case .readWrite:

@@ -50,6 +50,11 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
     /// The token that `changes(since:)` accepts to list what changed after now.
     public internal(set) var syncToken: SyncToken
 
+    /// The feed a subscribed calendar is filled from, or nil.
+    public var subscriptionURL: String? {
+        if case .subscription(let url, _) = kind { url } else { nil }
+    }
+
     /// The calendar's ETag for the JSON API: its sync token, quoted (it changes with
     /// every change in the calendar).
     public var etag: String { "\"" + syncToken.description + "\"" }

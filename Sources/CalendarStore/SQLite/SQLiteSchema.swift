@@ -359,7 +359,8 @@ enum SQLiteSchema {
         // appears in their home under its own collection name (existing shares, which took
         // effect at once, are accepted and named by the calendar's identifier); the notes
         // about invitations and answers that each user's CalDAV notification collection
-        // lists; users' e-mail addresses; each calendar's free-busy feed token.
+        // lists; users' e-mail addresses; each calendar's free-busy feed token; the feeds
+        // subscribed calendars are fetched from, once per URL for every subscriber, with the last good copy.
         """
         ALTER TABLE grants ADD COLUMN status TEXT NOT NULL DEFAULT 'accepted';
         ALTER TABLE grants ADD COLUMN alias TEXT;
@@ -389,6 +390,24 @@ enum SQLiteSchema {
             position INTEGER NOT NULL
         ) WITHOUT ROWID;
         CREATE INDEX user_addresses_user ON user_addresses(user_id);
+        CREATE TABLE feed_sources (
+            id INTEGER PRIMARY KEY,
+            url TEXT NOT NULL UNIQUE,
+            etag TEXT,
+            last_modified TEXT,
+            data BLOB,
+            fetched INTEGER,
+            next_fetch INTEGER NOT NULL,
+            failures INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            last_status INTEGER,
+            feed_interval INTEGER,
+            objects INTEGER NOT NULL DEFAULT 0,
+            lease_until INTEGER,
+            lease_owner TEXT
+        );
+        CREATE INDEX feed_sources_due ON feed_sources(next_fetch);
+        CREATE INDEX calendars_feed_url ON calendars(feed_url) WHERE kind = 'subscription';
         ALTER TABLE calendars ADD COLUMN busy_feed_token TEXT;
         CREATE UNIQUE INDEX calendars_busy_feed_token ON calendars(busy_feed_token) WHERE busy_feed_token IS NOT NULL;
         """,

@@ -10,7 +10,7 @@ extension DatabaseEventStore {
             throw StoreError(.invalidArgument, "a share's summary is at most \(Self.maxShareSummaryBytes) bytes")
         }
         try database.write { (connection) throws(StoreError) in
-            let row = try calendarRow(identifier, connection, write: true)
+            let row = try calendarRow(identifier, connection, write: true, settings: true)
             guard row.ownerID == userID else {
                 throw StoreError(.forbidden, "only the owner shares a calendar", resource: identifier)
             }
