@@ -51,7 +51,7 @@ extension APIContext {
         return json(.object([("subscriptions", .array(items))]))
     }
 
-    /// POST /calendars/{id}/refresh: fetch the feed soon (within a minute of the last fetch).
+    /// POST /calendars/{id}/refresh: fetch the feed soon (15 seconds after its last fetch at the soonest).
     func refreshSubscription(_ identifier: String) throws(APIProblem) -> HTTPResponse {
         let calendar = try attempt { () throws(StoreError) in try store.calendar(withIdentifier: identifier) }
         guard let url = calendar.subscriptionURL else {

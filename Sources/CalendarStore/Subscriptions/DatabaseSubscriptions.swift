@@ -107,9 +107,9 @@ struct DatabaseSubscriptionStore: SubscriptionStore {
         _ = try database.write { (connection) throws(StoreError) in
             try connection.run(
                 """
-                UPDATE feed_sources SET next_fetch = CASE WHEN fetched IS NOT NULL AND fetched + 60 > ?1 THEN fetched + 60
+                UPDATE feed_sources SET next_fetch = CASE WHEN fetched IS NOT NULL AND fetched + ?3 > ?1 THEN fetched + ?3
                     ELSE ?1 END WHERE url = ?2 AND next_fetch > ?1
-                """, [.int(now), .text(url)])
+                """, [.int(now), .text(url), .int(FeedRules.refreshSpacing)])
         }
     }
 

@@ -73,8 +73,8 @@ public protocol SubscriptionStore: Sendable {
     /// `leaseSeconds`: another process does not fetch them meanwhile. Feeds no calendar
     /// subscribes to any more are dropped.
     func claimDueFeeds(now: Int, owner: String, leaseSeconds: Int, limit: Int) throws(StoreError) -> [FeedSource]
-    /// Makes a feed due now (a user asked for a refresh), though not sooner than a minute
-    /// after its last fetch.
+    /// Makes a feed due now (a user asked for a refresh), though not sooner than
+    /// ``FeedRules/refreshSpacing`` after its last fetch.
     func requestRefresh(url: String, now: Int) throws(StoreError)
     /// Records a fetch: new content replaces the objects of every calendar subscribed to
     /// `url` (unchanged objects are left alone, so sync tokens move only for changes); a
@@ -95,6 +95,8 @@ public enum FeedRules {
     /// How often a feed is polled when neither it nor its subscribers say.
     public static let defaultInterval = 86_400
     public static let maxURLBytes = 2_048
+    /// The soonest a refresh asked for fetches again after the last fetch, seconds.
+    public static let refreshSpacing = 15
 
     /// `url` as fetched: `webcal://` and `webcals://` become `https://`; nil for a URL
     /// that is not http(s), has no host, is too long or holds white space or controls.
