@@ -78,6 +78,9 @@ let package = Package(
         .target(
             name: "Webhooks",
             dependencies: ["CalendarStore", "Accounts", "CCurl", "CivilTime", "HTTPTypes", "ICalendar"]),
+        // Scheduling (RFC 6638, RFC 5546 iTIP): who organizes and attends an object, the
+        // messages writes send, answers applied; values in, values out.
+        .target(name: "Scheduling", dependencies: ["CivilTime", "ICalendar"]),
         // Subscribed calendars: feeds fetched once for all their subscribers, on the
         // webhooks' outbound client and rules.
         .target(name: "Subscriptions", dependencies: ["CalendarStore", "ICalendar", "Webhooks"]),
@@ -164,6 +167,7 @@ let package = Package(
             name: "AvailabilityTests",
             dependencies: ["Availability", "CivilTime", "ICalendar", "Recurrence", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "ICalendar", "CivilTime"]),
         .testTarget(
             name: "AddToCalendarTests",
             dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),

@@ -1,0 +1,266 @@
+import CivilTime
+import ICalendar
+
+/// iTIP (RFC 5546) on calendar object resources, as RFC 6638's implicit scheduling uses
+/// it: who organizes an object and who attends it, the message an organizer's write or
+/// an attendee's answer sends (REQUEST, CANCEL, REPLY), the attendee's copy of an
+/// organizer's object, and an answer applied to the organizer's copy — for the whole
+/// series or one instance of it. Values in, values out: the server decides who gets what.
+public enum ITIP {
+    public enum Method: String, Sendable {
+        case request = "REQUEST"
+        case cancel = "CANCEL"
+        case reply = "REPLY"
+    }
+
+    /// The components of an object that scheduling concerns (not VTIMEZONE).
+    static let scheduled: Set<String> = ["VEVENT", "VTODO"]
+
+    /// A calendar user address as compared: `mailto:` addresses lowercased whole, with
+    /// the scheme in lower case; anything else as written.
+    public static func address(_ value: String) -> String {
+        let trimmed = value.trimmingSpaces
+        return trimmed.lowercased().hasPrefix("mailto:") ? trimmed.lowercased() : trimmed
+    }
+
+    /// The organizer's address (of the first component that names one), or nil.
+    public static func organizer(of calendar: Component) -> String? {
+        for component in calendar.components where scheduled.contains(component.name) {
+            if let organizer = component.property("ORGANIZER") { return address(organizer.value) }
+        }
+        return nil
+    }
+
+    /// One attendee of an object, as the organizer's copy names them.
+    public struct Attendee: Sendable, Hashable {
+        public var address: String
+        /// `SERVER` (the default) or `CLIENT`/`NONE`: whether the server schedules them.
+        public var scheduleAgent: String
+        public var commonName: String?
+    }
+
+    /// Every attendee of any component (the master or an instance), each once, in order;
+    /// the organizer is left out (clients list them as an attendee too).
+    public static func attendees(of calendar: Component) -> [Attendee] {
+        let organizer = organizer(of: calendar)
+        var seen = Set<String>()
+        var found: [Attendee] = []
+        for component in calendar.components where scheduled.contains(component.name) {
+            for property in component.properties(named: "ATTENDEE") {
+                let who = address(property.value)
+                guard who != organizer, seen.insert(who).inserted else { continue }
+                found.append(
+                    Attendee(
+                        address: who, scheduleAgent: property[parameter: "SCHEDULE-AGENT"]?.uppercased() ?? "SERVER",
+                        commonName: property[parameter: "CN"]))
+            }
+        }
+        return found
+    }
+
+    /// What `attendee` answered in each component that lists them: by RECURRENCE-ID
+    /// value (nil for the master), their PARTSTAT (NEEDS-ACTION when none is given).
+    public static func participation(of attendee: String, in calendar: Component) -> [String?: String] {
+        var answers: [String?: String] = [:]
+        for component in calendar.components where scheduled.contains(component.name) {
+            guard
+                let property = component.properties(named: "ATTENDEE").first(where: { address($0.value) == attendee })
+            else { continue }
+            answers[component.property("RECURRENCE-ID")?.value] =
+                property[parameter: "PARTSTAT"]?.uppercased() ?? "NEEDS-ACTION"
+        }
+        return answers
+    }
+
+    /// The iTIP message of `method` for an object: a VCALENDAR with METHOD.
+    /// - REQUEST: the organizer's components without the parameters only the server
+    ///   and the organizer's client use (SCHEDULE-STATUS, SCHEDULE-FORCE-SEND) and without
+    ///   the organizer's alarms.
+    /// - CANCEL: each component marked cancelled, its SEQUENCE one higher.
+    /// - REPLY (for `attendee`): each component that lists them, holding only what a
+    ///   reply carries (RFC 5546 §3.2.3): UID, RECURRENCE-ID, DTSTAMP, DTSTART, SEQUENCE,
+    ///   ORGANIZER and that attendee with their PARTSTAT.
+    public static func message(_ method: Method, _ calendar: Component, attendee: String? = nil, stamp: Int)
+        -> Component
+    {
+        let dtstamp = Property(
+            name: "DTSTAMP", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: stamp), form: .utc))
+        var members: [Component] = []
+        for component in calendar.components {
+            guard scheduled.contains(component.name) else {
+                if component.name == "VTIMEZONE" { members.append(component) }
+                continue
+            }
+            switch method {
+            case .request:
+                var copy = withoutServerParameters(component)
+                copy.components.removeAll { $0.name == "VALARM" }
+                members.append(copy)
+            case .cancel:
+                var copy = withoutServerParameters(component)
+                copy.components.removeAll { $0.name == "VALARM" }
+                copy.setProperty(Property(name: "STATUS", value: "CANCELLED"))
+                copy.setProperty(Property(name: "SEQUENCE", value: String(sequence(of: component) + 1)))
+                copy.setProperty(dtstamp)
+                members.append(copy)
+            case .reply:
+                guard let attendee,
+                    let answer = component.properties(named: "ATTENDEE").first(where: { address($0.value) == attendee })
+                else { continue }
+                var reply = Component(name: component.name)
+                for name in ["UID", "RECURRENCE-ID", "DTSTART", "SEQUENCE", "ORGANIZER"] {
+                    if let property = component.property(name) { reply.properties.append(property) }
+                }
+                reply.properties.insert(dtstamp, at: min(1, reply.properties.count))
+                var answered = answer
+                answered[parameter: "RSVP"] = nil
+                answered[parameter: "SCHEDULE-STATUS"] = nil
+                answered[parameter: "SCHEDULE-FORCE-SEND"] = nil
+                reply.properties.append(answered)
+                members.append(reply)
+            }
+        }
+        return Component(
+            name: "VCALENDAR",
+            properties: [
+                Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+                Property(name: "METHOD", value: method.rawValue),
+            ], components: members)
+    }
+
+    /// The attendee's copy of the organizer's object: the organizer's components as a
+    /// REQUEST carries them, with the attendee's own alarms kept from their copy (per
+    /// component, by RECURRENCE-ID).
+    public static func attendeeCopy(of organizer: Component, keeping existing: Component?) -> Component {
+        var copy = organizer
+        copy.properties.removeAll { $0.name == "METHOD" }
+        var alarms: [String?: [Component]] = [:]
+        for component in existing?.components ?? [] where scheduled.contains(component.name) {
+            alarms[component.property("RECURRENCE-ID")?.value] = component.components(named: "VALARM")
+        }
+        for index in copy.components.indices where scheduled.contains(copy.components[index].name) {
+            var component = withoutServerParameters(copy.components[index])
+            component.components.removeAll { $0.name == "VALARM" }
+            component.components += alarms[component.property("RECURRENCE-ID")?.value] ?? []
+            copy.components[index] = component
+        }
+        return copy
+    }
+
+    /// An attendee's copy after the organizer cancelled: every component STATUS:CANCELLED
+    /// (kept, not deleted, so the attendee sees what was cancelled).
+    public static func cancelled(_ copy: Component) -> Component {
+        var cancelled = copy
+        for index in cancelled.components.indices where scheduled.contains(cancelled.components[index].name) {
+            cancelled.components[index].setProperty(Property(name: "STATUS", value: "CANCELLED"))
+        }
+        return cancelled
+    }
+
+    /// The organizer's copy with `attendee`'s answers applied (by RECURRENCE-ID value, nil
+    /// for the master; see ``participation(of:in:)``). An answer for an instance the
+    /// organizer has not overridden adds an override made from the master: the same
+    /// properties at that instance (its DTSTART the RECURRENCE-ID, its length the
+    /// master's), every other attendee's answer as in the master. Answers for
+    /// components that do not list the attendee are ignored.
+    public static func applying(_ answers: [String?: String], from attendee: String, to organizer: Component)
+        -> Component
+    {
+        var result = organizer
+        var applied = Set<String?>()
+        for index in result.components.indices where scheduled.contains(result.components[index].name) {
+            let key = result.components[index].property("RECURRENCE-ID")?.value
+            guard let partstat = answers[key] else { continue }
+            if setPartstat(partstat, of: attendee, in: &result.components[index]) { applied.insert(key) }
+        }
+        guard
+            let master = result.components.first(where: {
+                scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil && $0.property("RRULE") != nil
+            })
+        else { return result }
+        for (key, partstat) in answers where !applied.contains(key) {
+            guard let key, var instance = override(of: master, at: key) else { continue }
+            if setPartstat(partstat, of: attendee, in: &instance) { result.components.append(instance) }
+        }
+        return result
+    }
+
+    /// Sets the organizer's ATTENDEE SCHEDULE-STATUS (RFC 6638 §3.2.9) for each address
+    /// given (e.g. `1.2` delivered, `3.7` not a user the server can reach), in every
+    /// component; SCHEDULE-FORCE-SEND is done once the request went.
+    public static func settingScheduleStatus(_ statuses: [String: String], in calendar: Component) -> Component {
+        var result = calendar
+        for index in result.components.indices where scheduled.contains(result.components[index].name) {
+            for position in result.components[index].properties.indices
+            where result.components[index].properties[position].name == "ATTENDEE" {
+                let who = address(result.components[index].properties[position].value)
+                guard let status = statuses[who] else { continue }
+                result.components[index].properties[position][parameter: "SCHEDULE-STATUS"] = status
+                result.components[index].properties[position][parameter: "SCHEDULE-FORCE-SEND"] = nil
+            }
+        }
+        return result
+    }
+
+    // MARK: -
+
+    static func sequence(of component: Component) -> Int {
+        component.property("SEQUENCE").flatMap { Int($0.value) }.map { max(0, min($0, Int(Int32.max) - 1)) } ?? 0
+    }
+
+    static func withoutServerParameters(_ component: Component) -> Component {
+        var copy = component
+        for index in copy.properties.indices where ["ATTENDEE", "ORGANIZER"].contains(copy.properties[index].name) {
+            copy.properties[index][parameter: "SCHEDULE-STATUS"] = nil
+            copy.properties[index][parameter: "SCHEDULE-FORCE-SEND"] = nil
+        }
+        return copy
+    }
+
+    /// Sets one attendee's PARTSTAT in a component; false when the component does not list them.
+    static func setPartstat(_ partstat: String, of attendee: String, in component: inout Component) -> Bool {
+        var found = false
+        for index in component.properties.indices
+        where component.properties[index].name == "ATTENDEE" && address(component.properties[index].value) == attendee {
+            component.properties[index][parameter: "PARTSTAT"] = partstat
+            component.properties[index][parameter: "RSVP"] = nil
+            found = true
+        }
+        return found
+    }
+
+    /// An override of a recurring master at the instance whose RECURRENCE-ID value is
+    /// `recurrenceID` (written in the master's DTSTART form): the master's properties
+    /// but the rule parts, starting there, lasting as long; nil when the master's times
+    /// cannot be read or the value is not of its form.
+    static func override(of master: Component, at recurrenceID: String) -> Component? {
+        guard let start = master.property("DTSTART"), let first = try? start.dateTimeValue() else { return nil }
+        let probe = Property(name: "DTSTART", parameters: start.parameters, value: recurrenceID)
+        guard let at = try? probe.dateTimeValue(), at.isDate == first.isDate else { return nil }
+        var length: String?
+        if let duration = master.property("DURATION") {
+            length = duration.value
+        } else if let end = master.property("DTEND"), let last = try? end.dateTimeValue() {
+            let seconds = last.civil.secondsSinceEpoch - first.civil.secondsSinceEpoch
+            if seconds >= 0 { length = first.isDate ? "P\(seconds / 86_400)D" : "PT\(seconds)S" }
+        }
+        var instance = Component(name: master.name)
+        for property in master.properties
+        where !["RRULE", "RDATE", "EXDATE", "EXRULE", "DTSTART", "DTEND", "DURATION", "RECURRENCE-ID"].contains(
+            property.name)
+        {
+            instance.properties.append(property)
+        }
+        instance.properties.append(Property(name: "RECURRENCE-ID", parameters: start.parameters, value: recurrenceID))
+        instance.properties.append(Property(name: "DTSTART", parameters: start.parameters, value: recurrenceID))
+        if let length { instance.properties.append(Property(name: "DURATION", value: length)) }
+        instance.components = master.components
+        return instance
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
