@@ -43,6 +43,7 @@ let package = Package(
             name: "CalDAV",
             dependencies: [
                 "Accounts", "Availability", "CalendarStore", "HTTPTypes", "ICalendar", "Recurrence", "CivilTime",
+                "Scheduling",
             ]),
         // Free slots and conflicts from busy time and booking rules (pure).
         .target(name: "Availability", dependencies: ["CivilTime", "ICalendar", "Recurrence"]),
@@ -79,8 +80,9 @@ let package = Package(
             name: "Webhooks",
             dependencies: ["CalendarStore", "Accounts", "CCurl", "CivilTime", "HTTPTypes", "ICalendar"]),
         // Scheduling (RFC 6638, RFC 5546 iTIP): who organizes and attends an object, the
-        // messages writes send, answers applied; values in, values out.
-        .target(name: "Scheduling", dependencies: ["CivilTime", "ICalendar"]),
+        // messages writes send, answers applied (values in, values out), and the agent
+        // that delivers them between the store's users.
+        .target(name: "Scheduling", dependencies: ["CivilTime", "ICalendar", "CalendarStore"]),
         // Subscribed calendars: feeds fetched once for all their subscribers, on the
         // webhooks' outbound client and rules.
         .target(name: "Subscriptions", dependencies: ["CalendarStore", "ICalendar", "Webhooks"]),

@@ -1,6 +1,7 @@
 import Accounts
 import CalendarStore
 import HTTPTypes
+import Scheduling
 
 /// CalDAV (RFC 4791) and the WebDAV it builds on (RFC 4918, 5689, 6578), as a
 /// pure function from a signed-in user's request to a response, over the store.
@@ -13,6 +14,8 @@ public struct CalDAVHandler: Sendable {
     public let visiblePrincipals: PrincipalVisibility
     /// The clock (Unix seconds): when an answer was made, for its DTSTAMP.
     public let now: @Sendable () -> Int
+    /// Implicit scheduling between the server's users (RFC 6638).
+    let scheduling: SchedulingAgent
 
     public init(
         backend: any StoreBackend, maxResourceSize: Int = 16 << 20, visiblePrincipals: PrincipalVisibility = .onlySelf,
@@ -22,6 +25,7 @@ public struct CalDAVHandler: Sendable {
         self.maxResourceSize = maxResourceSize
         self.visiblePrincipals = visiblePrincipals
         self.now = now
+        scheduling = SchedulingAgent(backend: backend, now: now)
     }
 
     /// Every method the server answers somewhere (``allowed(on:)`` says where).
@@ -45,8 +49,9 @@ public struct CalDAVHandler: Sendable {
         case .calendar where !mapped: ["OPTIONS", "MKCALENDAR", "MKCOL"]
         case .calendar: ["OPTIONS", "GET", "HEAD", "POST", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
         case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCALENDAR", "REPORT", "COPY", "MOVE"]
-        case .notifications: ["OPTIONS", "GET", "HEAD", "PROPFIND"]
-        case .notification: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND"]
+        case .notifications, .inbox: ["OPTIONS", "GET", "HEAD", "PROPFIND"]
+        case .notification, .inboxItem: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND"]
+        case .outbox: ["OPTIONS", "POST", "PROPFIND"]
         }
     }
 
@@ -57,7 +62,7 @@ public struct CalDAVHandler: Sendable {
         "LOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "UNLOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "POST":
-            "POST is answered on a calendar (CS:share) and the calendar home (CS:invite-reply); scheduling (RFC 6638) is not supported: clients send invitations themselves",
+            "POST is answered on a calendar (CS:share), the calendar home (CS:invite-reply) and the schedule outbox (free-busy requests)",
         "ACL": "the ACL method (RFC 3744) is not supported: each user reads and writes their own calendars",
         "SEARCH": "DASL SEARCH (RFC 5323) is not supported; use a calendar-query REPORT",
         "MKWORKSPACE": "versioning (RFC 3253) is not supported",

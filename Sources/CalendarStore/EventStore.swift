@@ -61,6 +61,9 @@ public protocol EventStore: Sendable {
     /// the sharee's home.
     @discardableResult
     func answerShare(ofCalendar identifier: String, accept: Bool) throws(StoreError) -> EventCalendar?
+    /// The object with this UID in one of the user's own (not shared, not subscribed)
+    /// calendars, with its calendar: their copy of a scheduling object.
+    func ownResource(withUID uid: String) throws(StoreError) -> (calendar: EventCalendar, resource: StoredResource)?
     /// The invitations and answers this user was sent, oldest first.
     func sharingNotifications() throws(StoreError) -> [SharingNotification]
     /// Removes one of this user's notifications (by its uid).

@@ -43,6 +43,9 @@ public protocol StoreBackend: Sendable {
 
     /// Subscribed calendars and the feeds they are fetched from (see ``SubscriptionStore``).
     var subscriptions: any SubscriptionStore { get }
+
+    /// Users' scheduling inboxes (see ``SchedulingStore``).
+    var scheduling: any SchedulingStore { get }
 }
 
 extension StoreBackend {

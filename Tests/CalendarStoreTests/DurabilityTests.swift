@@ -119,7 +119,7 @@ import Testing
         DROP INDEX grants_alias; ALTER TABLE grants DROP COLUMN status; ALTER TABLE grants DROP COLUMN alias;
         ALTER TABLE grants DROP COLUMN summary; DROP TABLE share_notifications; DROP TABLE user_addresses;
         DROP INDEX calendars_busy_feed_token; ALTER TABLE calendars DROP COLUMN busy_feed_token;
-        DROP TABLE feed_sources; DROP INDEX calendars_feed_url;
+        DROP TABLE feed_sources; DROP INDEX calendars_feed_url; DROP TABLE schedule_inbox;
         """
 
     /// A file whose range index is still the R*Tree (schema 7) gets the B-tree on opening,

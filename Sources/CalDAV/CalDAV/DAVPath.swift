@@ -10,6 +10,9 @@ import HTTPTypes
 ///     /dav/calendars/USER/CALENDAR/RESOURCE  a calendar object resource
 ///     /dav/notifications/USER/               a user's sharing notifications (CalendarServer)
 ///     /dav/notifications/USER/NAME           one notification (`<uid>.xml`)
+///     /dav/inbox/USER/                       a user's scheduling inbox (RFC 6638 §2.2)
+///     /dav/inbox/USER/NAME                   one iTIP message delivered to them
+///     /dav/outbox/USER/                      a user's scheduling outbox (§2.1): free-busy POST
 public enum DAVPath: Equatable, Sendable {
     case root
     case principals
@@ -19,6 +22,9 @@ public enum DAVPath: Equatable, Sendable {
     case object(user: String, calendar: String, name: String)
     case notifications(user: String)
     case notification(user: String, name: String)
+    case inbox(user: String)
+    case inboxItem(user: String, name: String)
+    case outbox(user: String)
 
     public static let rootPath = "/dav/"
 
@@ -65,6 +71,9 @@ public enum DAVPath: Equatable, Sendable {
             self = .object(user: segments[1], calendar: segments[2], name: segments[3])
         case 2 where segments[0] == "notifications": self = .notifications(user: segments[1])
         case 3 where segments[0] == "notifications": self = .notification(user: segments[1], name: segments[2])
+        case 2 where segments[0] == "inbox": self = .inbox(user: segments[1])
+        case 3 where segments[0] == "inbox": self = .inboxItem(user: segments[1], name: segments[2])
+        case 2 where segments[0] == "outbox": self = .outbox(user: segments[1])
         default: return nil
         }
     }
@@ -87,6 +96,9 @@ public enum DAVPath: Equatable, Sendable {
         case .notifications(let user): return Self.rootPath + "notifications/" + encode(user) + "/"
         case .notification(let user, let name):
             return Self.rootPath + "notifications/" + encode(user) + "/" + encode(name)
+        case .inbox(let user): return Self.rootPath + "inbox/" + encode(user) + "/"
+        case .inboxItem(let user, let name): return Self.rootPath + "inbox/" + encode(user) + "/" + encode(name)
+        case .outbox(let user): return Self.rootPath + "outbox/" + encode(user) + "/"
         }
     }
 
@@ -95,7 +107,8 @@ public enum DAVPath: Equatable, Sendable {
         switch self {
         case .root, .principals: nil
         case .principal(let user), .home(let user), .calendar(let user, _), .object(let user, _, _),
-            .notifications(let user), .notification(let user, _):
+            .notifications(let user), .notification(let user, _), .inbox(let user), .inboxItem(let user, _),
+            .outbox(let user):
             user
         }
     }

@@ -20,6 +20,20 @@ extension DAVContext {
                 return DAVError(error).response
             }
         }
+        if case .inboxItem(_, let name) = path {
+            do {
+                let message = try inboxMessage(named: name)
+                return HTTPResponse(
+                    status: 200,
+                    headers: [
+                        "Content-Type": "text/calendar; charset=utf-8; method=\(message.method)", "ETag": message.etag,
+                        "Cache-Control": "private, no-cache",
+                    ],
+                    body: message.data)
+            } catch {
+                return DAVError(error).response
+            }
+        }
         guard case .object(_, let calendarName, let name) = path else {
             if case .calendar = path { return .text(200, "A CalDAV calendar collection; use a calendar client.\n") }
             return .text(200, "Almanac CalDAV. Add \(DAVPath.rootPath) in your calendar app.\n")

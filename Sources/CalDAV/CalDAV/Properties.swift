@@ -29,6 +29,12 @@ extension DAVContext {
             return (members, calendar.calendar)
         case .notifications(let owner):
             return (try notificationMembers().map { (.notification(user: owner, name: $0.name), nil) }, nil)
+        case .inbox(let owner):
+            return (
+                try handler.backend.scheduling.inbox(of: owner).map { (.inboxItem(user: owner, name: $0.name), nil) },
+                nil
+            )
+        case .inboxItem, .outbox: return ([], nil)
         }
     }
 
@@ -144,6 +150,12 @@ extension DAVContext {
             properties.merge(try notificationsProperties()) { $1 }
         case .notification(_, let name):
             properties.merge(notificationProperties(try notification(named: name))) { $1 }
+        case .inbox:
+            properties.merge(try inboxProperties()) { $1 }
+        case .inboxItem(_, let name):
+            properties.merge(Self.inboxMessageProperties(try inboxMessage(named: name))) { $1 }
+        case .outbox:
+            properties.merge(Self.outboxProperties(principalHref)) { $1 }
         }
         return properties
     }
@@ -167,6 +179,9 @@ extension DAVContext {
             // The user's e-mail addresses first (clients take the first as theirs), then the principal.
             .calendarUserAddressSet: addresses.map { "<D:href>mailto:\(XMLText.escape($0))</D:href>" }.joined() + href,
             .notificationURL: "<D:href>\(XMLText.escape(DAVPath.notifications(user: account.name).href))</D:href>",
+            .scheduleInboxURL: "<D:href>\(XMLText.escape(DAVPath.inbox(user: account.name).href))</D:href>",
+            .scheduleOutboxURL: "<D:href>\(XMLText.escape(DAVPath.outbox(user: account.name).href))</D:href>",
+            .calendarUserType: "INDIVIDUAL",
             .supportedReportSet: Self.anywhereReports,
         ]
     }

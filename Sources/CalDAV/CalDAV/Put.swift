@@ -2,6 +2,7 @@ import CalendarStore
 import Foundation
 import HTTPTypes
 import ICalendar
+import Scheduling
 
 extension DAVContext {
     /// PUT of a calendar object (RFC 4791 §5.3.2), with If-Match / If-None-Match.
@@ -30,14 +31,41 @@ extension DAVContext {
                 .response
         }
         do {
+            // A scheduling object (one with an ORGANIZER) is read for whom it concerns first.
+            var plan: SchedulingAgent.Plan?
+            if Self.mentionsOrganizer(request.body) {
+                let previous = try? store.resource(named: name, calendar: calendar).data
+                plan = handler.scheduling.prepare(request.body, previous: previous, by: user, in: calendar.calendar)
+            }
+            let data = plan?.data ?? request.body
             let written = try store.writeResource(
-                request.body, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
-            var headers: HTTPHeaders = ["ETag": written.etag]
+                data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+            if let plan { handler.scheduling.deliver(plan) }
+            // What was stored differs from what was sent (SCHEDULE-STATUS set): no ETag, so
+            // the client fetches it (RFC 4791 §5.3.4).
+            var headers: HTTPHeaders = data == request.body ? ["ETag": written.etag] : [:]
             for warning in Self.warningHeaders(for: written.warnings) { headers.add("Warning", warning) }
             return HTTPResponse(status: written.created ? 201 : 204, headers: headers)
         } catch {
             return DAVError(error, collectionHref: DAVPath.calendar(user: user, name: calendarName).href).response
         }
+    }
+
+    /// Whether iCalendar bytes name an ORGANIZER (in either case): only those can schedule.
+    static func mentionsOrganizer(_ bytes: [UInt8]) -> Bool {
+        let upper = Array("ORGANIZER".utf8)
+        let lower = Array("organizer".utf8)
+        guard bytes.count >= upper.count else { return false }
+        for start in 0...(bytes.count - upper.count) where bytes[start] == upper[0] || bytes[start] == lower[0] {
+            var matches = true
+            for offset in 1..<upper.count
+            where bytes[start + offset] != upper[offset] && bytes[start + offset] != lower[offset] {
+                matches = false
+                break
+            }
+            if matches { return true }
+        }
+        return false
     }
 
     /// The most `Warning` headers a PUT answer carries; more are summed up in one last.

@@ -9,8 +9,10 @@ import ICalendar
 // CS:invite-reply to their home; the calendar then appears in the sharee's home under
 // a name of its own, CS:shared, with the privileges of its access.
 extension DAVContext {
-    /// POST to a calendar (CS:share) or to the user's home (CS:invite-reply).
+    /// POST to a calendar (CS:share), to the user's home (CS:invite-reply) or to their
+    /// schedule outbox (a free-busy request, ``outboxPost()``).
     func post() -> HTTPResponse {
+        if case .outbox = path { return outboxPost() }
         guard request.headers["Content-Type"]?.lowercased().contains("xml") ?? true else {
             return DAVError(415, "POST takes an XML body (CS:share on a calendar, CS:invite-reply on the home)")
                 .response

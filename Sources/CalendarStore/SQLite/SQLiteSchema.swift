@@ -360,7 +360,8 @@ enum SQLiteSchema {
         // effect at once, are accepted and named by the calendar's identifier); the notes
         // about invitations and answers that each user's CalDAV notification collection
         // lists; users' e-mail addresses; each calendar's free-busy feed token; the feeds
-        // subscribed calendars are fetched from, once per URL for every subscriber, with the last good copy.
+        // subscribed calendars are fetched from, once per URL for every subscriber, with the last good copy;
+        // each user's scheduling inbox (RFC 6638), the iTIP messages delivered to them.
         """
         ALTER TABLE grants ADD COLUMN status TEXT NOT NULL DEFAULT 'accepted';
         ALTER TABLE grants ADD COLUMN alias TEXT;
@@ -390,6 +391,17 @@ enum SQLiteSchema {
             position INTEGER NOT NULL
         ) WITHOUT ROWID;
         CREATE INDEX user_addresses_user ON user_addresses(user_id);
+        CREATE TABLE schedule_inbox (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            uid TEXT NOT NULL,
+            method TEXT NOT NULL,
+            sender TEXT,
+            data BLOB NOT NULL,
+            created INTEGER NOT NULL,
+            UNIQUE (user_id, name)
+        );
         CREATE TABLE feed_sources (
             id INTEGER PRIMARY KEY,
             url TEXT NOT NULL UNIQUE,

@@ -1,0 +1,159 @@
+import CalendarStore
+import CivilTime
+import HTTPTypes
+import ICalendar
+import Scheduling
+
+// The scheduling inbox and outbox of RFC 6638 §2: the inbox lists the iTIP messages
+// delivered to the user (invitations, cancellations, answers), each readable and
+// deletable; the outbox answers free-busy requests (§5) for the users the requester may
+// see busy time of.
+extension DAVContext {
+    func inboxProperties() throws(StoreError) -> [PropertyName: String] {
+        let messages = try handler.backend.scheduling.inbox(of: user)
+        let calendar = try store.defaultSchedulingCalendar()
+        return [
+            .resourceType: "<D:collection/><C:schedule-inbox/>",
+            .displayName: "Inbox",
+            .getCTag: XMLText.escape("\"inbox-\(messages.count)-\(messages.last?.name ?? "")\""),
+            .owner: "<D:href>\(XMLText.escape(principalHref))</D:href>",
+            .scheduleDefaultCalendarURL:
+                "<D:href>\(XMLText.escape(DAVPath.calendar(user: user, name: calendar.name).href))</D:href>",
+            .supportedReportSet: Self.anywhereReports,
+        ]
+    }
+
+    static func outboxProperties(_ principal: String) -> [PropertyName: String] {
+        [
+            .resourceType: "<D:collection/><C:schedule-outbox/>",
+            .displayName: "Outbox",
+            .owner: "<D:href>\(XMLText.escape(principal))</D:href>",
+            .supportedReportSet: anywhereReports,
+        ]
+    }
+
+    func inboxMessage(named name: String) throws(StoreError) -> InboxMessage {
+        guard let message = try handler.backend.scheduling.inbox(of: user).first(where: { $0.name == name }) else {
+            throw StoreError(.notFound, "no message \(name) in the inbox", resource: name)
+        }
+        return message
+    }
+
+    static func inboxMessageProperties(_ message: InboxMessage) -> [PropertyName: String] {
+        [
+            .resourceType: "",
+            .getETag: XMLText.escape(message.etag),
+            .getContentType: "text/calendar; charset=utf-8; component=VEVENT; method=\(message.method)",
+            .getContentLength: String(message.data.count),
+            .getLastModified: CivilDateTime(secondsSinceEpoch: message.created).httpDate,
+        ]
+    }
+
+    /// The most days one free-busy request covers.
+    static let maxFreeBusyDays = 366
+
+    /// POST to the outbox (RFC 6638 §5): a VFREEBUSY REQUEST from the user for its
+    /// ATTENDEEs; each recipient answered with their busy time, or why not.
+    func outboxPost() -> HTTPResponse {
+        guard let document = try? ICalendarParser.parse(request.body, options: .lenient),
+            let calendar = document.components.first(where: { $0.name == "VCALENDAR" }),
+            calendar.property("METHOD")?.value.uppercased() == "REQUEST",
+            let query = calendar.components.first(where: { $0.name == "VFREEBUSY" })
+        else {
+            return DAVError(
+                400, "the outbox takes a VCALENDAR with METHOD:REQUEST and a VFREEBUSY", caldav: "valid-calendar-data"
+            ).response
+        }
+        guard let start = try? query.property("DTSTART")?.dateTimeValue(),
+            let end = try? query.property("DTEND")?.dateTimeValue(), start.form == .utc, end.form == .utc
+        else {
+            return DAVError(400, "a free-busy request has DTSTART and DTEND in UTC", caldav: "valid-calendar-data")
+                .response
+        }
+        let from = start.civil.secondsSinceEpoch
+        let to = end.civil.secondsSinceEpoch
+        guard to > from, to - from <= Self.maxFreeBusyDays * 86_400 else {
+            return DAVError(400, "a free-busy request covers up to \(Self.maxFreeBusyDays) days, forwards").response
+        }
+        let mine = Set(((try? handler.backend.addresses(ofUser: user)) ?? []).map { "mailto:" + $0 })
+        guard let organizer = query.property("ORGANIZER").map({ ITIP.address($0.value) }), mine.contains(organizer)
+        else {
+            return DAVError(403, "the request's ORGANIZER is one of your addresses", caldav: "organizer-allowed")
+                .response
+        }
+        var body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<C:schedule-response\(DAVNamespace.declarations)>"
+        for attendee in query.properties(named: "ATTENDEE").map({ ITIP.address($0.value) }).prefix(100) {
+            body += "<C:response><C:recipient><D:href>\(XMLText.escape(attendee))</D:href></C:recipient>"
+            guard let target = try? handler.backend.user(withAddress: attendee), mayReadBusyTime(of: target.name) else {
+                body += "<C:request-status>3.7;Invalid calendar user</C:request-status></C:response>"
+                continue
+            }
+            do throws(StoreError) {
+                let reply = try freeBusyReply(
+                    of: target.name, address: attendee, organizer: organizer, from: from, to: to, uid: query)
+                body +=
+                    "<C:request-status>2.0;Success</C:request-status><C:calendar-data>"
+                    + XMLText.escape(String(decoding: reply.serialized(), as: UTF8.self)) + "</C:calendar-data>"
+            } catch {
+                body += "<C:request-status>5.1;Could not read the busy time</C:request-status>"
+            }
+            body += "</C:response>"
+        }
+        body += "</C:schedule-response>\n"
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
+    }
+
+    /// Whose busy time a user may ask for: their own; anyone's on a server where users
+    /// see each other (`--visible-principals all`); else of users who share a calendar
+    /// with them.
+    func mayReadBusyTime(of other: String) -> Bool {
+        if other == user || handler.visiblePrincipals == .all { return true }
+        return ((try? store.calendars()) ?? []).contains { $0.owner == other }
+    }
+
+    /// A VFREEBUSY REPLY of `target`'s busy time (their own calendars and subscriptions).
+    func freeBusyReply(
+        of target: String, address: String, organizer: String, from: Int, to: Int, uid query: Component
+    ) throws(StoreError) -> Component {
+        let theirs = try handler.backend.eventStore(for: target)
+        let calendars = try theirs.calendars().filter { $0.access == nil }.map(\.id)
+        let busy = try theirs.busyTime(in: TimeRange(start: from, end: to), calendars: calendars, timeZone: nil)
+        let periods = busy.compactMap { time -> (start: Int, end: Int, tentative: Bool)? in
+            let start = max(from, time.start)
+            let end = min(to, time.end)
+            return end > start ? (start, end, time.isTentative) : nil
+        }
+        func utc(_ seconds: Int) -> DateTimeValue {
+            DateTimeValue(CivilDateTime(secondsSinceEpoch: seconds), form: .utc)
+        }
+        var reply = Component(
+            name: "VFREEBUSY",
+            properties: [
+                Property(name: "DTSTAMP", dateTime: utc(handler.now())),
+                Property(name: "DTSTART", dateTime: utc(from)), Property(name: "DTEND", dateTime: utc(to)),
+                Property(name: "ORGANIZER", value: organizer), Property(name: "ATTENDEE", value: address),
+            ])
+        if let uid = query.property("UID") { reply.properties.insert(uid, at: 0) }
+        for period in BusyTime.coalesced(periods, span: to - from, limit: FreeBusyQueryReport.maxFreeBusyPeriods) {
+            reply.properties.append(
+                Property(
+                    name: "FREEBUSY",
+                    parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
+                    value: DAVTime.period(period.start, period.end)))
+        }
+        return Component(
+            name: "VCALENDAR",
+            properties: [
+                Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
+                Property(name: "METHOD", value: "REPLY"),
+            ], components: [reply])
+    }
+}
+
+extension PropertyName {
+    static let scheduleInboxURL = PropertyName(DAVNamespace.caldav, "schedule-inbox-URL")
+    static let scheduleOutboxURL = PropertyName(DAVNamespace.caldav, "schedule-outbox-URL")
+    static let scheduleDefaultCalendarURL = PropertyName(DAVNamespace.caldav, "schedule-default-calendar-URL")
+    static let calendarUserType = PropertyName(DAVNamespace.caldav, "calendar-user-type")
+}

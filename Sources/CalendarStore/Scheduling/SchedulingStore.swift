@@ -1,0 +1,58 @@
+/// One iTIP message in a user's scheduling inbox (RFC 6638 §2.2): what was delivered
+/// to them — an invitation, a cancellation, an answer to their own invitation.
+public struct InboxMessage: Sendable, Hashable {
+    /// Its resource name in the inbox collection.
+    public var name: String
+    public var uid: String
+    /// REQUEST, CANCEL or REPLY.
+    public var method: String
+    /// The calendar user address it came from.
+    public var sender: String?
+    public var data: [UInt8]
+    /// Unix seconds.
+    public var created: Int
+
+    /// A strong ETag: a message never changes once delivered.
+    public var etag: String { "\"\(name)-\(created)\"" }
+}
+
+/// The scheduling side of the store: users' inboxes, and finding a user's copy of a
+/// scheduling object and the calendar invitations land in. The rules of who is sent
+/// what live above the store (the `Scheduling` module's agent); this only keeps it.
+public protocol SchedulingStore: Sendable {
+    /// Delivers a message to `user`'s inbox; past ``maxInboxMessages`` the oldest go.
+    func deliver(_ data: [UInt8], uid: String, method: String, sender: String?, to user: String, now: Int)
+        throws(StoreError) -> InboxMessage
+    /// The user's inbox, oldest first.
+    func inbox(of user: String) throws(StoreError) -> [InboxMessage]
+    /// Removes a message (a client processed it).
+    func removeInboxMessage(named name: String, of user: String) throws(StoreError)
+}
+
+extension SchedulingStore {
+    /// The most messages an inbox keeps.
+    public static var maxInboxMessages: Int { 1_000 }
+}
+
+extension EventStore {
+    /// The calendar scheduling messages land in for this user (`schedule-default-calendar-URL`):
+    /// their first own calendar that holds events (by order, then title), made ("Calendar")
+    /// when they have none.
+    public func defaultSchedulingCalendar() throws(StoreError) -> EventCalendar {
+        let own = try calendars().filter {
+            $0.access == nil && $0.subscriptionURL == nil && $0.componentTypes.contains(.event)
+        }
+        if let first = own.first { return first }
+        guard let made = try calendar(titled: "Calendar", createIfMissing: true) else {
+            throw StoreError(.database, "the default calendar was not made")
+        }
+        return made
+    }
+}
+
+/// Resource names for objects the server writes on a user's behalf.
+public enum ResourceNames {
+    /// The name an object with this UID gets: the UID when it is a safe path segment,
+    /// else one derived from it.
+    public static func forUID(_ uid: String) -> String { Identifiers.resourceName(forUID: uid) }
+}

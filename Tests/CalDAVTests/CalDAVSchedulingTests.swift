@@ -1,0 +1,252 @@
+import AlmanacTestSupport
+import AlmanacTesting
+import CalDAV
+import CalendarStore
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Implicit scheduling between the server's users (RFC 6638 §3.2) as a CalDAV client
+/// drives it: the organizer's PUT invites (each attendee's copy and inbox), an
+/// attendee's PUT answers (for the series or one instance), changes and removals reach
+/// the attendees, a deletion cancels; the outbox answers free-busy requests.
+@Suite struct CalDAVSchedulingTests {
+    static let meeting = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//Client//EN\r
+        BEGIN:VEVENT\r
+        UID:team-weekly\r
+        DTSTAMP:20261101T000000Z\r
+        DTSTART:20261207T090000Z\r
+        DTEND:20261207T100000Z\r
+        RRULE:FREQ=WEEKLY;COUNT=4\r
+        SUMMARY:Team meeting\r
+        ORGANIZER;CN=Anna:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=ACCEPTED:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bob@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:carol@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:dave@elsewhere.example\r
+        BEGIN:VALARM\r
+        ACTION:DISPLAY\r
+        TRIGGER:-PT10M\r
+        DESCRIPTION:Anna's reminder\r
+        END:VALARM\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    /// iCalendar text with its folded lines joined again.
+    static func unfolded(_ text: String) -> String { text.replacingOccurrences(of: "\r\n ", with: "") }
+
+    /// The one object of `user`'s calendar at `path` (its href and unfolded text).
+    static func only(_ dav: DAVClient, _ path: String) throws -> (href: String, text: String, etag: String) {
+        let listing = try dav.propfind(path, depth: "1", props: [.getETag]).multistatus().responses.dropFirst()
+        try #require(listing.count == 1, "\(path) holds \(listing.count) objects")
+        let href = listing.first!.href
+        let got = try dav.get(href)
+        return (href, unfolded(got.text), got.headers["ETag"] ?? "")
+    }
+
+    static func inbox(_ dav: DAVClient, _ user: String) throws -> [String] {
+        try dav.propfind("/dav/inbox/\(user)/", depth: "1").multistatus().responses.dropFirst().map {
+            unfolded(try dav.get($0.href).text)
+        }
+    }
+
+    static func partstat(of attendee: String, in text: String, instance: String? = nil) -> String? {
+        let events = text.components(separatedBy: "BEGIN:VEVENT").dropFirst()
+        let event = events.first { event in
+            instance.map { event.contains("RECURRENCE-ID:\($0)") } ?? !event.contains("RECURRENCE-ID")
+        }
+        guard let line = event?.components(separatedBy: "\r\n").first(where: { $0.hasSuffix(":mailto:\(attendee)") })
+        else { return nil }
+        return line.components(separatedBy: ";").first { $0.hasPrefix("PARTSTAT=") }?
+            .dropFirst("PARTSTAT=".count).split(separator: ":").first.map(String.init)
+    }
+
+    @Test(arguments: ServerSetup.everyStore) func invitationsAnswersChangesAndCancellation(_ setup: ServerSetup) throws
+    {
+        let server = try TestServer(setup, users: ["anna", "bob", "carol"], visiblePrincipals: .all)
+        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        let carol = server.dav("carol")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        #expect(try bob.mkcalendar("/dav/calendars/bob/personal/").status == 201)
+
+        // The principal names the inbox and outbox.
+        let principal = try bob.propfind(
+            "/dav/principals/bob/", props: [.caldav("schedule-inbox-URL"), .caldav("schedule-outbox-URL")]
+        ).multistatus().responses[0]
+        #expect(principal.property(.caldav("schedule-inbox-URL"))?.hrefs == ["/dav/inbox/bob/"])
+        #expect(principal.property(.caldav("schedule-outbox-URL"))?.hrefs == ["/dav/outbox/bob/"])
+        let inbox = try bob.propfind(
+            "/dav/inbox/bob/", props: [.dav("resourcetype"), .caldav("schedule-default-calendar-URL")]
+        ).multistatus().responses[0]
+        #expect(inbox.property(.dav("resourcetype"))?.childNames.contains(.caldav("schedule-inbox")) == true)
+        #expect(inbox.property(.caldav("schedule-default-calendar-URL"))?.hrefs == ["/dav/calendars/bob/personal/"])
+
+        // Anna invites: her stored copy says who was reached (no ETag: the server changed it).
+        let put = try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting)
+        #expect(put.status == 201 && put.headers["ETag"] == nil, "\(put.text)")
+        let annas = Self.unfolded(try anna.get("/dav/calendars/anna/work/team.ics").text)
+        #expect(annas.contains("SCHEDULE-STATUS=1.2:mailto:bob@example.com"), "\(annas)")
+        #expect(annas.contains("SCHEDULE-STATUS=5.1:mailto:dave@elsewhere.example"))
+        #expect(annas.contains("Anna's reminder"))
+        // Bob's copy is in his default calendar, without Anna's alarm; his inbox has the REQUEST.
+        var bobs = try Self.only(bob, "/dav/calendars/bob/personal/")
+        #expect(bobs.text.contains("SUMMARY:Team meeting") && !bobs.text.contains("Anna's reminder"))
+        #expect(!bobs.text.contains("SCHEDULE-STATUS"))
+        let request = try #require(try Self.inbox(bob, "bob").first)
+        #expect(request.contains("METHOD:REQUEST") && request.contains("UID:team-weekly"))
+        // Carol has no calendar: one is made for the invitation.
+        #expect(try Self.only(carol, "/dav/calendars/carol/").href.hasPrefix("/dav/calendars/carol/"))
+
+        // Bob accepts (and adds his own alarm): Anna's copy has his answer, her inbox the REPLY.
+        let accepted = bobs.text
+            .replacingOccurrences(
+                of: "PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bob@example.com",
+                with: "PARTSTAT=ACCEPTED:mailto:bob@example.com"
+            )
+            .replacingOccurrences(
+                of: "END:VEVENT", with: "BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT")
+        #expect(try bob.put(bobs.href, accepted, ifMatch: bobs.etag).status == 204)
+        #expect(
+            Self.partstat(
+                of: "bob@example.com", in: Self.unfolded(try anna.get("/dav/calendars/anna/work/team.ics").text))
+                == "ACCEPTED")
+        let reply = try #require(try Self.inbox(anna, "anna").last)
+        #expect(reply.contains("METHOD:REPLY") && reply.contains("PARTSTAT=ACCEPTED:mailto:bob@example.com"))
+
+        // Carol declines the third week only: Anna's copy gets that week as an override.
+        let carols = try Self.only(
+            carol, "/dav/calendars/carol/\(try server.eventStore(for: "carol").calendars()[0].name)/")
+        let instance = """
+            BEGIN:VEVENT\r
+            UID:team-weekly\r
+            DTSTAMP:20261101T000000Z\r
+            RECURRENCE-ID:20261221T090000Z\r
+            DTSTART:20261221T090000Z\r
+            DTEND:20261221T100000Z\r
+            SUMMARY:Team meeting\r
+            ORGANIZER;CN=Anna:mailto:anna@example.com\r
+            ATTENDEE;PARTSTAT=DECLINED:mailto:carol@example.com\r
+            END:VEVENT\r
+            END:VCALENDAR
+            """
+        let declined = carols.text.replacingOccurrences(of: "END:VCALENDAR", with: instance)
+        #expect(try carol.put(carols.href, declined, ifMatch: carols.etag).status == 204)
+        let afterCarol = Self.unfolded(try anna.get("/dav/calendars/anna/work/team.ics").text)
+        #expect(Self.partstat(of: "carol@example.com", in: afterCarol, instance: "20261221T090000Z") == "DECLINED")
+        #expect(Self.partstat(of: "carol@example.com", in: afterCarol) == "NEEDS-ACTION", "the series is unanswered")
+        #expect(Self.partstat(of: "bob@example.com", in: afterCarol, instance: "20261221T090000Z") == "ACCEPTED")
+
+        // Anna moves the second week and drops Carol: Bob's copy follows (his alarm kept),
+        // Carol's is cancelled and she gets the CANCEL.
+        // (Carol is dropped from every component, the week she declined included.)
+        let withoutCarol = afterCarol.components(separatedBy: "\r\n").filter {
+            !($0.hasPrefix("ATTENDEE") && $0.hasSuffix(":mailto:carol@example.com"))
+        }.joined(separator: "\r\n")
+        let moved =
+            withoutCarol
+            .replacingOccurrences(
+                of: "END:VCALENDAR",
+                with: """
+                    BEGIN:VEVENT\r
+                    UID:team-weekly\r
+                    DTSTAMP:20261102T000000Z\r
+                    RECURRENCE-ID:20261214T090000Z\r
+                    DTSTART:20261214T150000Z\r
+                    DTEND:20261214T160000Z\r
+                    SUMMARY:Team meeting (moved)\r
+                    ORGANIZER;CN=Anna:mailto:anna@example.com\r
+                    ATTENDEE;PARTSTAT=ACCEPTED:mailto:bob@example.com\r
+                    END:VEVENT\r
+                    END:VCALENDAR
+                    """)
+        #expect(!moved.contains("mailto:carol@example.com"))
+        #expect(try anna.put("/dav/calendars/anna/work/team.ics", moved).status == 204)
+        bobs = try Self.only(bob, "/dav/calendars/bob/personal/")
+        #expect(
+            bobs.text.contains("SUMMARY:Team meeting (moved)") && bobs.text.contains("ACTION:AUDIO"), "\(bobs.text)")
+        #expect(try Self.inbox(carol, "carol").last?.contains("METHOD:CANCEL") == true)
+
+        // Anna deletes it: Bob's copy stays, cancelled, and he is told.
+        #expect(try anna.delete("/dav/calendars/anna/work/team.ics").status == 204)
+        bobs = try Self.only(bob, "/dav/calendars/bob/personal/")
+        #expect(
+            bobs.text.components(separatedBy: "STATUS:CANCELLED").count - 1 == 3,
+            "the master, the week Carol declined (an override since) and the moved week")
+        let bobsInbox = try Self.inbox(bob, "bob")
+        #expect(bobsInbox.map { $0.contains("METHOD:CANCEL") } == [false, false, true], "request, request, cancel")
+        // He clears his inbox.
+        for response in try bob.propfind("/dav/inbox/bob/", depth: "1").multistatus().responses.dropFirst() {
+            #expect(try bob.delete(response.href).status == 204)
+        }
+        #expect(try Self.inbox(bob, "bob").isEmpty)
+    }
+
+    /// An attendee deleting their copy declines it; the organizer hears.
+    @Test func anAttendeesDeletionDeclines() throws {
+        let server = try TestServer(users: ["anna", "bob"])
+        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        #expect(try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting).status == 201)
+        let bobs = try Self.only(bob, "/dav/calendars/bob/\(try server.eventStore(for: "bob").calendars()[0].name)/")
+        #expect(try bob.delete(bobs.href).status == 204)
+        let annas = Self.unfolded(try anna.get("/dav/calendars/anna/work/team.ics").text)
+        #expect(Self.partstat(of: "bob@example.com", in: annas) == "DECLINED")
+        #expect(try Self.inbox(anna, "anna").last?.contains("METHOD:REPLY") == true)
+    }
+
+    /// The outbox answers a VFREEBUSY request for those whose busy time the asker may see.
+    @Test func freeBusyThroughTheOutbox() throws {
+        func request(_ attendees: [String]) -> String {
+            ([
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Client//EN", "METHOD:REQUEST", "BEGIN:VFREEBUSY",
+                "UID:fb-1", "DTSTAMP:20261101T000000Z", "DTSTART:20261207T000000Z", "DTEND:20261208T000000Z",
+                "ORGANIZER:mailto:anna@example.com",
+            ] + attendees.map { "ATTENDEE:mailto:\($0)" }
+                + ["END:VFREEBUSY", "END:VCALENDAR", ""]).joined(separator: "\r\n")
+        }
+        for visibility in [PrincipalVisibility.all, .onlySelf] {
+            let server = try TestServer(users: ["anna", "bob"], visiblePrincipals: visibility)
+            for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+            let bob = server.dav("bob")
+            #expect(try bob.mkcalendar("/dav/calendars/bob/personal/").status == 201)
+            _ = try bob.put(
+                "/dav/calendars/bob/personal/x.ics",
+                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261207T130000Z\r\nDTEND:20261207T140000Z\r\nSUMMARY:Private\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            )
+            let answer = try server.dav("anna").send(
+                "POST", "/dav/outbox/anna/", request(["bob@example.com", "nobody@example.com"]),
+                headers: ["Content-Type": "text/calendar"])
+            #expect(answer.status == 200, "\(answer.text)")
+            let parsed = try DAVElement.parse(answer.body)
+            let responses = parsed.children(.caldav("response"))
+            #expect(responses.count == 2)
+            let status = responses.first?.child(.caldav("request-status"))?.text
+            if visibility == .all {
+                #expect(status?.hasPrefix("2.0") == true)
+                let data = responses.first?.child(.caldav("calendar-data"))?.text ?? ""
+                #expect(
+                    data.contains("FREEBUSY;FBTYPE=BUSY:20261207T130000Z/20261207T140000Z") && !data.contains("Private")
+                )
+            } else {
+                #expect(status?.hasPrefix("3.7") == true, "not shared with Anna: not hers to see")
+            }
+            #expect(responses.last?.child(.caldav("request-status"))?.text.hasPrefix("3.7") == true)
+            // Only as oneself, and a bounded range.
+            let forged = request(["bob@example.com"]).replacingOccurrences(
+                of: "ORGANIZER:mailto:anna", with: "ORGANIZER:mailto:bob")
+            #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", forged).status == 403)
+            let long = request(["bob@example.com"]).replacingOccurrences(of: "DTEND:20261208", with: "DTEND:20291208")
+            #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", long).status == 400)
+            #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", "nonsense").status == 400)
+        }
+    }
+}
