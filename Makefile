@@ -54,6 +54,7 @@ test-steps:
 	$(PY) Tests/Interop/caldav_sharing.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/subscriptions.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/caldav_scheduling.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/imip.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/disk_full.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/webhooks.py --almanac .build/debug/almanac

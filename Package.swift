@@ -60,7 +60,7 @@ let package = Package(
             dependencies: [
                 "Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "CivilTime", "Recurrence", "Availability",
                 "AddToCalendar",
-                "CalendarViews", "StoreAdapters",
+                "CalendarViews", "StoreAdapters", "Scheduling",
             ],
             resources: [.embedInCode("Resources/openapi.json")]),
         // The web calendar's pages (pure request → response over the store).
@@ -91,7 +91,7 @@ let package = Package(
             name: "AlmanacServer",
             dependencies: [
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
-                "Recurrence", "Webhooks", "Subscriptions",
+                "Recurrence", "Webhooks", "Subscriptions", "Scheduling",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
@@ -100,7 +100,7 @@ let package = Package(
                 "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer",
                 "HTTPTypes",
                 "Availability", "AddToCalendar",
-                "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions",
+                "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions", "Scheduling",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
         // The Swift client library for app developers: Foundation and FoundationNetworking

@@ -57,6 +57,8 @@ public enum Almanac {
                 return try AppCommands.links(rest, io: io)
             case "subscribe":
                 return try SubscribeCommand.run(rest, io: io)
+            case "imip":
+                return try IMIPCommand.run(rest, io: io)
             case "cal":
                 return try CalCommand.run(rest, io: io)
             case "completion":

@@ -19,6 +19,7 @@ enum CommandTable {
         .group(hours),
         .command(free), .command(links),
         .command(subscribe),
+        .group(imip),
         .command(completion),
     ]
 
@@ -179,6 +180,10 @@ enum CommandTable {
                 "--allow-private-feeds",
                 "fetch subscribed feeds from loopback and private addresses too (never by default)"),
             .valued("--feed-check", "SECONDS", "how often to look for subscribed feeds that are due", .value("30")),
+            .valued(
+                "--smtp", "URL",
+                "the relay iMIP invitations go out through: smtp://user:pass@host:587 (STARTTLS) or smtps://",
+                .value("none: attendees outside the server are not reached")),
             .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
@@ -531,6 +536,19 @@ enum CommandTable {
             fetches it for every subscriber (once per URL), honouring REFRESH-INTERVAL,
             ETag and Last-Modified, and backing off after errors. Delete the calendar to
             unsubscribe.
+            """)
+
+    static let imip = CommandGroup(
+        name: "imip", summary: "invitations by e-mail (RFC 6047)",
+        subcommands: [
+            CommandSpec(
+                ["imip", "receive"], summary: "apply an answer that came back by mail (one message on standard input)",
+                options: databaseOptions, example: "almanac imip receive < reply.eml")
+        ],
+        details: """
+            For an MTA pipe (a .forward or an alias `| almanac imip receive`): the message's
+            text/calendar REPLY is matched to the organizer's event by UID and attendee,
+            checked (its From is that attendee), and applied. Exit 1 when it is refused.
             """)
 
     static let links = CommandSpec(

@@ -95,6 +95,13 @@ enum ServeCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
+        var relay: SMTPClient.Relay?
+        if let smtp = options["--smtp"] {
+            guard let parsed = SMTPClient.Relay(smtp) else {
+                throw .usage("--smtp is smtp://[user[:password]@]host[:port] (STARTTLS) or smtps://…")
+            }
+            relay = parsed
+        }
         var feeds = SubscriptionRefresher.Configuration(
             policy: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-feeds")))
         feeds.interval = Double(feedCheck)
@@ -102,7 +109,7 @@ enum ServeCommand {
             backend: backend, configuration: configuration, allowedOrigins: origins,
             visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit, webhooks: webhooks,
             outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")),
-            subscriptions: feeds)
+            subscriptions: feeds, smtp: relay)
         do {
             try server.start()
         } catch {

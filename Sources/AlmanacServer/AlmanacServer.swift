@@ -7,6 +7,7 @@ import HTTPServer
 import HTTPTypes
 import JSONAPI
 import Recurrence
+import Scheduling
 import Subscriptions
 import WebCalendar
 import Webhooks
@@ -48,6 +49,8 @@ public final class AlmanacServer: Sendable {
     ///   `outbound`'s rules).
     /// - Parameter outbound: the rules for the server's own requests (by default none to
     ///   private or loopback addresses).
+    /// - Parameter smtp: the relay iMIP invitations and answers go out through (`serve
+    ///   --smtp`); nil: attendees outside the server are not reached.
     /// - Parameter subscriptions: how this process fetches subscribed feeds (`serve`
     ///   always does); with nil it fetches none and the API refuses new subscriptions.
     /// - Parameter now: the current time (Unix seconds), for minimum notice, "today",
@@ -56,7 +59,7 @@ public final class AlmanacServer: Sendable {
         backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [],
         visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
         webhooks: WebhookDispatcher.Configuration? = nil, outbound: OutboundPolicy = OutboundPolicy(),
-        subscriptions: SubscriptionRefresher.Configuration? = nil,
+        subscriptions: SubscriptionRefresher.Configuration? = nil, smtp: SMTPClient.Relay? = nil,
         now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
@@ -86,7 +89,7 @@ public final class AlmanacServer: Sendable {
             webhookEndpoints: ServerWebhookEndpoints(options: http),
             feedRefusal: subscriptions.map { configuration in
                 { @Sendable url in configuration.policy.refusal(for: url)?.description }
-            }, now: now)
+            }, mail: smtp.flatMap { try? ServerMail(relay: $0) }, now: now)
         let router = self.router
         server = HTTPServer(
             configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
@@ -151,10 +154,10 @@ public final class AlmanacServer: Sendable {
     static func router(
         backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
         visiblePrincipals: PrincipalVisibility, apiRateLimit: Int, webhookEndpoints: ServerWebhookEndpoints,
-        feedRefusal: (@Sendable (String) -> String?)?, now: @escaping @Sendable () -> Int
+        feedRefusal: (@Sendable (String) -> String?)?, mail: (any IMIPSender)?, now: @escaping @Sendable () -> Int
     ) -> Router {
         var router = Router()
-        let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, now: now)
+        let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, mail: mail, now: now)
         let dav: HTTPResponder = { request in
             switch authenticator.authenticate(request) {
             case .failure(let failure):
@@ -184,7 +187,7 @@ public final class AlmanacServer: Sendable {
         let api = JSONAPIHandler(
             backend: backend,
             configuration: APIConfiguration(
-                rateLimit: apiRateLimit, webhooks: webhookEndpoints, feedRefusal: feedRefusal, now: now))
+                rateLimit: apiRateLimit, webhooks: webhookEndpoints, feedRefusal: feedRefusal, mail: mail, now: now))
         let signedInAPI: HTTPResponder = { request in
             if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
             var response: HTTPResponse

@@ -1,5 +1,5 @@
 // libcurl (Debian's libcurl4-openssl-dev) for the Webhooks target: the outbound HTTP
-// client that delivers webhooks and fetches subscribed feeds. curl_easy_setopt and curl_easy_getinfo are variadic,
+// client that delivers webhooks and fetches subscribed feeds, and the SMTP client of iMIP. curl_easy_setopt and curl_easy_getinfo are variadic,
 // which Swift cannot call, so each type of option has a typed wrapper here.
 #ifndef ALMANAC_CCURL_SHIM_H
 #define ALMANAC_CCURL_SHIM_H
@@ -44,6 +44,14 @@ static inline CURLcode ccurl_setopt_header(CURL *handle, ccurl_write_callback ca
     CURLcode code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(handle, CURLOPT_HEADERDATA, context);
+}
+
+/// The function that supplies the bytes to upload (CURLOPT_READFUNCTION): an SMTP message.
+typedef size_t (*ccurl_read_callback)(char *buffer, size_t size, size_t count, void *context);
+static inline CURLcode ccurl_setopt_read(CURL *handle, ccurl_read_callback callback, void *context) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_READDATA, context);
 }
 
 /// The function asked before each connection with the address libcurl is about to

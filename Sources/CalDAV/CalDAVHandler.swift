@@ -19,13 +19,14 @@ public struct CalDAVHandler: Sendable {
 
     public init(
         backend: any StoreBackend, maxResourceSize: Int = 16 << 20, visiblePrincipals: PrincipalVisibility = .onlySelf,
-        now: @escaping @Sendable () -> Int
+        mail: (any IMIPSender)? = nil, now: @escaping @Sendable () -> Int
     ) {
         self.backend = backend
         self.maxResourceSize = maxResourceSize
         self.visiblePrincipals = visiblePrincipals
         self.now = now
-        scheduling = SchedulingAgent(backend: backend, now: now)
+        scheduling = SchedulingAgent(backend: backend, mail: mail, now: now)
+        davHeader = Self.compliance + (mail == nil ? "" : ", calendar-auto-schedule")
     }
 
     /// Every method the server answers somewhere (``allowed(on:)`` says where).
@@ -91,6 +92,11 @@ public struct CalDAVHandler: Sendable {
     /// (the ACL method) and `calendar-auto-schedule` (RFC 6638) are deliberately absent.
     static let compliance = "1, 3, calendar-access, extended-mkcol, calendarserver-sharing"
 
+    /// What the `DAV` header says: implicit scheduling (`calendar-auto-schedule`) only when
+    /// every attendee can be reached — those outside the server by iMIP mail. Advertised
+    /// without, clients would stop sending the invitations nobody else delivers.
+    let davHeader: String
+
     /// The answer to a request that could not be signed in.
     public static func response(for failure: AuthenticationFailure) -> HTTPResponse {
         DAVError(failure).response
@@ -109,7 +115,7 @@ public struct CalDAVHandler: Sendable {
 
     func respond(to request: HTTPRequest, user: String, account: User?) -> HTTPResponse {
         var response = answer(request, user: user, account: account)
-        if response.headers["DAV"] == nil { response.headers.set("DAV", Self.compliance) }
+        if response.headers["DAV"] == nil { response.headers.set("DAV", davHeader) }
         // Every 405 says what the resource does answer (RFC 9110 §15.5.6).
         if response.status == 405, response.headers["Allow"] == nil, let path = DAVPath(requestPath: request.path) {
             response.headers.set("Allow", Self.allowed(on: path).joined(separator: ", "))
@@ -179,7 +185,7 @@ public struct CalDAVHandler: Sendable {
         HTTPResponse(
             status: 200,
             headers: [
-                "DAV": Self.compliance,
+                "DAV": davHeader,
                 "Allow": Self.allowed(on: path, mapped: mapped).joined(separator: ", "),
                 "Content-Length": "0",
             ])

@@ -3,6 +3,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import Scheduling
 
 /// Who is asking: a signed-in user, through their password or session (full access),
 /// or through a personal API token (its scope limits what it may do).
@@ -38,14 +39,17 @@ public struct APIConfiguration: Sendable {
     /// Why the server will not fetch a feed URL (its outbound rules), or nil; nil where
     /// the server fetches no feeds, and subscribing answers 503.
     public var feedRefusal: (@Sendable (String) -> String?)?
+    /// The relay iMIP mail goes out through (nil: none).
+    public var mail: (any IMIPSender)?
 
     public init(
         maxRangeDays: Int = 366, maxItems: Int = 10_000, rateLimit: Int = RateLimiter.defaultPerMinute,
         webhooks: (any WebhookEndpoints)? = nil, feedRefusal: (@Sendable (String) -> String?)? = nil,
-        now: @escaping @Sendable () -> Int
+        mail: (any IMIPSender)? = nil, now: @escaping @Sendable () -> Int
     ) {
         self.webhooks = webhooks
         self.feedRefusal = feedRefusal
+        self.mail = mail
         self.maxRangeDays = maxRangeDays
         self.maxItems = max(1, maxItems)
         self.rateLimit = max(0, rateLimit)

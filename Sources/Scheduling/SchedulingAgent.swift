@@ -1,5 +1,6 @@
 import CalendarStore
 import CivilTime
+import Foundation
 import ICalendar
 
 /// Implicit scheduling between the users of one server (RFC 6638 §3.2): what a user's
@@ -9,8 +10,11 @@ import ICalendar
 /// it, or all of them when the organizer deletes it, get a CANCEL and a cancelled
 /// copy. An attendee's changed answer (PARTSTAT, for the series or one instance), or
 /// their deletion of the copy (declined), is applied to the organizer's copy and the
-/// organizer's inbox gets the REPLY. Attendees the server has no user for cannot be
-/// reached yet: their SCHEDULE-STATUS says so (5.1).
+/// organizer's inbox gets the REPLY. Attendees the server has no user for are sent iMIP
+/// mail (RFC 6047) when the server has a relay (``IMIPSender``), and an organizer outside
+/// the server gets a local attendee's answer the same way; without a relay they cannot
+/// be reached, and their SCHEDULE-STATUS says so (5.1). Answers that come back by mail
+/// are applied by ``receive(_:for:)``.
 ///
 /// An interface calls ``prepare(_:by:in:)`` before it stores what a user wrote (it
 /// returns the bytes to store: the organizer's copy with SCHEDULE-STATUS set), then
@@ -18,14 +22,18 @@ import ICalendar
 public struct SchedulingAgent: Sendable {
     let backend: any StoreBackend
     let now: @Sendable () -> Int
+    /// Sends iMIP mail to those outside the server; nil: nobody outside is reached.
+    let mail: (any IMIPSender)?
 
-    public init(backend: any StoreBackend, now: @escaping @Sendable () -> Int) {
+    public init(backend: any StoreBackend, mail: (any IMIPSender)? = nil, now: @escaping @Sendable () -> Int) {
         self.backend = backend
+        self.mail = mail
         self.now = now
     }
 
     /// SCHEDULE-STATUS values (RFC 6638 §3.2.9).
     public static let delivered = "1.2"
+    public static let sent = "1.1"
     public static let notDelivered = "5.1"
 
     /// What a write will send, found before it is stored.
@@ -36,10 +44,13 @@ public struct SchedulingAgent: Sendable {
 
         enum Work: Sendable {
             case none
-            /// The organizer wrote: the object, the local attendees to update, those dropped.
-            case organize(Component, uid: String, attendees: [String], dropped: [String], from: String)
-            /// An attendee changed their answers.
-            case answer(uid: String, answers: [String?: String], attendee: String, organizer: String)
+            /// The organizer wrote: the object, the local attendees to update and those
+            /// dropped (user names), the addresses outside the server to mail and those dropped.
+            case organize(
+                Component, uid: String, attendees: [String], dropped: [String], remote: [String],
+                droppedRemote: [String], from: String, name: String?)
+            /// An attendee changed their answers (the organizer local, or outside and mailed).
+            case answer(uid: String, answers: [String?: String], attendee: String, organizer: String, object: Component)
         }
 
         /// Whether the write schedules anything.
@@ -85,26 +96,37 @@ public struct SchedulingAgent: Sendable {
             guard !wanted.isEmpty || old != nil else { return untouched }
             var statuses: [String: String] = [:]
             var local: [String] = []
+            var remote: [String] = []
             for attendee in wanted {
                 if let name = localUser(attendee.address, except: user) {
                     statuses[attendee.address] = Self.delivered
                     local.append(name)
+                } else if mail != nil, IMIP.bare(attendee.address) != nil {
+                    statuses[attendee.address] = Self.sent
+                    remote.append(attendee.address)
                 } else {
                     statuses[attendee.address] = Self.notDelivered
                 }
             }
             let now = Set(wanted.map(\.address))
-            let dropped = (old.map(ITIP.attendees(of:)) ?? []).map(\.address).filter { !now.contains($0) }
-                .compactMap { localUser($0, except: user) }
+            let gone = (old.map(ITIP.attendees(of:)) ?? []).filter { $0.scheduleAgent == "SERVER" }.map(\.address)
+                .filter { !now.contains($0) && !mine.contains($0) }
+            let dropped = gone.compactMap { localUser($0, except: user) }
+            let droppedRemote =
+                mail == nil ? [] : gone.filter { localUser($0, except: user) == nil && IMIP.bare($0) != nil }
             let stored = ITIP.settingScheduleStatus(statuses, in: object)
             let bytes = stored == object ? data : stored.serialized()
+            let name = object.components.first { ITIP.scheduled.contains($0.name) }?.property("ORGANIZER")?[
+                parameter: "CN"]
             return Plan(
                 data: bytes,
-                work: .organize(stored, uid: uid, attendees: local, dropped: dropped, from: organizer))
+                work: .organize(
+                    stored, uid: uid, attendees: local, dropped: dropped, remote: remote, droppedRemote: droppedRemote,
+                    from: organizer, name: name))
         }
         // An attendee's copy: their answers, if they changed.
         guard let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains),
-            localUser(organizer, except: user) != nil
+            localUser(organizer, except: user) != nil || (mail != nil && IMIP.bare(organizer) != nil)
         else { return untouched }
         let answers = ITIP.participation(of: me, in: object)
         let before = old.map { ITIP.participation(of: me, in: $0) } ?? [:]
@@ -112,7 +134,8 @@ public struct SchedulingAgent: Sendable {
             before[$0.key] != $0.value && !(before[$0.key] == nil && $0.value == "NEEDS-ACTION")
         }
         guard !changed.isEmpty else { return untouched }
-        return Plan(data: data, work: .answer(uid: uid, answers: changed, attendee: me, organizer: organizer))
+        return Plan(
+            data: data, work: .answer(uid: uid, answers: changed, attendee: me, organizer: organizer, object: object))
     }
 
     /// Sends what a committed write planned. Each delivery is its own write in the
@@ -120,15 +143,53 @@ public struct SchedulingAgent: Sendable {
     public func deliver(_ plan: Plan) {
         switch plan.work {
         case .none: return
-        case .organize(let object, let uid, let attendees, let dropped, let from):
-            let request = ITIP.message(.request, object, stamp: now()).serialized()
+        case .organize(
+            let object, let uid, let attendees, let dropped, let remote, let droppedRemote, let from, let name):
+            let message = ITIP.message(.request, object, stamp: now())
+            let request = message.serialized()
             for attendee in attendees {
                 update(attendee, uid: uid, with: { existing in ITIP.attendeeCopy(of: object, keeping: existing) })
                 deliverMessage(request, uid: uid, method: "REQUEST", from: from, to: attendee)
             }
             cancel(dropped, uid: uid, object: object, from: from)
-        case .answer(let uid, let answers, let attendee, let organizer):
-            reply(uid: uid, answers: answers, attendee: attendee, organizer: organizer)
+            var failed = mailTo(remote, message, from: from, name: name)
+            failed += mailTo(droppedRemote, ITIP.message(.cancel, object, stamp: now()), from: from, name: name)
+            markUndelivered(failed, uid: uid, organizer: from)
+        case .answer(let uid, let answers, let attendee, let organizer, let object):
+            if localUser(organizer, except: "") != nil {
+                reply(uid: uid, answers: answers, attendee: attendee, organizer: organizer)
+            } else {
+                _ = mailTo(
+                    [organizer], ITIP.message(.reply, object, attendee: attendee, stamp: now()), from: attendee,
+                    name: nil)
+            }
+        }
+    }
+
+    /// Mails `message` to each of `recipients` (one message each); returns those it
+    /// could not be handed to the relay for.
+    func mailTo(_ recipients: [String], _ message: Component, from: String, name: String?) -> [String] {
+        guard let mail, !recipients.isEmpty else { return [] }
+        var failed: [String] = []
+        for recipient in recipients {
+            guard let outgoing = IMIP.compose(message, from: from, name: name, to: [recipient], now: now()) else {
+                failed.append(recipient)
+                continue
+            }
+            if let error = mail.send(outgoing) {
+                SchedulingLog.write("almanac: iMIP mail to \(recipient) failed: \(error)")
+                failed.append(recipient)
+            }
+        }
+        return failed
+    }
+
+    /// The organizer's copy says which attendees the mail did not reach (5.1).
+    func markUndelivered(_ addresses: [String], uid: String, organizer: String) {
+        guard !addresses.isEmpty, let user = localUser(organizer, except: "") else { return }
+        let statuses = Dictionary(addresses.map { ($0, Self.notDelivered) }, uniquingKeysWith: { first, _ in first })
+        update(user, uid: uid, creating: false) { existing in
+            existing.map { ITIP.settingScheduleStatus(statuses, in: $0) }
         }
     }
 
@@ -140,14 +201,22 @@ public struct SchedulingAgent: Sendable {
         else { return }
         let mine = addresses(of: user)
         if mine.contains(organizer) {
-            let attendees = ITIP.attendees(of: object).filter { $0.scheduleAgent == "SERVER" }
-                .compactMap { localUser($0.address, except: user) }
-            cancel(attendees, uid: uid, object: object, from: organizer)
-        } else if let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains),
-            localUser(organizer, except: user) != nil
-        {
+            let scheduled = ITIP.attendees(of: object).filter {
+                $0.scheduleAgent == "SERVER" && !mine.contains($0.address)
+            }
+            cancel(
+                scheduled.compactMap { localUser($0.address, except: user) }, uid: uid, object: object, from: organizer)
+            let remote = scheduled.map(\.address).filter { localUser($0, except: user) == nil && IMIP.bare($0) != nil }
+            _ = mailTo(remote, ITIP.message(.cancel, object, stamp: now()), from: organizer, name: nil)
+        } else if let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains) {
             let answers = ITIP.participation(of: me, in: object).mapValues { _ in "DECLINED" }
-            reply(uid: uid, answers: answers, attendee: me, organizer: organizer)
+            if localUser(organizer, except: user) != nil {
+                reply(uid: uid, answers: answers, attendee: me, organizer: organizer)
+            } else if mail != nil {
+                let declined = ITIP.applying(answers, from: me, to: object)
+                _ = mailTo(
+                    [organizer], ITIP.message(.reply, declined, attendee: me, stamp: now()), from: me, name: nil)
+            }
         }
     }
 
@@ -205,5 +274,67 @@ public struct SchedulingAgent: Sendable {
         } catch {
             error.logDetails()
         }
+    }
+
+    // MARK: Answers by mail
+
+    /// Why an iMIP message was not applied.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Applies an answer that came back by mail (an RFC 5322 message with a
+    /// `text/calendar` REPLY): matched to the organizer's copy by UID, checked (the
+    /// sender is the answering attendee, whom the organizer invited; with `user`, the
+    /// organizer is that user), applied, and put in the organizer's inbox. Returns what
+    /// was applied, for the log.
+    public func receive(_ message: [UInt8], for user: String?) throws(Refusal) -> String {
+        let read = IMIP.read(message)
+        guard let sender = read.sender else { throw Refusal("the message has no From address") }
+        guard let data = read.calendar, let calendar = Self.parse(data) else {
+            throw Refusal("the message has no text/calendar part")
+        }
+        guard calendar.property("METHOD")?.value.uppercased() == "REPLY" else {
+            throw Refusal(
+                "only METHOD:REPLY is taken by mail (this is \(calendar.property("METHOD")?.value ?? "none"))")
+        }
+        guard let uid = Self.uid(of: calendar), let organizer = ITIP.organizer(of: calendar) else {
+            throw Refusal("the reply names no UID or ORGANIZER")
+        }
+        guard let owner = localUser(organizer, except: "") else {
+            throw Refusal("\(organizer) is not a user of this server")
+        }
+        if let user, user != owner { throw Refusal("the reply is to \(organizer), not to you") }
+        let attendee = "mailto:" + sender
+        let answers = ITIP.participation(of: attendee, in: calendar)
+        guard !answers.isEmpty else {
+            throw Refusal("the sender \(sender) is not the attendee the reply answers for")
+        }
+        guard let store = try? backend.eventStore(for: owner), let existing = try? store.ownResource(withUID: uid),
+            let copy = Self.parse(existing.resource.data)
+        else { throw Refusal("\(owner) has no event \(uid)") }
+        guard !ITIP.participation(of: attendee, in: copy).isEmpty else {
+            throw Refusal("\(sender) was not invited to \(uid)")
+        }
+        let updated = ITIP.applying(answers, from: attendee, to: copy)
+        do throws(StoreError) {
+            _ = try store.writeResource(
+                updated.serialized(), name: existing.resource.name, calendar: existing.calendar.id,
+                ifMatch: existing.resource.etag, ifNoneMatch: false)
+        } catch {
+            throw Refusal("the answer could not be stored: \(error.message)")
+        }
+        deliverMessage(data, uid: uid, method: "REPLY", from: attendee, to: owner)
+        let summary = answers.sorted { ($0.key ?? "") < ($1.key ?? "") }.map { ($0.key ?? "series") + " " + $0.value }
+        return "\(sender) answered \(uid): " + summary.joined(separator: ", ")
+    }
+}
+
+/// Where scheduling says what went wrong without failing the request (standard error).
+enum SchedulingLog {
+    static func write(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { bytes in _ = Foundation.write(2, bytes.baseAddress, bytes.count) }
     }
 }

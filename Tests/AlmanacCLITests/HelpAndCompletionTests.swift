@@ -25,7 +25,7 @@ import Testing
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
                     "--visible-principals", "--api-rate-limit", "--allow-private-webhooks", "--webhook-workers",
-                    "--allow-private-feeds", "--feed-check",
+                    "--allow-private-feeds", "--feed-check", "--smtp",
                 ]
             ),
             (["user", "add"], database + ["--generate", "--email"]),
@@ -82,6 +82,7 @@ import Testing
             ),
             (["links"], store + ["--id", "--occurrence", "--tz"]),
             (["subscribe"], store + ["--title", "--refresh", "--allow-private"]),
+            (["imip", "receive"], database),
             (["completion"], []),
         ]
     }()

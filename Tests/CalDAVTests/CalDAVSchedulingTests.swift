@@ -76,6 +76,9 @@ import Testing
         #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
         #expect(try bob.mkcalendar("/dav/calendars/bob/personal/").status == 201)
 
+        // Without a mail relay, attendees outside the server cannot be reached: implicit
+        // scheduling is not advertised (clients go on sending those invitations themselves).
+        #expect(try bob.send("OPTIONS", "/dav/").headers["DAV"]?.contains("calendar-auto-schedule") == false)
         // The principal names the inbox and outbox.
         let principal = try bob.propfind(
             "/dav/principals/bob/", props: [.caldav("schedule-inbox-URL"), .caldav("schedule-outbox-URL")]

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""iMIP (RFC 6047) end to end: an SMTP sink started here on 127.0.0.1 (aiosmtpd, never a
+real mail server) and `almanac serve --smtp smtp://127.0.0.1:PORT`.
+
+- An organizer's CalDAV PUT invites a local user and one outside the server: the local
+  one gets their copy; the outside one a mail (multipart/alternative, a readable text
+  part and text/calendar; method=REQUEST) through libcurl's SMTP; the organizer's copy
+  says SCHEDULE-STATUS 1.1 (sent) for them, 1.2 for the local one.
+- The outside attendee's answer (a REPLY mail, written here with Python's email package)
+  through `almanac imip receive` on standard input: applied to the organizer's copy.
+  A forged one (From someone else) is refused and changes nothing. A second answer
+  through POST /api/v1/imip (message/rfc822) declines one week.
+- A local attendee's answer to an organizer outside the server goes out by mail.
+- The organizer deletes the event: the outside attendee gets METHOD:CANCEL.
+
+    .build/client-venv/bin/python Tests/Interop/imip.py --almanac .build/debug/almanac
+"""
+import argparse
+import base64
+import email
+import email.policy
+import json
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from email.message import EmailMessage
+
+from aiosmtpd.controller import Controller
+
+from almanac_server import AlmanacServer, BasicClient
+
+PASSWORD = "imip interop password"
+
+MEETING = "\r\n".join([
+    "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Interop//EN", "BEGIN:VEVENT", "UID:review@interop",
+    "DTSTAMP:20261101T000000Z", "DTSTART:20261208T140000Z", "DTEND:20261208T150000Z", "RRULE:FREQ=WEEKLY;COUNT=3",
+    "SUMMARY:Design review", "LOCATION:Room 2", "ORGANIZER;CN=Rita:mailto:rita@example.com",
+    "ATTENDEE;PARTSTAT=ACCEPTED:mailto:rita@example.com",
+    "ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:sam@example.com",
+    "ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:guest@elsewhere.example",
+    "END:VEVENT", "END:VCALENDAR", ""])
+
+EXTERNAL = "\r\n".join([
+    "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Interop//EN", "BEGIN:VEVENT", "UID:offsite@elsewhere.example",
+    "DTSTAMP:20261101T000000Z", "DTSTART:20261210T100000Z", "DTEND:20261210T110000Z", "SUMMARY:Offsite",
+    "ORGANIZER:mailto:boss@elsewhere.example", "ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:sam@example.com",
+    "END:VEVENT", "END:VCALENDAR", ""])
+
+
+class Sink:
+    """Keeps every message the relay is given."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        with self.lock:
+            self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.content))
+        return "250 OK"
+
+
+checks = 0
+
+
+def check(condition, message):
+    global checks
+    if not condition:
+        raise SystemExit("FAIL: " + message)
+    checks += 1
+    print("ok: " + message, flush=True)
+
+
+def wait_for(condition, what, seconds=20):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise SystemExit("FAIL: timed out waiting for " + what)
+
+
+def calendar_part(raw):
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    parts = {part.get_content_type(): part for part in message.walk()}
+    return message, parts
+
+
+def reply_mail(sender, partstat, recurrence=None):
+    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Guest//EN", "METHOD:REPLY", "BEGIN:VEVENT",
+             "UID:review@interop", "DTSTAMP:20261102T000000Z"]
+    if recurrence:
+        lines.append(f"RECURRENCE-ID:{recurrence}")
+    lines += ["ORGANIZER:mailto:rita@example.com", f"ATTENDEE;PARTSTAT={partstat}:mailto:guest@elsewhere.example",
+              "END:VEVENT", "END:VCALENDAR", ""]
+    message = EmailMessage()
+    message["From"] = f"Guest <{sender}>"
+    message["To"] = "rita@example.com"
+    message["Subject"] = f"{partstat.capitalize()}: Design review"
+    message.set_content("See the attached answer.")
+    message.add_attachment("\r\n".join(lines).encode(), maintype="text", subtype="calendar",
+                           params={"method": "REPLY", "charset": "utf-8"})
+    return message.as_bytes()
+
+
+def run(almanac, data):
+    sink = Sink()
+    # aiosmtpd wants its port named: a free one, found by binding 0.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(sink, hostname="127.0.0.1", port=port)
+    controller.start()
+    for user in ["rita", "sam"]:
+        subprocess.run([almanac, "user", "add", user, "--data", data, "--email", f"{user}@example.com"],
+                       input=PASSWORD + "\n", text=True, check=True, capture_output=True)
+    server = AlmanacServer(almanac, data, "rita", password=PASSWORD, extra=["--smtp", f"smtp://127.0.0.1:{port}"])
+    try:
+        rita = BasicClient(server.port, "rita", PASSWORD)
+        sam = BasicClient(server.port, "sam", PASSWORD)
+        dav = rita.request("OPTIONS", "/dav/")[1].get("DAV", "")
+        check("calendar-auto-schedule" in dav, f"with a relay, the server advertises implicit scheduling ({dav})")
+        check(rita.request("MKCALENDAR", "/dav/calendars/rita/work/")[0] == 201, "Rita's calendar")
+        status, _, _ = rita.request("PUT", "/dav/calendars/rita/work/review.ics", MEETING.encode(),
+                                    {"Content-Type": "text/calendar"})
+        check(status == 201, f"Rita's invitation stored ({status})")
+        wait_for(lambda: len(sink.messages) == 1, "the invitation mail")
+        mail_from, recipients, raw = sink.messages[0]
+        check(mail_from == "rita@example.com" and recipients == ["guest@elsewhere.example"],
+              f"one mail, from Rita to the guest only ({mail_from} → {recipients})")
+        message, parts = calendar_part(raw)
+        check(message.get_content_type() == "multipart/alternative", "multipart/alternative")
+        check("Design review" in message["Subject"], f"subject: {message['Subject']}")
+        check("text/plain" in parts and "Room 2" in parts["text/plain"].get_content(), "a readable text part")
+        calendar = parts["text/calendar"]
+        check(calendar.get_param("method") == "REQUEST", "text/calendar; method=REQUEST")
+        itip = calendar.get_content() if isinstance(calendar.get_content(), str) else calendar.get_content().decode()
+        check("METHOD:REQUEST" in itip and "UID:review@interop" in itip and "RRULE:FREQ=WEEKLY;COUNT=3" in itip,
+              "the REQUEST carries the series")
+        stored = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "")
+        check("SCHEDULE-STATUS=1.1:mailto:guest@elsewhere.example" in stored, "the guest's status: sent (1.1)")
+        check("SCHEDULE-STATUS=1.2:mailto:sam@example.com" in stored, "Sam's: delivered (1.2)")
+
+        # The guest accepts by mail, through the MTA pipe.
+        received = subprocess.run([almanac, "imip", "receive", "--data", data],
+                                  input=reply_mail("guest@elsewhere.example", "ACCEPTED"), capture_output=True)
+        check(received.returncode == 0 and b"guest@elsewhere.example answered review@interop" in received.stdout,
+              f"almanac imip receive applied it: {received.stdout!r} {received.stderr!r}")
+        stored = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "")
+        check("PARTSTAT=ACCEPTED" in stored.split("mailto:guest@elsewhere.example")[0].rsplit("ATTENDEE", 1)[1],
+              "Rita's copy has the guest's acceptance")
+        forged = subprocess.run([almanac, "imip", "receive", "--data", data],
+                                input=reply_mail("mallory@evil.example", "DECLINED"), capture_output=True)
+        check(forged.returncode == 1 and b"not the attendee" in forged.stderr, f"a forged answer is refused: {forged.stderr!r}")
+        after = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "")
+        check(after == stored, "and changed nothing")
+
+        # The guest declines the second week through the API (a mail service's webhook).
+        request = urllib.request.Request(server.base + "/api/v1/imip", method="POST",
+                                         data=reply_mail("guest@elsewhere.example", "DECLINED", "20261215T140000Z"))
+        request.add_header("Authorization", "Basic " + base64.b64encode(f"rita:{PASSWORD}".encode()).decode())
+        request.add_header("Content-Type", "message/rfc822")
+        with urllib.request.urlopen(request) as response:
+            applied = json.loads(response.read())["applied"]
+        check("20261215T140000Z DECLINED" in applied, f"POST /api/v1/imip applied it: {applied}")
+        stored = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "")
+        check("RECURRENCE-ID:20261215T140000Z" in stored, "the declined week is an override in Rita's copy")
+
+        # Sam answers an organizer outside the server: by mail.
+        check(sam.request("MKCALENDAR", "/dav/calendars/sam/personal/")[0] == 201, "Sam's calendar")
+        sam.request("PUT", "/dav/calendars/sam/personal/offsite.ics", EXTERNAL.encode(), {"Content-Type": "text/calendar"})
+        accepted = EXTERNAL.replace("PARTSTAT=NEEDS-ACTION:mailto:sam", "PARTSTAT=ACCEPTED:mailto:sam")
+        sam.request("PUT", "/dav/calendars/sam/personal/offsite.ics", accepted.encode(), {"Content-Type": "text/calendar"})
+        wait_for(lambda: len(sink.messages) == 2, "Sam's reply mail")
+        mail_from, recipients, raw = sink.messages[1]
+        _, parts = calendar_part(raw)
+        reply = parts["text/calendar"].get_content()
+        reply = reply if isinstance(reply, str) else reply.decode()
+        check(mail_from == "sam@example.com" and recipients == ["boss@elsewhere.example"]
+              and "METHOD:REPLY" in reply and "PARTSTAT=ACCEPTED:mailto:sam@example.com" in reply,
+              "Sam's acceptance went to the outside organizer as a REPLY")
+
+        # Rita cancels: the guest is told.
+        check(rita.request("DELETE", "/dav/calendars/rita/work/review.ics")[0] == 204, "Rita deletes the review")
+        wait_for(lambda: len(sink.messages) == 3, "the cancellation mail")
+        _, recipients, raw = sink.messages[2]
+        _, parts = calendar_part(raw)
+        check(recipients == ["guest@elsewhere.example"] and parts["text/calendar"].get_param("method") == "CANCEL",
+              "the guest got METHOD:CANCEL")
+    finally:
+        server.stop()
+        controller.stop()
+    print(f"imip: all {checks} checks passed")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--almanac", required=True)
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as data:
+        run(arguments.almanac, data)
+
+
+if __name__ == "__main__":
+    main()
