@@ -166,8 +166,79 @@ enum APIModel {
         members.append(("categories", .array(event.categories.map(JSONValue.string))))
         members.append(("sequence", .integer(event.sequence)))
         members.append(("recurrenceId", event.recurrenceID.map { .string(text($0)) } ?? .null))
+        members.append(("organizer", event.organizer.map(json) ?? .null))
+        members.append(("attendees", .array(event.attendees.map(json))))
         members.append(("jcal", (try? JCal.json(for: event.component)) ?? .null))
         return .object(members)
+    }
+
+    /// An organizer or attendee: their e-mail address (from a `mailto:` address), name,
+    /// answer (lowercased PARTSTAT) and role; `schedule` is how the server's delivery went.
+    static func json(_ participant: Participant) -> JSONValue {
+        let address = participant.address
+        let email = address.lowercased().hasPrefix("mailto:") ? String(address.dropFirst(7)) : address
+        let schedule = participant.otherParameters.first { $0.name == "SCHEDULE-STATUS" }?.value
+        return .object([
+            ("email", .string(email)), ("name", participant.name.map(JSONValue.string) ?? .null),
+            ("status", participant.participationStatus.map { .string($0.lowercased()) } ?? .null),
+            ("role", participant.role.map { .string($0.lowercased()) } ?? .null),
+            ("scheduleStatus", schedule.map(JSONValue.string) ?? .null),
+        ])
+    }
+
+    /// The answers an attendee's `status` may be (PARTSTAT, lowercased).
+    static let participationStatuses: Set<String> = [
+        "needs-action", "accepted", "declined", "tentative", "delegated",
+    ]
+
+    /// Reads `attendees`: `[{"email", "name", "status", "role"}]`.
+    static func attendees(_ value: JSONValue) throws(APIProblem) -> [Participant] {
+        guard case .array(let items) = value, items.count <= 500 else {
+            throw wrongType("attendees", "a list of at most 500 {\"email\", \"name\", \"status\"}")
+        }
+        var result: [Participant] = []
+        for item in items {
+            guard case .object(let members) = item,
+                case .string(let email)? = members.first(where: { $0.key == "email" })?.value,
+                let address = EmailAddress.normalized(email)
+            else {
+                throw APIProblem(
+                    .invalidField, "each attendee has an e-mail address (\"email\")", fields: ["attendees"])
+            }
+            var participant = Participant(address: "mailto:" + address)
+            for (key, value) in members {
+                switch key {
+                case "email", "scheduleStatus": continue
+                case "name":
+                    participant.name = try optionalString(value, "attendees").map { text throws(APIProblem) in
+                        try checked(text, "attendees", allowingLineBreaks: false)
+                    }
+                case "status":
+                    guard case .string(let status) = value, participationStatuses.contains(status.lowercased()) else {
+                        throw APIProblem(
+                            .invalidField,
+                            "an attendee's status is one of \(participationStatuses.sorted().joined(separator: ", "))",
+                            fields: ["attendees"])
+                    }
+                    participant.participationStatus = status.uppercased()
+                case "role":
+                    guard case .string(let role) = value,
+                        ["chair", "req-participant", "opt-participant", "non-participant"].contains(role.lowercased())
+                    else {
+                        throw APIProblem(
+                            .invalidField,
+                            "an attendee's role is chair, req-participant, opt-participant or non-participant",
+                            fields: ["attendees"])
+                    }
+                    participant.role = role.uppercased()
+                default:
+                    throw APIProblem(.unknownField, "an attendee has no member \(key)", fields: ["attendees"])
+                }
+            }
+            if participant.participationStatus == nil { participant.participationStatus = "NEEDS-ACTION" }
+            result.append(participant)
+        }
+        return result
     }
 
     /// One entry of a delta sync (the `Change` schema): what happened to which resource, its
@@ -210,9 +281,9 @@ enum APIModel {
     static let eventFields: Set<String> = [
         "calendarId", "title", "notes", "location", "url", "start", "end", "duration", "timeZone", "allDay", "rrule",
         "exdates", "alarms",
-        "availability", "status", "categories", "jcal", "uid",
+        "availability", "status", "categories", "jcal", "uid", "attendees",
         // Read-only members a client may send back unchanged; they are ignored.
-        "id", "etag", "sequence", "recurrenceId",
+        "id", "etag", "sequence", "recurrenceId", "organizer",
     ]
 
     /// Applies an event body to `event` (a new event, or one being replaced or patched).
@@ -349,6 +420,12 @@ enum APIModel {
                 categories.append(try checked(text, "categories", allowingLineBreaks: false))
             }
             event.categories = categories
+        }
+        if let value = body["attendees"] {
+            // Null or empty: nobody is invited (and the event has no organizer).
+            let attendees = value == .null ? [] : try attendees(value)
+            event.attendees = attendees
+            if attendees.isEmpty { event.organizer = nil }
         }
     }
 

@@ -115,6 +115,9 @@ extension APIContext {
         Route("POST", "/api/v1/calendars/{id}/refresh", .write) { (context, path) throws(APIProblem) in
             try context.refreshSubscription(path["id"])
         },
+        Route("POST", "/api/v1/events/{id}/rsvp", .write) { (context, path) throws(APIProblem) in
+            try context.rsvp(path["id"])
+        },
         Route("POST", "/api/v1/imip", .write) { (context, _) throws(APIProblem) in try context.receiveIMIP() },
         Route("GET", "/api/v1/subscriptions", .read) { (context, _) throws(APIProblem) in
             try context.listSubscriptions()

@@ -85,7 +85,10 @@ extension APIContext {
                     extra: [("conflicts", .array(found)), ("truncated", .bool(!checkedAll))])
             }
         }
-        let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
+        try organize(&event)
+        let saved = try scheduling(uid: nil) { () throws(APIProblem) in
+            try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
+        }
         if let token = principal.token, let identifier = saved.localIdentifier {
             try attempt { () throws(StoreError) in
                 try backend.appState.noteCreation(ofEvent: identifier, byToken: token.id)
@@ -132,14 +135,20 @@ extension APIContext {
             event.calendarIdentifier = calendar
         }
         try APIModel.apply(body, to: &event)
-        let saved = try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch) }
+        try organize(&event)
+        let saved = try scheduling(uid: stored.externalIdentifier) { () throws(APIProblem) in
+            try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch) }
+        }
         return json(APIModel.json(saved), etag: saved.etag)
     }
 
     /// DELETE /events/{id}: the whole series.
     func deleteEvent(_ identifier: String) throws(APIProblem) -> HTTPResponse {
         let stored = try visibleEvent(identifier)
-        try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents, ifMatch: ifMatch) }
+        _ = try scheduling(uid: stored.externalIdentifier) { () throws(APIProblem) in
+            try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents, ifMatch: ifMatch) }
+            return stored
+        }
         return HTTPResponse(status: 204)
     }
 
@@ -152,7 +161,7 @@ extension APIContext {
     /// The properties the event JSON models (a PUT replaces them).
     static let modeled: Set<String> = [
         "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION", "RRULE", "EXDATE", "TRANSP",
-        "STATUS", "CATEGORIES",
+        "STATUS", "CATEGORIES", "ATTENDEE", "ORGANIZER",
     ]
 
     // MARK: Occurrences
@@ -229,14 +238,20 @@ extension APIContext {
         let body = try body(allowing: APIModel.eventFields.subtracting(["calendarId", "uid", "rrule", "jcal"]))
         var event = occurrence.event
         try APIModel.apply(body, to: &event)
-        let saved = try attempt { () throws(StoreError) in try store.save(event, span: span, ifMatch: ifMatch) }
+        try organize(&event)
+        let saved = try scheduling(uid: event.externalIdentifier) { () throws(APIProblem) in
+            try attempt { () throws(StoreError) in try store.save(event, span: span, ifMatch: ifMatch) }
+        }
         return json(APIModel.json(saved), etag: saved.etag)
     }
 
     /// DELETE /occurrences/{event}/{recurrence-id} with `?span=this|future`.
     func removeOccurrence(event identifier: String, recurrenceID: String?) throws(APIProblem) -> HTTPResponse {
         let (occurrence, span) = try visibleOccurrence(event: identifier, recurrenceID: recurrenceID)
-        try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span, ifMatch: ifMatch) }
+        _ = try scheduling(uid: occurrence.event.externalIdentifier) { () throws(APIProblem) in
+            try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span, ifMatch: ifMatch) }
+            return occurrence.event
+        }
         return HTTPResponse(status: 204)
     }
 

@@ -84,11 +84,13 @@ public struct SchedulingAgent: Sendable {
     /// schedule nothing.
     public func prepare(_ data: [UInt8], previous: [UInt8]?, by user: String, in calendar: EventCalendar) -> Plan {
         let untouched = Plan(data: data, work: .none)
+        let old = previous.flatMap(Self.parse)
+        // An object whose organizer removed every attendee (and so the ORGANIZER) still
+        // cancels for them: the organizer is the old one's.
         guard calendar.access == nil, calendar.subscriptionURL == nil, let object = Self.parse(data),
-            let uid = Self.uid(of: object), let organizer = ITIP.organizer(of: object)
+            let uid = Self.uid(of: object), let organizer = ITIP.organizer(of: object) ?? old.flatMap(ITIP.organizer(of:))
         else { return untouched }
         let mine = addresses(of: user)
-        let old = previous.flatMap(Self.parse)
         if mine.contains(organizer) {
             let wanted = ITIP.attendees(of: object).filter {
                 $0.scheduleAgent == "SERVER" && !mine.contains($0.address)
