@@ -88,7 +88,8 @@ public struct SchedulingAgent: Sendable {
         // An object whose organizer removed every attendee (and so the ORGANIZER) still
         // cancels for them: the organizer is the old one's.
         guard calendar.access == nil, calendar.subscriptionURL == nil, let object = Self.parse(data),
-            let uid = Self.uid(of: object), let organizer = ITIP.organizer(of: object) ?? old.flatMap(ITIP.organizer(of:))
+            let uid = Self.uid(of: object),
+            let organizer = ITIP.organizer(of: object) ?? old.flatMap(ITIP.organizer(of:))
         else { return untouched }
         let mine = addresses(of: user)
         if mine.contains(organizer) {

@@ -191,6 +191,23 @@ import Testing
         #expect(try Self.inbox(bob, "bob").isEmpty)
     }
 
+    /// An organizer who removes every attendee (and so the ORGANIZER) cancels for them.
+    @Test func removingEveryAttendeeCancels() throws {
+        let server = try TestServer(users: ["anna", "bob"])
+        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        #expect(try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting).status == 201)
+        let alone = Self.meeting.components(separatedBy: "\r\n").filter {
+            !$0.hasPrefix("ATTENDEE") && !$0.hasPrefix("ORGANIZER")
+        }.joined(separator: "\r\n")
+        #expect(try anna.put("/dav/calendars/anna/work/team.ics", alone).status == 204)
+        let bobs = try Self.only(bob, "/dav/calendars/bob/\(try server.eventStore(for: "bob").calendars()[0].name)/")
+        #expect(bobs.text.contains("STATUS:CANCELLED"))
+        #expect(try Self.inbox(bob, "bob").last?.contains("METHOD:CANCEL") == true)
+    }
+
     /// An attendee deleting their copy declines it; the organizer hears.
     @Test func anAttendeesDeletionDeclines() throws {
         let server = try TestServer(users: ["anna", "bob"])

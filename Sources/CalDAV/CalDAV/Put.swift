@@ -32,9 +32,11 @@ extension DAVContext {
         }
         do {
             // A scheduling object (one with an ORGANIZER) is read for whom it concerns first.
+            // (So is one that replaces a scheduling object: removing every attendee cancels.)
             var plan: SchedulingAgent.Plan?
-            if Self.mentionsOrganizer(request.body) {
-                let previous = try? store.resource(named: name, calendar: calendar).data
+            let mentions = Self.mentionsOrganizer(request.body)
+            let previous = ifNoneMatch ? nil : try? store.resource(named: name, calendar: calendar).data
+            if mentions || previous.map(Self.mentionsOrganizer) == true {
                 plan = handler.scheduling.prepare(request.body, previous: previous, by: user, in: calendar.calendar)
             }
             let data = plan?.data ?? request.body
