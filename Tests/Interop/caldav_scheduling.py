@@ -14,14 +14,13 @@ of `almanac serve`, each with the python `caldav` library and an e-mail address.
 
     .build/client-venv/bin/python Tests/Interop/caldav_scheduling.py --almanac .build/debug/almanac
 """
-import argparse
 import datetime as dt
 import subprocess
-import tempfile
 
 import caldav
 import icalendar
 
+from interop_support import check, main
 from almanac_server import AlmanacServer
 
 PASSWORD = "scheduling interop password"
@@ -40,15 +39,6 @@ END:VEVENT
 END:VCALENDAR
 """
 
-checks = 0
-
-
-def check(condition, message):
-    global checks
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    checks += 1
-    print("ok: " + message, flush=True)
 
 
 def attendees(component):
@@ -175,16 +165,7 @@ def run(almanac, data):
         check(methods[-1] == "CANCEL", f"Quinn's inbox ends with the CANCEL ({methods})")
     finally:
         server.stop()
-    print(f"caldav scheduling: all {checks} checks passed")
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--almanac", required=True)
-    arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data:
-        run(arguments.almanac, data)
 
 
 if __name__ == "__main__":
-    main()
+    main(run, "caldav scheduling")

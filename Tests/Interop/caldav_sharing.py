@@ -11,15 +11,14 @@ the other's changes, and unsharing taking the calendar from the sharee's list.
 
     .build/client-venv/bin/python Tests/Interop/caldav_sharing.py --almanac .build/debug/almanac
 """
-import argparse
 import datetime as dt
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 
 import caldav
 from caldav.lib import error
 
+from interop_support import check, main
 from almanac_server import AlmanacServer
 
 CS = "http://calendarserver.org/ns/"
@@ -54,15 +53,6 @@ def event(uid, start, summary):
             f"DTSTART:{start}\nDURATION:PT1H\nSUMMARY:{summary}\nEND:VEVENT\nEND:VCALENDAR\n")
 
 
-checks = 0
-
-
-def check(condition, message):
-    global checks
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    checks += 1
-    print("ok: " + message, flush=True)
 
 
 def client(server, user):
@@ -172,16 +162,7 @@ def run(almanac, data):
         check(isinstance(gone, error.NotFoundError), f"the reader's old calendar URL is gone: {gone!r}")
     finally:
         server.stop()
-    print(f"caldav sharing: all {checks} checks passed")
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--almanac", required=True)
-    arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data:
-        run(arguments.almanac, data)
 
 
 if __name__ == "__main__":
-    main()
+    main(run, "caldav sharing")

@@ -15,21 +15,19 @@ real mail server) and `almanac serve --smtp smtp://127.0.0.1:PORT`.
 
     .build/client-venv/bin/python Tests/Interop/imip.py --almanac .build/debug/almanac
 """
-import argparse
 import base64
 import email
 import email.policy
 import json
 import socket
 import subprocess
-import tempfile
 import threading
-import time
 import urllib.request
 from email.message import EmailMessage
 
 from aiosmtpd.controller import Controller
 
+from interop_support import check, main, wait_for
 from almanac_server import AlmanacServer, BasicClient
 
 PASSWORD = "imip interop password"
@@ -63,24 +61,7 @@ class Sink:
         return "250 OK"
 
 
-checks = 0
 
-
-def check(condition, message):
-    global checks
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    checks += 1
-    print("ok: " + message, flush=True)
-
-
-def wait_for(condition, what, seconds=20):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise SystemExit("FAIL: timed out waiting for " + what)
 
 
 def calendar_part(raw):
@@ -193,16 +174,7 @@ def run(almanac, data):
     finally:
         server.stop()
         controller.stop()
-    print(f"imip: all {checks} checks passed")
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--almanac", required=True)
-    arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data:
-        run(arguments.almanac, data)
 
 
 if __name__ == "__main__":
-    main()
+    main(run, "imip")

@@ -14,20 +14,18 @@ every GET and every conditional one. `almanac serve --allow-private-feeds` fetch
 
     .build/client-venv/bin/python Tests/Interop/subscriptions.py --almanac .build/debug/almanac
 """
-import argparse
 import base64
 import datetime as dt
 import http.server
 import json
 import subprocess
-import tempfile
 import threading
-import time
 import urllib.request
 
 import caldav
 from caldav.lib import error
 
+from interop_support import check, main, wait_for
 from almanac_server import AlmanacServer
 
 PASSWORD = "subscription interop password"
@@ -112,24 +110,7 @@ def serve(publisher):
     return server
 
 
-checks = 0
 
-
-def check(condition, message):
-    global checks
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    checks += 1
-    print("ok: " + message, flush=True)
-
-
-def wait_for(condition, what, seconds=40):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise SystemExit("FAIL: timed out waiting for " + what)
 
 
 def api(server, user, method, path, body=None):
@@ -216,16 +197,7 @@ def run(almanac, data):
     finally:
         server.stop()
         http_server.shutdown()
-    print(f"subscriptions: all {checks} checks passed")
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--almanac", required=True)
-    arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data:
-        run(arguments.almanac, data)
 
 
 if __name__ == "__main__":
-    main()
+    main(run, "subscriptions")
