@@ -45,7 +45,11 @@ def main():
                        "--max-examples", str(arguments.examples), "--phases", "examples,fuzzing,stateful", "--workers", "2",
                        "--request-timeout", "30", "--suppress-health-check", "all"]
             print("$ " + " ".join(command[:2] + ["<openapi.json>"] + command[3:]).replace(token, "<token>"), flush=True)
-            status = subprocess.run(command).returncode
+            # The hooks give schemathesis a serializer for POST /imip's message/rfc822 body.
+            here = os.path.dirname(os.path.abspath(__file__))
+            environment = {**os.environ, "SCHEMATHESIS_HOOKS": "schemathesis_hooks",
+                           "PYTHONPATH": here + os.pathsep + os.environ.get("PYTHONPATH", "")}
+            status = subprocess.run(command, env=environment).returncode
         finally:
             stopped = server.stop()
         if stopped != 0:
