@@ -54,7 +54,7 @@ extension DatabaseBackend {
                 "first_start", "last_end",
                 "recurring", "alarm_reach", "time_kind", "start_key", "end_key", "tzid", "status", "categories",
                 "created", "modified", "size",
-                "transparent", "created_sequence",
+                "transparent", "created_sequence", "schedule_tag",
             ]
         ),
         ("object_data", ["id", "data", "skeleton"]),

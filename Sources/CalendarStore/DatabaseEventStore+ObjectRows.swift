@@ -10,11 +10,14 @@ struct ObjectRow {
     var etag: String
     var sequence: Int
     var modified: Int
+    /// The Schedule-Tag of a scheduling object (RFC 6638 §3.2.10), or nil.
+    var scheduleTag: String? = nil
 }
 
 extension DatabaseEventStore {
     static let objectColumns = """
-        SELECT o.id, o.identifier, o.calendar_id, o.name, o.uid, o.component, d.data, o.etag, o.sequence, o.modified
+        SELECT o.id, o.identifier, o.calendar_id, o.name, o.uid, o.component, d.data, o.etag, o.sequence, o.modified,
+            o.schedule_tag
         FROM objects o JOIN object_data d ON d.id = o.id
         """
 
@@ -23,7 +26,7 @@ extension DatabaseEventStore {
             rowID: row.int64(0), identifier: row.string(1), calendarRowID: row.int64(2), name: row.string(3),
             uid: row.string(4),
             componentType: ComponentType(rawValue: row.string(5)) ?? .event, data: row.bytes(6), etag: row.string(7),
-            sequence: row.int(8), modified: row.int(9))
+            sequence: row.int(8), modified: row.int(9), scheduleTag: row.optionalString(10))
     }
 
     func object(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError) -> ObjectRow?

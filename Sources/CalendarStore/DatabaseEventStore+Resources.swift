@@ -11,7 +11,7 @@ extension DatabaseEventStore {
             return StoredResource(
                 name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid,
                 data: object.data,
-                localIdentifier: object.identifier, lastModified: object.modified)
+                localIdentifier: object.identifier, lastModified: object.modified, scheduleTag: object.scheduleTag)
         }
     }
 
@@ -58,7 +58,8 @@ extension DatabaseEventStore {
                     StoredResource(
                         name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid,
                         data: object.data,
-                        localIdentifier: object.identifier, lastModified: object.modified))
+                        localIdentifier: object.identifier, lastModified: object.modified,
+                        scheduleTag: object.scheduleTag))
             }
             return result
         }

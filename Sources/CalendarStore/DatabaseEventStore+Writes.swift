@@ -205,20 +205,46 @@ extension DatabaseEventStore {
     )
         throws(StoreError) -> ResourceWrite
     {
+        try writeResource(
+            data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, scheduleTag: nil,
+            ifScheduleTagMatch: nil)
+    }
+
+    public func writeResource(
+        _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool,
+        scheduleTag: ScheduleTagChange?, ifScheduleTagMatch: String?
+    ) throws(StoreError) -> ResourceWrite {
         guard Self.isValidResourceName(name) else {
             throw StoreError(.invalidArgument, "a resource name is one path segment", resource: name)
         }
         // Parse and index outside the write lock: the slow part needs no database.
         let object = try CalendarObject(accepting: data, resource: name)
         let summary = try object.summary()
-        let (written, created) = try database.write { (connection) throws(StoreError) -> (ObjectRow, Bool) in
+        let (written, created, tag) = try database.write {
+            (connection) throws(StoreError) -> (ObjectRow, Bool, String?) in
             let row = try calendarRow(calendar, connection, write: true)
+            let current =
+                try connection.firstRow(
+                    "SELECT schedule_tag FROM objects WHERE calendar_id = ? AND name = ?",
+                    [.integer(row.rowID), .text(name)], { $0.optionalString(0) }) ?? nil
+            if let ifScheduleTagMatch, ifScheduleTagMatch != current {
+                throw StoreError(
+                    .preconditionFailed,
+                    "\(name) has changed for its organizer: its Schedule-Tag is \(current ?? "none"), not \(ifScheduleTagMatch)",
+                    resource: name)
+            }
             let checked = try checkWrite(
                 object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch,
                 ifNoneMatch: ifNoneMatch, connection)
             let written = try performWrite(
                 checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection)
-            return (written, checked.existing == nil)
+            var tag = current
+            if let scheduleTag {
+                if scheduleTag == .new || tag == nil { tag = "\"st-" + Identifiers.newUUID().lowercased() + "\"" }
+                try connection.run(
+                    "UPDATE objects SET schedule_tag = ? WHERE id = ?", [.optional(tag), .integer(written.rowID)])
+            }
+            return (written, checked.existing == nil, tag)
         }
         // The series prepared to index it serves the reads that follow (once committed).
         if let prepared = summary.prepared {
@@ -226,7 +252,7 @@ extension DatabaseEventStore {
                 CachedSeries(prepared: prepared, stored: StoredObject(data: data), fromSkeleton: false),
                 id: written.rowID, etag: written.etag)
         }
-        return ResourceWrite(etag: written.etag, created: created, warnings: object.warnings)
+        return ResourceWrite(etag: written.etag, created: created, warnings: object.warnings, scheduleTag: tag)
     }
 
     static func isValidResourceName(_ name: String) -> Bool {

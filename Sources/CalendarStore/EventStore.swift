@@ -135,6 +135,13 @@ public protocol EventStore: Sendable {
     /// a refusal is `invalidCalendarData` with the parser's line, and nothing changes).
     /// `ifMatch` requires the current ETag; `ifNoneMatch` (`*`) requires that nothing is
     /// there yet. Returns the new ETag, and whether the name was free (created) or replaced.
+    /// Writes a resource as ``writeResource(_:name:calendar:ifMatch:ifNoneMatch:)`` does,
+    /// changing or keeping its Schedule-Tag (nil: as it was); with `ifScheduleTagMatch`,
+    /// its Schedule-Tag must still be that, checked inside the write (RFC 6638 §3.2.10).
+    func writeResource(
+        _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool,
+        scheduleTag: ScheduleTagChange?, ifScheduleTagMatch: String?
+    ) throws(StoreError) -> ResourceWrite
     func writeResource(
         _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool
     )

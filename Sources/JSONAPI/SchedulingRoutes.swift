@@ -46,7 +46,7 @@ extension APIContext {
         if plan.data != after.resource.data {
             _ = try? store.writeResource(
                 plan.data, name: after.resource.name, calendar: after.calendar.id, ifMatch: after.resource.etag,
-                ifNoneMatch: false)
+                ifNoneMatch: false, scheduleTag: plan.scheduleTag, ifScheduleTagMatch: nil)
         }
         agent.deliver(plan)
         guard let identifier = written.localIdentifier else { return written }
@@ -92,7 +92,7 @@ extension APIContext {
         _ = try attempt { () throws(StoreError) in
             try store.writeResource(
                 plan.data, name: copy.resource.name, calendar: copy.calendar.id, ifMatch: copy.resource.etag,
-                ifNoneMatch: false)
+                ifNoneMatch: false, scheduleTag: .keep, ifScheduleTagMatch: nil)
         }
         agent.deliver(plan)
         let updated = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }

@@ -57,6 +57,16 @@ public struct SchedulingAgent: Sendable {
         public var schedules: Bool {
             if case .none = work { false } else { true }
         }
+
+        /// What the write does to the object's Schedule-Tag: the organizer's write
+        /// changes it, an attendee's answer keeps it; nil for a write that schedules nothing.
+        public var scheduleTag: ScheduleTagChange? {
+            switch work {
+            case .none: nil
+            case .organize: .new
+            case .answer: .keep
+            }
+        }
     }
 
     /// The user's calendar user addresses: `mailto:` of each e-mail address, and their principal URL.
@@ -151,7 +161,7 @@ public struct SchedulingAgent: Sendable {
             let message = ITIP.message(.request, object, stamp: now())
             let request = message.serialized()
             for attendee in attendees {
-                update(attendee, uid: uid, with: { existing in ITIP.attendeeCopy(of: object, keeping: existing) })
+                update(attendee, uid: uid, tag: .new) { existing in ITIP.attendeeCopy(of: object, keeping: existing) }
                 deliverMessage(request, uid: uid, method: "REQUEST", from: from, to: attendee)
             }
             cancel(dropped, uid: uid, object: object, from: from)
@@ -191,7 +201,7 @@ public struct SchedulingAgent: Sendable {
     func markUndelivered(_ addresses: [String], uid: String, organizer: String) {
         guard !addresses.isEmpty, let user = localUser(organizer, except: "") else { return }
         let statuses = Dictionary(addresses.map { ($0, Self.notDelivered) }, uniquingKeysWith: { first, _ in first })
-        update(user, uid: uid, creating: false) { existing in
+        update(user, uid: uid, creating: false, tag: .keep) { existing in
             existing.map { ITIP.settingScheduleStatus(statuses, in: $0) }
         }
     }
@@ -229,7 +239,7 @@ public struct SchedulingAgent: Sendable {
         guard !attendees.isEmpty else { return }
         let message = ITIP.message(.cancel, object, stamp: now()).serialized()
         for attendee in attendees {
-            update(attendee, uid: uid, creating: false, with: { existing in existing.map(ITIP.cancelled) })
+            update(attendee, uid: uid, creating: false, tag: .new) { existing in existing.map(ITIP.cancelled) }
             deliverMessage(message, uid: uid, method: "CANCEL", from: from, to: attendee)
         }
     }
@@ -237,7 +247,7 @@ public struct SchedulingAgent: Sendable {
     func reply(uid: String, answers: [String?: String], attendee: String, organizer address: String) {
         guard let organizer = localUser(address, except: "") else { return }
         var replied: Component?
-        update(organizer, uid: uid, creating: false) { existing in
+        update(organizer, uid: uid, creating: false, tag: .keep) { existing in
             guard let existing else { return nil }
             let updated = ITIP.applying(answers, from: attendee, to: existing)
             replied = updated
@@ -250,7 +260,10 @@ public struct SchedulingAgent: Sendable {
 
     /// Rewrites `user`'s copy of `uid` with `change` (given their copy, or nil): in place
     /// when they have one, else (when `creating`) in their default calendar.
-    func update(_ user: String, uid: String, creating: Bool = true, with change: (Component?) -> Component?) {
+    func update(
+        _ user: String, uid: String, creating: Bool = true, tag: ScheduleTagChange,
+        with change: (Component?) -> Component?
+    ) {
         do throws(StoreError) {
             let store = try backend.eventStore(for: user)
             let existing = try store.ownResource(withUID: uid)
@@ -260,11 +273,12 @@ public struct SchedulingAgent: Sendable {
                 guard bytes != existing.resource.data else { return }
                 _ = try store.writeResource(
                     bytes, name: existing.resource.name, calendar: existing.calendar.id, ifMatch: nil,
-                    ifNoneMatch: false)
+                    ifNoneMatch: false, scheduleTag: tag, ifScheduleTagMatch: nil)
             } else if creating {
                 let calendar = try store.defaultSchedulingCalendar()
                 _ = try store.writeResource(
-                    bytes, name: ResourceNames.forUID(uid), calendar: calendar.id, ifMatch: nil, ifNoneMatch: false)
+                    bytes, name: ResourceNames.forUID(uid), calendar: calendar.id, ifMatch: nil, ifNoneMatch: false,
+                    scheduleTag: tag, ifScheduleTagMatch: nil)
             }
         } catch {
             error.logDetails()
@@ -324,7 +338,7 @@ public struct SchedulingAgent: Sendable {
         do throws(StoreError) {
             _ = try store.writeResource(
                 updated.serialized(), name: existing.resource.name, calendar: existing.calendar.id,
-                ifMatch: existing.resource.etag, ifNoneMatch: false)
+                ifMatch: existing.resource.etag, ifNoneMatch: false, scheduleTag: .keep, ifScheduleTagMatch: nil)
         } catch {
             throw Refusal("the answer could not be stored: \(error.message)")
         }

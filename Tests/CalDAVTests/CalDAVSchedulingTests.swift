@@ -208,6 +208,47 @@ import Testing
         #expect(try Self.inbox(bob, "bob").last?.contains("METHOD:CANCEL") == true)
     }
 
+    /// Schedule-Tag (RFC 6638 §3.2.10): the organizer's writes change it on every copy, an
+    /// attendee's answer changes neither theirs nor the organizer's (their ETags do); a
+    /// PUT with a stale If-Schedule-Tag-Match is refused and changes nothing.
+    @Test func scheduleTagsFollowTheOrganizersChangesOnly() throws {
+        let server = try TestServer(users: ["anna", "bob"])
+        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        #expect(try bob.mkcalendar("/dav/calendars/bob/personal/").status == 201)
+        let put = try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting)
+        let organizerTag = try #require(put.headers["Schedule-Tag"])
+        #expect(try anna.get("/dav/calendars/anna/work/team.ics").headers["Schedule-Tag"] == organizerTag)
+        let copy = try Self.only(bob, "/dav/calendars/bob/personal/")
+        let attendeeTag = try #require(try bob.get(copy.href).headers["Schedule-Tag"])
+        // Bob accepts, on the condition that nothing changed for the organizer since he read it.
+        let accepted = copy.text.replacingOccurrences(
+            of: "PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bob@example.com",
+            with: "PARTSTAT=ACCEPTED:mailto:bob@example.com")
+        let answer = try bob.send(
+            "PUT", copy.href, accepted,
+            headers: ["If-Schedule-Tag-Match": attendeeTag, "Content-Type": "text/calendar"])
+        #expect(answer.status == 204, "\(answer.text)")
+        #expect(answer.headers["Schedule-Tag"] == attendeeTag, "his answer keeps his tag")
+        let annas = try anna.get("/dav/calendars/anna/work/team.ics")
+        #expect(annas.headers["Schedule-Tag"] == organizerTag, "the reply keeps hers")
+        #expect(annas.headers["ETag"] != put.headers["ETag"])
+        // Anna changes the meeting: every copy's tag changes; Bob's old tag no longer matches.
+        let renamed = Self.unfolded(annas.text).replacingOccurrences(
+            of: "SUMMARY:Team meeting", with: "SUMMARY:Team sync")
+        let again = try anna.put("/dav/calendars/anna/work/team.ics", renamed)
+        #expect(again.headers["Schedule-Tag"] != organizerTag)
+        let newAttendeeTag = try bob.get(copy.href).headers["Schedule-Tag"]
+        #expect(newAttendeeTag != nil && newAttendeeTag != attendeeTag)
+        let stale = try bob.send(
+            "PUT", copy.href, accepted,
+            headers: ["If-Schedule-Tag-Match": attendeeTag, "Content-Type": "text/calendar"])
+        #expect(stale.status == 412, "\(stale.text)")
+        #expect(try bob.get(copy.href).text.contains("Team sync"), "the refused PUT changed nothing")
+    }
+
     /// An attendee deleting their copy declines it; the organizer hears.
     @Test func anAttendeesDeletionDeclines() throws {
         let server = try TestServer(users: ["anna", "bob"])

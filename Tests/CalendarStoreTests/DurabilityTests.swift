@@ -120,6 +120,7 @@ import Testing
         ALTER TABLE grants DROP COLUMN summary; DROP TABLE share_notifications; DROP TABLE user_addresses;
         DROP INDEX calendars_busy_feed_token; ALTER TABLE calendars DROP COLUMN busy_feed_token;
         DROP TABLE feed_sources; DROP INDEX calendars_feed_url; DROP TABLE schedule_inbox;
+        ALTER TABLE objects DROP COLUMN schedule_tag;
         """
 
     /// A file whose range index is still the R*Tree (schema 7) gets the B-tree on opening,

@@ -41,7 +41,7 @@ extension DAVContext {
         do {
             let calendar = try self.calendar(named: calendarName)
             let resource = try store.resource(named: name, calendar: calendar)
-            return HTTPResponse(
+            var response = HTTPResponse(
                 status: 200,
                 headers: [
                     "Content-Type": "text/calendar; charset=utf-8", "ETag": resource.etag,
@@ -49,6 +49,8 @@ extension DAVContext {
                     "Last-Modified": CivilDateTime(secondsSinceEpoch: resource.lastModified).httpDate,
                 ],
                 body: resource.data)
+            if let tag = resource.scheduleTag { response.headers.set("Schedule-Tag", tag) }
+            return response
         } catch {
             return DAVError(error).response
         }

@@ -40,12 +40,17 @@ extension DAVContext {
                 plan = handler.scheduling.prepare(request.body, previous: previous, by: user, in: calendar.calendar)
             }
             let data = plan?.data ?? request.body
+            // A scheduling object keeps a Schedule-Tag (RFC 6638 §3.2.10): the organizer's
+            // writes change it, an attendee's answers do not.
+            let tag = plan?.scheduleTag ?? (mentions ? .keep : nil)
             let written = try store.writeResource(
-                data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+                data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, scheduleTag: tag,
+                ifScheduleTagMatch: request.headers["If-Schedule-Tag-Match"]?.trimmingCharacters(in: .whitespaces))
             if let plan { handler.scheduling.deliver(plan) }
             // What was stored differs from what was sent (SCHEDULE-STATUS set): no ETag, so
             // the client fetches it (RFC 4791 §5.3.4).
             var headers: HTTPHeaders = data == request.body ? ["ETag": written.etag] : [:]
+            if let scheduleTag = written.scheduleTag { headers.set("Schedule-Tag", scheduleTag) }
             for warning in Self.warningHeaders(for: written.warnings) { headers.add("Warning", warning) }
             return HTTPResponse(status: written.created ? 201 : 204, headers: headers)
         } catch {

@@ -190,6 +190,17 @@ public struct ResourceWrite: Sendable, Hashable {
     /// What lenient reading recovered from in the bytes written (they are stored as sent,
     /// and read the same way each time); for the client to see.
     public var warnings: [ICalendarError] = []
+    /// The resource's Schedule-Tag after the write, if it is a scheduling object.
+    public var scheduleTag: String? = nil
+}
+
+/// What a write does to a scheduling object's Schedule-Tag (RFC 6638 §3.2.10): it
+/// changes when the object changes for the organizer's sake (their own write, or an
+/// attendee's copy updated from their request), and stays when only an attendee's
+/// answer changes (their own PUT, or a reply applied to the organizer's copy).
+public enum ScheduleTagChange: Sendable, Hashable {
+    case new
+    case keep
 }
 
 /// A calendar object resource as stored: the iCalendar bytes a client sent.
@@ -204,6 +215,8 @@ public struct StoredResource: Sendable, Hashable {
     public var localIdentifier: String
     /// When it was last written, Unix seconds.
     public var lastModified: Int
+    /// The Schedule-Tag of a scheduling object (RFC 6638 §3.2.10), quoted; nil for others.
+    public var scheduleTag: String? = nil
 
     /// Its listing, without the bytes.
     public var info: ResourceInfo {

@@ -329,6 +329,7 @@ enum PostgresSchema {
         // names in the sharee's home, the notification notes, users' e-mail addresses, the
         // free-busy feed token, the feeds subscribed calendars are fetched from, the scheduling inboxes.
         """
+        ALTER TABLE objects ADD COLUMN schedule_tag TEXT;
         ALTER TABLE grants ADD COLUMN status TEXT COLLATE "C" NOT NULL DEFAULT 'accepted';
         ALTER TABLE grants ADD COLUMN alias TEXT COLLATE "C";
         ALTER TABLE grants ADD COLUMN summary TEXT;

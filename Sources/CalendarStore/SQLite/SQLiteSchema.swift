@@ -363,6 +363,7 @@ enum SQLiteSchema {
         // subscribed calendars are fetched from, once per URL for every subscriber, with the last good copy;
         // each user's scheduling inbox (RFC 6638), the iTIP messages delivered to them.
         """
+        ALTER TABLE objects ADD COLUMN schedule_tag TEXT;
         ALTER TABLE grants ADD COLUMN status TEXT NOT NULL DEFAULT 'accepted';
         ALTER TABLE grants ADD COLUMN alias TEXT;
         ALTER TABLE grants ADD COLUMN summary TEXT;
