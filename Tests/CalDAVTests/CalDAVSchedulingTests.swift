@@ -308,6 +308,8 @@ import Testing
             let long = request(["bob@example.com"]).replacingOccurrences(of: "DTEND:20261208", with: "DTEND:20291208")
             #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", long).status == 400)
             #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", "nonsense").status == 400)
+            let crowd = request((0...100).map { "u\($0)@example.com" })
+            #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", crowd).status == 400, "101 recipients")
         }
     }
 }

@@ -51,6 +51,8 @@ extension DAVContext {
 
     /// The most days one free-busy request covers.
     static let maxFreeBusyDays = 366
+    /// The most recipients one free-busy request names (more is refused whole, never cut).
+    static let maxFreeBusyRecipients = 100
 
     /// POST to the outbox (RFC 6638 §5): a VFREEBUSY REQUEST from the user for its
     /// ATTENDEEs; each recipient answered with their busy time, or why not.
@@ -81,8 +83,16 @@ extension DAVContext {
             return DAVError(403, "the request's ORGANIZER is one of your addresses", caldav: "organizer-allowed")
                 .response
         }
+        let recipients = query.properties(named: "ATTENDEE").map { ITIP.address($0.value) }
+        guard recipients.count <= Self.maxFreeBusyRecipients else {
+            return DAVError(
+                400,
+                "a free-busy request asks for at most \(Self.maxFreeBusyRecipients) recipients, not \(recipients.count)"
+            )
+            .response
+        }
         var body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<C:schedule-response\(DAVNamespace.declarations)>"
-        for attendee in query.properties(named: "ATTENDEE").map({ ITIP.address($0.value) }).prefix(100) {
+        for attendee in recipients {
             body += "<C:response><C:recipient><D:href>\(XMLText.escape(attendee))</D:href></C:recipient>"
             guard let target = try? handler.backend.user(withAddress: attendee), mayReadBusyTime(of: target.name) else {
                 body += "<C:request-status>3.7;Invalid calendar user</C:request-status></C:response>"
