@@ -1,3 +1,4 @@
+import CalendarStore
 import CivilTime
 import Foundation
 import ICalendar
@@ -72,11 +73,7 @@ public enum IMIP {
     // MARK: - Composing
 
     /// A bare address (`mailto:` dropped) if it is one.
-    static func bare(_ address: String) -> String? {
-        var text = address.trimmingSpaces
-        if text.lowercased().hasPrefix("mailto:") { text = String(text.dropFirst(7)) }
-        return EmailAddressText.isAddress(text) ? text.lowercased() : nil
-    }
+    static func bare(_ address: String) -> String? { EmailAddress.normalized(address.trimmingSpaces) }
 
     static func mailbox(_ address: String, name: String?) -> String {
         guard let name, !name.isEmpty else { return "<\(address)>" }
@@ -257,20 +254,6 @@ public enum IMIP {
         default:
             return body
         }
-    }
-}
-
-/// E-mail address text as iMIP takes it: a local part, one `@`, a domain, printable
-/// ASCII without spaces or angle brackets.
-enum EmailAddressText {
-    static func isAddress(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count <= 254,
-            bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") }),
-            let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1,
-            bytes.lastIndex(of: UInt8(ascii: "@")) == at
-        else { return false }
-        return true
     }
 }
 

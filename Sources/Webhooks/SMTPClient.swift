@@ -1,4 +1,5 @@
 import CCurl
+import HTTPTypes
 
 #if canImport(Glibc)
     import Glibc
@@ -41,10 +42,10 @@ public final class SMTPClient: @unchecked Sendable {
                 let credentials = rest[..<at]
                 rest = rest[rest.index(after: at)...]
                 if let colon = credentials.firstIndex(of: ":") {
-                    user = PercentDecoding.decode(String(credentials[..<colon]))
-                    password = PercentDecoding.decode(String(credentials[credentials.index(after: colon)...]))
+                    user = PercentEncoding.decode(credentials[..<colon])
+                    password = PercentEncoding.decode(credentials[credentials.index(after: colon)...])
                 } else {
-                    user = PercentDecoding.decode(String(credentials))
+                    user = PercentEncoding.decode(credentials)
                 }
             }
             guard !rest.isEmpty else { return nil }
@@ -139,34 +140,5 @@ public final class SMTPClient: @unchecked Sendable {
             return String(cString: curl_easy_strerror(result)) + (status > 0 ? " (the relay answered \(status))" : "")
         }
         return nil
-    }
-}
-
-/// `%XX` escapes of URL user information, decoded (bytes as UTF-8).
-enum PercentDecoding {
-    static func decode(_ text: String) -> String {
-        let input = Array(text.utf8)
-        var bytes: [UInt8] = []
-        func hex(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case 0x30...0x39: byte - 0x30
-            case 0x41...0x46: byte - 0x37
-            case 0x61...0x66: byte - 0x57
-            default: nil
-            }
-        }
-        var index = 0
-        while index < input.count {
-            if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
-                let high = hex(input[index + 1]), let low = hex(input[index + 2])
-            {
-                bytes.append(high << 4 | low)
-                index += 3
-            } else {
-                bytes.append(input[index])
-                index += 1
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
