@@ -68,7 +68,7 @@ let package = Package(
             name: "WebCalendar",
             dependencies: [
                 "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPTypes",
-                "Accounts", "ICalendar", "CivilTime", "Recurrence",
+                "Accounts", "ICalendar", "CivilTime", "Recurrence", "Scheduling",
             ],
             resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
         // Subscription feeds: a calendar's read-only .ics at a secret URL.
@@ -82,7 +82,7 @@ let package = Package(
         // Scheduling (RFC 6638, RFC 5546 iTIP): who organizes and attends an object, the
         // messages writes send, answers applied (values in, values out), and the agent
         // that delivers them between the store's users.
-        .target(name: "Scheduling", dependencies: ["CivilTime", "ICalendar", "CalendarStore"]),
+        .target(name: "Scheduling", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         // Subscribed calendars: feeds fetched once for all their subscribers, on the
         // webhooks' outbound client and rules.
         .target(name: "Subscriptions", dependencies: ["CalendarStore", "ICalendar", "Webhooks"]),

@@ -180,10 +180,7 @@ enum CommandTable {
                 "--allow-private-feeds",
                 "fetch subscribed feeds from loopback and private addresses too (never by default)"),
             .valued("--feed-check", "SECONDS", "how often to look for subscribed feeds that are due", .value("30")),
-            .valued(
-                "--smtp", "URL",
-                "the relay iMIP invitations go out through: smtp://user:pass@host:587 (STARTTLS) or smtps://",
-                .value("none: attendees outside the server are not reached")),
+            smtpOption,
             .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
@@ -538,17 +535,28 @@ enum CommandTable {
             unsubscribe.
             """)
 
+    static let smtpOption = OptionSpec.valued(
+        "--smtp", "URL",
+        "the relay iMIP invitations go out through: smtp://user:pass@host:587 (STARTTLS) or smtps://",
+        .value("none: attendees outside the server are not reached"))
+
     static let imip = CommandGroup(
         name: "imip", summary: "invitations by e-mail (RFC 6047)",
         subcommands: [
             CommandSpec(
-                ["imip", "receive"], summary: "apply an answer that came back by mail (one message on standard input)",
-                options: databaseOptions, example: "almanac imip receive < reply.eml")
+                ["imip", "receive"],
+                summary: "take an answer, a proposal or a refresh that came by mail (one message on standard input)",
+                options: [smtpOption] + databaseOptions,
+                example: "almanac imip receive --smtp smtp://127.0.0.1:25 < reply.eml")
         ],
         details: """
             For an MTA pipe (a .forward or an alias `| almanac imip receive`): the message's
-            text/calendar REPLY is matched to the organizer's event by UID and attendee,
-            checked (its From is that attendee), and applied. Exit 1 when it is refused.
+            text/calendar part is matched to the event by UID and checked against its From.
+            A REPLY (from an invited attendee) is applied to the organizer's copy; a COUNTER
+            (a proposed time) waits in the organizer's inbox for them to accept or decline
+            (GET /api/v1/events/{id}/proposals, or the event page); a REFRESH is answered by
+            mailing the current version, through --smtp; a DECLINECOUNTER (from an organizer
+            outside the server) goes to the attendee's inbox. Exit 1 when it is refused.
             """)
 
     static let links = CommandSpec(

@@ -16,6 +16,15 @@ import Webhooks
 /// `almanac serve`: the calendar server on the store's database, until
 /// SIGINT or SIGTERM (requests in progress finish first).
 enum ServeCommand {
+    /// The relay `--smtp` names, if any.
+    static func relay(_ options: Options) throws(CommandFailure) -> SMTPClient.Relay? {
+        guard let smtp = options["--smtp"] else { return nil }
+        guard let parsed = SMTPClient.Relay(smtp) else {
+            throw .usage("--smtp is smtp://[user[:password]@]host[:port] (STARTTLS) or smtps://…")
+        }
+        return parsed
+    }
+
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         let options = try Options(arguments, for: CommandTable.serve)
         let origins = options.all("--cors-origin")
@@ -95,13 +104,7 @@ enum ServeCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        var relay: SMTPClient.Relay?
-        if let smtp = options["--smtp"] {
-            guard let parsed = SMTPClient.Relay(smtp) else {
-                throw .usage("--smtp is smtp://[user[:password]@]host[:port] (STARTTLS) or smtps://…")
-            }
-            relay = parsed
-        }
+        let relay = try relay(options)
         var feeds = SubscriptionRefresher.Configuration(
             policy: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-feeds")))
         feeds.interval = Double(feedCheck)

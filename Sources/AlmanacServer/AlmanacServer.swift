@@ -77,19 +77,21 @@ public final class AlmanacServer: Sendable {
         }
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
-        let web = WebCalendar(
+        let mail = smtp.flatMap { try? ServerMail(relay: $0) }
+        var web = WebCalendar(
             backend: backend,
             verifyPassword: { user, password, address in
                 authenticator.verify(BasicCredentials(user: user, password: password), address: address).map(\.name)
             },
             now: now)
+        web.mail = mail
         router = Self.router(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
             visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit,
             webhookEndpoints: ServerWebhookEndpoints(options: http),
             feedRefusal: subscriptions.map { configuration in
                 { @Sendable url in configuration.policy.refusal(for: url)?.description }
-            }, mail: smtp.flatMap { try? ServerMail(relay: $0) }, now: now)
+            }, mail: mail, now: now)
         let router = self.router
         server = HTTPServer(
             configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)

@@ -40,11 +40,11 @@ extension DatabaseEventStore {
             // Writes and deletions in change order; an initial sync lists only what exists.
             // One row past the limit tells whether the listing was cut.
             let sql = """
-                SELECT sequence, name, etag, component, identifier, size, modified, created_sequence, uid, id FROM objects WHERE calendar_id = ?1 AND sequence > ?2
+                SELECT sequence, name, etag, component, identifier, size, modified, created_sequence, uid, id, schedule_tag FROM objects WHERE calendar_id = ?1 AND sequence > ?2
                 """
                 + (token == nil
                     ? ""
-                    : " UNION ALL SELECT sequence, name, NULL, NULL, identifier, NULL, NULL, NULL, uid, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
+                    : " UNION ALL SELECT sequence, name, NULL, NULL, identifier, NULL, NULL, NULL, uid, NULL, NULL FROM tombstones WHERE calendar_id = ?1 AND sequence > ?2")
                 + " ORDER BY 1" + (limit == nil ? "" : " LIMIT ?3")
             // The limit is a parameter, not part of the text: one prepared statement serves every
             // limit a client asks for. One row past it (saturating: a client may ask for Int.max).
@@ -64,7 +64,8 @@ extension DatabaseEventStore {
                     resource: ResourceInfo(
                         name: found.string(1), etag: found.string(2),
                         componentType: ComponentType(rawValue: found.string(3)) ?? .event,
-                        localIdentifier: found.string(4), size: found.int(5), lastModified: found.int(6)))
+                        localIdentifier: found.string(4), size: found.int(5), lastModified: found.int(6),
+                        scheduleTag: found.optionalString(10)))
                 return (write, found.int64(9))
             }
             var changes = ChangeSet(entries: [], token: current)

@@ -104,6 +104,7 @@ extension DatabaseEventStore {
         var recurring: Bool
         var firstStart: Int
         var lastEnd: Int?
+        var scheduleTag: String?
         /// A one-off object's times and listing columns, to answer without parsing it.
         var single: Single?
 
@@ -159,7 +160,8 @@ extension DatabaseEventStore {
     {
         let sql = """
             SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
-                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent
+                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent,
+                   o.schedule_tag
             FROM objects o
             WHERE \(IntervalIndex.overlap(connection.dialect))
             """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
@@ -180,7 +182,7 @@ extension DatabaseEventStore {
                 modified: row.int(17), sequence: row.int(2), etag: row.string(3),
                 componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0,
                 firstStart: row.int(6),
-                lastEnd: row.optionalInt(7), single: single)
+                lastEnd: row.optionalInt(7), scheduleTag: row.optionalString(19), single: single)
         }
     }
 

@@ -75,14 +75,16 @@ extension DatabaseEventStore {
     /// The listings of a calendar's objects, by name; only those named (in that order,
     /// repeats kept) when `names` is given.
     func listing(in calendar: CalendarRow, names: [String]?, _ connection: Connection) throws(StoreError) -> [Listed] {
-        let columns = "SELECT id, name, etag, component, identifier, size, modified FROM objects WHERE calendar_id = ?"
+        let columns =
+            "SELECT id, name, etag, component, identifier, size, modified, schedule_tag FROM objects WHERE calendar_id = ?"
         func listed(_ object: Row) -> Listed {
             Listed(
                 rowID: object.int64(0),
                 info: ResourceInfo(
                     name: object.string(1), etag: object.string(2),
                     componentType: ComponentType(rawValue: object.string(3)) ?? .event,
-                    localIdentifier: object.string(4), size: object.int(5), lastModified: object.int(6)))
+                    localIdentifier: object.string(4), size: object.int(5), lastModified: object.int(6),
+                    scheduleTag: object.optionalString(7)))
         }
         guard let names else {
             return try connection.rows(columns + " ORDER BY name", [.integer(calendar.rowID)], listed)
@@ -132,7 +134,8 @@ extension DatabaseEventStore {
                     rowID: candidate.rowID,
                     info: ResourceInfo(
                         name: candidate.name, etag: candidate.etag, componentType: candidate.componentType,
-                        localIdentifier: candidate.identifier, size: candidate.size, lastModified: candidate.modified)))
+                        localIdentifier: candidate.identifier, size: candidate.size, lastModified: candidate.modified,
+                        scheduleTag: candidate.scheduleTag)))
         }
         return result.sorted { $0.info.name < $1.info.name }
     }

@@ -118,6 +118,15 @@ extension APIContext {
         Route("POST", "/api/v1/events/{id}/rsvp", .write) { (context, path) throws(APIProblem) in
             try context.rsvp(path["id"])
         },
+        Route("GET", "/api/v1/events/{id}/proposals", .read) { (context, path) throws(APIProblem) in
+            try context.proposals(path["id"])
+        },
+        Route("POST", "/api/v1/events/{id}/proposals", .write) { (context, path) throws(APIProblem) in
+            try context.propose(path["id"])
+        },
+        Route("POST", "/api/v1/events/{id}/proposals/{proposalId}", .write) { (context, path) throws(APIProblem) in
+            try context.answerProposal(path["id"], path["proposalId"])
+        },
         Route("POST", "/api/v1/imip", .write) { (context, _) throws(APIProblem) in try context.receiveIMIP() },
         Route("GET", "/api/v1/subscriptions", .read) { (context, _) throws(APIProblem) in
             try context.listSubscriptions()

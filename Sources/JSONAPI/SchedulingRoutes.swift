@@ -62,61 +62,109 @@ extension APIContext {
             throw APIProblem(.invalidField, "status is accepted, declined or tentative", fields: ["status"])
         }
         let event = try visibleEvent(identifier)
-        var instance: String?
-        if let value = body["recurrenceId"], value != .null {
-            guard case .string(let text) = value, !text.isEmpty, text.utf8.count <= 64 else {
-                throw APIModel.wrongType("recurrenceId", "an occurrence id such as 2026-12-14T09:00:00Z")
-            }
-            guard let occurrence = try? store.occurrence(ofEvent: identifier, recurrenceID: text, timeZone: nil),
-                let time = occurrence.recurrenceID, let value = Self.recurrenceValue(time, of: event)
-            else {
-                throw APIProblem(.invalidField, "the event has no occurrence \(text)", fields: ["recurrenceId"])
-            }
-            instance = value
+        let instance = try instance(body["recurrenceId"], of: event)
+        try attempt { () throws(StoreError) in
+            try schedulingAgent.respond(
+                status.uppercased(), instance: instance, uid: event.externalIdentifier, by: store.user)
         }
-        guard
-            let copy = try attempt({ () throws(StoreError) in try store.ownResource(withUID: event.externalIdentifier) }
-            ),
-            let object = (try? ICalendarParser.parse(copy.resource.data, options: .lenient))?.components.first
-        else { throw APIProblem(.notFound, "the invitation is not in one of your own calendars") }
-        let mine = try attempt { () throws(StoreError) in try backend.addresses(ofUser: store.user) }.map {
-            "mailto:" + $0
-        }
-        guard let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains) else {
-            throw APIProblem(.invalidField, "you are not an attendee of this event", fields: ["status"])
-        }
-        let answered = ITIP.applying([instance: status.uppercased()], from: me, to: object)
-        let data = answered.serialized()
-        let agent = schedulingAgent
-        let plan = agent.prepare(data, previous: copy.resource.data, by: store.user, in: copy.calendar)
-        _ = try attempt { () throws(StoreError) in
-            try store.writeResource(
-                plan.data, name: copy.resource.name, calendar: copy.calendar.id, ifMatch: copy.resource.etag,
-                ifNoneMatch: false, scheduleTag: .keep, ifScheduleTagMatch: nil)
-        }
-        agent.deliver(plan)
         let updated = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
         return json(APIModel.json(updated), etag: updated.etag)
     }
 
-    /// An instance's RECURRENCE-ID value in the form of the series' DTSTART: a date, UTC,
-    /// or the wall clock in DTSTART's zone (or floating).
-    static func recurrenceValue(_ time: OccurrenceTime, of event: Event) -> String? {
-        guard let start = event.start else { return nil }
-        let civil: CivilDateTime
-        switch time {
-        case .date(let date):
-            return start.isDate ? DateTimeValue(date: date).icalendarText : nil
-        case .floating(let local): civil = local
-        case .instant(let seconds):
-            switch start.form {
-            case .utc: return DateTimeValue(CivilDateTime(secondsSinceEpoch: seconds), form: .utc).icalendarText
-            case .zoned(let tzid):
-                guard let zone = TimeZoneDatabase.zone(named: tzid) else { return nil }
-                civil = zone.localTime(at: seconds)
-            case .floating: civil = CivilDateTime(secondsSinceEpoch: seconds)
-            }
+    /// The RECURRENCE-ID value of the occurrence an optional `recurrenceId` names (its
+    /// occurrence id, checked to exist); nil for the series.
+    func instance(_ value: JSONValue?, of event: Event) throws(APIProblem) -> String? {
+        guard let value, value != .null else { return nil }
+        guard case .string(let text) = value, !text.isEmpty, text.utf8.count <= 64 else {
+            throw APIModel.wrongType("recurrenceId", "an occurrence id such as 2026-12-14T09:00:00Z")
         }
-        return DateTimeValue(civil, form: .floating).icalendarText
+        guard let identifier = event.localIdentifier,
+            let occurrence = try? store.occurrence(ofEvent: identifier, recurrenceID: text, timeZone: nil),
+            let time = occurrence.recurrenceID, let instance = SchedulingAgent.recurrenceValue(time, of: event)
+        else {
+            throw APIProblem(.invalidField, "the event has no occurrence \(text)", fields: ["recurrenceId"])
+        }
+        return instance
+    }
+
+    /// GET /events/{id}/proposals: the times attendees proposed for the user's event
+    /// (COUNTER), oldest first.
+    func proposals(_ identifier: String) throws(APIProblem) -> HTTPResponse {
+        let event = try visibleEvent(identifier)
+        let found = try attempt { () throws(StoreError) in
+            try schedulingAgent.proposals(for: store.user, uid: event.externalIdentifier)
+        }
+        return json(.object([("proposals", .array(found.map(Self.json)))]))
+    }
+
+    static func json(_ received: SchedulingAgent.ReceivedProposal) -> JSONValue {
+        let proposal = received.proposal
+        func time(_ property: Property?) -> JSONValue {
+            guard let property, let value = try? property.dateTimeValue() else { return .null }
+            return .string(APIModel.text(value))
+        }
+        return .object([
+            ("id", .string(received.name)), ("from", .string(received.from)),
+            ("recurrenceId", proposal.instance.map { .string($0) } ?? .null),
+            ("start", time(proposal.start)),
+            ("timeZone", proposal.start[parameter: "TZID"].map { .string($0) } ?? .null),
+            ("end", proposal.end?.name == "DTEND" ? time(proposal.end) : .null),
+            ("duration", proposal.end?.name == "DURATION" ? .string(proposal.end?.value ?? "") : .null),
+            ("location", proposal.location.map { .string($0) } ?? .null),
+            ("comment", proposal.comment.map { .string($0) } ?? .null),
+            ("receivedAt", .string(Self.utc(received.received))),
+        ])
+    }
+
+    /// POST /events/{id}/proposals: `{"start", "end", "timeZone", "recurrenceId", "comment"}`
+    /// — the user, an attendee, proposes another time for the series or one occurrence.
+    func propose(_ identifier: String) throws(APIProblem) -> HTTPResponse {
+        let body = try body(allowing: ["start", "end", "timeZone", "recurrenceId", "comment"])
+        let event = try visibleEvent(identifier)
+        let instance = try instance(body["recurrenceId"], of: event)
+        let zone = try APIModel.optionalString(body["timeZone"] ?? .null, "timeZone")
+        guard case .string(let startText)? = body["start"], case .string(let endText)? = body["end"] else {
+            throw APIProblem(.invalidField, "start and end are required", fields: ["start", "end"])
+        }
+        let start = try APIModel.time(startText, timeZone: zone, field: "start")
+        let end = try APIModel.time(endText, timeZone: zone, field: "end")
+        guard start.isDate == end.isDate,
+            SchedulingAgent.occurrenceTime(end).instant(in: .utc)
+                >= SchedulingAgent.occurrenceTime(start).instant(in: .utc)
+        else {
+            throw APIProblem(
+                .invalidField, "the proposal ends before it starts, or mixes a date and a date-time", fields: ["end"])
+        }
+        let comment = try APIModel.optionalString(body["comment"] ?? .null, "comment")
+        if let comment { _ = try APIModel.checked(comment, "comment", allowingLineBreaks: true) }
+        try attempt { () throws(StoreError) in
+            try schedulingAgent.propose(
+                uid: event.externalIdentifier, instance: instance, start: Property(name: "DTSTART", dateTime: start),
+                end: Property(name: "DTEND", dateTime: end), comment: comment, by: store.user)
+        }
+        return HTTPResponse(status: 202)
+    }
+
+    /// POST /events/{id}/proposals/{proposalId}: `{"answer": "accept"|"decline", "comment"}`.
+    func answerProposal(_ identifier: String, _ name: String) throws(APIProblem) -> HTTPResponse {
+        let body = try body(allowing: ["answer", "comment"])
+        guard case .string(let answer)? = body["answer"], ["accept", "decline"].contains(answer) else {
+            throw APIProblem(.invalidField, "answer is accept or decline", fields: ["answer"])
+        }
+        let comment = try APIModel.optionalString(body["comment"] ?? .null, "comment")
+        if let comment { _ = try APIModel.checked(comment, "comment", allowingLineBreaks: true) }
+        let event = try visibleEvent(identifier)
+        let found = try attempt { () throws(StoreError) in
+            try schedulingAgent.proposals(for: store.user, uid: event.externalIdentifier)
+        }
+        guard found.contains(where: { $0.name == name }) else {
+            throw APIProblem(.notFound, "the event has no proposal \(name)")
+        }
+        try attempt { () throws(StoreError) in
+            try schedulingAgent.answerProposal(
+                named: name, accept: answer == "accept", comment: comment, by: store.user)
+        }
+        let updated = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
+        return json(APIModel.json(updated), etag: updated.etag)
     }
 }

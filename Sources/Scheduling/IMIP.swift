@@ -18,20 +18,23 @@ public enum IMIP {
     /// The message carrying `itip` (a VCALENDAR with METHOD) from `sender` to
     /// `recipients` (`mailto:` addresses or bare ones). Header values are encoded
     /// (RFC 2047) so nothing in a title can start a header line of its own.
-    public static func compose(_ itip: Component, from sender: String, name: String?, to recipients: [String], now: Int)
-        -> Outgoing?
-    {
+    /// `title` names the event where the message itself carries no SUMMARY (a DECLINECOUNTER).
+    public static func compose(
+        _ itip: Component, from sender: String, name: String?, to recipients: [String], title: String? = nil, now: Int
+    ) -> Outgoing? {
         guard let from = bare(sender) else { return nil }
         let to = recipients.compactMap(bare)
         guard !to.isEmpty, let method = itip.property("METHOD")?.value.uppercased() else { return nil }
         let event = itip.components.first { ITIP.scheduled.contains($0.name) }
-        let title = event?.property("SUMMARY").map { $0.textValue() } ?? "(untitled)"
+        let title = event?.property("SUMMARY").map { $0.textValue() } ?? title ?? "(untitled)"
         let subject: String
         switch method {
         case "CANCEL": subject = "Cancelled: " + title
         case "REPLY":
             let answer = event?.properties(named: "ATTENDEE").first?[parameter: "PARTSTAT"]?.capitalized ?? "Answered"
             subject = "\(answer): \(title)"
+        case "COUNTER": subject = "New time proposed: " + title
+        case "DECLINECOUNTER": subject = "Proposal declined: " + title
         default: subject = "Invitation: " + title
         }
         let boundary = "almanac-" + String(UInt64(bitPattern: Int64(now)) &* 0x9E37_79B9_7F4A_7C15, radix: 16)
@@ -103,6 +106,8 @@ public enum IMIP {
         switch method {
         case "CANCEL": text = ["\(from) cancelled \"\(title)\"."]
         case "REPLY": text = ["\(from) answered your invitation to \"\(title)\"."]
+        case "COUNTER": text = ["\(from) proposes another time for \"\(title)\"."]
+        case "DECLINECOUNTER": text = ["\(from) keeps \"\(title)\" at its time and declined your proposal."]
         default: text = ["\(from) invites you to \"\(title)\"."]
         }
         if let start = event?.property("DTSTART"), let value = try? start.dateTimeValue() {

@@ -3,14 +3,19 @@ import ICalendar
 
 /// iTIP (RFC 5546) on calendar object resources, as RFC 6638's implicit scheduling uses
 /// it: who organizes an object and who attends it, the message an organizer's write or
-/// an attendee's answer sends (REQUEST, CANCEL, REPLY), the attendee's copy of an
-/// organizer's object, and an answer applied to the organizer's copy — for the whole
-/// series or one instance of it. Values in, values out: the server decides who gets what.
+/// an attendee's answer sends (REQUEST, CANCEL, REPLY), an attendee's proposal of
+/// another time (COUNTER) and its refusal (DECLINECOUNTER), an attendee's request for
+/// the current version (REFRESH), the attendee's copy of an organizer's object, and
+/// answers and accepted proposals applied to the organizer's copy — for the whole series
+/// or one instance of it. Values in, values out: the server decides who gets what.
 public enum ITIP {
     public enum Method: String, Sendable {
         case request = "REQUEST"
         case cancel = "CANCEL"
         case reply = "REPLY"
+        case counter = "COUNTER"
+        case declineCounter = "DECLINECOUNTER"
+        case refresh = "REFRESH"
     }
 
     /// The components of an object that scheduling concerns (not VTIMEZONE).
@@ -80,6 +85,9 @@ public enum ITIP {
     /// - REPLY (for `attendee`): each component that lists them, holding only what a
     ///   reply carries (RFC 5546 §3.2.3): UID, RECURRENCE-ID, DTSTAMP, DTSTART, SEQUENCE,
     ///   ORGANIZER and that attendee with their PARTSTAT.
+    /// - REFRESH and DECLINECOUNTER (for `attendee`, who asks, or whose proposal is
+    ///   declined): the same without DTSTART (§3.2.6, §3.2.8), REFRESH without SEQUENCE.
+    /// - COUNTER: see ``counter(_:instance:start:end:comment:attendee:stamp:)``.
     public static func message(_ method: Method, _ calendar: Component, attendee: String? = nil, stamp: Int)
         -> Component
     {
@@ -92,9 +100,10 @@ public enum ITIP {
                 continue
             }
             switch method {
-            case .request:
+            case .request, .counter:
                 var copy = withoutServerParameters(component)
                 copy.components.removeAll { $0.name == "VALARM" }
+                if method == .counter { copy.setProperty(dtstamp) }
                 members.append(copy)
             case .cancel:
                 var copy = withoutServerParameters(component)
@@ -103,12 +112,18 @@ public enum ITIP {
                 copy.setProperty(Property(name: "SEQUENCE", value: String(sequence(of: component) + 1)))
                 copy.setProperty(dtstamp)
                 members.append(copy)
-            case .reply:
+            case .reply, .refresh, .declineCounter:
                 guard let attendee,
                     let answer = component.properties(named: "ATTENDEE").first(where: { address($0.value) == attendee })
                 else { continue }
                 var reply = Component(name: component.name)
-                for name in ["UID", "RECURRENCE-ID", "DTSTART", "SEQUENCE", "ORGANIZER"] {
+                let carried =
+                    switch method {
+                    case .refresh: ["UID", "RECURRENCE-ID", "ORGANIZER"]
+                    case .declineCounter: ["UID", "RECURRENCE-ID", "SEQUENCE", "ORGANIZER"]
+                    default: ["UID", "RECURRENCE-ID", "DTSTART", "SEQUENCE", "ORGANIZER"]
+                    }
+                for name in carried {
                     if let property = component.property(name) { reply.properties.append(property) }
                 }
                 reply.properties.insert(dtstamp, at: min(1, reply.properties.count))
@@ -126,6 +141,173 @@ public enum ITIP {
                 Property(name: "VERSION", value: "2.0"), Property(name: "PRODID", value: "-//Almanac//Almanac 0.1//EN"),
                 Property(name: "METHOD", value: method.rawValue),
             ], components: members)
+    }
+
+    /// An attendee's COUNTER (RFC 5546 §3.2.7) from their copy: the series (or, with
+    /// `instance`, the RECURRENCE-ID value of one occurrence) as it is, proposed at
+    /// `start`–`end`, with `comment`; nil when the copy has no such component or
+    /// instance, or the attendee is not in it. The COUNTER carries the VTIMEZONEs of the copy.
+    public static func counter(
+        _ copy: Component, instance: String?, start: Property, end: Property, comment: String?, attendee: String,
+        stamp: Int
+    ) -> Component? {
+        guard var component = component(of: copy, at: instance),
+            component.properties(named: "ATTENDEE").contains(where: { address($0.value) == attendee })
+        else { return nil }
+        component.removeProperties(named: "RRULE")
+        component.removeProperties(named: "RDATE")
+        component.removeProperties(named: "EXDATE")
+        component.removeProperties(named: "DURATION")
+        component.setProperty(Property(name: "DTSTART", parameters: start.parameters, value: start.value))
+        component.setProperty(Property(name: "DTEND", parameters: end.parameters, value: end.value))
+        component.removeProperties(named: "COMMENT")
+        if let comment, !comment.isEmpty { component.properties.append(Property(name: "COMMENT", text: comment)) }
+        var proposal = copy
+        proposal.components = copy.components.filter { $0.name == "VTIMEZONE" } + [component]
+        return message(.counter, proposal, stamp: stamp)
+    }
+
+    /// What a COUNTER proposes: for which occurrence (nil: the series), the new times,
+    /// and the attendee's comment.
+    public struct Proposal: Sendable, Hashable {
+        public var uid: String
+        public var instance: String?
+        public var start: Property
+        /// DTEND, or DURATION as the COUNTER gave it.
+        public var end: Property?
+        public var location: String?
+        public var comment: String?
+    }
+
+    /// The proposal a COUNTER holds (its first scheduled component), or nil when it has
+    /// no UID or no readable DTSTART.
+    public static func proposal(in counter: Component) -> Proposal? {
+        guard let component = counter.components.first(where: { scheduled.contains($0.name) }),
+            let uid = component.property("UID")?.value, let start = component.property("DTSTART"),
+            (try? start.dateTimeValue()) != nil
+        else { return nil }
+        return Proposal(
+            uid: uid, instance: component.property("RECURRENCE-ID")?.value, start: start,
+            end: component.property("DTEND") ?? component.property("DURATION"),
+            location: component.property("LOCATION").map { $0.textValue() },
+            comment: component.property("COMMENT").map { $0.textValue() })
+    }
+
+    /// The organizer's copy with `proposal` (from `attendee`) accepted: the series, or
+    /// the occurrence (overridden if it was not), moved to the proposed times (and
+    /// place), its SEQUENCE one higher, and every other attendee asked again
+    /// (NEEDS-ACTION, RSVP) since the time changed; the proposer's answer is `partstat`
+    /// when given. The VTIMEZONE the times name is taken from `counter` when the copy
+    /// lacks it. Nil when the copy has no such component or occurrence.
+    public static func accepting(
+        _ proposal: Proposal, of counter: Component, from attendee: String, partstat: String?, into organizer: Component
+    ) -> Component? {
+        var result = organizer
+        let index: Int
+        if let found = result.components.firstIndex(where: {
+            scheduled.contains($0.name) && $0.property("RECURRENCE-ID")?.value == proposal.instance
+        }) {
+            index = found
+        } else {
+            guard let instance = proposal.instance, let made = component(of: organizer, at: instance) else {
+                return nil
+            }
+            result.components.append(made)
+            index = result.components.count - 1
+        }
+        var component = result.components[index]
+        // The series moved: its overrides name the instances where they now are.
+        if proposal.instance == nil, let old = try? component.property("DTSTART")?.dateTimeValue(),
+            let new = try? proposal.start.dateTimeValue(), old.form == new.form, old.isDate == new.isDate
+        {
+            let delta = new.civil.secondsSinceEpoch - old.civil.secondsSinceEpoch
+            for position in result.components.indices where position != index && delta != 0 {
+                shiftOverride(&result.components[position], by: delta)
+            }
+        }
+        component.removeProperties(named: "DTEND")
+        component.removeProperties(named: "DURATION")
+        component.setProperty(proposal.start)
+        if let end = proposal.end { component.setProperty(end) }
+        if let location = proposal.location { component.setProperty(Property(name: "LOCATION", text: location)) }
+        component.setProperty(Property(name: "SEQUENCE", value: String(sequence(of: component) + 1)))
+        let organizerAddress = Self.organizer(of: organizer)
+        for position in component.properties.indices where component.properties[position].name == "ATTENDEE" {
+            let who = address(component.properties[position].value)
+            guard who != organizerAddress else { continue }
+            if who == attendee, let partstat {
+                component.properties[position][parameter: "PARTSTAT"] = partstat
+                component.properties[position][parameter: "RSVP"] = nil
+            } else {
+                component.properties[position][parameter: "PARTSTAT"] = "NEEDS-ACTION"
+                component.properties[position][parameter: "RSVP"] = "TRUE"
+            }
+        }
+        result.components[index] = component
+        // The zones the new times name, from the COUNTER when the copy has none of that name.
+        let have = Set(result.components.filter { $0.name == "VTIMEZONE" }.compactMap { $0.property("TZID")?.value })
+        for tzid in Set([proposal.start[parameter: "TZID"], proposal.end?[parameter: "TZID"]].compactMap { $0 })
+        where !have.contains(tzid) {
+            if let zone = counter.components.first(where: {
+                $0.name == "VTIMEZONE" && $0.property("TZID")?.value == tzid
+            }) {
+                result.components.insert(zone, at: 0)
+            }
+        }
+        return result
+    }
+
+    /// The organizer's DECLINECOUNTER (RFC 5546 §3.2.8) of `proposal` to `attendee`, from
+    /// their copy, with `comment`; nil when the copy no longer lists the attendee there.
+    public static func declineCounter(
+        _ proposal: Proposal, in organizer: Component, to attendee: String, comment: String?, stamp: Int
+    ) -> Component? {
+        guard let component = component(of: organizer, at: proposal.instance) else { return nil }
+        var only = organizer
+        only.components = [component]
+        var declined = message(.declineCounter, only, attendee: attendee, stamp: stamp)
+        guard !declined.components.isEmpty else { return nil }
+        if let comment, !comment.isEmpty {
+            declined.components[0].properties.append(Property(name: "COMMENT", text: comment))
+        }
+        return declined
+    }
+
+    /// An override of a series whose DTSTART moved by `delta` seconds (in its own form):
+    /// its RECURRENCE-ID moves as much, and so do its times when it had not been moved
+    /// (DTSTART at the RECURRENCE-ID). Components that are no override stay.
+    static func shiftOverride(_ component: inout Component, by delta: Int) {
+        guard scheduled.contains(component.name), let rid = component.property("RECURRENCE-ID"),
+            let value = try? rid.dateTimeValue()
+        else { return }
+        func shifted(_ property: Property) -> Property? {
+            guard let value = try? property.dateTimeValue() else { return nil }
+            let moved = value.civil.adding(seconds: delta)
+            let result = value.isDate ? DateTimeValue(date: moved.date) : DateTimeValue(moved, form: value.form)
+            return Property(name: property.name, dateTime: result, parameters: property.parameters)
+        }
+        let unmoved = (try? component.property("DTSTART")?.dateTimeValue()) == value
+        if let moved = shifted(rid) { component.setProperty(moved) }
+        guard unmoved else { return }
+        for name in ["DTSTART", "DTEND"] {
+            if let property = component.property(name), let moved = shifted(property) { component.setProperty(moved) }
+        }
+    }
+
+    /// The component of an object for an occurrence's RECURRENCE-ID value (nil: the
+    /// master, or the only component): the override, or one made from the master.
+    static func component(of calendar: Component, at instance: String?) -> Component? {
+        if let found = calendar.components.first(where: {
+            scheduled.contains($0.name) && $0.property("RECURRENCE-ID")?.value == instance
+        }) {
+            return found
+        }
+        guard let instance,
+            let master = calendar.components.first(where: {
+                scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil && $0.property("RRULE") != nil
+            })
+        else { return nil }
+        return override(of: master, at: instance)
     }
 
     /// The attendee's copy of the organizer's object: the organizer's components as a

@@ -181,11 +181,15 @@ public struct SchedulingAgent: Sendable {
 
     /// Mails `message` to each of `recipients` (one message each); returns those it
     /// could not be handed to the relay for.
-    func mailTo(_ recipients: [String], _ message: Component, from: String, name: String?) -> [String] {
+    func mailTo(_ recipients: [String], _ message: Component, from: String, name: String?, title: String? = nil)
+        -> [String]
+    {
         guard let mail, !recipients.isEmpty else { return [] }
         var failed: [String] = []
         for recipient in recipients {
-            guard let outgoing = IMIP.compose(message, from: from, name: name, to: [recipient], now: now()) else {
+            guard
+                let outgoing = IMIP.compose(message, from: from, name: name, to: [recipient], title: title, now: now())
+            else {
                 failed.append(recipient)
                 continue
             }
@@ -301,50 +305,97 @@ public struct SchedulingAgent: Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    /// Applies an answer that came back by mail (an RFC 5322 message with a
-    /// `text/calendar` REPLY): matched to the organizer's copy by UID, checked (the
-    /// sender is the answering attendee, whom the organizer invited; with `user`, the
-    /// organizer is that user), applied, and put in the organizer's inbox. Returns what
-    /// was applied, for the log.
+    /// Takes an iTIP message that came by mail (an RFC 5322 message with a
+    /// `text/calendar` part), matched by UID and checked against who sent it; with
+    /// `user`, the local party it concerns must be that user. Returns what was done, for the log.
+    /// - REPLY (from an attendee the organizer invited): applied to the organizer's copy
+    ///   and put in their inbox.
+    /// - COUNTER (from such an attendee): put in the organizer's inbox as a proposal
+    ///   (``proposals(for:uid:)``); the event does not change until it is accepted.
+    /// - REFRESH (from such an attendee): the organizer's current version is mailed back
+    ///   as a REQUEST.
+    /// - DECLINECOUNTER (from the organizer outside the server, to a local attendee): put
+    ///   in the attendee's inbox.
     public func receive(_ message: [UInt8], for user: String?) throws(Refusal) -> String {
         let read = IMIP.read(message)
         guard let sender = read.sender else { throw Refusal("the message has no From address") }
         guard let data = read.calendar, let calendar = Self.parse(data) else {
             throw Refusal("the message has no text/calendar part")
         }
-        guard calendar.property("METHOD")?.value.uppercased() == "REPLY" else {
-            throw Refusal(
-                "only METHOD:REPLY is taken by mail (this is \(calendar.property("METHOD")?.value ?? "none"))")
-        }
+        let method = calendar.property("METHOD")?.value.uppercased() ?? "none"
         guard let uid = Self.uid(of: calendar), let organizer = ITIP.organizer(of: calendar) else {
-            throw Refusal("the reply names no UID or ORGANIZER")
+            throw Refusal("the \(method) names no UID or ORGANIZER")
+        }
+        let from = "mailto:" + sender
+        if method == ITIP.Method.declineCounter.rawValue {
+            return try declinedByMail(data, calendar, uid: uid, organizer: organizer, sender: sender, for: user)
+        }
+        guard [ITIP.Method.reply, .counter, .refresh].map(\.rawValue).contains(method) else {
+            throw Refusal("METHOD:\(method) is not taken by mail (REPLY, COUNTER, REFRESH and DECLINECOUNTER are)")
         }
         guard let owner = localUser(organizer, except: "") else {
             throw Refusal("\(organizer) is not a user of this server")
         }
-        if let user, user != owner { throw Refusal("the reply is to \(organizer), not to you") }
-        let attendee = "mailto:" + sender
-        let answers = ITIP.participation(of: attendee, in: calendar)
+        if let user, user != owner { throw Refusal("the \(method) is to \(organizer), not to you") }
+        let answers = ITIP.participation(of: from, in: calendar)
         guard !answers.isEmpty else {
-            throw Refusal("the sender \(sender) is not the attendee the reply answers for")
+            throw Refusal("the sender \(sender) is not the attendee the \(method) is from")
         }
         guard let store = try? backend.eventStore(for: owner), let existing = try? store.ownResource(withUID: uid),
             let copy = Self.parse(existing.resource.data)
         else { throw Refusal("\(owner) has no event \(uid)") }
-        guard !ITIP.participation(of: attendee, in: copy).isEmpty else {
+        guard !ITIP.participation(of: from, in: copy).isEmpty else {
             throw Refusal("\(sender) was not invited to \(uid)")
         }
-        let updated = ITIP.applying(answers, from: attendee, to: copy)
-        do throws(StoreError) {
-            _ = try store.writeResource(
-                updated.serialized(), name: existing.resource.name, calendar: existing.calendar.id,
-                ifMatch: existing.resource.etag, ifNoneMatch: false, scheduleTag: .keep, ifScheduleTagMatch: nil)
-        } catch {
-            throw Refusal("the answer could not be stored: \(error.message)")
+        switch method {
+        case ITIP.Method.counter.rawValue:
+            guard let proposal = ITIP.proposal(in: calendar),
+                ITIP.accepting(proposal, of: calendar, from: from, partstat: nil, into: copy) != nil
+            else { throw Refusal("the COUNTER proposes no time for an occurrence of \(uid)") }
+            deliverMessage(data, uid: uid, method: method, from: from, to: owner)
+            return "\(sender) proposed \(proposal.start.value) for \(uid)"
+        case ITIP.Method.refresh.rawValue:
+            guard mail != nil else { throw Refusal("the server has no mail relay to send the current version with") }
+            let request = ITIP.message(.request, copy, stamp: now())
+            let name = copy.components.first { ITIP.scheduled.contains($0.name) }?.property("ORGANIZER")?[
+                parameter: "CN"]
+            guard mailTo([from], request, from: organizer, name: name).isEmpty else {
+                throw Refusal("the current version could not be handed to the relay")
+            }
+            return "sent \(sender) the current version of \(uid)"
+        default:
+            let updated = ITIP.applying(answers, from: from, to: copy)
+            do throws(StoreError) {
+                _ = try store.writeResource(
+                    updated.serialized(), name: existing.resource.name, calendar: existing.calendar.id,
+                    ifMatch: existing.resource.etag, ifNoneMatch: false, scheduleTag: .keep, ifScheduleTagMatch: nil)
+            } catch {
+                throw Refusal("the answer could not be stored: \(error.message)")
+            }
+            deliverMessage(data, uid: uid, method: method, from: from, to: owner)
+            let summary = answers.sorted { ($0.key ?? "") < ($1.key ?? "") }.map {
+                ($0.key ?? "series") + " " + $0.value
+            }
+            return "\(sender) answered \(uid): " + summary.joined(separator: ", ")
         }
-        deliverMessage(data, uid: uid, method: "REPLY", from: attendee, to: owner)
-        let summary = answers.sorted { ($0.key ?? "") < ($1.key ?? "") }.map { ($0.key ?? "series") + " " + $0.value }
-        return "\(sender) answered \(uid): " + summary.joined(separator: ", ")
+    }
+
+    /// A DECLINECOUNTER by mail: from the organizer of a local attendee's copy, to their inbox.
+    func declinedByMail(
+        _ data: [UInt8], _ calendar: Component, uid: String, organizer: String, sender: String, for user: String?
+    ) throws(Refusal) -> String {
+        guard IMIP.bare(organizer) == sender else {
+            throw Refusal("the DECLINECOUNTER is from \(sender), not from the organizer \(organizer)")
+        }
+        let named = ITIP.attendees(of: calendar).compactMap { localUser($0.address, except: "") }
+        guard let attendee = named.first(where: { user == nil || $0 == user }) else {
+            throw Refusal("the DECLINECOUNTER names no attendee \(user.map { "\($0) " } ?? "")of this server")
+        }
+        guard let store = try? backend.eventStore(for: attendee), let existing = try? store.ownResource(withUID: uid),
+            Self.parse(existing.resource.data).flatMap(ITIP.organizer(of:)) == organizer
+        else { throw Refusal("\(attendee) has no invitation \(uid) from \(organizer)") }
+        deliverMessage(data, uid: uid, method: ITIP.Method.declineCounter.rawValue, from: organizer, to: attendee)
+        return "\(sender) declined \(attendee)'s proposal for \(uid)"
     }
 }
 

@@ -65,6 +65,7 @@ extension WebContext {
             \(event.component.property("RRULE").map { "<dt>Repeats</dt><dd><code>\(HTML.escape($0.value))</code></dd>" } ?? "")
             \(event.notes.map { "<dt>Notes</dt><dd class=\"notes\">\(HTML.escape($0))</dd>" } ?? "")
             </dl>
+            \(try attendeesSection(event, id: id, occurrence: occurrenceID, user: session.user, zone: view.zone))
             <div class="add-to-calendar">
             <button type="button" class="add" data-controller="bridge--add-to-calendar" data-bridge-payload="\(HTML.escape(targets.bridge.json.jsonText))" data-mark-added-url="\(HTML.escape(addedURL))" aria-haspopup="true">Add to Calendar</button>
             <span class="added-note" role="status"\(added == nil ? " hidden" : "")>Added to your calendar</span>

@@ -6,6 +6,7 @@ import CivilTime
 import Foundation
 import HTTPTypes
 import ICalendar
+import Scheduling
 
 /// The web calendar: server-rendered pages (sign-in, month, week and day views, event
 /// detail with the "Add to Calendar" button, the event form, settings) over the store,
@@ -23,6 +24,8 @@ public struct WebCalendar: Sendable {
     public var sessionLifetime = 30 * 86_400
     /// The public booking pages' requests per address.
     let bookingLimiter: RateLimiter
+    /// Sends invitations and answers by mail (iMIP) to people outside the server; nil: none.
+    public var mail: (any IMIPSender)?
 
     public init(
         backend: any StoreBackend,

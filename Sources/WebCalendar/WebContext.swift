@@ -29,14 +29,16 @@ struct WebContext {
         case ("GET", "/calendar/event"): return try eventPage()
         case ("GET", "/calendar/new"), ("GET", "/calendar/edit"): return try formPage()
         case ("POST", "/calendar/save"): return try saveEvent()
+        case ("POST", "/calendar/rsvp"): return try saveAnswer()
+        case ("POST", "/calendar/proposal"): return try answerProposalFromPage()
         case ("GET", "/calendar/bookings"): return try bookingTypesPage()
         case ("POST", "/calendar/bookings/new"): return try createBookingTypeFromPage()
         case ("POST", "/calendar/bookings/delete"): return try deleteBookingTypeFromPage()
         default:
             if request.path.hasPrefix("/book/") { return try bookingRoute() }
             if [
-                "/login", "/logout", "/settings", "/calendar/save", "/calendar/bookings/new",
-                "/calendar/bookings/delete",
+                "/login", "/logout", "/settings", "/calendar/save", "/calendar/rsvp", "/calendar/proposal",
+                "/calendar/bookings/new", "/calendar/bookings/delete",
             ]
             .contains(request.path) {
                 var response = HTTPResponse.text(405, "405 Method Not Allowed\n")

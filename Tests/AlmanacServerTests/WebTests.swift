@@ -58,8 +58,8 @@ import Testing
     }
 
     /// Signs in and returns the session cookie and the page's CSRF token.
-    func signIn() throws -> (cookie: String, csrf: String) {
-        let answer = try send("POST", "/login", form: [("user", "anna"), ("password", "correct horse")])
+    func signIn(_ user: String = "anna", password: String = "correct horse") throws -> (cookie: String, csrf: String) {
+        let answer = try send("POST", "/login", form: [("user", user), ("password", password)])
         try #require(answer.status == 303)
         let setCookie = try #require(answer.headers["Set-Cookie"])
         let cookie = String(setCookie.split(separator: ";")[0])
@@ -522,5 +522,106 @@ import Testing
         #expect(removed.status == 303)
         #expect(try web.backend.bookings.bookingTypes(owner: "anna").isEmpty)
         #expect(try web.send("GET", "/calendar/bookings").status != 200, "signed out: no page")
+    }
+
+    /// An invitation on its event page: who is asked and what each answered; the invited
+    /// user answers for one week or the whole series with a button (CSRF-checked), and the
+    /// organizer sees the answers and the times attendees proposed, and declines one.
+    @Test func invitationsAreAnsweredAndProposalsDecidedOnTheEventPage() throws {
+        let web = try WebTests()
+        try web.server.createUser("bob", password: "battery staple")
+        try web.backend.setAddresses(["anna@example.com"], forUser: "anna")
+        try web.backend.setAddresses(["bob@example.com"], forUser: "bob")
+        let created = try web.server.api("anna").call(
+            "POST", "/api/v1/events",
+            #"""
+            {"calendarId": "\#(web.calendarID)", "title": "Team run", "start": "2026-12-07T09:00:00Z",
+             "end": "2026-12-07T10:00:00Z", "rrule": "FREQ=WEEKLY;COUNT=3",
+             "attendees": [{"email": "bob@example.com", "name": "B<ob>"}, {"email": "guest@elsewhere.example"}]}
+            """#)
+        #expect(created.status == 201, "\(created.text)")
+        let annasEvent = try #require(created["id"]?.stringValue)
+        let uid = try #require(created["uid"]?.stringValue)
+        func annasCopy() throws -> String {
+            let copy = try #require(try web.server.eventStore(for: "anna").ownResource(withUID: uid))
+            return String(decoding: copy.resource.data, as: UTF8.self).replacingOccurrences(of: "\r\n ", with: "")
+        }
+        func bobIn(_ text: String, instance: Bool) throws -> String {
+            let events = text.components(separatedBy: "BEGIN:VEVENT").dropFirst()
+            let event = try #require(events.first { $0.contains("RECURRENCE-ID") == instance })
+            return try #require(
+                event.components(separatedBy: "\r\n").first { $0.hasSuffix(":mailto:bob@example.com") })
+        }
+
+        // Bob opens the second week from his month view.
+        let (bobsCookie, bobsCSRF) = try web.signIn("bob", password: "battery staple")
+        let month = try web.send("GET", "/calendar?view=month&date=2026-12-01&tz=UTC", cookie: bobsCookie)
+        let link = try #require(Self.eventLinks(month.text).first { $0.contains("2026-12-14") }, "\(month.text)")
+        let page = try web.send("GET", link, cookie: bobsCookie)
+        #expect(page.status == 200)
+        #expect(page.text.contains("Organized by anna@example.com"))
+        #expect(page.text.contains("B&lt;ob&gt; &lt;bob@example.com&gt; (you)"), "escaped")
+        #expect(
+            page.text.contains("guest@elsewhere.example</span> <span class=\"answer needs-action\">Not answered yet"))
+        #expect(page.text.contains("Your answer: Not answered yet"))
+        #expect(page.text.contains("value=\"declined\">Decline</button>"))
+        let query = Dictionary(
+            uniqueKeysWithValues: try #require(link.split(separator: "?").last).split(separator: "&").map {
+                let pair = $0.split(separator: "=", maxSplits: 1)
+                return (String(pair[0]), PercentEncoding.decode(String(pair.count > 1 ? pair[1] : "")) ?? "")
+            })
+        let (id, occurrence) = (try #require(query["id"]), try #require(query["occurrence"]))
+
+        // No token, no answer; with it, that week only.
+        let fields = [("id", id), ("occurrence", occurrence), ("span", "this"), ("status", "declined")]
+        #expect(try web.send("POST", "/calendar/rsvp", form: fields, cookie: bobsCookie).status == 403)
+        #expect(try annasCopy().contains("RECURRENCE-ID") == false)
+        let answered = try web.send("POST", "/calendar/rsvp", form: fields + [("csrf", bobsCSRF)], cookie: bobsCookie)
+        #expect(answered.status == 303)
+        #expect(answered.headers["Location"]?.contains("occurrence=") == true, "back to the week's page")
+        #expect(try bobIn(try annasCopy(), instance: true).contains("PARTSTAT=DECLINED"))
+        #expect(try bobIn(try annasCopy(), instance: false).contains("PARTSTAT=DECLINED") == false)
+        #expect(try web.send("GET", link, cookie: bobsCookie).text.contains("Your answer: Declined"))
+        // The whole series accepted from the same page.
+        let all = [("id", id), ("occurrence", occurrence), ("span", "all"), ("status", "accepted"), ("csrf", bobsCSRF)]
+        #expect(try web.send("POST", "/calendar/rsvp", form: all, cookie: bobsCookie).status == 303)
+        #expect(try bobIn(try annasCopy(), instance: false).contains("PARTSTAT=ACCEPTED"))
+        for bad in [[("status", "maybe")], [("status", "accepted"), ("occurrence", "2030-01-01T00:00:00Z")]] {
+            let refused = try web.send(
+                "POST", "/calendar/rsvp", form: [("id", id), ("csrf", bobsCSRF)] + bad, cookie: bobsCookie)
+            #expect(refused.status == 400 || refused.status == 404, "\(bad): \(refused.status)")
+        }
+
+        // Bob proposes another hour for the series; Anna sees the answers and the proposal.
+        #expect(
+            try web.server.api("bob").call(
+                "POST", "/api/v1/events/\(id)/proposals",
+                #"{"start": "2026-12-07T16:00:00Z", "end": "2026-12-07T17:00:00Z", "comment": "After <work>"}"#
+            ).status == 202)
+        let (annasCookie, annasCSRF) = try web.signIn()
+        let annas = try web.send("GET", "/calendar/event?id=\(annasEvent)&tz=UTC", cookie: annasCookie).text
+        #expect(annas.contains("Organized by anna@example.com (you)"))
+        #expect(annas.contains("<span class=\"answer accepted\">Accepted</span>"))
+        #expect(!annas.contains("Your answer:"), "the organizer does not answer")
+        #expect(annas.contains("bob@example.com proposes Monday 2026-12-07 16:00–17:00 (UTC)"), "\(annas)")
+        #expect(annas.contains("“After &lt;work&gt;”"))
+        let proposal = try #require(
+            annas.firstRange(of: "name=\"proposal\" value=\"").map { annas[$0.upperBound...].prefix { $0 != "\"" } })
+        let decline = [("id", annasEvent), ("proposal", String(proposal)), ("answer", "decline")]
+        #expect(try web.send("POST", "/calendar/proposal", form: decline, cookie: annasCookie).status == 403)
+        #expect(
+            try web.send("POST", "/calendar/proposal", form: decline + [("csrf", bobsCSRF)], cookie: annasCookie)
+                .status == 403, "another session's token")
+        let before = try annasCopy()
+        #expect(
+            try web.send("POST", "/calendar/proposal", form: decline + [("csrf", annasCSRF)], cookie: annasCookie)
+                .status == 303)
+        #expect(try annasCopy() == before, "declining moves nothing")
+        #expect(
+            !(try web.send("GET", "/calendar/event?id=\(annasEvent)", cookie: annasCookie).text.contains("proposes")))
+        #expect(try web.backend.scheduling.inbox(of: "bob").last?.method == "DECLINECOUNTER")
+        #expect(
+            try web.send("POST", "/calendar/proposal", form: decline + [("csrf", annasCSRF)], cookie: annasCookie)
+                .status == 404, "answered already")
     }
 }

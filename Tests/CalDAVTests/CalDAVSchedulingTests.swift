@@ -247,6 +247,62 @@ import Testing
             headers: ["If-Schedule-Tag-Match": attendeeTag, "Content-Type": "text/calendar"])
         #expect(stale.status == 412, "\(stale.text)")
         #expect(try bob.get(copy.href).text.contains("Team sync"), "the refused PUT changed nothing")
+
+        // The tag as a property (asked for by name): PROPFIND, multiget and sync-collection
+        // give what GET's header does; an object nobody is invited to has none (404).
+        let tagName = DAVName.caldav("schedule-tag")
+        #expect(
+            try bob.put(
+                "/dav/calendars/bob/personal/alone.ics",
+                Self.meeting
+                    .replacingOccurrences(of: "UID:team-weekly", with: "UID:alone")
+                    .components(separatedBy: "\r\n").filter { !$0.hasPrefix("ORGANIZER") && !$0.hasPrefix("ATTENDEE") }
+                    .joined(separator: "\r\n")
+            ).status == 201)
+        let listing = try bob.propfind("/dav/calendars/bob/personal/", depth: "1", props: [tagName, .getETag])
+            .multistatus()
+        #expect(listing.response(copy.href)?.property(tagName)?.text == newAttendeeTag)
+        #expect(listing.response("/dav/calendars/bob/personal/alone.ics")?.status(of: tagName) == 404)
+        let multiget = try bob.multiget(
+            "/dav/calendars/bob/personal/", prop: "<C:schedule-tag/>", hrefs: [copy.href]
+        ).multistatus()
+        #expect(multiget.response(copy.href)?.property(tagName)?.text == newAttendeeTag)
+        let synced = try bob.report(
+            "/dav/calendars/bob/personal/",
+            "<D:sync-collection xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><C:schedule-tag/></D:prop></D:sync-collection>"
+        ).multistatus()
+        #expect(synced.response(copy.href)?.property(tagName)?.text == newAttendeeTag)
+        let ranged = try bob.report(
+            "/dav/calendars/bob/personal/", depth: "1",
+            "<C:calendar-query xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:prop><C:schedule-tag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\"><C:comp-filter name=\"VEVENT\"><C:time-range start=\"20261214T000000Z\" end=\"20261215T000000Z\"/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>"
+        ).multistatus()
+        #expect(ranged.response(copy.href)?.property(tagName)?.text == newAttendeeTag)
+
+        // DELETE and MOVE take If-Schedule-Tag-Match too: a stale tag is 412 and keeps the copy.
+        #expect(try bob.mkcalendar("/dav/calendars/bob/other/").status == 201)
+        let staleDelete = try bob.send("DELETE", copy.href, headers: ["If-Schedule-Tag-Match": attendeeTag])
+        #expect(staleDelete.status == 412, "\(staleDelete.text)")
+        let staleMove = try bob.send(
+            "MOVE", copy.href,
+            headers: ["If-Schedule-Tag-Match": attendeeTag, "Destination": "/dav/calendars/bob/other/team.ics"])
+        #expect(staleMove.status == 412, "\(staleMove.text)")
+        #expect(try bob.get(copy.href).status == 200, "the refused DELETE and MOVE kept it")
+        let moved = try bob.send(
+            "MOVE", copy.href,
+            headers: [
+                "If-Schedule-Tag-Match": try #require(newAttendeeTag),
+                "Destination": "/dav/calendars/bob/other/team.ics",
+            ])
+        #expect(moved.status == 201, "\(moved.text)")
+        let movedTag = try #require(moved.headers["Schedule-Tag"], "the moved copy keeps a Schedule-Tag")
+        #expect(try bob.get("/dav/calendars/bob/other/team.ics").headers["Schedule-Tag"] == movedTag)
+        #expect(
+            try bob.send("DELETE", "/dav/calendars/bob/other/team.ics", headers: ["If-Schedule-Tag-Match": movedTag])
+                .status == 204)
+        #expect(
+            Self.partstat(
+                of: "bob@example.com", in: Self.unfolded(try anna.get("/dav/calendars/anna/work/team.ics").text))
+                == "DECLINED", "deleting the copy declined it, as without the header")
     }
 
     /// An attendee deleting their copy declines it; the organizer hears.

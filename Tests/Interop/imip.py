@@ -11,6 +11,12 @@ real mail server) and `almanac serve --smtp smtp://127.0.0.1:PORT`.
   A forged one (From someone else) is refused and changes nothing. A second answer
   through POST /api/v1/imip (message/rfc822) declines one week.
 - A local attendee's answer to an organizer outside the server goes out by mail.
+- The outside attendee asks for the current version (REFRESH): it comes back as a REQUEST.
+  They propose another time for one week (COUNTER, by mail): the organizer lists it
+  through the API and declines it (a DECLINECOUNTER mail with her comment); a second
+  proposal, for the series, she accepts (the guest gets the new REQUEST, Sam's copy moves).
+- A local attendee proposes a time to an organizer outside the server: a COUNTER mail;
+  that organizer's DECLINECOUNTER comes back through `almanac imip receive`.
 - The organizer deletes the event: the outside attendee gets METHOD:CANCEL.
 
     .build/client-venv/bin/python Tests/Interop/imip.py --almanac .build/debug/almanac
@@ -85,6 +91,28 @@ def reply_mail(sender, partstat, recurrence=None):
     message.add_attachment("\r\n".join(lines).encode(), maintype="text", subtype="calendar",
                            params={"method": "REPLY", "charset": "utf-8"})
     return message.as_bytes()
+
+
+def itip_mail(sender, method, lines, to="rita@example.com"):
+    """A mail carrying an iTIP message written here (one VEVENT of `lines`)."""
+    body = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Guest//EN", f"METHOD:{method}", "BEGIN:VEVENT",
+            *lines, "END:VEVENT", "END:VCALENDAR", ""]
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = method
+    message.set_content("See the attachment.")
+    message.add_attachment("\r\n".join(body).encode(), maintype="text", subtype="calendar",
+                           params={"method": method, "charset": "utf-8"})
+    return message.as_bytes()
+
+
+def itip_of(raw):
+    """The METHOD and text of a captured mail's calendar part."""
+    _, parts = calendar_part(raw)
+    text = parts["text/calendar"].get_content()
+    text = text if isinstance(text, str) else text.decode()
+    return parts["text/calendar"].get_param("method"), text.replace("\r\n ", "")
 
 
 def run(almanac, data):
@@ -164,10 +192,107 @@ def run(almanac, data):
               and "METHOD:REPLY" in reply and "PARTSTAT=ACCEPTED:mailto:sam@example.com" in reply,
               "Sam's acceptance went to the outside organizer as a REPLY")
 
+        def receive(message):
+            # As an MTA pipe runs it: with the relay, to answer a REFRESH by mail.
+            return subprocess.run([almanac, "imip", "receive", "--data", data, "--smtp", f"smtp://127.0.0.1:{port}"],
+                                  input=message, capture_output=True)
+
+        guest_lines = ["UID:review@interop", "DTSTAMP:20261103T000000Z", "ORGANIZER:mailto:rita@example.com"]
+        # The guest lost the invitation and asks for it again.
+        refreshed = receive(itip_mail("guest@elsewhere.example", "REFRESH",
+                                      guest_lines + ["ATTENDEE:mailto:guest@elsewhere.example"]))
+        check(refreshed.returncode == 0 and b"current version" in refreshed.stdout,
+              f"a REFRESH is taken: {refreshed.stdout!r} {refreshed.stderr!r}")
+        wait_for(lambda: len(sink.messages) == 3, "the refreshed invitation")
+        _, recipients, raw = sink.messages[2]
+        method, text = itip_of(raw)
+        check(recipients == ["guest@elsewhere.example"] and method == "REQUEST" and "RRULE:FREQ=WEEKLY" in text
+              and "RECURRENCE-ID:20261215T140000Z" in text, "the REFRESH is answered with the current REQUEST")
+        stranger = receive(itip_mail("mallory@evil.example", "REFRESH",
+                                     guest_lines + ["ATTENDEE:mailto:mallory@evil.example"]))
+        check(stranger.returncode == 1 and len(sink.messages) == 3, "someone not invited gets nothing")
+
+        # The guest proposes 16:00 for the third week; Rita declines with a word.
+        def counter(recurrence, start, end, comment):
+            lines = guest_lines + ([f"RECURRENCE-ID:{recurrence}"] if recurrence else []) + [
+                f"DTSTART:{start}", f"DTEND:{end}", "SUMMARY:Design review", f"COMMENT:{comment}",
+                "ATTENDEE;PARTSTAT=TENTATIVE:mailto:guest@elsewhere.example"]
+            return receive(itip_mail("guest@elsewhere.example", "COUNTER", lines))
+
+        before = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2]
+        proposed = counter("20261222T140000Z", "20261222T160000Z", "20261222T170000Z", "Afternoons suit me")
+        check(proposed.returncode == 0 and b"proposed" in proposed.stdout, f"a COUNTER is taken: {proposed.stdout!r}")
+        check(rita.request("GET", "/dav/calendars/rita/work/review.ics")[2] == before, "and moves nothing yet")
+        calendars = json.loads(rita.request("GET", "/api/v1/calendars")[2])["calendars"]
+        work = next(c["id"] for c in calendars if c["title"] == "work" or c.get("name") == "work")
+        event = json.loads(rita.request("GET", f"/api/v1/calendars/{work}/events")[2])["events"][0]["id"]
+        listed = json.loads(rita.request("GET", f"/api/v1/events/{event}/proposals")[2])["proposals"]
+        check(len(listed) == 1 and listed[0]["from"] == "mailto:guest@elsewhere.example"
+              and listed[0]["start"] == "2026-12-22T16:00:00Z" and listed[0]["comment"] == "Afternoons suit me",
+              f"Rita sees the proposal: {listed}")
+        status, _, body = rita.request("POST", f"/api/v1/events/{event}/proposals/{listed[0]['id']}",
+                                       json.dumps({"answer": "decline", "comment": "The room is taken"}).encode(),
+                                       {"Content-Type": "application/json"})
+        check(status == 200, f"declined ({status} {body[:200]!r})")
+        wait_for(lambda: len(sink.messages) == 4, "the DECLINECOUNTER mail")
+        _, recipients, raw = sink.messages[3]
+        method, text = itip_of(raw)
+        check(recipients == ["guest@elsewhere.example"] and method == "DECLINECOUNTER"
+              and "RECURRENCE-ID:20261222T140000Z" in text and "COMMENT:The room is taken" in text,
+              "the guest got a DECLINECOUNTER for that week with Rita's comment")
+        check("Design review" in email.message_from_bytes(raw, policy=email.policy.default)["Subject"],
+              "its subject names the event")
+
+        # A proposal for the whole series, accepted: every attendee gets the new time.
+        counter(None, "20261208T150000Z", "20261208T160000Z", "One hour later?")
+        listed = json.loads(rita.request("GET", f"/api/v1/events/{event}/proposals")[2])["proposals"]
+        status, _, _ = rita.request("POST", f"/api/v1/events/{event}/proposals/{listed[0]['id']}",
+                                    json.dumps({"answer": "accept"}).encode(), {"Content-Type": "application/json"})
+        check(status == 200, f"accepted ({status})")
+        wait_for(lambda: len(sink.messages) == 5, "the new invitation")
+        _, recipients, raw = sink.messages[4]
+        method, text = itip_of(raw)
+        check(recipients == ["guest@elsewhere.example"] and method == "REQUEST"
+              and "DTSTART:20261208T150000Z" in text, "the guest got the REQUEST at the new time")
+        stored = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "")
+        check("DTSTART:20261208T150000Z" in stored and "SEQUENCE:1" in stored, "Rita's copy moved (SEQUENCE 1)")
+        check("RECURRENCE-ID:20261215T150000Z" in stored and "RECURRENCE-ID:20261215T140000Z" not in stored,
+              "the week the guest declined moved with the series (its RECURRENCE-ID names the new instance)")
+        sam_events = json.loads(sam.request("GET", "/api/v1/calendars")[2])["calendars"]
+        moved = False
+        for calendar in sam_events:
+            for item in json.loads(sam.request("GET", f"/api/v1/calendars/{calendar['id']}/events")[2])["events"]:
+                if item.get("uid") == "review@interop":
+                    moved = item["start"] == "2026-12-08T15:00:00Z"
+        check(moved, "Sam's copy moved too")
+
+        # Sam proposes another time to the organizer outside; she declines by mail.
+        offsite = next(item for calendar in sam_events
+                       for item in json.loads(sam.request("GET", f"/api/v1/calendars/{calendar['id']}/events")[2])["events"]
+                       if item.get("uid") == "offsite@elsewhere.example")
+        status, _, body = sam.request("POST", f"/api/v1/events/{offsite['id']}/proposals",
+                                      json.dumps({"start": "2026-12-10T13:00:00Z", "end": "2026-12-10T14:00:00Z"}).encode(),
+                                      {"Content-Type": "application/json"})
+        check(status == 202, f"Sam's proposal sent ({status} {body[:200]!r})")
+        wait_for(lambda: len(sink.messages) == 6, "Sam's COUNTER mail")
+        mail_from, recipients, raw = sink.messages[5]
+        method, text = itip_of(raw)
+        check(mail_from == "sam@example.com" and recipients == ["boss@elsewhere.example"] and method == "COUNTER"
+              and "DTSTART:20261210T130000Z" in text, "a COUNTER mail to the outside organizer")
+        declined = receive(itip_mail("boss@elsewhere.example", "DECLINECOUNTER", [
+            "UID:offsite@elsewhere.example", "DTSTAMP:20261104T000000Z", "SEQUENCE:0",
+            "ORGANIZER:mailto:boss@elsewhere.example", "ATTENDEE:mailto:sam@example.com"], to="sam@example.com"))
+        check(declined.returncode == 0 and b"declined sam's proposal" in declined.stdout,
+              f"her DECLINECOUNTER reaches Sam's inbox: {declined.stdout!r} {declined.stderr!r}")
+        forged = receive(itip_mail("mallory@evil.example", "DECLINECOUNTER", [
+            "UID:offsite@elsewhere.example", "DTSTAMP:20261104T000000Z",
+            "ORGANIZER:mailto:boss@elsewhere.example", "ATTENDEE:mailto:sam@example.com"], to="sam@example.com"))
+        check(forged.returncode == 1, "one not from the organizer is refused")
+
         # Rita cancels: the guest is told.
         check(rita.request("DELETE", "/dav/calendars/rita/work/review.ics")[0] == 204, "Rita deletes the review")
-        wait_for(lambda: len(sink.messages) == 3, "the cancellation mail")
-        _, recipients, raw = sink.messages[2]
+        wait_for(lambda: len(sink.messages) == 7, "the cancellation mail")
+        _, recipients, raw = sink.messages[6]
         _, parts = calendar_part(raw)
         check(recipients == ["guest@elsewhere.example"] and parts["text/calendar"].get_param("method") == "CANCEL",
               "the guest got METHOD:CANCEL")

@@ -183,4 +183,175 @@ import Testing
             }
         }
     }
+
+    // MARK: COUNTER, DECLINECOUNTER, REFRESH (RFC 5546 §3.2.6–§3.2.8)
+
+    static let bob = "mailto:bob@example.com"
+
+    static func berlin(_ value: String) -> Property {
+        Property(name: "DTSTART", parameters: [Parameter(name: "TZID", values: ["Europe/Berlin"])], value: value)
+    }
+
+    static func ending(_ value: String, tzid: String = "Europe/Berlin") -> Property {
+        Property(name: "DTEND", parameters: [Parameter(name: "TZID", values: [tzid])], value: value)
+    }
+
+    @Test func aCounterProposesATimeForOneOccurrence() throws {
+        let object = try Self.calendar(Self.meeting)
+        let counter = try #require(
+            ITIP.counter(
+                object, instance: "20261221T100000", start: Self.berlin("20261221T120000"),
+                end: Self.ending("20261221T130000"), comment: "Mornings are full", attendee: Self.bob,
+                stamp: 1_796_212_800))
+        #expect(counter.property("METHOD")?.value == "COUNTER")
+        #expect(counter.components.map(\.name) == ["VTIMEZONE", "VEVENT"])
+        let event = counter.components[1]
+        // The week asked about, as an instance of the series: no rule, the new times, the comment.
+        #expect(event.property("RECURRENCE-ID")?.value == "20261221T100000")
+        #expect(event.property("RECURRENCE-ID")?[parameter: "TZID"] == "Europe/Berlin")
+        #expect(event.property("DTSTART")?.value == "20261221T120000")
+        #expect(event.property("DTEND")?.value == "20261221T130000")
+        #expect(event.property("RRULE") == nil && event.property("DURATION") == nil)
+        #expect(event.property("COMMENT")?.textValue() == "Mornings are full")
+        #expect(event.property("SUMMARY")?.value == "Team" && event.property("ORGANIZER") != nil)
+        #expect(event.components(named: "VALARM").isEmpty)
+        #expect(event.properties(named: "ATTENDEE").allSatisfy { $0[parameter: "SCHEDULE-STATUS"] == nil })
+        #expect(event.property("DTSTAMP")?.value == "20261202T120000Z")
+        // Read back as the organizer's side reads it.
+        let proposal = try #require(ITIP.proposal(in: counter))
+        #expect(proposal.uid == "team@example.com" && proposal.instance == "20261221T100000")
+        #expect(proposal.start.value == "20261221T120000" && proposal.end?.value == "20261221T130000")
+        #expect(proposal.comment == "Mornings are full")
+        // The moved week is countered from its override; nobody else can counter, nor for no occurrence.
+        let moved = try #require(
+            ITIP.counter(
+                object, instance: "20261214T100000", start: Self.berlin("20261214T160000"),
+                end: Self.ending("20261214T170000"), comment: nil, attendee: Self.bob, stamp: 0))
+        #expect(moved.components[1].property("SUMMARY")?.value == "Team (moved)")
+        #expect(moved.components[1].property("COMMENT") == nil)
+        #expect(
+            ITIP.counter(
+                object, instance: nil, start: Self.berlin("20261207T120000"), end: Self.ending("20261207T130000"),
+                comment: nil, attendee: "mailto:dave@example.com", stamp: 0) == nil)
+        #expect(
+            ITIP.counter(
+                object, instance: "20261221", start: Self.berlin("20261221T120000"),
+                end: Self.ending("20261221T130000"), comment: nil, attendee: Self.bob, stamp: 0) == nil,
+            "a date is no instance of a timed series")
+    }
+
+    @Test func anAcceptedCounterMovesTheOccurrenceAndAsksEveryoneAgain() throws {
+        let object = try Self.calendar(Self.meeting)
+        let counter = try #require(
+            ITIP.counter(
+                object, instance: "20261221T100000", start: Self.berlin("20261221T120000"),
+                end: Self.ending("20261221T130000"), comment: nil, attendee: Self.bob, stamp: 0))
+        let proposal = try #require(ITIP.proposal(in: counter))
+        let moved = try #require(
+            ITIP.accepting(proposal, of: counter, from: Self.bob, partstat: "ACCEPTED", into: object))
+        let events = moved.components(named: "VEVENT")
+        #expect(events.count == 3, "the week is overridden")
+        #expect(events[0] == object.components(named: "VEVENT")[0], "the series is as it was")
+        let week = events[2]
+        #expect(week.property("RECURRENCE-ID")?.value == "20261221T100000")
+        #expect(week.property("DTSTART")?.value == "20261221T120000")
+        #expect(week.property("DTEND")?.value == "20261221T130000" && week.property("DURATION") == nil)
+        #expect(week.property("SEQUENCE")?.value == "3")
+        let answers = Dictionary(
+            uniqueKeysWithValues: week.properties(named: "ATTENDEE").map {
+                (ITIP.address($0.value), [$0[parameter: "PARTSTAT"] ?? "", $0[parameter: "RSVP"] ?? ""])
+            })
+        #expect(
+            answers == [
+                "mailto:anna@example.com": ["ACCEPTED", ""], Self.bob: ["ACCEPTED", ""],
+                "mailto:carol@example.com": ["NEEDS-ACTION", "TRUE"],
+            ], "\(answers)")
+
+        // The series moved to another zone's hour: the zone comes from the COUNTER.
+        let newYork = [
+            "BEGIN:VTIMEZONE", "TZID:America/New_York", "BEGIN:STANDARD", "DTSTART:19701101T020000",
+            "TZOFFSETFROM:-0400", "TZOFFSETTO:-0500", "END:STANDARD", "END:VTIMEZONE",
+        ]
+        let seriesCounter = try Self.calendar(
+            ["METHOD:COUNTER"] + newYork + [
+                "BEGIN:VEVENT", "UID:team@example.com", "DTSTAMP:20261102T000000Z",
+                "DTSTART;TZID=America/New_York:20261207T080000", "DURATION:PT30M", "LOCATION:Call",
+                "ORGANIZER:mailto:anna@example.com", "ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:bob@example.com",
+                "END:VEVENT",
+            ])
+        let series = try #require(ITIP.proposal(in: seriesCounter))
+        #expect(series.instance == nil && series.end?.name == "DURATION")
+        let rezoned = try #require(
+            ITIP.accepting(series, of: seriesCounter, from: Self.bob, partstat: nil, into: object))
+        #expect(
+            rezoned.components(named: "VTIMEZONE").compactMap { $0.property("TZID")?.value }.sorted() == [
+                "America/New_York", "Europe/Berlin",
+            ])
+        let master = rezoned.components(named: "VEVENT")[0]
+        #expect(master.property("DTSTART")?[parameter: "TZID"] == "America/New_York")
+        #expect(master.property("DURATION")?.value == "PT30M" && master.property("DTEND") == nil)
+        #expect(master.property("LOCATION")?.textValue() == "Call" && master.property("RRULE") != nil)
+        #expect(ITIP.participation(of: Self.bob, in: rezoned)[nil] == "NEEDS-ACTION")
+        // The series an hour later in its own zone: the moved week's override follows its
+        // instance (its RECURRENCE-ID), keeping the time it was moved to.
+        let later = try #require(
+            ITIP.counter(
+                object, instance: nil, start: Self.berlin("20261207T110000"), end: Self.ending("20261207T120000"),
+                comment: nil, attendee: Self.bob, stamp: 0))
+        let laterProposal = try #require(ITIP.proposal(in: later))
+        let shifted = try #require(
+            ITIP.accepting(laterProposal, of: later, from: Self.bob, partstat: nil, into: object))
+        let override = shifted.components(named: "VEVENT")[1]
+        #expect(override.property("RECURRENCE-ID")?.value == "20261214T110000")
+        #expect(override.property("RECURRENCE-ID")?[parameter: "TZID"] == "Europe/Berlin")
+        #expect(override.property("DTSTART")?.value == "20261214T140000", "it had been moved: it stays")
+        let acceptedWeek = try #require(
+            ITIP.accepting(proposal, of: counter, from: Self.bob, partstat: nil, into: object))
+        let shiftedAgain = try #require(
+            ITIP.accepting(laterProposal, of: later, from: Self.bob, partstat: nil, into: acceptedWeek))
+        let third = shiftedAgain.components(named: "VEVENT")[2]
+        #expect(third.property("RECURRENCE-ID")?.value == "20261221T110000")
+        #expect(third.property("DTSTART")?.value == "20261221T120000", "the week accepted at 12:00 stays there")
+        // A week only answered (its override at the series' time) moves with the series.
+        let declinedWeek = ITIP.applying(["20261221T100000": "DECLINED"], from: Self.bob, to: object)
+        let withSeries = try #require(
+            ITIP.accepting(laterProposal, of: later, from: Self.bob, partstat: nil, into: declinedWeek))
+        let answered = withSeries.components(named: "VEVENT")[2]
+        #expect(answered.property("RECURRENCE-ID")?.value == "20261221T110000")
+        #expect(answered.property("DTSTART")?.value == "20261221T110000")
+
+        // A proposal for an occurrence the series does not have is not applied.
+        var stray = series
+        stray.instance = "20261207"
+        #expect(ITIP.accepting(stray, of: seriesCounter, from: Self.bob, partstat: nil, into: object) == nil)
+    }
+
+    @Test func aDeclineCounterAndARefreshCarryOnlyWhoAndWhich() throws {
+        let object = try Self.calendar(Self.meeting)
+        let proposal = try #require(
+            ITIP.counter(
+                object, instance: "20261221T100000", start: Self.berlin("20261221T120000"),
+                end: Self.ending("20261221T130000"), comment: nil, attendee: Self.bob, stamp: 0
+            ).flatMap(ITIP.proposal(in:)))
+        let declined = try #require(
+            ITIP.declineCounter(proposal, in: object, to: Self.bob, comment: "The room is taken", stamp: 1_796_212_800))
+        #expect(declined.property("METHOD")?.value == "DECLINECOUNTER")
+        let events = declined.components(named: "VEVENT")
+        #expect(events.count == 1)
+        let event = try #require(events.first)
+        #expect(event.property("RECURRENCE-ID")?.value == "20261221T100000")
+        #expect(event.property("SEQUENCE")?.value == "2" && event.property("ORGANIZER") != nil)
+        #expect(event.property("DTSTART") == nil && event.property("SUMMARY") == nil)
+        #expect(event.properties(named: "ATTENDEE").map { ITIP.address($0.value) } == [Self.bob])
+        #expect(event.property("COMMENT")?.textValue() == "The room is taken")
+        #expect(
+            ITIP.declineCounter(proposal, in: object, to: "mailto:dave@example.com", comment: nil, stamp: 0) == nil)
+
+        let refresh = ITIP.message(.refresh, object, attendee: Self.bob, stamp: 0)
+        #expect(refresh.property("METHOD")?.value == "REFRESH")
+        for event in refresh.components(named: "VEVENT") {
+            #expect(event.property("DTSTART") == nil && event.property("SEQUENCE") == nil)
+            #expect(event.property("UID") != nil && event.property("ORGANIZER") != nil)
+        }
+    }
 }

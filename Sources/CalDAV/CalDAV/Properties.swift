@@ -49,6 +49,7 @@ extension DAVContext {
     func objectProperty(_ name: PropertyName, _ info: ResourceInfo, in calendar: EventCalendar) -> String? {
         switch name {
         case .getETag: XMLText.escape(info.etag)
+        case .scheduleTag: info.scheduleTag.map { XMLText.escape($0) }
         case .getContentType: "text/calendar; charset=utf-8; component=\(info.componentType.rawValue)"
         case .getContentLength: String(info.size)
         case .getLastModified: CivilDateTime(secondsSinceEpoch: info.lastModified).httpDate

@@ -45,7 +45,7 @@ extension DAVContext {
             let tag = plan?.scheduleTag ?? (mentions ? .keep : nil)
             let written = try store.writeResource(
                 data, name: name, calendar: calendar, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, scheduleTag: tag,
-                ifScheduleTagMatch: request.headers["If-Schedule-Tag-Match"]?.trimmingCharacters(in: .whitespaces))
+                ifScheduleTagMatch: ifScheduleTagMatch)
             if let plan { handler.scheduling.deliver(plan) }
             // What was stored differs from what was sent (SCHEDULE-STATUS set): no ETag, so
             // the client fetches it (RFC 4791 §5.3.4).

@@ -165,5 +165,7 @@ extension PropertyName {
     static let scheduleInboxURL = PropertyName(DAVNamespace.caldav, "schedule-inbox-URL")
     static let scheduleOutboxURL = PropertyName(DAVNamespace.caldav, "schedule-outbox-URL")
     static let scheduleDefaultCalendarURL = PropertyName(DAVNamespace.caldav, "schedule-default-calendar-URL")
+    /// RFC 6638 §3.2.10: a scheduling object's Schedule-Tag, asked for by name (not in allprop).
+    static let scheduleTag = PropertyName(DAVNamespace.caldav, "schedule-tag")
     static let calendarUserType = PropertyName(DAVNamespace.caldav, "calendar-user-type")
 }

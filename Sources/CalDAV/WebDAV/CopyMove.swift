@@ -45,6 +45,9 @@ extension DAVContext {
             if let ifMatch, ifMatch != "*", ifMatch != source.etag {
                 return DAVError(412, "\(sourceName) has changed: its ETag is \(source.etag), not \(ifMatch)").response
             }
+            if let tag = ifScheduleTagMatch, let refusal = Self.scheduleTagRefusal(tag, source) {
+                return refusal.response
+            }
             let target: CalendarHandle
             do {
                 target = try self.calendar(named: targetCalendar)
@@ -55,8 +58,10 @@ extension DAVContext {
             }
             let written: ResourceWrite
             do {
+                // A scheduling object keeps a Schedule-Tag where it lands (moving it schedules nothing).
                 written = try store.writeResource(
-                    source.data, name: targetName, calendar: target, ifMatch: nil, ifNoneMatch: !overwrite)
+                    source.data, name: targetName, calendar: target, ifMatch: nil, ifNoneMatch: !overwrite,
+                    scheduleTag: Self.mentionsOrganizer(source.data) ? .keep : nil, ifScheduleTagMatch: nil)
             } catch {
                 // Overwrite: F and the destination exists (RFC 4918 §9.8.5).
                 if error.code == .preconditionFailed {
@@ -78,6 +83,7 @@ extension DAVContext {
             }
             var response = HTTPResponse(status: written.created ? 201 : 204, headers: ["ETag": written.etag])
             if written.created { response.headers.set("Location", destination.href) }
+            if let tag = written.scheduleTag { response.headers.set("Schedule-Tag", tag) }
             return response
         } catch {
             return DAVError(error).response

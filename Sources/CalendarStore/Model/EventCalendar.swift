@@ -179,6 +179,8 @@ public struct ResourceInfo: Sendable, Hashable {
     public var size: Int
     /// When it was last written, Unix seconds.
     public var lastModified: Int
+    /// The Schedule-Tag of a scheduling object (RFC 6638 §3.2.10), quoted; nil for others.
+    public var scheduleTag: String? = nil
 }
 
 /// The outcome of storing a resource.
@@ -222,7 +224,7 @@ public struct StoredResource: Sendable, Hashable {
     public var info: ResourceInfo {
         ResourceInfo(
             name: name, etag: etag, componentType: componentType, localIdentifier: localIdentifier, size: data.count,
-            lastModified: lastModified)
+            lastModified: lastModified, scheduleTag: scheduleTag)
     }
 }
 

@@ -1,0 +1,182 @@
+import CalendarStore
+import CivilTime
+import ICalendar
+import Recurrence
+
+// What a user does with an invitation through the API and the web pages: answer it
+// (for the series or one occurrence), propose another time (COUNTER), and, as its
+// organizer, accept or decline the times proposed to them.
+extension SchedulingAgent {
+    /// `user`'s copy of `uid`, read, with the user's calendar user address in it.
+    struct Copy {
+        var store: any EventStore
+        var calendar: EventCalendar
+        var resource: StoredResource
+        var object: Component
+        var organizer: String
+        /// The user's own address among the object's attendees, or nil.
+        var attendee: String?
+        /// Whether the user organizes it.
+        var organizes: Bool
+    }
+
+    func copy(of uid: String, for user: String) throws(StoreError) -> Copy {
+        let store = try backend.eventStore(for: user)
+        guard let own = try store.ownResource(withUID: uid), let object = Self.parse(own.resource.data),
+            let organizer = ITIP.organizer(of: object)
+        else {
+            throw StoreError(.notFound, "the invitation \(uid) is not in one of your own calendars", resource: uid)
+        }
+        let mine = addresses(of: user)
+        return Copy(
+            store: store, calendar: own.calendar, resource: own.resource, object: object, organizer: organizer,
+            attendee: ITIP.attendees(of: object).map(\.address).first(where: mine.contains),
+            organizes: mine.contains(organizer))
+    }
+
+    /// Stores `data` as `user`'s new version of `copy` (checked against the version
+    /// read) and sends what the change schedules.
+    func rewrite(_ copy: Copy, with data: [UInt8], by user: String) throws(StoreError) {
+        let plan = prepare(data, previous: copy.resource.data, by: user, in: copy.calendar)
+        _ = try copy.store.writeResource(
+            plan.data, name: copy.resource.name, calendar: copy.calendar.id, ifMatch: copy.resource.etag,
+            ifNoneMatch: false, scheduleTag: plan.scheduleTag ?? .keep, ifScheduleTagMatch: nil)
+        deliver(plan)
+    }
+
+    /// `user`'s answer (`ACCEPTED`, `DECLINED`, `TENTATIVE`) to the invitation `uid`, for
+    /// the series or, with `instance` (a RECURRENCE-ID value), one occurrence; the
+    /// organizer is told.
+    public func respond(_ partstat: String, instance: String?, uid: String, by user: String) throws(StoreError) {
+        let copy = try copy(of: uid, for: user)
+        guard let me = copy.attendee, !copy.organizes else {
+            throw StoreError(.invalidArgument, "you are not an attendee of this event")
+        }
+        let answered = ITIP.applying([instance: partstat], from: me, to: copy.object)
+        try rewrite(copy, with: answered.serialized(), by: user)
+    }
+
+    /// A time proposed to an organizer (a COUNTER in their inbox).
+    public struct ReceivedProposal: Sendable, Hashable {
+        /// The inbox message's name: what accepting or declining names.
+        public var name: String
+        /// Who proposed it (their calendar user address).
+        public var from: String
+        public var proposal: ITIP.Proposal
+        /// Unix seconds.
+        public var received: Int
+    }
+
+    /// The times proposed to `user` for their event `uid`, oldest first.
+    public func proposals(for user: String, uid: String) throws(StoreError) -> [ReceivedProposal] {
+        try backend.scheduling.inbox(of: user).compactMap { message in
+            guard message.method == ITIP.Method.counter.rawValue, message.uid == uid, let from = message.sender,
+                let counter = Self.parse(message.data), let proposal = ITIP.proposal(in: counter)
+            else { return nil }
+            return ReceivedProposal(name: message.name, from: from, proposal: proposal, received: message.created)
+        }
+    }
+
+    /// `user`, an attendee of `uid`, proposes `start`–`end` for the series or one
+    /// occurrence (`instance`): a COUNTER to the organizer's inbox, or by mail to an
+    /// organizer outside the server. Their own copy does not change.
+    public func propose(
+        uid: String, instance: String?, start: Property, end: Property, comment: String?, by user: String
+    ) throws(StoreError) {
+        let copy = try copy(of: uid, for: user)
+        guard let me = copy.attendee, !copy.organizes else {
+            throw StoreError(
+                .invalidArgument, "only an attendee proposes another time; the organizer changes the event")
+        }
+        guard
+            let counter = ITIP.counter(
+                copy.object, instance: instance, start: start, end: end, comment: comment, attendee: me, stamp: now())
+        else { throw StoreError(.notFound, "the event has no occurrence \(instance ?? "")") }
+        if let organizer = localUser(copy.organizer, except: user) {
+            _ = try backend.scheduling.deliver(
+                counter.serialized(), uid: uid, method: ITIP.Method.counter.rawValue, sender: me, to: organizer,
+                now: now())
+        } else {
+            guard mail != nil, IMIP.bare(copy.organizer) != nil else {
+                throw StoreError(
+                    .invalidArgument, "the organizer \(copy.organizer) cannot be reached: the server has no mail relay")
+            }
+            guard mailTo([copy.organizer], counter, from: me, name: nil).isEmpty else {
+                throw StoreError(.database, "the mail to \(copy.organizer) could not be handed to the relay")
+            }
+        }
+    }
+
+    /// The organizer `user` accepts or declines a proposed time (``proposals(for:uid:)``'s
+    /// `name`). Accepting moves the series or occurrence there and sends the new version
+    /// to every attendee (who are asked again); declining sends the proposer a
+    /// DECLINECOUNTER with `comment`. Either way the proposal leaves the inbox.
+    public func answerProposal(named name: String, accept: Bool, comment: String?, by user: String)
+        throws(StoreError)
+    {
+        guard let message = try backend.scheduling.inbox(of: user).first(where: { $0.name == name }),
+            message.method == ITIP.Method.counter.rawValue, let from = message.sender,
+            let counter = Self.parse(message.data), let proposal = ITIP.proposal(in: counter)
+        else { throw StoreError(.notFound, "no proposal \(name)", resource: name) }
+        let copy = try copy(of: proposal.uid, for: user)
+        guard copy.organizes else { throw StoreError(.forbidden, "only the organizer answers a proposal") }
+        if accept {
+            let offered = ITIP.participation(of: from, in: counter).values.first
+            guard
+                let moved = ITIP.accepting(
+                    proposal, of: counter, from: from,
+                    partstat: offered.flatMap { ["ACCEPTED", "TENTATIVE"].contains($0) ? $0 : nil },
+                    into: copy.object)
+            else { throw StoreError(.notFound, "the event no longer has the occurrence the proposal is for") }
+            try rewrite(copy, with: moved.serialized(), by: user)
+        } else {
+            guard
+                let declined = ITIP.declineCounter(proposal, in: copy.object, to: from, comment: comment, stamp: now())
+            else { throw StoreError(.notFound, "\(from) is no longer invited to this occurrence") }
+            if let attendee = localUser(from, except: user) {
+                deliverMessage(
+                    declined.serialized(), uid: proposal.uid, method: ITIP.Method.declineCounter.rawValue,
+                    from: copy.organizer, to: attendee)
+            } else {
+                let title = ITIP.component(of: copy.object, at: proposal.instance)?.property("SUMMARY")?.textValue()
+                _ = mailTo([from], declined, from: copy.organizer, name: nil, title: title)
+            }
+        }
+        try backend.scheduling.removeInboxMessage(named: name, of: user)
+    }
+
+    /// A DTSTART or DTEND value as a time: an instant (UTC, or the wall clock in its
+    /// zone), a date, or a floating wall clock (also for a zone this server does not know).
+    public static func occurrenceTime(_ value: DateTimeValue) -> OccurrenceTime {
+        if value.isDate { return .date(value.date) }
+        switch value.form {
+        case .utc: return .instant(value.civil.secondsSinceEpoch)
+        case .zoned(let tzid):
+            guard let zone = TimeZoneDatabase.zone(named: tzid) else { return .floating(value.civil) }
+            return .instant(zone.instant(for: value.civil))
+        case .floating: return .floating(value.civil)
+        }
+    }
+
+    /// An occurrence's RECURRENCE-ID value in the form of the series' DTSTART (a date,
+    /// UTC, or the wall clock in DTSTART's zone, or floating), as answers and proposals
+    /// for that occurrence name it; nil when the forms do not match.
+    public static func recurrenceValue(_ time: OccurrenceTime, of event: Event) -> String? {
+        guard let start = event.start else { return nil }
+        let civil: CivilDateTime
+        switch time {
+        case .date(let date):
+            return start.isDate ? DateTimeValue(date: date).icalendarText : nil
+        case .floating(let local): civil = local
+        case .instant(let seconds):
+            switch start.form {
+            case .utc: return DateTimeValue(CivilDateTime(secondsSinceEpoch: seconds), form: .utc).icalendarText
+            case .zoned(let tzid):
+                guard let zone = TimeZoneDatabase.zone(named: tzid) else { return nil }
+                civil = zone.localTime(at: seconds)
+            case .floating: civil = CivilDateTime(secondsSinceEpoch: seconds)
+            }
+        }
+        return DateTimeValue(civil, form: .floating).icalendarText
+    }
+}
