@@ -128,6 +128,10 @@ extension APIContext {
         }
         let start = try APIModel.time(startText, timeZone: zone, field: "start")
         let end = try APIModel.time(endText, timeZone: zone, field: "end")
+        guard start.civil.date.isSupported, end.civil.date.isSupported else {
+            throw APIProblem(
+                .invalidField, "the proposed times are outside the years this server keeps", fields: ["start"])
+        }
         guard start.isDate == end.isDate,
             SchedulingAgent.occurrenceTime(end).instant(in: .utc)
                 >= SchedulingAgent.occurrenceTime(start).instant(in: .utc)

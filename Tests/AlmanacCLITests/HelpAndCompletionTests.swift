@@ -82,7 +82,7 @@ import Testing
             ),
             (["links"], store + ["--id", "--occurrence", "--tz"]),
             (["subscribe"], store + ["--title", "--refresh", "--allow-private"]),
-            (["imip", "receive"], database),
+            (["imip", "receive"], database + ["--smtp"]),
             (["completion"], []),
         ]
     }()

@@ -8,12 +8,19 @@ import Testing
 /// signed-in user, delivered like a CalDAV client's; RSVP answers it, for the series
 /// or one instance; uninviting cancels.
 @Suite struct SchedulingAPITests {
-    @Test(arguments: ServerSetup.everyStore) func inviteAnswerAndUninvite(_ setup: ServerSetup) throws {
+    /// Anna, Bob and Carol; those named have their `@example.com` address; Anna has a Work calendar.
+    static func studio(_ setup: ServerSetup, addressed: [String]) throws -> (
+        server: TestServer, anna: APIClient, bob: APIClient, work: String
+    ) {
         let server = try TestServer(setup, users: ["anna", "bob", "carol"])
-        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        for user in addressed { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
         let anna = server.api("anna")
-        let bob = server.api("bob")
         let work = try #require(try anna.call("POST", "/api/v1/calendars", #"{"title": "Work"}"#)["id"]?.stringValue)
+        return (server, anna, server.api("bob"), work)
+    }
+
+    @Test(arguments: ServerSetup.everyStore) func inviteAnswerAndUninvite(_ setup: ServerSetup) throws {
+        let (server, anna, bob, work) = try Self.studio(setup, addressed: ["anna", "bob"])
         let created = try anna.call(
             "POST", "/api/v1/events",
             #"""
@@ -107,13 +114,7 @@ import Testing
     /// series; the organizer lists the proposals and accepts one (the week moves for
     /// everyone, who are asked again) or declines one (the proposer hears, nothing moves).
     @Test(arguments: ServerSetup.everyStore) func proposalsAreAcceptedOrDeclined(_ setup: ServerSetup) throws {
-        let server = try TestServer(setup, users: ["anna", "bob", "carol"])
-        for user in ["anna", "bob", "carol"] {
-            try server.backend.setAddresses(["\(user)@example.com"], forUser: user)
-        }
-        let anna = server.api("anna")
-        let bob = server.api("bob")
-        let work = try #require(try anna.call("POST", "/api/v1/calendars", #"{"title": "Work"}"#)["id"]?.stringValue)
+        let (server, anna, bob, work) = try Self.studio(setup, addressed: ["anna", "bob", "carol"])
         let created = try anna.call(
             "POST", "/api/v1/events",
             #"""
@@ -157,6 +158,16 @@ import Testing
                 #"{"recurrenceId": "2030-01-06T09:00:00Z", "start": "2030-01-06T11:00:00Z", "end": "2030-01-06T12:00:00Z"}"#
             ),
             (bob, bobsEvent, #"{"start": "2026-12-07T11:00:00Z", "end": "2026-12-07T12:00:00Z", "x": 1}"#),
+            (bob, bobsEvent, #"{"start": "0000-01-01T00:00:00Z", "end": "0000-01-01T01:00:00Z"}"#),
+            (bob, bobsEvent, #"{"start": "9999-12-31T23:00:00Z", "end": "99999-12-31T23:59:59Z"}"#),
+            (
+                bob, bobsEvent,
+                #"{"start": "2026-12-07T11:00:00Z", "end": "2026-12-07T12:00:00Z", "comment": "a\u0000b"}"#
+            ),
+            (
+                bob, bobsEvent,
+                #"{"start": "2026-12-07T11:00:00", "end": "2026-12-07T12:00:00", "timeZone": "Mars/Base"}"#
+            ),
         ] {
             let refused = try who.call("POST", "/api/v1/events/\(target)/proposals", body)
             #expect(refused.status == 400, "\(body): \(refused.text)")

@@ -16,7 +16,12 @@ instance's page with its own times in the Add to Calendar payload (derived here 
 zoneinfo). Also: distinct calendar colours, the week and day views' hour gutter on
 ordinary and DST days, the now-line, and the browser's zone remembered at a first
 sign-in. Screenshots of month and week at 390 and 1280 px go to
-.build/browser-artifacts/."""
+.build/browser-artifacts/.
+
+An invitation clicked through: the invited user opens one week of a weekly invitation
+from their month view, declines that week with its button, then accepts the whole
+series from the same page; the organizer's pages for that week and for the series show
+those answers."""
 import argparse
 import json
 import os
@@ -154,6 +159,7 @@ def run(server, almanac, data, artifacts):
 
     recurring_path(server, almanac, data, artifacts, call, cid, spin)
     browser_zone(server, almanac, data)
+    invitation_path(server, almanac, data, call, cid)
 
     # Inside a native shell: the user agent advertises the component, the adapter receives the message.
     agent = "Mozilla/5.0 (iPhone) Hotwire Native iOS; bridge-components: [add-to-calendar menu]"
@@ -351,6 +357,70 @@ def browser_zone(server, almanac, data):
             check(driver.find_element(By.CSS_SELECTOR, "td.today").get_attribute("data-date") == today, "and today is today there")
         finally:
             driver.quit()
+
+
+def invitation_path(server, almanac, data, call, cid):
+    """Cara answers Anna's weekly invitation from its page; Anna's pages show the answers."""
+    for command in (["user", "email", server.user, "anna@example.com"],
+                    ["user", "add", "cara", "--email", "cara@example.com"]):
+        done = subprocess.run([almanac, *command, "--data", data], input="cara's long password\n",
+                              capture_output=True, text=True)
+        check(done.returncode == 0, f"almanac {' '.join(command[:2])}: " + done.stderr.strip())
+    status, made = call("POST", "/api/v1/events", {
+        "calendarId": cid, "title": "Team run", "start": "2026-12-08T07:00:00", "end": "2026-12-08T08:00:00",
+        "timeZone": "Europe/Berlin", "rrule": "FREQ=WEEKLY;COUNT=3", "attendees": [{"email": "cara@example.com", "name": "Cara"}]})
+    check(status == 201, f"Anna invites Cara to a weekly run ({status})")
+
+    def open_week(driver, date):
+        driver.get(f"{driver.base}/calendar?view=month&date={date}&tz=Europe/Berlin")
+        link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//a[text()='Team run']")
+        link.click()
+        wait_for(lambda: heading(driver) == "Team run", f"the page of the run on {date}")
+
+    def answers(driver):
+        return {item.find_element(By.CSS_SELECTOR, ".who").text: item.find_element(By.CSS_SELECTOR, ".answer").text
+                for item in driver.find_elements(By.CSS_SELECTOR, "ul.answers li")}
+
+    cara = browser()
+    anna = browser()
+    try:
+        cara.base = anna.base = server.base
+        cara.get(server.base + "/")
+        cara.find_element(By.NAME, "user").send_keys("cara")
+        cara.find_element(By.NAME, "password").send_keys("cara's long password")
+        cara.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+        wait_for(lambda: "/calendar" in cara.current_url, "cara signed in")
+        open_week(cara, "2026-12-15")
+        check("Organized by anna@example.com" in cara.find_element(By.CSS_SELECTOR, "section.attendees").text,
+              "Cara's page says who invites her")
+        check(cara.find_element(By.CSS_SELECTOR, ".your-answer").text == "Your answer: Not answered yet", "and that she has not answered")
+        week_url = cara.current_url
+        cara.find_element(By.CSS_SELECTOR, "form.rsvp button[value=declined]").click()
+        wait_for(lambda: cara.find_elements(By.CSS_SELECTOR, ".your-answer")
+                 and cara.find_element(By.CSS_SELECTOR, ".your-answer").text == "Your answer: Declined", "Cara's decline")
+        check(cara.current_url == week_url, "the answer brings her back to that week's page")
+
+        sign_in(anna, server)
+        open_week(anna, "2026-12-15")
+        check(answers(anna).get("Cara <cara@example.com>") == "Declined", f"Anna's page of that week: Cara declined {answers(anna)}")
+        open_week(anna, "2026-12-08")
+        check(answers(anna).get("Cara <cara@example.com>") == "Not answered yet", "the other weeks are unanswered")
+        check(not anna.find_elements(By.CSS_SELECTOR, "form.rsvp"), "the organizer gets no answer buttons")
+
+        cara.get(week_url)
+        cara.find_element(By.CSS_SELECTOR, "form.rsvp input[name=span][value=all]").click()
+        cara.find_element(By.CSS_SELECTOR, "form.rsvp button[value=accepted]").click()
+        # The page comes back with "This event" chosen again (the choice made here was "All events").
+        wait_for(lambda: cara.execute_script(
+            "const r = document.querySelector('form.rsvp input[value=all]'); return r !== null && !r.checked"),
+            "the page again after the answer")
+        open_week(anna, "2026-12-22")
+        check(answers(anna).get("Cara <cara@example.com>") == "Accepted", f"accepting the series reaches Anna: {answers(anna)}")
+        open_week(anna, "2026-12-15")
+        check(answers(anna).get("Cara <cara@example.com>") == "Declined", "the declined week stays declined")
+    finally:
+        cara.quit()
+        anna.quit()
 
 
 if __name__ == "__main__":

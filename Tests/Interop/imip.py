@@ -192,6 +192,15 @@ def run(almanac, data):
               and "METHOD:REPLY" in reply and "PARTSTAT=ACCEPTED:mailto:sam@example.com" in reply,
               "Sam's acceptance went to the outside organizer as a REPLY")
 
+        def post_json(client, path, body):
+            return client.request("POST", path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+        def mail(number, what):
+            """The number-th mail the relay was given (from 1), once it is there: sender, recipients, METHOD, text."""
+            wait_for(lambda: len(sink.messages) >= number, what)
+            sender, recipients, raw = sink.messages[number - 1]
+            return (sender, recipients, *itip_of(raw))
+
         def receive(message):
             # As an MTA pipe runs it: with the relay, to answer a REFRESH by mail.
             return subprocess.run([almanac, "imip", "receive", "--data", data, "--smtp", f"smtp://127.0.0.1:{port}"],
@@ -203,9 +212,7 @@ def run(almanac, data):
                                       guest_lines + ["ATTENDEE:mailto:guest@elsewhere.example"]))
         check(refreshed.returncode == 0 and b"current version" in refreshed.stdout,
               f"a REFRESH is taken: {refreshed.stdout!r} {refreshed.stderr!r}")
-        wait_for(lambda: len(sink.messages) == 3, "the refreshed invitation")
-        _, recipients, raw = sink.messages[2]
-        method, text = itip_of(raw)
+        _, recipients, method, text = mail(3, "the refreshed invitation")
         check(recipients == ["guest@elsewhere.example"] and method == "REQUEST" and "RRULE:FREQ=WEEKLY" in text
               and "RECURRENCE-ID:20261215T140000Z" in text, "the REFRESH is answered with the current REQUEST")
         stranger = receive(itip_mail("mallory@evil.example", "REFRESH",
@@ -230,28 +237,22 @@ def run(almanac, data):
         check(len(listed) == 1 and listed[0]["from"] == "mailto:guest@elsewhere.example"
               and listed[0]["start"] == "2026-12-22T16:00:00Z" and listed[0]["comment"] == "Afternoons suit me",
               f"Rita sees the proposal: {listed}")
-        status, _, body = rita.request("POST", f"/api/v1/events/{event}/proposals/{listed[0]['id']}",
-                                       json.dumps({"answer": "decline", "comment": "The room is taken"}).encode(),
-                                       {"Content-Type": "application/json"})
+        status, _, body = post_json(rita, f"/api/v1/events/{event}/proposals/{listed[0]['id']}",
+                                    {"answer": "decline", "comment": "The room is taken"})
         check(status == 200, f"declined ({status} {body[:200]!r})")
-        wait_for(lambda: len(sink.messages) == 4, "the DECLINECOUNTER mail")
-        _, recipients, raw = sink.messages[3]
-        method, text = itip_of(raw)
+        _, recipients, method, text = mail(4, "the DECLINECOUNTER mail")
         check(recipients == ["guest@elsewhere.example"] and method == "DECLINECOUNTER"
               and "RECURRENCE-ID:20261222T140000Z" in text and "COMMENT:The room is taken" in text,
               "the guest got a DECLINECOUNTER for that week with Rita's comment")
-        check("Design review" in email.message_from_bytes(raw, policy=email.policy.default)["Subject"],
+        check("Design review" in email.message_from_bytes(sink.messages[3][2], policy=email.policy.default)["Subject"],
               "its subject names the event")
 
         # A proposal for the whole series, accepted: every attendee gets the new time.
         counter(None, "20261208T150000Z", "20261208T160000Z", "One hour later?")
         listed = json.loads(rita.request("GET", f"/api/v1/events/{event}/proposals")[2])["proposals"]
-        status, _, _ = rita.request("POST", f"/api/v1/events/{event}/proposals/{listed[0]['id']}",
-                                    json.dumps({"answer": "accept"}).encode(), {"Content-Type": "application/json"})
+        status, _, _ = post_json(rita, f"/api/v1/events/{event}/proposals/{listed[0]['id']}", {"answer": "accept"})
         check(status == 200, f"accepted ({status})")
-        wait_for(lambda: len(sink.messages) == 5, "the new invitation")
-        _, recipients, raw = sink.messages[4]
-        method, text = itip_of(raw)
+        _, recipients, method, text = mail(5, "the new invitation")
         check(recipients == ["guest@elsewhere.example"] and method == "REQUEST"
               and "DTSTART:20261208T150000Z" in text, "the guest got the REQUEST at the new time")
         stored = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "")
@@ -270,13 +271,10 @@ def run(almanac, data):
         offsite = next(item for calendar in sam_events
                        for item in json.loads(sam.request("GET", f"/api/v1/calendars/{calendar['id']}/events")[2])["events"]
                        if item.get("uid") == "offsite@elsewhere.example")
-        status, _, body = sam.request("POST", f"/api/v1/events/{offsite['id']}/proposals",
-                                      json.dumps({"start": "2026-12-10T13:00:00Z", "end": "2026-12-10T14:00:00Z"}).encode(),
-                                      {"Content-Type": "application/json"})
+        status, _, body = post_json(sam, f"/api/v1/events/{offsite['id']}/proposals",
+                                    {"start": "2026-12-10T13:00:00Z", "end": "2026-12-10T14:00:00Z"})
         check(status == 202, f"Sam's proposal sent ({status} {body[:200]!r})")
-        wait_for(lambda: len(sink.messages) == 6, "Sam's COUNTER mail")
-        mail_from, recipients, raw = sink.messages[5]
-        method, text = itip_of(raw)
+        mail_from, recipients, method, text = mail(6, "Sam's COUNTER mail")
         check(mail_from == "sam@example.com" and recipients == ["boss@elsewhere.example"] and method == "COUNTER"
               and "DTSTART:20261210T130000Z" in text, "a COUNTER mail to the outside organizer")
         declined = receive(itip_mail("boss@elsewhere.example", "DECLINECOUNTER", [
