@@ -384,6 +384,24 @@ public enum ITIP {
         return result
     }
 
+    /// An attendee's copy without SCHEDULE-FORCE-SEND=REPLY on its ORGANIZER properties,
+    /// and whether any had it (the attendee's client asks for a REPLY although nothing changed).
+    public static func takingForcedReply(_ calendar: Component) -> (Component, forced: Bool) {
+        var result = calendar
+        var forced = false
+        for index in result.components.indices where scheduled.contains(result.components[index].name) {
+            for position in result.components[index].properties.indices
+            where result.components[index].properties[position].name == "ORGANIZER"
+                && result.components[index].properties[position][parameter: "SCHEDULE-FORCE-SEND"]?.uppercased()
+                    == "REPLY"
+            {
+                result.components[index].properties[position][parameter: "SCHEDULE-FORCE-SEND"] = nil
+                forced = true
+            }
+        }
+        return (result, forced)
+    }
+
     // MARK: -
 
     static func sequence(of component: Component) -> Int {

@@ -143,12 +143,19 @@ public struct SchedulingAgent: Sendable {
         else { return untouched }
         let answers = ITIP.participation(of: me, in: object)
         let before = old.map { ITIP.participation(of: me, in: $0) } ?? [:]
-        let changed = answers.filter {
-            before[$0.key] != $0.value && !(before[$0.key] == nil && $0.value == "NEEDS-ACTION")
-        }
-        guard !changed.isEmpty else { return untouched }
+        // SCHEDULE-FORCE-SEND=REPLY on the ORGANIZER (RFC 6638 §7.3) sends every answer
+        // again; the parameter itself is not stored.
+        let (stored, forced) = ITIP.takingForcedReply(object)
+        let changed =
+            forced
+            ? answers
+            : answers.filter {
+                before[$0.key] != $0.value && !(before[$0.key] == nil && $0.value == "NEEDS-ACTION")
+            }
+        guard !changed.isEmpty else { return forced ? Plan(data: stored.serialized(), work: .none) : untouched }
         return Plan(
-            data: data, work: .answer(uid: uid, answers: changed, attendee: me, organizer: organizer, object: object))
+            data: forced ? stored.serialized() : data,
+            work: .answer(uid: uid, answers: changed, attendee: me, organizer: organizer, object: stored))
     }
 
     /// Sends what a committed write planned. Each delivery is its own write in the

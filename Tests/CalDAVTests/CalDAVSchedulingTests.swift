@@ -305,6 +305,29 @@ import Testing
                 == "DECLINED", "deleting the copy declined it, as without the header")
     }
 
+    /// SCHEDULE-FORCE-SEND=REPLY on an attendee's ORGANIZER (RFC 6638 §7.3) sends their
+    /// answer again although it did not change; the parameter is not stored.
+    @Test func anAttendeeForcesAReply() throws {
+        let server = try TestServer(users: ["anna", "bob"])
+        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let anna = server.dav("anna")
+        let bob = server.dav("bob")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        #expect(try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting).status == 201)
+        let copy = try Self.only(bob, "/dav/calendars/bob/\(try server.eventStore(for: "bob").calendars()[0].name)/")
+        let replies = { try Self.inbox(anna, "anna").filter { $0.contains("METHOD:REPLY") }.count }
+        #expect(try replies() == 0)
+        #expect(try bob.put(copy.href, copy.text).status == 204, "an unchanged copy")
+        #expect(try replies() == 0, "sends nothing")
+        let forced = copy.text.replacingOccurrences(
+            of: "ORGANIZER;CN=Anna:", with: "ORGANIZER;CN=Anna;SCHEDULE-FORCE-SEND=REPLY:")
+        #expect(forced != copy.text)
+        let put = try bob.put(copy.href, forced)
+        #expect(put.status == 204 && put.headers["ETag"] == nil, "stored otherwise than sent: no ETag")
+        #expect(try replies() == 1, "the forced answer reached Anna")
+        #expect(!(try bob.get(copy.href).text.contains("SCHEDULE-FORCE-SEND")))
+    }
+
     /// An attendee deleting their copy declines it; the organizer hears.
     @Test func anAttendeesDeletionDeclines() throws {
         let server = try TestServer(users: ["anna", "bob"])
