@@ -69,8 +69,8 @@ extension SchedulingAgent {
 
     /// The times proposed to `user` for their event `uid`, oldest first.
     public func proposals(for user: String, uid: String) throws(StoreError) -> [ReceivedProposal] {
-        try backend.scheduling.inbox(of: user).compactMap { message in
-            guard message.method == ITIP.Method.counter.rawValue, message.uid == uid, let from = message.sender,
+        try backend.scheduling.inbox(of: user, uid: uid, method: ITIP.Method.counter.rawValue).compactMap { message in
+            guard let from = message.sender,
                 let counter = Self.parse(message.data), let proposal = ITIP.proposal(in: counter)
             else { return nil }
             return ReceivedProposal(name: message.name, from: from, proposal: proposal, received: message.created)
@@ -114,7 +114,7 @@ extension SchedulingAgent {
     public func answerProposal(named name: String, accept: Bool, comment: String?, by user: String)
         throws(StoreError)
     {
-        guard let message = try backend.scheduling.inbox(of: user).first(where: { $0.name == name }),
+        guard let message = try backend.scheduling.inboxMessage(named: name, of: user),
             message.method == ITIP.Method.counter.rawValue, let from = message.sender,
             let counter = Self.parse(message.data), let proposal = ITIP.proposal(in: counter)
         else { throw StoreError(.notFound, "no proposal \(name)", resource: name) }

@@ -33,7 +33,7 @@ extension DAVContext {
     }
 
     func inboxMessage(named name: String) throws(StoreError) -> InboxMessage {
-        guard let message = try handler.backend.scheduling.inbox(of: user).first(where: { $0.name == name }) else {
+        guard let message = try handler.backend.scheduling.inboxMessage(named: name, of: user) else {
             throw StoreError(.notFound, "no message \(name) in the inbox", resource: name)
         }
         return message

@@ -42,6 +42,25 @@ struct DatabaseSchedulingStore: SchedulingStore {
         }
     }
 
+    func inbox(of user: String, uid: String, method: String) throws(StoreError) -> [InboxMessage] {
+        try database.read { (connection) throws(StoreError) -> [InboxMessage] in
+            let id = try connection.userRowID(named: user)
+            return try connection.rows(
+                "SELECT \(Self.columns) FROM schedule_inbox WHERE user_id = ? AND uid = ? AND method = ? ORDER BY id",
+                [.integer(id), .text(uid), .text(method)], Self.message)
+        }
+    }
+
+    func inboxMessage(named name: String, of user: String) throws(StoreError) -> InboxMessage? {
+        try database.read { (connection) throws(StoreError) -> InboxMessage? in
+            let id = try connection.userRowID(named: user)
+            return try connection.firstRow(
+                "SELECT \(Self.columns) FROM schedule_inbox WHERE user_id = ? AND name = ?",
+                [.integer(id), .text(name)],
+                Self.message)
+        }
+    }
+
     func removeInboxMessage(named name: String, of user: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let id = try connection.userRowID(named: user)

@@ -25,6 +25,10 @@ public protocol SchedulingStore: Sendable {
         throws(StoreError) -> InboxMessage
     /// The user's inbox, oldest first.
     func inbox(of user: String) throws(StoreError) -> [InboxMessage]
+    /// The user's messages about `uid` of one `method` (COUNTER: the proposals), oldest first.
+    func inbox(of user: String, uid: String, method: String) throws(StoreError) -> [InboxMessage]
+    /// One message of the user's inbox, by name, or nil.
+    func inboxMessage(named name: String, of user: String) throws(StoreError) -> InboxMessage?
     /// Removes a message (a client processed it).
     func removeInboxMessage(named name: String, of user: String) throws(StoreError)
 }
