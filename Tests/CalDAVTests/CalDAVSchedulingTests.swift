@@ -362,6 +362,12 @@ import Testing
                 "/dav/calendars/bob/personal/x.ics",
                 "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261207T130000Z\r\nDTEND:20261207T140000Z\r\nSUMMARY:Private\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
             )
+            // Bob keeps weekday hours, 09:00-17:00 in Berlin (08:00-16:00 UTC in December).
+            #expect(
+                try bob.proppatch(
+                    "/dav/calendars/bob/",
+                    set: [(CalendarAvailabilityTests.property, CalendarAvailabilityTests.availability)]
+                ).status == 207)
             let answer = try server.dav("anna").send(
                 "POST", "/dav/outbox/anna/", request(["bob@example.com", "nobody@example.com"]),
                 headers: ["Content-Type": "text/calendar"])
@@ -376,6 +382,10 @@ import Testing
                 #expect(
                     data.contains("FREEBUSY;FBTYPE=BUSY:20261207T130000Z/20261207T140000Z") && !data.contains("Private")
                 )
+                #expect(
+                    data.contains("FREEBUSY;FBTYPE=BUSY-UNAVAILABLE:20261207T000000Z/20261207T080000Z")
+                        && data.contains("FREEBUSY;FBTYPE=BUSY-UNAVAILABLE:20261207T160000Z/20261208T000000Z"),
+                    "outside his hours, as free-busy-query says: \(data)")
             } else {
                 #expect(status?.hasPrefix("3.7") == true, "not shared with Anna: not hers to see")
             }

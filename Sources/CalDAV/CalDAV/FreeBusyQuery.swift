@@ -35,36 +35,9 @@ struct FreeBusyQueryReport {
         // as busy from its last instance on (more busy time, never less).
         let busy = try context.store.busyTime(
             in: TimeRange(start: start, end: end), calendar: handle, timeZone: timeZone)
-        var freeBusy = Component(
-            name: "VFREEBUSY",
-            properties: [
-                // When the answer was made (RFC 5545 §3.8.7.2), not when the range starts.
-                Property(
-                    name: "DTSTAMP",
-                    dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: context.handler.now()), form: .utc)),
-                Property(name: "DTSTART", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)),
-                Property(name: "DTEND", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)),
-            ])
-        let periods = busy.compactMap { time -> (start: Int, end: Int, tentative: Bool)? in
-            let from = max(start, time.start)
-            let to = min(end, time.end)
-            return to > from ? (from, to, time.isTentative) : nil
-        }
-        for period in Self.unavailable(
-            start: start, end: end, owner: handle.calendar.owner, backend: context.handler.backend)
-        {
-            freeBusy.properties.append(
-                Property(
-                    name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: "BUSY-UNAVAILABLE")],
-                    value: DAVTime.period(period.start, period.end)))
-        }
-        for period in BusyTime.coalesced(periods, span: end - start, limit: Self.maxFreeBusyPeriods) {
-            freeBusy.properties.append(
-                Property(
-                    name: "FREEBUSY",
-                    parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
-                    value: DAVTime.period(period.start, period.end)))
-        }
+        let freeBusy = Self.freeBusy(
+            busy, from: start, to: end, owner: handle.calendar.owner, stamp: context.handler.now(),
+            backend: context.handler.backend)
         let document = Component(
             name: "VCALENDAR",
             properties: [
@@ -73,5 +46,43 @@ struct FreeBusyQueryReport {
             components: [freeBusy])
         return HTTPResponse(
             status: 200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: document.serialized())
+    }
+
+    /// A VFREEBUSY of `busy` within `from..<to` (Unix seconds), with the time outside
+    /// `owner`'s availability schedule as BUSY-UNAVAILABLE, stamped `stamp`; `heading`
+    /// goes before the periods (a reply's UID, ORGANIZER and ATTENDEE).
+    static func freeBusy(
+        _ busy: [BusyTime], from: Int, to: Int, owner: String, stamp: Int, backend: any StoreBackend,
+        heading: [Property] = []
+    ) -> Component {
+        func utc(_ seconds: Int) -> DateTimeValue {
+            DateTimeValue(CivilDateTime(secondsSinceEpoch: seconds), form: .utc)
+        }
+        // DTSTAMP: when the answer was made (RFC 5545 §3.8.7.2), not when the range starts.
+        var freeBusy = Component(
+            name: "VFREEBUSY",
+            properties: [
+                Property(name: "DTSTAMP", dateTime: utc(stamp)), Property(name: "DTSTART", dateTime: utc(from)),
+                Property(name: "DTEND", dateTime: utc(to)),
+            ] + heading)
+        for period in unavailable(start: from, end: to, owner: owner, backend: backend) {
+            freeBusy.properties.append(
+                Property(
+                    name: "FREEBUSY", parameters: [Parameter(name: "FBTYPE", value: "BUSY-UNAVAILABLE")],
+                    value: DAVTime.period(period.start, period.end)))
+        }
+        let periods = busy.compactMap { time -> (start: Int, end: Int, tentative: Bool)? in
+            let start = max(from, time.start)
+            let end = min(to, time.end)
+            return end > start ? (start, end, time.isTentative) : nil
+        }
+        for period in BusyTime.coalesced(periods, span: to - from, limit: maxFreeBusyPeriods) {
+            freeBusy.properties.append(
+                Property(
+                    name: "FREEBUSY",
+                    parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
+                    value: DAVTime.period(period.start, period.end)))
+        }
+        return freeBusy
     }
 }

@@ -122,36 +122,19 @@ extension DAVContext {
         return ((try? store.calendars()) ?? []).contains { $0.owner == other }
     }
 
-    /// A VFREEBUSY REPLY of `target`'s busy time (their own calendars and subscriptions).
+    /// A VFREEBUSY REPLY of `target`'s busy time (their own calendars and subscriptions;
+    /// outside their availability schedule BUSY-UNAVAILABLE, as free-busy-query answers).
     func freeBusyReply(
         of target: String, address: String, organizer: String, from: Int, to: Int, uid query: Component
     ) throws(StoreError) -> Component {
         let theirs = try handler.backend.eventStore(for: target)
         let calendars = try theirs.calendars().filter { $0.access == nil }.map(\.id)
         let busy = try theirs.busyTime(in: TimeRange(start: from, end: to), calendars: calendars, timeZone: nil)
-        let periods = busy.compactMap { time -> (start: Int, end: Int, tentative: Bool)? in
-            let start = max(from, time.start)
-            let end = min(to, time.end)
-            return end > start ? (start, end, time.isTentative) : nil
-        }
-        func utc(_ seconds: Int) -> DateTimeValue {
-            DateTimeValue(CivilDateTime(secondsSinceEpoch: seconds), form: .utc)
-        }
-        var reply = Component(
-            name: "VFREEBUSY",
-            properties: [
-                Property(name: "DTSTAMP", dateTime: utc(handler.now())),
-                Property(name: "DTSTART", dateTime: utc(from)), Property(name: "DTEND", dateTime: utc(to)),
-                Property(name: "ORGANIZER", value: organizer), Property(name: "ATTENDEE", value: address),
-            ])
-        if let uid = query.property("UID") { reply.properties.insert(uid, at: 0) }
-        for period in BusyTime.coalesced(periods, span: to - from, limit: FreeBusyQueryReport.maxFreeBusyPeriods) {
-            reply.properties.append(
-                Property(
-                    name: "FREEBUSY",
-                    parameters: [Parameter(name: "FBTYPE", value: period.tentative ? "BUSY-TENTATIVE" : "BUSY")],
-                    value: DAVTime.period(period.start, period.end)))
-        }
+        let heading =
+            (query.property("UID").map { [$0] } ?? [])
+            + [Property(name: "ORGANIZER", value: organizer), Property(name: "ATTENDEE", value: address)]
+        let reply = FreeBusyQueryReport.freeBusy(
+            busy, from: from, to: to, owner: target, stamp: handler.now(), backend: handler.backend, heading: heading)
         return Component(
             name: "VCALENDAR",
             properties: [
