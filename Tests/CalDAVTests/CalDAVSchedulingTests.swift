@@ -55,6 +55,16 @@ import Testing
         }
     }
 
+    /// Anna and Bob with their addresses; Anna's Work calendar holds the meeting she invites Bob to.
+    static func annaInvitesBob() throws -> (server: TestServer, anna: DAVClient, bob: DAVClient) {
+        let server = try TestServer(users: ["anna", "bob"])
+        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let anna = server.dav("anna")
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        #expect(try anna.put("/dav/calendars/anna/work/team.ics", meeting).status == 201)
+        return (server, anna, server.dav("bob"))
+    }
+
     static func partstat(of attendee: String, in text: String, instance: String? = nil) -> String? {
         let events = text.components(separatedBy: "BEGIN:VEVENT").dropFirst()
         let event = events.first { event in
@@ -193,12 +203,7 @@ import Testing
 
     /// An organizer who removes every attendee (and so the ORGANIZER) cancels for them.
     @Test func removingEveryAttendeeCancels() throws {
-        let server = try TestServer(users: ["anna", "bob"])
-        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
-        let anna = server.dav("anna")
-        let bob = server.dav("bob")
-        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
-        #expect(try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting).status == 201)
+        let (server, anna, bob) = try Self.annaInvitesBob()
         let alone = Self.meeting.components(separatedBy: "\r\n").filter {
             !$0.hasPrefix("ATTENDEE") && !$0.hasPrefix("ORGANIZER")
         }.joined(separator: "\r\n")
@@ -308,12 +313,7 @@ import Testing
     /// SCHEDULE-FORCE-SEND=REPLY on an attendee's ORGANIZER (RFC 6638 §7.3) sends their
     /// answer again although it did not change; the parameter is not stored.
     @Test func anAttendeeForcesAReply() throws {
-        let server = try TestServer(users: ["anna", "bob"])
-        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
-        let anna = server.dav("anna")
-        let bob = server.dav("bob")
-        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
-        #expect(try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting).status == 201)
+        let (server, anna, bob) = try Self.annaInvitesBob()
         let copy = try Self.only(bob, "/dav/calendars/bob/\(try server.eventStore(for: "bob").calendars()[0].name)/")
         let replies = { try Self.inbox(anna, "anna").filter { $0.contains("METHOD:REPLY") }.count }
         #expect(try replies() == 0)
@@ -330,12 +330,7 @@ import Testing
 
     /// An attendee deleting their copy declines it; the organizer hears.
     @Test func anAttendeesDeletionDeclines() throws {
-        let server = try TestServer(users: ["anna", "bob"])
-        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
-        let anna = server.dav("anna")
-        let bob = server.dav("bob")
-        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
-        #expect(try anna.put("/dav/calendars/anna/work/team.ics", Self.meeting).status == 201)
+        let (server, anna, bob) = try Self.annaInvitesBob()
         let bobs = try Self.only(bob, "/dav/calendars/bob/\(try server.eventStore(for: "bob").calendars()[0].name)/")
         #expect(try bob.delete(bobs.href).status == 204)
         let annas = Self.unfolded(try anna.get("/dav/calendars/anna/work/team.ics").text)
