@@ -247,7 +247,7 @@ def main():
             run(server, arguments.almanac, data, arguments.artifacts)
         finally:
             server.stop()
-    print(f"booking page in Chromium: all {browser_support.checks} checks passed")
+    print(f"booking page in Chromium: all {browser_support.checks()} checks passed")
 
 
 if __name__ == "__main__":

@@ -1,22 +1,20 @@
 """What the browser tests share: counted checks, waiting, the JSON API with a token,
 and headless Chromium (Debian's chromium and chromium-driver) driven by selenium."""
 import json
-import time
 import urllib.error
 import urllib.request
 
+# Checks are counted by the interop scripts' helpers: the browser scripts put
+# Tests/Interop on the path (for almanac_server too) before importing this.
+import interop_support
+from interop_support import check  # noqa: F401
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-checks = 0
 
-
-def check(condition, message):
-    global checks
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    checks += 1
-    print("ok: " + message, flush=True)
+def checks():
+    """How many checks have passed."""
+    return interop_support.checks
 
 
 def heading(driver):
@@ -26,12 +24,8 @@ def heading(driver):
 
 
 def wait_for(condition, what, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise SystemExit("FAIL: timed out waiting for " + what)
+    """Waits as the interop scripts do, polling faster (a page changes within milliseconds)."""
+    interop_support.wait_for(condition, what, seconds, poll=0.1)
 
 
 def api(server, token):

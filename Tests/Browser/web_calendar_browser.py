@@ -54,7 +54,7 @@ def main():
             run(server, arguments.almanac, data, arguments.artifacts)
         finally:
             server.stop()
-    print(f"web calendar in Chromium: all {browser_support.checks} checks passed")
+    print(f"web calendar in Chromium: all {browser_support.checks()} checks passed")
 
 
 def sign_in(driver, server):

@@ -15,12 +15,12 @@ def check(condition, message):
     print("ok: " + message, flush=True)
 
 
-def wait_for(condition, what, seconds=40):
+def wait_for(condition, what, seconds=40, poll=0.2):
     deadline = time.time() + seconds
     while time.time() < deadline:
         if condition():
             return
-        time.sleep(0.2)
+        time.sleep(poll)
     raise SystemExit("FAIL: timed out waiting for " + what)
 
 
