@@ -120,6 +120,9 @@ extension SchedulingAgent {
         else { throw StoreError(.notFound, "no proposal \(name)", resource: name) }
         let copy = try copy(of: proposal.uid, for: user)
         guard copy.organizes else { throw StoreError(.forbidden, "only the organizer answers a proposal") }
+        guard Self.occurring([proposal.instance], in: copy.object).contains(proposal.instance) else {
+            throw StoreError(.notFound, "the event no longer has the occurrence the proposal is for")
+        }
         if accept {
             let offered = ITIP.participation(of: from, in: counter).values.first
             guard
@@ -143,6 +146,46 @@ extension SchedulingAgent {
             }
         }
         try backend.scheduling.removeInboxMessage(named: name, of: user)
+    }
+
+    /// Of `keys` (RECURRENCE-ID values, nil for the series), those that name a component
+    /// of `object` or an instance of its series: an answer or proposal for anything else
+    /// would add an override for a time the series does not have. One expansion of the
+    /// master over the keys' span, within the recurrence engine's bounds.
+    static func occurring(_ keys: Set<String?>, in object: Component) -> Set<String?> {
+        var valid = keys.filter { key in
+            key == nil
+                || object.components.contains {
+                    ITIP.scheduled.contains($0.name) && $0.property("RECURRENCE-ID")?.value == key
+                }
+        }
+        let rest = keys.subtracting(valid).compactMap { $0 }
+        guard !rest.isEmpty,
+            let master = object.components.first(where: {
+                ITIP.scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil
+            }), let start = master.property("DTSTART"), let uid = master.property("UID")?.value
+        else { return valid }
+        var wanted: [OccurrenceTime: String] = [:]
+        for key in rest {
+            guard
+                let value = try? Property(name: "RECURRENCE-ID", parameters: start.parameters, value: key)
+                    .dateTimeValue()
+            else { continue }
+            wanted[occurrenceTime(value)] = key
+        }
+        let instants = wanted.keys.map { $0.instant(in: .utc) }
+        guard let first = instants.min(), let last = instants.max() else { return valid }
+        let expansion = CalendarObjectExpansion(resolver: ZoneResolver(calendar: object))
+        guard
+            let found = try? expansion.expand(
+                [master], uid: uid, from: first.subtractingSaturated(2 * 86_400), to: last.addingSaturated(2 * 86_400))
+        else { return valid }
+        for occurrence in found.occurrences {
+            if let time = occurrence.recurrenceID ?? Optional(occurrence.start), let key = wanted[time] {
+                valid.insert(key)
+            }
+        }
+        return valid
     }
 
     /// A DTSTART or DTEND value as a time: an instant (UTC, or the wall clock in its

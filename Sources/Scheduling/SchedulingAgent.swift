@@ -146,12 +146,15 @@ public struct SchedulingAgent: Sendable {
         // SCHEDULE-FORCE-SEND=REPLY on the ORGANIZER (RFC 6638 §7.3) sends every answer
         // again; the parameter itself is not stored.
         let (stored, forced) = ITIP.takingForcedReply(object)
-        let changed =
+        let answered =
             forced
             ? answers
             : answers.filter {
                 before[$0.key] != $0.value && !(before[$0.key] == nil && $0.value == "NEEDS-ACTION")
             }
+        // Answers only for the series and its instances (not for times it does not have).
+        let occurring = Self.occurring(Set(answered.keys), in: old ?? object)
+        let changed = answered.filter { occurring.contains($0.key) }
         guard !changed.isEmpty else { return forced ? Plan(data: stored.serialized(), work: .none) : untouched }
         return Plan(
             data: forced ? stored.serialized() : data,
@@ -344,7 +347,7 @@ public struct SchedulingAgent: Sendable {
             throw Refusal("\(organizer) is not a user of this server")
         }
         if let user, user != owner { throw Refusal("the \(method) is to \(organizer), not to you") }
-        let answers = ITIP.participation(of: from, in: calendar)
+        var answers = ITIP.participation(of: from, in: calendar)
         guard !answers.isEmpty else {
             throw Refusal("the sender \(sender) is not the attendee the \(method) is from")
         }
@@ -354,6 +357,10 @@ public struct SchedulingAgent: Sendable {
         guard !ITIP.participation(of: from, in: copy).isEmpty else {
             throw Refusal("\(sender) was not invited to \(uid)")
         }
+        // Only the series and its instances are answered or moved.
+        let occurring = Self.occurring(Set(answers.keys), in: copy)
+        answers = answers.filter { occurring.contains($0.key) }
+        guard !answers.isEmpty else { throw Refusal("the \(method) is for no occurrence of \(uid)") }
         switch method {
         case ITIP.Method.counter.rawValue:
             guard let proposal = ITIP.proposal(in: calendar),

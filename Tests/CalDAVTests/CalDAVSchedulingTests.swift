@@ -328,6 +328,32 @@ import Testing
         #expect(!(try bob.get(copy.href).text.contains("SCHEDULE-FORCE-SEND")))
     }
 
+    /// An attendee's answers for times the series does not have (a RECURRENCE-ID that is
+    /// no instance) reach nobody: the organizer's copy gains no override there.
+    @Test func answersForTimesTheSeriesDoesNotHaveAreNotSent() throws {
+        let (server, anna, bob) = try Self.annaInvitesBob()
+        let copy = try Self.only(bob, "/dav/calendars/bob/\(try server.eventStore(for: "bob").calendars()[0].name)/")
+        func declined(_ recurrenceID: String) -> String {
+            [
+                "BEGIN:VEVENT", "UID:team-weekly", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID:\(recurrenceID)",
+                "DTSTART:\(recurrenceID)", "DURATION:PT1H", "SUMMARY:Team meeting",
+                "ORGANIZER;CN=Anna:mailto:anna@example.com",
+                "ATTENDEE;PARTSTAT=DECLINED:mailto:bob@example.com", "END:VEVENT", "",
+            ].joined(separator: "\r\n")
+        }
+        // A Monday series: the 14th is an instance, the 8th (a Tuesday) and 2027 are not.
+        let answered = copy.text.replacingOccurrences(
+            of: "END:VCALENDAR",
+            with: declined("20261214T090000Z") + declined("20261208T090000Z") + declined("20270104T090000Z")
+                + "END:VCALENDAR")
+        #expect(try bob.put(copy.href, answered).status == 204)
+        let annas = Self.unfolded(try anna.get("/dav/calendars/anna/work/team.ics").text)
+        #expect(Self.partstat(of: "bob@example.com", in: annas, instance: "20261214T090000Z") == "DECLINED")
+        #expect(!annas.contains("RECURRENCE-ID:20261208T090000Z") && !annas.contains("RECURRENCE-ID:20270104"))
+        let replies = try Self.inbox(anna, "anna").filter { $0.contains("METHOD:REPLY") }
+        #expect(replies.count == 1 && !replies[0].contains("20261208") && !replies[0].contains("20270104"))
+    }
+
     /// An attendee deleting their copy declines it; the organizer hears.
     @Test func anAttendeesDeletionDeclines() throws {
         let (server, anna, bob) = try Self.annaInvitesBob()

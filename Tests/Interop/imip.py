@@ -177,6 +177,12 @@ def run(almanac, data):
         check("20261215T140000Z DECLINED" in applied, f"POST /api/v1/imip applied it: {applied}")
         stored = rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "")
         check("RECURRENCE-ID:20261215T140000Z" in stored, "the declined week is an override in Rita's copy")
+        stray = subprocess.run([almanac, "imip", "receive", "--data", data],
+                               input=reply_mail("guest@elsewhere.example", "DECLINED", "20261216T140000Z"),
+                               capture_output=True)
+        check(stray.returncode == 1 and b"no occurrence" in stray.stderr
+              and rita.request("GET", "/dav/calendars/rita/work/review.ics")[2].decode().replace("\r\n ", "") == stored,
+              f"an answer for a time the series does not have is refused and adds nothing: {stray.stderr!r}")
 
         # Sam answers an organizer outside the server: by mail.
         check(sam.request("MKCALENDAR", "/dav/calendars/sam/personal/")[0] == 201, "Sam's calendar")
