@@ -37,7 +37,8 @@ public struct CalDAVHandler: Sendable {
 
     /// The methods a resource of this kind answers: its `Allow` header, on OPTIONS and
     /// on every 405 (RFC 9110 §10.2.1). A method outside it is 405; one inside it that a
-    /// precondition refuses is 403. PROPPATCH changes calendars (and a home's availability); PUT writes only
+    /// precondition refuses is 403. PROPPATCH changes calendars (and the availability on a home and an
+    /// inbox); PUT writes only
     /// objects; COPY and MOVE take objects between calendars. MKCALENDAR is answered
     /// everywhere: it makes a calendar at an unmapped calendar path, and elsewhere answers
     /// its preconditions (403 `resource-must-be-null` or `calendar-collection-location-ok`,
@@ -50,7 +51,8 @@ public struct CalDAVHandler: Sendable {
         case .calendar where !mapped: ["OPTIONS", "MKCALENDAR", "MKCOL"]
         case .calendar: ["OPTIONS", "GET", "HEAD", "POST", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
         case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCALENDAR", "REPORT", "COPY", "MOVE"]
-        case .notifications, .inbox: ["OPTIONS", "GET", "HEAD", "PROPFIND"]
+        case .notifications: ["OPTIONS", "GET", "HEAD", "PROPFIND"]
+        case .inbox: ["OPTIONS", "GET", "HEAD", "PROPFIND", "PROPPATCH"]
         case .notification, .inboxItem: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND"]
         case .outbox: ["OPTIONS", "POST", "PROPFIND"]
         }

@@ -34,7 +34,7 @@ import Testing
         """
 
     @Test func theHomesAvailabilityIsTheDefaultScheduleAndDrivesFreeBusy() throws {
-        let server = try TestServer()
+        let server = try TestServer(users: ["anna", "bob"])
         let dav = server.dav("anna")
         // None yet: the property is not found; allprop never lists it.
         #expect(
@@ -52,6 +52,18 @@ import Testing
         #expect(read?.property(Self.property)?.text.contains("BEGIN:VAVAILABILITY") == true)
         let all = try dav.propfind(Self.home).text
         #expect(!all.contains("calendar-availability"), "not in allprop")
+        // The schedule inbox has it too (RFC 7953 §7.2.4), the same schedule.
+        let inbox = "/dav/inbox/anna/"
+        #expect(
+            try dav.propfind(inbox, props: [Self.property]).multistatus().responses.first?.property(Self.property)?.text
+                == read?.property(Self.property)?.text)
+        #expect(!(try dav.propfind(inbox).text.contains("calendar-availability")), "not in the inbox's allprop")
+        #expect(
+            try server.dav("bob").proppatch(inbox, set: [(Self.property, Self.availability)]).status == 404,
+            "another user's inbox is not there for Bob")
+        let again = try dav.proppatch(inbox, set: [(Self.property, Self.availability)])
+        #expect(again.status == 207 && again.text.contains("200"), "set through the inbox: \(again.text)")
+        #expect(try api.get("/api/v1/availability-schedules/default")["hours"]?.stringValue == "Mon-Fri 09:00-17:00")
 
         // free-busy-query over 2026-12-21..28: outside the hours is BUSY-UNAVAILABLE (the
         // 24th all day), besides a busy event.

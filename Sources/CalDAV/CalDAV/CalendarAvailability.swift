@@ -4,8 +4,9 @@ import CivilTime
 import HTTPTypes
 import ICalendar
 
-// RFC 7953 §7 over CalDAV: the user's default availability schedule as the calendar
-// home's CALDAV:calendar-availability (a VCALENDAR with one VAVAILABILITY and its
+// RFC 7953 §7 over CalDAV: the user's default availability schedule as the
+// CALDAV:calendar-availability of their schedule inbox (where RFC 7953 §7.2.4 puts it)
+// and of their calendar home (where clients that predate the inbox look) (a VCALENDAR with one VAVAILABILITY and its
 // VTIMEZONE), read with PROPFIND and changed with PROPPATCH, and the time outside it as
 // FBTYPE=BUSY-UNAVAILABLE in free-busy-query. It is the same schedule the booking types,
 // GET /api/v1/availability?schedule=default and `almanac hours` use.
@@ -16,12 +17,13 @@ extension DAVContext {
         return String(decoding: stored.data, as: UTF8.self)
     }
 
-    /// PROPPATCH of the user's own calendar home: `calendar-availability` alone may be set
-    /// (replacing the default schedule's hours, or making one) or removed (deleting the
-    /// default schedule). All or nothing, as on a calendar.
-    func proppatchHome(sets: [XMLElement], removals: [XMLElement]) -> HTTPResponse {
-        guard case .home(let owner) = path, owner == user else {
-            return DAVError(403, "only your own calendar home's properties change").response
+    /// PROPPATCH of the user's own calendar home or schedule inbox: `calendar-availability`
+    /// alone may be set (replacing the default schedule's hours, or making one) or removed
+    /// (deleting the default schedule). All or nothing, as on a calendar.
+    func proppatchAvailability(sets: [XMLElement], removals: [XMLElement]) -> HTTPResponse {
+        switch path {
+        case .home(let owner) where owner == user, .inbox(let owner) where owner == user: break
+        default: return DAVError(403, "only your own calendar home's and inbox's properties change").response
         }
         var statuses: [(name: PropertyName, status: Int)] = []
         var schedule: AvailabilitySchedule?

@@ -151,8 +151,11 @@ extension DAVContext {
             properties.merge(try notificationsProperties()) { $1 }
         case .notification(_, let name):
             properties.merge(notificationProperties(try notification(named: name))) { $1 }
-        case .inbox:
+        case .inbox(let owner):
             properties.merge(try inboxProperties()) { $1 }
+            if owner == user, let availability = calendarAvailability(of: owner) {
+                properties[.calendarAvailability] = XMLText.escape(availability)
+            }
         case .inboxItem(_, let name):
             properties.merge(Self.inboxMessageProperties(try inboxMessage(named: name))) { $1 }
         case .outbox:

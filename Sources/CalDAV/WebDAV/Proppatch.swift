@@ -2,14 +2,14 @@ import CalendarStore
 import HTTPTypes
 
 extension DAVContext {
-    /// PROPPATCH (RFC 4918 §9.2) on a calendar (or the calendar home's availability):
+    /// PROPPATCH (RFC 4918 §9.2) on a calendar (or the availability of the calendar home and inbox):
     /// every change applies, or none.
     func proppatch() -> HTTPResponse {
         // Calendars and homes answer PROPPATCH (CalDAVHandler's Allow refuses it elsewhere, 405).
         let name: String
         switch path {
         case .calendar(_, let calendar): name = calendar
-        case .home: name = ""
+        case .home, .inbox: name = ""
         default: return CalDAVHandler.notAllowed(request.method, on: path)
         }
         // A body that is not well-formed XML (RFC 4918 §8.2), or is not a propertyupdate
@@ -26,7 +26,10 @@ extension DAVContext {
             return DAVError(400, "a propertyupdate names the properties to set or remove in DAV:set or DAV:remove")
                 .response
         }
-        if case .home = path { return proppatchHome(sets: sets, removals: removals) }
+        switch path {
+        case .home, .inbox: return proppatchAvailability(sets: sets, removals: removals)
+        default: break
+        }
         do {
             var calendar = try self.calendar(named: name).calendar
             let statuses = apply(sets, removals: removals, to: &calendar)
