@@ -317,6 +317,11 @@ import Testing
         let copy = try Self.only(bob, "/dav/calendars/bob/\(try server.eventStore(for: "bob").calendars()[0].name)/")
         let replies = { try Self.inbox(anna, "anna").filter { $0.contains("METHOD:REPLY") }.count }
         #expect(try replies() == 0)
+        let ctag = {
+            try anna.propfind("/dav/inbox/anna/", props: [.getCTag]).multistatus().responses.first?.property(.getCTag)?
+                .text
+        }
+        let quiet = try ctag()
         #expect(try bob.put(copy.href, copy.text).status == 204, "an unchanged copy")
         #expect(try replies() == 0, "sends nothing")
         let forced = copy.text.replacingOccurrences(
@@ -325,6 +330,13 @@ import Testing
         let put = try bob.put(copy.href, forced)
         #expect(put.status == 204 && put.headers["ETag"] == nil, "stored otherwise than sent: no ETag")
         #expect(try replies() == 1, "the forced answer reached Anna")
+        #expect(try ctag() != quiet, "her inbox's CTag changed with it")
+        let item = try #require(
+            try anna.propfind("/dav/inbox/anna/", depth: "1", props: [.dav("getcontentlength")]).multistatus()
+                .responses.last)
+        #expect(
+            item.property(.dav("getcontentlength"))?.text == String(try anna.get(item.href).body.count),
+            "each message's length is what GET sends")
         #expect(!(try bob.get(copy.href).text.contains("SCHEDULE-FORCE-SEND")))
     }
 

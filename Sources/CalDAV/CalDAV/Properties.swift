@@ -31,7 +31,9 @@ extension DAVContext {
             return (try notificationMembers().map { (.notification(user: owner, name: $0.name), nil) }, nil)
         case .inbox(let owner):
             return (
-                try handler.backend.scheduling.inbox(of: owner).map { (.inboxItem(user: owner, name: $0.name), nil) },
+                try handler.backend.scheduling.inboxEntries(of: owner).map {
+                    (.inboxItem(user: owner, name: $0.name), nil)
+                },
                 nil
             )
         case .inboxItem, .outbox: return ([], nil)

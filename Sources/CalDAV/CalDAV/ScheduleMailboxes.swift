@@ -10,7 +10,7 @@ import Scheduling
 // see busy time of.
 extension DAVContext {
     func inboxProperties() throws(StoreError) -> [PropertyName: String] {
-        let messages = try handler.backend.scheduling.inbox(of: user)
+        let messages = try handler.backend.scheduling.inboxEntries(of: user)
         let calendar = try store.defaultSchedulingCalendar()
         return [
             .resourceType: "<D:collection/><C:schedule-inbox/>",

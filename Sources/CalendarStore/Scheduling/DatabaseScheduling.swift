@@ -42,6 +42,16 @@ struct DatabaseSchedulingStore: SchedulingStore {
         }
     }
 
+    func inboxEntries(of user: String) throws(StoreError) -> [InboxEntry] {
+        try database.read { (connection) throws(StoreError) -> [InboxEntry] in
+            let id = try connection.userRowID(named: user)
+            return try connection.rows(
+                "SELECT name, method, length(data), created FROM schedule_inbox WHERE user_id = ? ORDER BY id",
+                [.integer(id)]
+            ) { InboxEntry(name: $0.string(0), method: $0.string(1), size: $0.int(2), created: $0.int(3)) }
+        }
+    }
+
     func inbox(of user: String, uid: String, method: String) throws(StoreError) -> [InboxMessage] {
         try database.read { (connection) throws(StoreError) -> [InboxMessage] in
             let id = try connection.userRowID(named: user)

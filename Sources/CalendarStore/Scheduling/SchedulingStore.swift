@@ -16,6 +16,16 @@ public struct InboxMessage: Sendable, Hashable {
     public var etag: String { "\"\(name)-\(created)\"" }
 }
 
+/// A message of an inbox as a listing names it, without its bytes.
+public struct InboxEntry: Sendable, Hashable {
+    public var name: String
+    public var method: String
+    /// The message's length in bytes.
+    public var size: Int
+    /// Unix seconds.
+    public var created: Int
+}
+
 /// The scheduling side of the store: users' inboxes, and finding a user's copy of a
 /// scheduling object and the calendar invitations land in. The rules of who is sent
 /// what live above the store (the `Scheduling` module's agent); this only keeps it.
@@ -25,6 +35,8 @@ public protocol SchedulingStore: Sendable {
         throws(StoreError) -> InboxMessage
     /// The user's inbox, oldest first.
     func inbox(of user: String) throws(StoreError) -> [InboxMessage]
+    /// The user's inbox without the messages' bytes, oldest first (a listing, a CTag).
+    func inboxEntries(of user: String) throws(StoreError) -> [InboxEntry]
     /// The user's messages about `uid` of one `method` (COUNTER: the proposals), oldest first.
     func inbox(of user: String, uid: String, method: String) throws(StoreError) -> [InboxMessage]
     /// One message of the user's inbox, by name, or nil.
