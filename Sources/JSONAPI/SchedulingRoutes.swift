@@ -158,15 +158,10 @@ extension APIContext {
         let comment = try APIModel.optionalString(body["comment"] ?? .null, "comment")
         if let comment { _ = try APIModel.checked(comment, "comment", allowingLineBreaks: true) }
         let event = try visibleEvent(identifier)
-        let found = try attempt { () throws(StoreError) in
-            try schedulingAgent.proposals(for: store.user, uid: event.externalIdentifier)
-        }
-        guard found.contains(where: { $0.name == name }) else {
-            throw APIProblem(.notFound, "the event has no proposal \(name)")
-        }
         try attempt { () throws(StoreError) in
             try schedulingAgent.answerProposal(
-                named: name, accept: answer == "accept", comment: comment, by: store.user)
+                named: name, uid: event.externalIdentifier, accept: answer == "accept", comment: comment,
+                by: store.user)
         }
         let updated = try attempt { () throws(StoreError) in try store.event(withIdentifier: identifier) }
         return json(APIModel.json(updated), etag: updated.etag)

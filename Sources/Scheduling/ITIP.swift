@@ -180,11 +180,14 @@ public enum ITIP {
     }
 
     /// The proposal a COUNTER holds (its first scheduled component), or nil when it has
-    /// no UID or no readable DTSTART.
+    /// no UID, or no readable DTSTART (or DTEND) in the years the server keeps.
     public static func proposal(in counter: Component) -> Proposal? {
+        func kept(_ property: Property?) -> Bool {
+            (try? property?.dateTimeValue())?.civil.date.isSupported ?? false
+        }
         guard let component = counter.components.first(where: { scheduled.contains($0.name) }),
-            let uid = component.property("UID")?.value, let start = component.property("DTSTART"),
-            (try? start.dateTimeValue()) != nil
+            let uid = component.property("UID")?.value, let start = component.property("DTSTART"), kept(start),
+            component.property("DTEND").map(kept) ?? true
         else { return nil }
         return Proposal(
             uid: uid, instance: component.property("RECURRENCE-ID")?.value, start: start,
@@ -204,14 +207,10 @@ public enum ITIP {
     ) -> Component? {
         var result = organizer
         let index: Int
-        if let found = result.components.firstIndex(where: {
-            scheduled.contains($0.name) && $0.property("RECURRENCE-ID")?.value == proposal.instance
-        }) {
+        if let found = position(of: proposal.instance, in: organizer) {
             index = found
         } else {
-            guard let instance = proposal.instance, let made = component(of: organizer, at: instance) else {
-                return nil
-            }
+            guard let made = component(of: organizer, at: proposal.instance) else { return nil }
             result.components.append(made)
             index = result.components.count - 1
         }
@@ -297,17 +296,23 @@ public enum ITIP {
     /// The component of an object for an occurrence's RECURRENCE-ID value (nil: the
     /// master, or the only component): the override, or one made from the master.
     static func component(of calendar: Component, at instance: String?) -> Component? {
-        if let found = calendar.components.first(where: {
-            scheduled.contains($0.name) && $0.property("RECURRENCE-ID")?.value == instance
-        }) {
-            return found
-        }
-        guard let instance,
-            let master = calendar.components.first(where: {
-                scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil && $0.property("RRULE") != nil
-            })
-        else { return nil }
+        if let found = position(of: instance, in: calendar) { return calendar.components[found] }
+        guard let instance, let master = recurringMaster(of: calendar) else { return nil }
         return override(of: master, at: instance)
+    }
+
+    /// Where the component for a RECURRENCE-ID value (nil: the master) is among an object's components.
+    static func position(of instance: String?, in calendar: Component) -> Int? {
+        calendar.components.firstIndex {
+            scheduled.contains($0.name) && $0.property("RECURRENCE-ID")?.value == instance
+        }
+    }
+
+    /// The master of a recurring object (with an RRULE), whose instances overrides are made from.
+    static func recurringMaster(of calendar: Component) -> Component? {
+        calendar.components.first {
+            scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil && $0.property("RRULE") != nil
+        }
     }
 
     /// The attendee's copy of the organizer's object: the organizer's components as a
@@ -355,11 +360,7 @@ public enum ITIP {
             guard let partstat = answers[key] else { continue }
             if setPartstat(partstat, of: attendee, in: &result.components[index]) { applied.insert(key) }
         }
-        guard
-            let master = result.components.first(where: {
-                scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil && $0.property("RRULE") != nil
-            })
-        else { return result }
+        guard let master = recurringMaster(of: result) else { return result }
         for (key, partstat) in answers where !applied.contains(key) {
             guard let key, var instance = override(of: master, at: key) else { continue }
             if setPartstat(partstat, of: attendee, in: &instance) { result.components.append(instance) }

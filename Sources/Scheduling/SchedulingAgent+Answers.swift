@@ -107,17 +107,19 @@ extension SchedulingAgent {
         }
     }
 
-    /// The organizer `user` accepts or declines a proposed time (``proposals(for:uid:)``'s
-    /// `name`). Accepting moves the series or occurrence there and sends the new version
-    /// to every attendee (who are asked again); declining sends the proposer a
-    /// DECLINECOUNTER with `comment`. Either way the proposal leaves the inbox.
-    public func answerProposal(named name: String, accept: Bool, comment: String?, by user: String)
+    /// The organizer `user` accepts or declines a proposed time for their event `uid`
+    /// (``proposals(for:uid:)``'s `name`). Accepting moves the series or occurrence there
+    /// and sends the new version to every attendee (who are asked again); declining sends
+    /// the proposer a DECLINECOUNTER with `comment`. Either way the proposal leaves the inbox.
+    public func answerProposal(named name: String, uid: String, accept: Bool, comment: String?, by user: String)
         throws(StoreError)
     {
         guard let message = try backend.scheduling.inboxMessage(named: name, of: user),
-            message.method == ITIP.Method.counter.rawValue, let from = message.sender,
-            let counter = Self.parse(message.data), let proposal = ITIP.proposal(in: counter)
-        else { throw StoreError(.notFound, "no proposal \(name)", resource: name) }
+            message.method == ITIP.Method.counter.rawValue, message.uid == uid, let from = message.sender,
+            let counter = Self.parse(message.data), let proposal = ITIP.proposal(in: counter), proposal.uid == uid
+        else {
+            throw StoreError(.notFound, "the event has no proposal \(name) (it may have been answered)", resource: name)
+        }
         let copy = try copy(of: proposal.uid, for: user)
         guard copy.organizes else { throw StoreError(.forbidden, "only the organizer answers a proposal") }
         guard Self.occurring([proposal.instance], in: copy.object).contains(proposal.instance) else {
@@ -153,17 +155,11 @@ extension SchedulingAgent {
     /// would add an override for a time the series does not have. One expansion of the
     /// master over the keys' span, within the recurrence engine's bounds.
     static func occurring(_ keys: Set<String?>, in object: Component) -> Set<String?> {
-        var valid = keys.filter { key in
-            key == nil
-                || object.components.contains {
-                    ITIP.scheduled.contains($0.name) && $0.property("RECURRENCE-ID")?.value == key
-                }
-        }
+        var valid = keys.filter { $0 == nil || ITIP.position(of: $0, in: object) != nil }
         let rest = keys.subtracting(valid).compactMap { $0 }
         guard !rest.isEmpty,
-            let master = object.components.first(where: {
-                ITIP.scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil
-            }), let start = master.property("DTSTART"), let uid = master.property("UID")?.value
+            let master = ITIP.recurringMaster(of: object), let start = master.property("DTSTART"),
+            let uid = master.property("UID")?.value
         else { return valid }
         var wanted: [OccurrenceTime: String] = [:]
         for key in rest {
@@ -181,9 +177,7 @@ extension SchedulingAgent {
                 [master], uid: uid, from: first.subtractingSaturated(2 * 86_400), to: last.addingSaturated(2 * 86_400))
         else { return valid }
         for occurrence in found.occurrences {
-            if let time = occurrence.recurrenceID ?? Optional(occurrence.start), let key = wanted[time] {
-                valid.insert(key)
-            }
+            if let key = wanted[occurrence.recurrenceID ?? occurrence.start] { valid.insert(key) }
         }
         return valid
     }

@@ -13,6 +13,9 @@ extension WebContext {
         SchedulingAgent(backend: backend, mail: calendar.mail, now: calendar.now)
     }
 
+    /// A calendar user address as people read it: the e-mail address of a `mailto:`, else as written.
+    static func shown(_ address: String) -> String { EmailAddress.normalized(address) ?? address }
+
     /// What people see of PARTSTAT.
     static func answerText(_ partstat: String?) -> String {
         switch partstat?.uppercased() {
@@ -37,9 +40,7 @@ extension WebContext {
         }
         func who(_ participant: Participant) -> String {
             let address = ITIP.address(participant.address)
-            let shown =
-                participant.name.map { "\($0) <\(address.dropFirst(address.hasPrefix("mailto:") ? 7 : 0))>" }
-                ?? String(address.dropFirst(address.hasPrefix("mailto:") ? 7 : 0))
+            let shown = participant.name.map { "\($0) <\(Self.shown(address))>" } ?? Self.shown(address)
             return mine.contains(address) ? shown + " (you)" : shown
         }
         let organizer = event.organizer.map { ITIP.address($0.address) }
@@ -108,8 +109,7 @@ extension WebContext {
             let proposal = received.proposal
             var when = Self.describe(proposal.start, proposal.end, zone)
             if let instance = proposal.instance { when += " (instead of the occurrence \(instance))" }
-            let from = received.from.hasPrefix("mailto:") ? String(received.from.dropFirst(7)) : received.from
-            html += "<li><p>\(HTML.escape(from)) proposes \(HTML.escape(when))</p>"
+            html += "<li><p>\(HTML.escape(Self.shown(received.from))) proposes \(HTML.escape(when))</p>"
             if let comment = proposal.comment { html += "<p class=\"comment\">“\(HTML.escape(comment))”</p>" }
             html += """
                 <form method="post" action="/calendar/proposal">
@@ -181,11 +181,8 @@ extension WebContext {
         else { throw WebFailure(400, "Accept or decline a proposal.") }
         do throws(StoreError) {
             let event = try store.event(withIdentifier: id)
-            guard
-                try schedulingAgent.proposals(for: session.user, uid: event.externalIdentifier)
-                    .contains(where: { $0.name == name })
-            else { throw StoreError(.notFound, "The event has no such proposal (it may have been answered).") }
-            try schedulingAgent.answerProposal(named: name, accept: answer == "accept", comment: nil, by: session.user)
+            try schedulingAgent.answerProposal(
+                named: name, uid: event.externalIdentifier, accept: answer == "accept", comment: nil, by: session.user)
         } catch {
             throw WebFailure(error)
         }

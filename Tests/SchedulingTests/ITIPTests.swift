@@ -222,6 +222,14 @@ import Testing
         #expect(proposal.uid == "team@example.com" && proposal.instance == "20261221T100000")
         #expect(proposal.start.value == "20261221T120000" && proposal.end?.value == "20261221T130000")
         #expect(proposal.comment == "Mornings are full")
+        // A proposal outside the years the server keeps is no proposal (it could not be stored).
+        for (start, end) in [("00000101T100000", "00000101T110000"), ("20261221T120000", "00000101T110000")] {
+            let far = try #require(
+                ITIP.counter(
+                    object, instance: "20261221T100000", start: Self.berlin(start), end: Self.ending(end),
+                    comment: nil, attendee: Self.bob, stamp: 0))
+            #expect(ITIP.proposal(in: far) == nil, "\(start)–\(end)")
+        }
         // The moved week is countered from its override; nobody else can counter, nor for no occurrence.
         let moved = try #require(
             ITIP.counter(
