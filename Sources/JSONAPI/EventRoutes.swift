@@ -136,6 +136,7 @@ extension APIContext {
         }
         try APIModel.apply(body, to: &event)
         try organize(&event)
+        try requireOwnPart(of: stored, becoming: event, span: .thisEvent)
         let saved = try scheduling(uid: stored.externalIdentifier) { () throws(APIProblem) in
             try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch) }
         }
@@ -239,6 +240,7 @@ extension APIContext {
         var event = occurrence.event
         try APIModel.apply(body, to: &event)
         try organize(&event)
+        try requireOwnPart(of: occurrence.event, becoming: event, span: span)
         let saved = try scheduling(uid: event.externalIdentifier) { () throws(APIProblem) in
             try attempt { () throws(StoreError) in try store.save(event, span: span, ifMatch: ifMatch) }
         }

@@ -28,6 +28,20 @@ extension APIContext {
         }
     }
 
+    /// Refuses an edit of `stored` (an event, or one occurrence of it) into `edited` that
+    /// the user may not make because someone else organizes it: an attendee changes only
+    /// their alarms and TRANSP here, and answers with /rsvp (RFC 6638 §3.2.2.1).
+    func requireOwnPart(of stored: Event, becoming edited: Event, span: Span) throws(APIProblem) {
+        guard (try? store.ownResource(withUID: stored.externalIdentifier)) != nil else { return }
+        do {
+            try schedulingAgent.checkEdit(
+                of: stored.component, to: edited.component, splitting: span == .futureEvents, by: store.user)
+        } catch {
+            throw APIProblem(
+                .forbidden, error.message + " (answer with POST /events/{id}/rsvp, propose a time with /proposals)")
+        }
+    }
+
     /// Runs an event write and then schedules what it changed in the object with this
     /// UID (nil: the UID of the event it returns): invitations, answers, cancellations.
     /// Returns the event as it is afterwards (SCHEDULE-STATUS set).
@@ -40,8 +54,14 @@ extension APIContext {
             if let before { agent.deleted(before.resource.data, by: store.user, in: before.calendar) }
             return written
         }
-        let plan = agent.prepare(
-            after.resource.data, previous: before?.resource.data, by: store.user, in: after.calendar)
+        let plan: SchedulingAgent.Plan
+        do {
+            plan = try agent.prepare(
+                after.resource.data, previous: before?.resource.data, by: store.user, in: after.calendar)
+        } catch {
+            // Checked before the write (``requireOwnPart``); a refusal now schedules nothing.
+            return written
+        }
         guard plan.schedules else { return written }
         if plan.data != after.resource.data {
             _ = try? store.writeResource(

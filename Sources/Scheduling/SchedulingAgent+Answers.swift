@@ -34,10 +34,24 @@ extension SchedulingAgent {
             organizes: mine.contains(organizer))
     }
 
+    /// Whether `organizer`'s own object of `uid` (organized by the address `address`)
+    /// lists `attendee`.
+    func invites(_ attendee: String, to uid: String, organizer address: String, user organizer: String) -> Bool {
+        guard let store = try? backend.eventStore(for: organizer), let own = try? store.ownResource(withUID: uid),
+            let object = Self.parse(own.resource.data), sameOrganizer(ITIP.organizer(of: object), address)
+        else { return false }
+        return !ITIP.participation(of: attendee, in: object).isEmpty
+    }
+
     /// Stores `data` as `user`'s new version of `copy` (checked against the version
     /// read) and sends what the change schedules.
     func rewrite(_ copy: Copy, with data: [UInt8], by user: String) throws(StoreError) {
-        let plan = prepare(data, previous: copy.resource.data, by: user, in: copy.calendar)
+        let plan: Plan
+        do {
+            plan = try prepare(data, previous: copy.resource.data, by: user, in: copy.calendar)
+        } catch {
+            throw StoreError(.forbidden, error.message, resource: copy.resource.name)
+        }
         _ = try copy.store.writeResource(
             plan.data, name: copy.resource.name, calendar: copy.calendar.id, ifMatch: copy.resource.etag,
             ifNoneMatch: false, scheduleTag: plan.scheduleTag ?? .keep, ifScheduleTagMatch: nil)
@@ -93,6 +107,11 @@ extension SchedulingAgent {
                 copy.object, instance: instance, start: start, end: end, comment: comment, attendee: me, stamp: now())
         else { throw StoreError(.notFound, "the event has no occurrence \(instance ?? "")") }
         if let organizer = localUser(copy.organizer, except: user) {
+            // A proposal counts only from an attendee of the organizer's own version: a
+            // "copy" the user wrote themselves proves nothing (RFC 5546 §3.2.7).
+            guard invites(me, to: uid, organizer: copy.organizer, user: organizer) else {
+                throw StoreError(.forbidden, "\(copy.organizer) has not invited you to this event", resource: uid)
+            }
             _ = try backend.scheduling.deliver(
                 counter.serialized(), uid: uid, method: ITIP.Method.counter.rawValue, sender: me, to: organizer,
                 now: now())
@@ -124,6 +143,10 @@ extension SchedulingAgent {
         guard copy.organizes else { throw StoreError(.forbidden, "only the organizer answers a proposal") }
         guard Self.occurring([proposal.instance], in: copy.object).contains(proposal.instance) else {
             throw StoreError(.notFound, "the event no longer has the occurrence the proposal is for")
+        }
+        // The proposer must still be invited (they may have been removed since).
+        guard !ITIP.participation(of: from, in: copy.object).isEmpty else {
+            throw StoreError(.notFound, "\(from) is no longer invited to this event")
         }
         if accept {
             let offered = ITIP.participation(of: from, in: counter).values.first

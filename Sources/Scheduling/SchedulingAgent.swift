@@ -35,6 +35,23 @@ public struct SchedulingAgent: Sendable {
     public static let delivered = "1.2"
     public static let sent = "1.1"
     public static let notDelivered = "5.1"
+    /// The organizer may not update the attendee's object of that UID: it is another
+    /// organizer's, or the attendee's own (3.8, "no authority").
+    public static let noAuthority = "3.8"
+
+    /// Why a write to a scheduling object is refused (RFC 6638 §3.2.4.4 and §3.2.4.5): an
+    /// attendee changing what is the organizer's, or an organizer giving the object to
+    /// someone else. Nothing is stored.
+    public struct WriteRefusal: Error, Sendable, Hashable {
+        /// The CalDAV precondition (in the CalDAV namespace) the write broke.
+        public enum Precondition: String, Sendable {
+            case attendeeChange = "allowed-attendee-scheduling-object-change"
+            case organizerChange = "allowed-organizer-scheduling-object-change"
+        }
+
+        public var precondition: Precondition
+        public var message: String
+    }
 
     /// What a write will send, found before it is stored.
     public struct Plan: Sendable {
@@ -44,10 +61,12 @@ public struct SchedulingAgent: Sendable {
 
         enum Work: Sendable {
             case none
-            /// The organizer wrote: the object, the local attendees to update and those
-            /// dropped (user names), the addresses outside the server to mail and those dropped.
+            /// The organizer wrote: the object, the local attendees to update (address and
+            /// user name) and those dropped (user names), the addresses outside the server to
+            /// mail and those dropped.
             case organize(
-                Component, uid: String, attendees: [String], dropped: [String], remote: [String],
+                Component, uid: String, attendees: [(address: String, user: String)], dropped: [String],
+                remote: [String],
                 droppedRemote: [String], from: String, name: String?)
             /// An attendee changed their answers (the organizer local, or outside and mailed).
             case answer(uid: String, answers: [String?: String], attendee: String, organizer: String, object: Component)
@@ -81,6 +100,74 @@ public struct SchedulingAgent: Sendable {
         return user.name
     }
 
+    /// Whether two ORGANIZER addresses name one organizer: the same address, or two
+    /// addresses of one user of this server.
+    func sameOrganizer(_ first: String?, _ second: String?) -> Bool {
+        guard let first, let second else { return false }
+        if first == second { return true }
+        guard let one = localUser(first, except: ""), let other = localUser(second, except: "") else { return false }
+        return one == other
+    }
+
+    /// Whether `user` keeps an object of `uid` in their own calendars that `organizer` does
+    /// not organize: another organizer's invitation, or an event of their own.
+    func holdsOther(_ uid: String, of user: String, organizer: String) -> Bool {
+        guard let store = try? backend.eventStore(for: user), let existing = try? store.ownResource(withUID: uid) else {
+            return false
+        }
+        return !sameOrganizer(Self.parse(existing.resource.data).flatMap(ITIP.organizer(of:)), organizer)
+    }
+
+    /// Refuses a write that changes who organizes the stored version `old` (organized by
+    /// `organizer`), or, from an attendee, anything but their own part of it.
+    func checkRole(_ old: Component, organizer: String, becoming new: Component, mine: Set<String>)
+        throws(WriteRefusal)
+    {
+        let next = ITIP.organizer(of: new)
+        if mine.contains(organizer) {
+            guard next == nil || sameOrganizer(next, organizer) else {
+                throw WriteRefusal(
+                    precondition: .organizerChange,
+                    message: "the organizer stays \(organizer): to hand the event over, cancel it and invite again")
+            }
+            return
+        }
+        guard sameOrganizer(next, organizer) else {
+            throw WriteRefusal(
+                precondition: .attendeeChange,
+                message: "\(organizer) organizes this event; an attendee's copy keeps its ORGANIZER")
+        }
+        // With SCHEDULE-AGENT=CLIENT or NONE the attendee's client schedules (§3.2.2.3):
+        // nothing of the copy reaches anyone, and the server does not judge it.
+        let agent =
+            old.components.first { ITIP.scheduled.contains($0.name) }?.property("ORGANIZER")?[
+                parameter: "SCHEDULE-AGENT"]?.uppercased() ?? "SERVER"
+        guard agent == "SERVER" else { return }
+        let me = ITIP.attendees(of: old).map(\.address).first(where: mine.contains) ?? ""
+        if let reason = ITIP.forbiddenAttendeeChange(from: old, to: new, attendee: me) {
+            throw WriteRefusal(precondition: .attendeeChange, message: reason)
+        }
+    }
+
+    /// Refuses what `user` may not do to one version of an event or an occurrence of it
+    /// (`old`, a VEVENT or VTODO) by writing `new` in its place, as ``prepare(_:previous:by:in:)``
+    /// refuses it for whole objects; `splitting` (a change to this and the following
+    /// occurrences, which makes a new series) is the organizer's alone.
+    public func checkEdit(of old: Component, to new: Component, splitting: Bool, by user: String)
+        throws(WriteRefusal)
+    {
+        let before = Component(name: "VCALENDAR", components: [old])
+        guard let organizer = ITIP.organizer(of: before) else { return }
+        let mine = addresses(of: user)
+        if splitting, !mine.contains(organizer) {
+            throw WriteRefusal(
+                precondition: .attendeeChange,
+                message: "\(organizer) organizes this event; an attendee answers it, and may not split the series")
+        }
+        try checkRole(
+            before, organizer: organizer, becoming: Component(name: "VCALENDAR", components: [new]), mine: mine)
+    }
+
     static func parse(_ data: [UInt8]) -> Component? {
         (try? ICalendarParser.parse(data, options: .lenient))?.components.first { $0.name == "VCALENDAR" }
     }
@@ -92,28 +179,44 @@ public struct SchedulingAgent: Sendable {
     /// Reads what `user` is about to store in `calendar` (replacing `previous`, if any):
     /// who is to be told. Writes into calendars not the user's own (shared, subscribed)
     /// schedule nothing.
-    public func prepare(_ data: [UInt8], previous: [UInt8]?, by user: String, in calendar: EventCalendar) -> Plan {
+    ///
+    /// The stored version decides who the user is to the object (RFC 6638 §3.2.2): when
+    /// it names another organizer, the user is an attendee and may change only their own
+    /// participation, alarms and TRANSP (§3.2.2.1); an organizer may not hand the object
+    /// to another organizer. Either is refused before anything is stored.
+    public func prepare(_ data: [UInt8], previous: [UInt8]?, by user: String, in calendar: EventCalendar)
+        throws(WriteRefusal) -> Plan
+    {
         let untouched = Plan(data: data, work: .none)
         let old = previous.flatMap(Self.parse)
-        // An object whose organizer removed every attendee (and so the ORGANIZER) still
-        // cancels for them: the organizer is the old one's.
         guard calendar.access == nil, calendar.subscriptionURL == nil, let object = Self.parse(data),
-            let uid = Self.uid(of: object),
-            let organizer = ITIP.organizer(of: object) ?? old.flatMap(ITIP.organizer(of:))
+            let uid = Self.uid(of: object)
         else { return untouched }
         let mine = addresses(of: user)
+        if let old, let before = ITIP.organizer(of: old) {
+            try checkRole(old, organizer: before, becoming: object, mine: mine)
+        }
+        // An object whose organizer removed every attendee (and so the ORGANIZER) still
+        // cancels for them: the organizer is the old one's.
+        guard let organizer = ITIP.organizer(of: object) ?? old.flatMap(ITIP.organizer(of:)) else { return untouched }
         if mine.contains(organizer) {
             let wanted = ITIP.attendees(of: object).filter {
                 $0.scheduleAgent == "SERVER" && !mine.contains($0.address)
             }
             guard !wanted.isEmpty || old != nil else { return untouched }
             var statuses: [String: String] = [:]
-            var local: [String] = []
+            var local: [(address: String, user: String)] = []
             var remote: [String] = []
             for attendee in wanted {
                 if let name = localUser(attendee.address, except: user) {
-                    statuses[attendee.address] = Self.delivered
-                    local.append(name)
+                    // A UID the attendee already uses for another organizer's object (or
+                    // their own) is not this organizer's to update (§3.2.2, §11.2).
+                    if holdsOther(uid, of: name, organizer: organizer) {
+                        statuses[attendee.address] = Self.noAuthority
+                    } else {
+                        statuses[attendee.address] = Self.delivered
+                        local.append((attendee.address, name))
+                    }
                 } else if mail != nil, IMIP.bare(attendee.address) != nil {
                     statuses[attendee.address] = Self.sent
                     remote.append(attendee.address)
@@ -170,14 +273,22 @@ public struct SchedulingAgent: Sendable {
             let object, let uid, let attendees, let dropped, let remote, let droppedRemote, let from, let name):
             let message = ITIP.message(.request, object, stamp: now())
             let request = message.serialized()
+            var refused: [String] = []
             for attendee in attendees {
-                update(attendee, uid: uid, tag: .new) { existing in ITIP.attendeeCopy(of: object, keeping: existing) }
-                deliverMessage(request, uid: uid, method: "REQUEST", from: from, to: attendee)
+                let updated = update(attendee.user, uid: uid, organizer: from, tag: .new) { existing in
+                    ITIP.attendeeCopy(of: object, keeping: existing)
+                }
+                guard updated else {
+                    refused.append(attendee.address)
+                    continue
+                }
+                deliverMessage(request, uid: uid, method: "REQUEST", from: from, to: attendee.user)
             }
             cancel(dropped, uid: uid, object: object, from: from)
             var failed = mailTo(remote, message, from: from, name: name)
             failed += mailTo(droppedRemote, ITIP.message(.cancel, object, stamp: now()), from: from, name: name)
-            markUndelivered(failed, uid: uid, organizer: from)
+            mark(failed, Self.notDelivered, uid: uid, organizer: from)
+            mark(refused, Self.noAuthority, uid: uid, organizer: from)
         case .answer(let uid, let answers, let attendee, let organizer, let object):
             if localUser(organizer, except: "") != nil {
                 reply(uid: uid, answers: answers, attendee: attendee, organizer: organizer)
@@ -211,11 +322,12 @@ public struct SchedulingAgent: Sendable {
         return failed
     }
 
-    /// The organizer's copy says which attendees the mail did not reach (5.1).
-    func markUndelivered(_ addresses: [String], uid: String, organizer: String) {
+    /// The organizer's copy says which attendees a delivery did not reach, and why
+    /// (`status`: 5.1 the mail failed, 3.8 their object of that UID is not the organizer's).
+    func mark(_ addresses: [String], _ status: String, uid: String, organizer: String) {
         guard !addresses.isEmpty, let user = localUser(organizer, except: "") else { return }
-        let statuses = Dictionary(addresses.map { ($0, Self.notDelivered) }, uniquingKeysWith: { first, _ in first })
-        update(user, uid: uid, creating: false, tag: .keep) { existing in
+        let statuses = Dictionary(addresses.map { ($0, status) }, uniquingKeysWith: { first, _ in first })
+        update(user, uid: uid, organizer: organizer, creating: false, tag: .keep) { existing in
             existing.map { ITIP.settingScheduleStatus(statuses, in: $0) }
         }
     }
@@ -249,20 +361,27 @@ public struct SchedulingAgent: Sendable {
 
     // MARK: -
 
+    /// Cancels the organizer's object in each attendee's copy (one of this organizer's:
+    /// another's object of the same UID is left alone) and sends them the CANCEL.
     func cancel(_ attendees: [String], uid: String, object: Component, from: String) {
         guard !attendees.isEmpty else { return }
         let message = ITIP.message(.cancel, object, stamp: now()).serialized()
         for attendee in attendees {
-            update(attendee, uid: uid, creating: false, tag: .new) { existing in existing.map(ITIP.cancelled) }
-            deliverMessage(message, uid: uid, method: "CANCEL", from: from, to: attendee)
+            let cancelled = update(attendee, uid: uid, organizer: from, creating: false, tag: .new) { existing in
+                existing.map(ITIP.cancelled)
+            }
+            if cancelled { deliverMessage(message, uid: uid, method: "CANCEL", from: from, to: attendee) }
         }
     }
 
+    /// Applies `attendee`'s answers to the organizer's object and puts the REPLY in the
+    /// organizer's inbox, when the organizer's object of `uid` is theirs and invites the
+    /// attendee (RFC 6638 §4.2: a reply to anything else is ignored).
     func reply(uid: String, answers: [String?: String], attendee: String, organizer address: String) {
         guard let organizer = localUser(address, except: "") else { return }
         var replied: Component?
-        update(organizer, uid: uid, creating: false, tag: .keep) { existing in
-            guard let existing else { return nil }
+        update(organizer, uid: uid, organizer: address, creating: false, tag: .keep) { existing in
+            guard let existing, !ITIP.participation(of: attendee, in: existing).isEmpty else { return nil }
             let updated = ITIP.applying(answers, from: attendee, to: existing)
             replied = updated
             return updated
@@ -273,31 +392,53 @@ public struct SchedulingAgent: Sendable {
     }
 
     /// Rewrites `user`'s copy of `uid` with `change` (given their copy, or nil): in place
-    /// when they have one, else (when `creating`) in their default calendar.
+    /// when they have one, else (when `creating`) in their default calendar. A copy that
+    /// `organizer` does not organize (another's invitation, or the user's own event of
+    /// that UID) is never given to `change`, and the write is conditional on the version
+    /// read (a concurrent write makes it read again, a few times at most). Returns false
+    /// when the copy is someone else's or the write failed, true otherwise.
+    @discardableResult
     func update(
-        _ user: String, uid: String, creating: Bool = true, tag: ScheduleTagChange,
+        _ user: String, uid: String, organizer: String, creating: Bool = true, tag: ScheduleTagChange,
         with change: (Component?) -> Component?
-    ) {
-        do throws(StoreError) {
-            let store = try backend.eventStore(for: user)
-            let existing = try store.ownResource(withUID: uid)
-            guard let updated = change(existing.flatMap { Self.parse($0.resource.data) }) else { return }
-            let bytes = updated.serialized()
-            if let existing {
-                guard bytes != existing.resource.data else { return }
-                _ = try store.writeResource(
-                    bytes, name: existing.resource.name, calendar: existing.calendar.id, ifMatch: nil,
-                    ifNoneMatch: false, scheduleTag: tag, ifScheduleTagMatch: nil)
-            } else if creating {
-                let calendar = try store.defaultSchedulingCalendar()
-                _ = try store.writeResource(
-                    bytes, name: ResourceNames.forUID(uid), calendar: calendar.id, ifMatch: nil, ifNoneMatch: false,
-                    scheduleTag: tag, ifScheduleTagMatch: nil)
+    ) -> Bool {
+        for attempt in 1...Self.updateAttempts {
+            do throws(StoreError) {
+                let store = try backend.eventStore(for: user)
+                let existing = try store.ownResource(withUID: uid)
+                let parsed = existing.flatMap { Self.parse($0.resource.data) }
+                if existing != nil, !sameOrganizer(parsed.flatMap(ITIP.organizer(of:)), organizer) {
+                    SchedulingLog.write(
+                        "almanac: \(organizer) may not change \(user)'s object \(uid): another organizer's, or their own (3.8)"
+                    )
+                    return false
+                }
+                guard let updated = change(parsed) else { return true }
+                let bytes = updated.serialized()
+                if let existing {
+                    guard bytes != existing.resource.data else { return true }
+                    _ = try store.writeResource(
+                        bytes, name: existing.resource.name, calendar: existing.calendar.id,
+                        ifMatch: existing.resource.etag, ifNoneMatch: false, scheduleTag: tag, ifScheduleTagMatch: nil)
+                } else if creating {
+                    let calendar = try store.defaultSchedulingCalendar()
+                    _ = try store.writeResource(
+                        bytes, name: ResourceNames.forUID(uid), calendar: calendar.id, ifMatch: nil, ifNoneMatch: true,
+                        scheduleTag: tag, ifScheduleTagMatch: nil)
+                }
+                return true
+            } catch  where error.code == .preconditionFailed && attempt < Self.updateAttempts {
+                continue  // written meanwhile: read the new version
+            } catch {
+                error.logDetails()
+                return false
             }
-        } catch {
-            error.logDetails()
         }
+        return false
     }
+
+    /// How often a delivery reads and writes a copy that keeps being written meanwhile.
+    static let updateAttempts = 5
 
     func deliverMessage(_ data: [UInt8], uid: String, method: String, from: String, to user: String) {
         do throws(StoreError) {
@@ -354,6 +495,11 @@ public struct SchedulingAgent: Sendable {
         guard let store = try? backend.eventStore(for: owner), let existing = try? store.ownResource(withUID: uid),
             let copy = Self.parse(existing.resource.data)
         else { throw Refusal("\(owner) has no event \(uid)") }
+        // The owner's object of that UID must be the one they organize, not another
+        // organizer's invitation or an event of their own (RFC 6638 §4.2).
+        guard sameOrganizer(ITIP.organizer(of: copy), organizer) else {
+            throw Refusal("\(owner) does not organize an event \(uid)")
+        }
         guard !ITIP.participation(of: from, in: copy).isEmpty else {
             throw Refusal("\(sender) was not invited to \(uid)")
         }
@@ -406,7 +552,7 @@ public struct SchedulingAgent: Sendable {
             throw Refusal("the DECLINECOUNTER names no attendee \(user.map { "\($0) " } ?? "")of this server")
         }
         guard let store = try? backend.eventStore(for: attendee), let existing = try? store.ownResource(withUID: uid),
-            Self.parse(existing.resource.data).flatMap(ITIP.organizer(of:)) == organizer
+            let copy = Self.parse(existing.resource.data), sameOrganizer(ITIP.organizer(of: copy), organizer)
         else { throw Refusal("\(attendee) has no invitation \(uid) from \(organizer)") }
         deliverMessage(data, uid: uid, method: ITIP.Method.declineCounter.rawValue, from: organizer, to: attendee)
         return "\(sender) declined \(attendee)'s proposal for \(uid)"

@@ -287,6 +287,7 @@ extension WebContext {
 
         // The event: a new one, or the stored one (or its occurrence) with these fields.
         var event: Event
+        var original: Event?
         let span: Span = fields["span"] == "future" ? .futureEvents : .thisEvent
         let existingID = fields["id"].flatMap { $0.isEmpty ? nil : $0 }
         if let existingID {
@@ -294,6 +295,7 @@ extension WebContext {
                 store, id: existingID, occurrence: fields["occurrence"].flatMap { $0.isEmpty ? nil : $0 },
                 zoneName: zoneName
             ).0
+            original = event
             event.calendarIdentifier = calendarID
         } else {
             event = Event(title: title, start: start, calendarIdentifier: calendarID)
@@ -308,6 +310,15 @@ extension WebContext {
             if let rule { event.component.properties.append(Property(name: "RRULE", value: rule)) }
         }
         event.alarms = alarmMinutes.map { [Alarm.minutesBefore($0)] } ?? []
+        // An invitation from someone else is theirs to change; its page answers it.
+        if let original, (try? store.ownResource(withUID: original.externalIdentifier)) != nil {
+            do {
+                try schedulingAgent.checkEdit(
+                    of: original.component, to: event.component, splitting: span == .futureEvents, by: session.user)
+            } catch {
+                return refuse(error.message + ". Answer the invitation on the event's page instead.")
+            }
+        }
 
         // Warn before saving over busy time (the event's own instances aside).
         if fields["confirm"] != "1" {

@@ -35,9 +35,23 @@ extension DAVContext {
             // (So is one that replaces a scheduling object: removing every attendee cancels.)
             var plan: SchedulingAgent.Plan?
             let mentions = Self.mentionsOrganizer(request.body)
-            let previous = ifNoneMatch ? nil : try? store.resource(named: name, calendar: calendar).data
+            let stored = ifNoneMatch ? nil : try? store.resource(named: name, calendar: calendar)
+            let previous = stored?.data
             if mentions || previous.map(Self.mentionsOrganizer) == true {
-                plan = handler.scheduling.prepare(request.body, previous: previous, by: user, in: calendar.calendar)
+                // The client's preconditions come first: a stale tag is 412, whatever the
+                // new version would change (the store checks both again as it writes).
+                if let ifMatch, ifMatch != "*", stored?.etag != ifMatch {
+                    return DAVError(412, "the resource changed since it was read (its ETag is not \(ifMatch))").response
+                }
+                if let tag = ifScheduleTagMatch, let stored, let refusal = Self.scheduleTagRefusal(tag, stored) {
+                    return refusal.response
+                }
+                do {
+                    plan = try handler.scheduling.prepare(
+                        request.body, previous: previous, by: user, in: calendar.calendar)
+                } catch {
+                    return DAVError(403, error.message, caldav: error.precondition.rawValue).response
+                }
             }
             let data = plan?.data ?? request.body
             // A scheduling object keeps a Schedule-Tag (RFC 6638 §3.2.10): the organizer's
