@@ -75,23 +75,27 @@ let package = Package(
         .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPTypes"]),
         // libcurl (Debian's libcurl4-openssl-dev), the server's outbound HTTP client.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The server's own requests: where they may go (the IANA special-purpose registries,
+        // the host's own addresses), the HTTP and SMTP clients on libcurl with short
+        // timeouts, and a worker queue fair between owners. Knows nothing of calendars.
+        .target(name: "Outbound", dependencies: ["CCurl", "HTTPTypes"]),
         // Webhook delivery from the store's outbox: signed, ordered per calendar, retried.
         .target(
             name: "Webhooks",
-            dependencies: ["CalendarStore", "Accounts", "CCurl", "CivilTime", "HTTPTypes", "ICalendar"]),
+            dependencies: ["CalendarStore", "Accounts", "Outbound", "CivilTime", "HTTPTypes", "ICalendar"]),
         // Scheduling (RFC 6638, RFC 5546 iTIP): who organizes and attends an object, the
         // messages writes send, answers applied (values in, values out), and the agent
         // that delivers them between the store's users.
         .target(name: "Scheduling", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
         // Subscribed calendars: feeds fetched once for all their subscribers, on the
-        // webhooks' outbound client and rules.
-        .target(name: "Subscriptions", dependencies: ["CalendarStore", "ICalendar", "Webhooks"]),
+        // outbound client and rules, fairly between subscribers.
+        .target(name: "Subscriptions", dependencies: ["CalendarStore", "ICalendar", "Outbound"]),
         // The server: store, authentication and routes wired onto the HTTP transport.
         .target(
             name: "AlmanacServer",
             dependencies: [
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
-                "Recurrence", "Webhooks", "Subscriptions", "Scheduling",
+                "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
@@ -100,7 +104,7 @@ let package = Package(
                 "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer",
                 "HTTPTypes",
                 "Availability", "AddToCalendar",
-                "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions", "Scheduling",
+                "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions", "Scheduling", "Outbound",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
         // The Swift client library for app developers: Foundation and FoundationNetworking
@@ -113,7 +117,7 @@ let package = Package(
             name: "AlmanacBenchmarks",
             dependencies: [
                 "ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport", "AlmanacServer",
-                "Accounts", "HTTPServer", "HTTPTypes", "Webhooks", "CivilTime",
+                "Accounts", "HTTPServer", "HTTPTypes", "Webhooks", "CivilTime", "Outbound",
             ],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
@@ -144,7 +148,7 @@ let package = Package(
             name: "AlmanacTesting",
             dependencies: [
                 "AlmanacServer", "CalDAV", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
-                "Webhooks", "Subscriptions",
+                "Webhooks", "Subscriptions", "Outbound",
             ],
             path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
@@ -162,7 +166,7 @@ let package = Package(
             name: "AlmanacServerTests",
             dependencies: [
                 "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
-                "JSONAPI", "Webhooks", "Subscriptions",
+                "JSONAPI", "Webhooks", "Subscriptions", "Outbound",
                 "AlmanacTestSupport", "AlmanacTesting",
             ]),
         .testTarget(
@@ -170,6 +174,7 @@ let package = Package(
             dependencies: ["Availability", "CivilTime", "ICalendar", "Recurrence", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "ICalendar", "CivilTime"]),
+        .testTarget(name: "OutboundTests", dependencies: ["Outbound", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "AddToCalendarTests",
             dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),

@@ -2,6 +2,7 @@ import AlmanacServer
 import CalendarStore
 import HTTPServer
 import HTTPTypes
+import Outbound
 import Subscriptions
 import Webhooks
 
@@ -106,7 +107,8 @@ enum ServeCommand {
 
         let relay = try relay(options)
         var feeds = SubscriptionRefresher.Configuration(
-            policy: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-feeds")))
+            policy: OutboundPolicy(
+                allowsPrivateAddresses: options.has("--allow-private-feeds"), permission: "--allow-private-feeds"))
         feeds.interval = Double(feedCheck)
         let server = AlmanacServer(
             backend: backend, configuration: configuration, allowedOrigins: origins,

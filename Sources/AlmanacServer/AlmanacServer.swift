@@ -6,6 +6,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import JSONAPI
+import Outbound
 import Recurrence
 import Scheduling
 import Subscriptions

@@ -1,6 +1,6 @@
+import Outbound
 import Scheduling
 import Synchronization
-import Webhooks
 
 /// The server's iMIP mail: one SMTP client to the relay (`serve --smtp`), used by one
 /// request at a time.

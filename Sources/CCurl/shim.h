@@ -1,4 +1,4 @@
-// libcurl (Debian's libcurl4-openssl-dev) for the Webhooks target: the outbound HTTP
+// libcurl (Debian's libcurl4-openssl-dev) for the Outbound target: the outbound HTTP
 // client that delivers webhooks and fetches subscribed feeds, and the SMTP client of iMIP. curl_easy_setopt and curl_easy_getinfo are variadic,
 // which Swift cannot call, so each type of option has a typed wrapper here.
 #ifndef ALMANAC_CCURL_SHIM_H
@@ -62,6 +62,20 @@ static inline CURLcode ccurl_setopt_opensocket(CURL *handle, ccurl_opensocket_ca
     CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, context);
+}
+
+/// The function libcurl calls while a transfer runs, at least once a second even when
+/// nothing moves (CURLOPT_XFERINFOFUNCTION, with CURLOPT_NOPROGRESS off); a non-zero
+/// return aborts the transfer (CURLE_ABORTED_BY_CALLBACK). Used to give up on a server
+/// that accepted the connection but does not answer.
+typedef int (*ccurl_progress_callback)(void *context, curl_off_t downloadTotal, curl_off_t downloaded,
+                                       curl_off_t uploadTotal, curl_off_t uploaded);
+static inline CURLcode ccurl_setopt_progress(CURL *handle, ccurl_progress_callback callback, void *context) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, context);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
 }
 
 /// curl_easy_getinfo for a long (CURLINFO_RESPONSE_CODE).

@@ -10,9 +10,18 @@ public protocol WebhookEndpoints: Sendable {
     /// Why the server may not deliver to `url` (its form, or an address it resolves to),
     /// or nil.
     func refusal(for url: String) -> String?
-    /// Sends a signed `ping` to the subscription now and tells how it went: the status
-    /// answered (nil when none), why it failed, and how long it took.
-    func ping(_ webhook: Webhook, secret: String) -> (status: Int?, error: String?, durationMilliseconds: Int)
+    /// Sends a signed `ping` to the subscription now, within a small budget of its own,
+    /// and tells how it went; or why it was not sent now.
+    func ping(_ webhook: Webhook, secret: String) -> PingOutcome
+}
+
+/// What a test ping came to.
+public enum PingOutcome: Sendable, Hashable {
+    /// Sent: the status answered (nil when none), why it failed, and how long it took.
+    case sent(status: Int?, error: String?, durationMilliseconds: Int)
+    /// Not sent now (one of the user's pings is still under way, or the server's pings
+    /// are all busy): try again after `retryAfter` seconds.
+    case busy(String, retryAfter: Int)
 }
 
 extension APIContext {
@@ -174,13 +183,18 @@ extension APIContext {
     func testWebhook(_ id: String) throws(APIProblem) -> HTTPResponse {
         let webhook = try attempt { () throws(StoreError) in try webhooks.webhook(id: id, user: principal.user) }
         let secret = try attempt { () throws(StoreError) in try webhooks.webhookSecret(id: id, user: principal.user) }
-        let result = try webhookEndpoints.ping(webhook, secret: secret)
-        return json(
-            .object([
-                ("status", result.status.map(JSONValue.integer) ?? .null),
-                ("error", result.error.map(JSONValue.string) ?? .null),
-                ("durationMs", .integer(result.durationMilliseconds)),
-            ]))
+        switch try webhookEndpoints.ping(webhook, secret: secret) {
+        case .sent(let status, let error, let milliseconds):
+            return json(
+                .object([
+                    ("status", status.map(JSONValue.integer) ?? .null), ("error", error.map(JSONValue.string) ?? .null),
+                    ("durationMs", .integer(milliseconds)),
+                ]))
+        case .busy(let reason, let wait):
+            var problem = APIProblem(.tooManyRequests, reason)
+            problem.headers.set("Retry-After", String(wait))
+            throw problem
+        }
     }
 
     /// POST /webhooks/{id}/replay `{"from": TIME}`: sends again, in order, what was

@@ -1,6 +1,6 @@
 import CalendarStore
 import ICalendar
-import Webhooks
+import Outbound
 
 /// Fetches one feed the way a well-behaved subscriber does: a conditional GET with the
 /// last copy's validators, redirects followed (at most five, each hop under the
@@ -11,6 +11,9 @@ public final class FeedFetcher {
 
     public init(policy: OutboundPolicy) throws(OutboundRefusal) {
         var options = OutboundHTTPClient.Options(policy: policy)
+        // A feed may be large and its server slow to start: 10 s to the first byte,
+        // 30 s in all (each hop of a redirect has its own).
+        options.firstByteTimeoutMilliseconds = 10_000
         options.timeoutMilliseconds = 30_000
         options.userAgent = "Almanac-Subscriptions/1"
         client = try OutboundHTTPClient(options: options)

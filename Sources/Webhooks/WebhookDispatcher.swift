@@ -1,6 +1,7 @@
 import CalendarStore
 import CivilTime
 import Foundation
+import Outbound
 
 /// When a failed delivery is tried again, and when it is given up: exponential backoff
 /// from ``baseMilliseconds`` (doubling, at most ``capMilliseconds``) with jitter (each
@@ -77,6 +78,9 @@ public final class WebhookDispatcher: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Worker threads: calendars delivered at once.
         public var workers = 4
+        /// Workers one user's subscriptions hold at once (a quarter of them, at least one):
+        /// a user whose receivers hang delays only their own deliveries.
+        public var perOwner: Int?
         /// How often a worker looks for due work without being poked (retries that come
         /// due, and changes other processes made).
         public var pollMilliseconds = 1_000
@@ -173,7 +177,8 @@ public final class WebhookDispatcher: @unchecked Sendable {
             let queues: [WebhookQueue]
             do {
                 queues = try store.claimQueues(
-                    now: now, limit: 1, lease: configuration.leaseMilliseconds, owner: owner)
+                    now: now, limit: 1, lease: configuration.leaseMilliseconds, owner: owner,
+                    perUser: configuration.perOwner ?? max(1, configuration.workers / 4))
             } catch {
                 // The database is unavailable: wait and look again; nothing is lost.
                 seen = store.outboxSignal.wait(after: seen, milliseconds: configuration.pollMilliseconds)

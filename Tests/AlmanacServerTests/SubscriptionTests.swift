@@ -1,6 +1,7 @@
 import AlmanacTesting
 import CalendarStore
 import HTTPTypes
+import Outbound
 import Subscriptions
 import Synchronization
 import Testing

@@ -6,6 +6,7 @@ import CivilTime
 import Foundation
 import HTTPTypes
 import ICalendar
+import Outbound
 import Synchronization
 import Testing
 import Webhooks
@@ -283,7 +284,7 @@ import Webhooks
         let client = try OutboundHTTPClient(options: OutboundHTTPClient.Options(policy: OutboundPolicy()))
         let refused = client.post(receiver.url, headers: [], body: Array("{}".utf8))
         #expect(refused.status == nil)
-        #expect(refused.error?.hasPrefix("refused: 127.0.0.1 is a loopback address") == true, "\(refused)")
+        #expect(refused.error?.hasPrefix("refused: 127.0.0.1 is in 127.0.0.0/8 (Loopback") == true, "\(refused)")
         #expect(receiver.received.isEmpty)
         let allowed = try OutboundHTTPClient(
             options: OutboundHTTPClient.Options(policy: OutboundPolicy(allowsPrivateAddresses: true)))
@@ -303,29 +304,6 @@ import Webhooks
         #expect(
             !WebhookSignature.isValid(
                 header: header, body: Array(body.utf8) + [0x20], secret: secret, now: 1_796_187_600))
-    }
-
-    /// Public and non-public addresses (RFC 6890's special-purpose registries).
-    @Test(arguments: [
-        ("8.8.8.8", true), ("1.1.1.1", true), ("172.15.255.255", true), ("172.32.0.1", true), ("100.63.255.255", true),
-        ("100.128.0.1", true), ("192.0.1.1", true), ("0.1.2.3", false), ("10.0.0.1", false), ("100.64.0.1", false),
-        ("127.8.8.8", false), ("169.254.0.1", false), ("172.16.0.1", false), ("172.31.255.255", false),
-        ("192.0.0.8", false), ("192.168.0.1", false), ("198.18.0.1", false), ("224.0.0.1", false),
-        ("255.255.255.255", false), ("2606:4700:4700::1111", true), ("2001:4860:4860::8888", true), ("::", false),
-        ("::1", false), ("fe80::1", false), ("fc00::1", false), ("fd12:3456::1", false), ("ff02::1", false),
-        ("::ffff:10.0.0.1", false), ("::ffff:8.8.8.8", true), ("64:ff9b::7f00:1", false), ("64:ff9b::808:808", true),
-    ])
-    func addressesAreJudgedByTheirRange(_ address: String, _ isPublic: Bool) {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        let refusal: OutboundRefusal?
-        if inet_pton(AF_INET, address, &v4) == 1 {
-            refusal = OutboundPolicy.refusal(ipv4: withUnsafeBytes(of: v4) { Array($0) })
-        } else {
-            #expect(inet_pton(AF_INET6, address, &v6) == 1)
-            refusal = OutboundPolicy.refusal(ipv6: withUnsafeBytes(of: v6) { Array($0) })
-        }
-        #expect((refusal == nil) == isPublic, "\(address): \(refusal?.description ?? "public")")
     }
 
     /// Two dispatchers on one database (two server processes, as far as the database can

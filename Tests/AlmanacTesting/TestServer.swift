@@ -24,6 +24,7 @@ import CalendarStore
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Outbound
 import Subscriptions
 import Webhooks
 

@@ -1,4 +1,5 @@
 import CalendarStore
+import Outbound
 import Subscriptions
 import Webhooks
 
@@ -11,7 +12,8 @@ enum SubscribeCommand {
         guard let url = FeedRules.normalized(options.operands[0]) else {
             throw .usage("the feed is an http://, https:// or webcal:// URL")
         }
-        let policy = OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private"))
+        let policy = OutboundPolicy(
+            allowsPrivateAddresses: options.has("--allow-private"), permission: "--allow-private")
         if let refusal = policy.refusal(for: url) {
             throw CommandFailure(status: 1, "the server would not fetch \(url): \(refusal.description)")
         }

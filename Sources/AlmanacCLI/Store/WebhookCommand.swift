@@ -1,5 +1,6 @@
 import CalendarStore
 import CivilTime
+import Outbound
 import Webhooks
 
 /// `almanac webhook add|list|remove|test`: a user's webhook subscriptions, as the JSON
@@ -12,7 +13,8 @@ enum WebhookCommand {
         let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.webhook.spec(subcommand))
         let context = try StoreContext(options, io: io)
         let store = context.backend.webhooks
-        let policy = OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private"))
+        let policy = OutboundPolicy(
+            allowsPrivateAddresses: options.has("--allow-private"), permission: "--allow-private")
         switch subcommand {
         case "add":
             guard options.operands.count == 1 else { throw .usage("'webhook add' takes one URL") }

@@ -93,13 +93,21 @@ struct DatabaseSubscriptionStore: SubscriptionStore {
                 DELETE FROM feed_sources WHERE NOT EXISTS
                     (SELECT 1 FROM calendars c WHERE c.kind = 'subscription' AND c.feed_url = feed_sources.url)
                 """)
-            return try connection.rows(
+            var claimed = try connection.rows(
                 """
                 UPDATE feed_sources SET lease_until = ?1, lease_owner = ?2 WHERE id IN
                     (SELECT q.id FROM feed_sources q WHERE q.next_fetch <= ?3 AND (q.lease_until IS NULL OR q.lease_until < ?3)
                      ORDER BY q.next_fetch LIMIT ?4\(connection.dialect.skipLocked))
                 RETURNING \(Self.sourceColumns)
                 """, [.int(now + leaseSeconds), .text(owner), .int(now), .int(limit)], Self.source)
+            for index in claimed.indices {
+                claimed[index].subscribers = try connection.rows(
+                    """
+                    SELECT DISTINCT u.name FROM calendars c JOIN users u ON u.id = c.owner_id
+                    WHERE c.kind = 'subscription' AND c.feed_url = ? ORDER BY u.name
+                    """, [.text(claimed[index].url)], { $0.string(0) })
+            }
+            return claimed
         }
     }
 

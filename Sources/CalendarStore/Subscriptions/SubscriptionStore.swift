@@ -18,6 +18,9 @@ public struct FeedSource: Sendable, Hashable {
     public var feedInterval: Int?
     /// The objects of the last good copy.
     public var objects: Int
+    /// The users who subscribe to it (filled in when feeds are claimed to be fetched:
+    /// whose turn a fetch takes).
+    public var subscribers: [String] = []
 
     /// A feed never fetched (what a first fetch starts from).
     public init(url: String) {
@@ -71,7 +74,7 @@ public protocol SubscriptionStore: Sendable {
     func source(url: String) throws(StoreError) -> FeedSource?
     /// Claims up to `limit` due feeds that have subscribers for `owner` (a process) for
     /// `leaseSeconds`: another process does not fetch them meanwhile. Feeds no calendar
-    /// subscribes to any more are dropped.
+    /// subscribes to any more are dropped. Each comes with its ``FeedSource/subscribers``.
     func claimDueFeeds(now: Int, owner: String, leaseSeconds: Int, limit: Int) throws(StoreError) -> [FeedSource]
     /// Makes a feed due now (a user asked for a refresh), though not sooner than
     /// ``FeedRules/refreshSpacing`` after its last fetch.

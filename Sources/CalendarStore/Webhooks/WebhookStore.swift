@@ -37,9 +37,12 @@ public protocol WebhookStore: Sendable {
     /// Poked when a write of this process has put deliveries in the outbox.
     var outboxSignal: OutboxSignal { get }
     /// Leases up to `limit` queues that are due at `now` (Unix milliseconds) and whose
-    /// subscription is active, for `lease` milliseconds, to `owner`. With several
-    /// processes on PostgreSQL, rows another claim holds are skipped.
-    func claimQueues(now: Int, limit: Int, lease: Int, owner: String) throws(StoreError) -> [WebhookQueue]
+    /// subscription is active, for `lease` milliseconds, to `owner`, skipping the queues
+    /// of users who hold `perUser` leases already (so one user's slow receivers hold at
+    /// most that many dispatchers). With several processes on PostgreSQL, rows another
+    /// claim holds are skipped, and two claims at one moment may each give a user one.
+    func claimQueues(now: Int, limit: Int, lease: Int, owner: String, perUser: Int) throws(StoreError)
+        -> [WebhookQueue]
     /// The queue's first waiting delivery, extending the lease; nil when it has none (the
     /// queue is then idle until the next change) or the lease was lost.
     func nextDelivery(in queue: WebhookQueue, now: Int, lease: Int) throws(StoreError) -> WebhookDelivery?
@@ -311,20 +314,27 @@ public struct DatabaseWebhookStore: WebhookStore {
 
     // MARK: Dispatch
 
-    public func claimQueues(now: Int, limit: Int, lease: Int, owner: String) throws(StoreError) -> [WebhookQueue] {
+    public func claimQueues(now: Int, limit: Int, lease: Int, owner: String, perUser: Int) throws(StoreError)
+        -> [WebhookQueue]
+    {
         let due = """
             FROM webhook_queues q JOIN webhooks w ON w.id = q.webhook_id
             WHERE q.next_attempt IS NOT NULL AND q.next_attempt <= ?1 AND q.lease_until <= ?1 AND w.state = 'active'
+                AND (SELECT count(*) FROM webhook_queues h JOIN webhooks hw ON hw.id = h.webhook_id
+                    WHERE hw.user_id = w.user_id AND h.lease_owner IS NOT NULL AND h.lease_until > ?1) < ?3
             """
         // Most polls find nothing: look in a read transaction before taking the writer.
         let any = try database.read { (connection) throws(StoreError) -> Bool in
-            try connection.firstRow("SELECT 1 " + due + " LIMIT 1", [.int(now)], { _ in true }) ?? false
+            try connection.firstRow(
+                "SELECT 1 " + due + " LIMIT ?2", [.int(now), .int(1), .int(perUser)], { _ in true })
+                ?? false
         }
         guard any else { return [] }
         return try database.write { (connection) throws(StoreError) -> [WebhookQueue] in
             let queues = try connection.rows(
                 "SELECT q.webhook_id, q.calendar, w.identifier, w.url, w.secret " + due
-                    + " ORDER BY q.next_attempt LIMIT ?2" + connection.dialect.skipLocked, [.int(now), .int(limit)]
+                    + " ORDER BY q.next_attempt LIMIT ?2" + connection.dialect.skipLocked,
+                [.int(now), .int(limit), .int(perUser)]
             ) { row in
                 WebhookQueue(
                     webhookID: row.string(2), calendar: row.string(1), url: row.string(3), secret: row.string(4),

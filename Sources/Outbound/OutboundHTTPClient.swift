@@ -7,16 +7,22 @@ import CCurl
 #endif
 
 /// An HTTP client on libcurl for the server's own requests (webhook deliveries, feed
-/// fetches):
-/// TLS verification on, redirects off, no proxy from the environment, `http` and `https`
-/// only, a connect and a total timeout, a cap on the response read, and the
-/// ``OutboundPolicy`` checked against every address a connection is made to.
+/// fetches, test pings): TLS verification on, redirects off, no proxy from the
+/// environment, `http` and `https` only, short deadlines (to connect, for the first
+/// byte of the answer, for the whole exchange) so that a receiver that accepts and never
+/// answers costs seconds, a cap on the response read, and the ``OutboundPolicy``
+/// checked against every address a connection is made to.
 ///
 /// One client is one libcurl handle, which keeps connections alive between requests to
 /// the same host: confine it to one thread (each dispatcher worker has its own).
 public final class OutboundHTTPClient {
     public struct Options: Sendable {
-        public var connectTimeoutMilliseconds = 5_000
+        /// To open the connection (TLS included).
+        public var connectTimeoutMilliseconds = 3_000
+        /// From the start until the first byte of the answer arrives (a tarpit that
+        /// accepts and waits is given up after this).
+        public var firstByteTimeoutMilliseconds = 5_000
+        /// For the whole exchange.
         public var timeoutMilliseconds = 10_000
         /// The most bytes of a response body read; a longer answer fails the attempt.
         public var maxResponseBytes = 64 << 10
@@ -54,6 +60,19 @@ public final class OutboundHTTPClient {
         var headers: [String: String] = [:]
         var policy = OutboundPolicy()
         var refusal: OutboundRefusal?
+        /// When the request started (monotonic milliseconds), whether any of the answer
+        /// arrived, and how long the first byte may take.
+        var started = 0
+        var answered = false
+        var firstByteTimeout = 0
+        var gaveUpWaiting = false
+    }
+
+    /// Monotonic milliseconds.
+    static func milliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int(now.tv_sec) * 1_000 + Int(now.tv_nsec) / 1_000_000
     }
 
     private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
@@ -92,6 +111,7 @@ public final class OutboundHTTPClient {
         guard let context, let data else { return 0 }
         let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
+        sink.answered = true
         let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
         }
@@ -103,6 +123,15 @@ public final class OutboundHTTPClient {
             sink.headers[name] = value
         }
         return length
+    }
+
+    /// Gives up when no byte of the answer came within the first-byte deadline.
+    private static let progress: ccurl_progress_callback = { context, _, _, _, _ in
+        guard let context else { return 0 }
+        let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+        guard !sink.answered, milliseconds() - sink.started > sink.firstByteTimeout else { return 0 }
+        sink.gaveUpWaiting = true
+        return 1
     }
 
     private static let openSocket: ccurl_opensocket_callback = { context, purpose, address in
@@ -144,14 +173,8 @@ public final class OutboundHTTPClient {
         _ url: String, headers: [(String, String)], keepingBody: Bool, maxBytes: Int,
         method: (UnsafeMutableRawPointer) -> CURLcode
     ) -> Response {
-        var started = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &started)
-        func elapsed() -> Int {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            return (Int(now.tv_sec) - Int(started.tv_sec)) * 1_000 + (Int(now.tv_nsec) - Int(started.tv_nsec))
-                / 1_000_000
-        }
+        let started = Self.milliseconds()
+        func elapsed() -> Int { Self.milliseconds() - started }
         if case .failure(let refusal) = OutboundPolicy.target(of: url) {
             return Response(status: nil, error: refusal.description, durationMilliseconds: 0)
         }
@@ -163,6 +186,10 @@ public final class OutboundHTTPClient {
         sink.headers = [:]
         sink.policy = options.policy
         sink.refusal = nil
+        sink.started = started
+        sink.answered = false
+        sink.firstByteTimeout = options.firstByteTimeoutMilliseconds
+        sink.gaveUpWaiting = false
         let context = Unmanaged.passUnretained(sink).toOpaque()
 
         var list: UnsafeMutablePointer<curl_slist>?
@@ -189,6 +216,7 @@ public final class OutboundHTTPClient {
         set(ccurl_setopt_write(handle, Self.write, context))
         set(ccurl_setopt_header(handle, Self.header, context))
         set(ccurl_setopt_opensocket(handle, Self.openSocket, context))
+        set(ccurl_setopt_progress(handle, Self.progress, context))
         guard code == CURLE_OK else {
             let message = String(cString: curl_easy_strerror(code))
             return Response(status: nil, error: "libcurl: \(message)", durationMilliseconds: 0)
@@ -200,6 +228,8 @@ public final class OutboundHTTPClient {
         var error: String?
         if let refusal = sink.refusal {
             error = "refused: " + refusal.description
+        } else if sink.gaveUpWaiting {
+            error = "no answer within \(options.firstByteTimeoutMilliseconds / 1_000) s"
         } else if sink.overflow {
             error = "the answer was longer than \(maxBytes) bytes"
         } else if result != CURLE_OK {
