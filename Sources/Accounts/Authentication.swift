@@ -195,22 +195,86 @@ public final class LoginThrottle: Sendable {
 
 /// Bounds how many password hashes run at once, so that sign-in attempts (which need
 /// no account) cannot take every core: PBKDF2 at 600,000 iterations costs about a
-/// quarter of a second of CPU. An attempt waits up to `patience` seconds for a turn
-/// and is then refused (the caller answers 503 with `Retry-After`).
-public final class HashingGate: Sendable {
-    private let slots: DispatchSemaphore
+/// quarter of a second of CPU. Turns are shared between client addresses: when a turn
+/// frees, it goes to a waiting attempt from the address with the fewest hashes running
+/// (the one waiting longest among equals), so one address's flood of made-up sign-ins
+/// takes no more than its share while another address waits. An attempt waits up to
+/// `patience` seconds for a turn and is then refused (the caller answers 503 with
+/// `Retry-After`).
+public final class HashingGate: @unchecked Sendable {
+    public let concurrent: Int
     public let patience: Double
+    private let condition = NSCondition()
+    private var running: [String: Int] = [:]
+    private var busy = 0
+    /// Waiting attempts in the order they came: (ticket, address).
+    private var queue: [(ticket: Int, address: String)] = []
+    private var tickets = 0
+    /// When each address's last turn began (a count of turns), while it has attempts
+    /// running or waiting.
+    private var lastTurn: [String: Int] = [:]
+    private var turns = 0
 
     public init(concurrent: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), patience: Double = 5) {
-        slots = DispatchSemaphore(value: max(1, concurrent))
+        self.concurrent = max(1, concurrent)
         self.patience = patience
     }
 
-    /// Runs `work` in a turn; nil when no turn came within the patience.
-    public func run<T>(_ work: () -> T) -> T? {
-        guard slots.wait(timeout: .now() + patience) == .success else { return nil }
-        defer { slots.signal() }
+    /// Attempts waiting for a turn now.
+    public var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
+    /// Runs `work` in a turn of `address`'s; nil when no turn came within the patience.
+    public func run<T>(for address: String = "", _ work: () -> T) -> T? {
+        condition.lock()
+        tickets += 1
+        let ticket = tickets
+        queue.append((ticket, address))
+        let deadline = Date(timeIntervalSinceNow: patience)
+        while !(busy < concurrent && next() == ticket) {
+            guard condition.wait(until: deadline) else {
+                queue.removeAll { $0.ticket == ticket }
+                // Another waiter may be next now.
+                condition.broadcast()
+                condition.unlock()
+                return nil
+            }
+        }
+        queue.removeAll { $0.ticket == ticket }
+        busy += 1
+        running[address, default: 0] += 1
+        turns += 1
+        lastTurn[address] = turns
+        condition.unlock()
+        defer {
+            condition.lock()
+            busy -= 1
+            running[address, default: 1] -= 1
+            if running[address] == 0 {
+                running[address] = nil
+                if !queue.contains(where: { $0.address == address }) { lastTurn[address] = nil }
+            }
+            condition.broadcast()
+            condition.unlock()
+        }
         return work()
+    }
+
+    /// The ticket whose turn is next (the caller holds the lock): of the waiting, from the
+    /// address with the fewest running, then the one whose last turn began longest ago
+    /// (never first), then the first to come.
+    private func next() -> Int? {
+        var chosen: (ticket: Int, running: Int, lastTurn: Int)?
+        for waiter in queue {
+            let count = running[waiter.address] ?? 0
+            let last = lastTurn[waiter.address] ?? -1
+            if let best = chosen, (best.running, best.lastTurn) <= (count, last) { continue }
+            chosen = (waiter.ticket, count, last)
+        }
+        return chosen?.ticket
     }
 }
 

@@ -146,8 +146,12 @@ enum CommandTable {
             .valued("--port", "N", "the port; 0 picks a free one", .value("8080")),
         ] + databaseOptions + [
             .valued(
-                "--threads", "N", "worker threads; 0 serves each connection on its own thread",
+                "--threads", "N",
+                "transport threads, which hand requests to the workers; 0 serves each connection on its own thread",
                 .value("one per core")),
+            .valued(
+                "--workers", "N", "threads that answer requests, shared fairly between client addresses",
+                .value("two per core, at least 4")),
             .valued("--max-body", "BYTES", "the largest request body; larger gets 413", .value("16 MiB")),
             .valued("--timeout", "SECONDS", "how long an idle connection stays open", .value("60")),
             .valued("--max-connections", "N", "connections served at once", .value("1024")),

@@ -56,6 +56,7 @@ enum ServeCommand {
         let configuration = ServerConfiguration(
             host: options["--host"] ?? "127.0.0.1", port: UInt16(try number("--port", 8080, range: 0...65_535)),
             threads: try number("--threads", defaults.threads, range: 0...256),
+            workers: try number("--workers", defaults.workers, range: 1...1_024),
             maxBodySize: try number("--max-body", defaults.maxBodySize, range: 1_024...(1 << 30)),
             connectionTimeout: try number("--timeout", 60, range: 1...3_600),
             connectionLimit: try number("--max-connections", defaults.connectionLimit, range: 1...65_536),

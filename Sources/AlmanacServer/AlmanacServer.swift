@@ -109,45 +109,42 @@ public final class AlmanacServer: Sendable {
     /// booking form, a booking link's cancel or reschedule.
     static let unauthenticatedBodyLimit = 16 << 10
 
-    /// Who may send a body, decided when the headers arrive and before any of it is read:
-    /// a signed-in principal (Basic, a token, or a web session), or a sign-in form of a
-    /// few kilobytes. Anyone else gets their 401 (or 413) at once, so no unauthenticated
-    /// upload is ever buffered.
+    /// Who may send a body, and how much, decided when the headers arrive and before any
+    /// of it is read: a signed-in principal (Basic, a token, or a web session) up to the
+    /// server's limit; a sign-in form, booking form or booking link's request (whose
+    /// token is in the body) up to 16 KiB, announced with Content-Length (a chunked body
+    /// from someone not signed in is 411, so nothing unauthenticated streams in).
+    /// Anyone else gets their 401 at once, so no unauthenticated upload is ever buffered.
     static func admission(authenticator: Authenticator, web: WebCalendar) -> HTTPAdmission {
         { request in
-            if request.path == "/login" || request.path.hasPrefix("/book/") {
-                let length = request.headers["Content-Length"].flatMap { Int($0) }
-                guard let length, length <= unauthenticatedBodyLimit else {
-                    return .text(
-                        413,
-                        "413 Content Too Large: a sign-in or booking form is at most \(unauthenticatedBodyLimit) bytes\n"
-                    )
+            let isForm = request.path == "/login" || request.path.hasPrefix("/book/")
+            if isForm || JSONAPIHandler.isBookerRequest(request) {
+                guard let length = request.headers["Content-Length"].flatMap({ Int($0) }) else {
+                    return .answer(
+                        .text(
+                            411, "411 Length Required: a request that is not signed in announces its length\n"))
                 }
-                return nil
+                guard length <= unauthenticatedBodyLimit else {
+                    return .answer(
+                        .text(
+                            413,
+                            "413 Content Too Large: a sign-in form, booking form or booking link's request is at most \(unauthenticatedBodyLimit) bytes\n"
+                        ))
+                }
+                return .read(upTo: unauthenticatedBodyLimit)
             }
             let isAPI = request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/")
-            if request.headers["Authorization"] == nil, web.session(for: request) != nil { return nil }
-            if JSONAPIHandler.isBookerRequest(request) {
-                // A booker's cancel or reschedule: the token in the body signs it in.
-                let length = request.headers["Content-Length"].flatMap { Int($0) } ?? 0
-                guard length <= unauthenticatedBodyLimit else {
-                    return .text(
-                        413,
-                        "413 Content Too Large: a booking link's request is at most \(unauthenticatedBodyLimit) bytes\n"
-                    )
-                }
-                return nil
-            }
+            if request.headers["Authorization"] == nil, web.session(for: request) != nil { return .read(upTo: .max) }
             if isAPI {
                 if case .failure(let failure) = authenticator.authenticateAPI(request) {
-                    return JSONAPIHandler.response(for: failure)
+                    return .answer(JSONAPIHandler.response(for: failure))
                 }
-                return nil
+                return .read(upTo: .max)
             }
             if case .failure(let failure) = authenticator.authenticate(request) {
-                return CalDAVHandler.response(for: failure)
+                return .answer(CalDAVHandler.response(for: failure))
             }
-            return nil
+            return .read(upTo: .max)
         }
     }
 

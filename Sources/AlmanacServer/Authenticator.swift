@@ -78,7 +78,7 @@ public final class Authenticator: Sendable {
         }
         let stored = user?.passwordHash
         let hash = stored.flatMap(PasswordHash.init)
-        let matches = gate.run { () -> Bool in
+        let matches = gate.run(for: address) { () -> Bool in
             guard let hash else {
                 PasswordHash.verifyNothing(credentials.password)
                 return false

@@ -21,7 +21,8 @@ static inline size_t cmhd_keep_escaped(void *context, struct MHD_Connection *con
 
 /// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0 for any free
 /// one), with its own listening thread and either a thread per connection (`threads` 0)
-/// or a pool of `threads` workers polling their connections with epoll, an idle timeout,
+/// or a pool of `threads` threads polling their connections with epoll (connections may
+/// be suspended while a request is answered elsewhere), an idle timeout,
 /// a connection limit overall and one per client address (0: none), and a callback when
 /// each request completes. NULL on failure.
 static inline struct MHD_Daemon *cmhd_start(
@@ -33,7 +34,10 @@ static inline struct MHD_Daemon *cmhd_start(
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_AUTO;
+    // A pool suspends a connection while a worker answers it (MHD_suspend_connection);
+    // a thread per connection answers on that thread.
     if (threads == 0) flags |= MHD_USE_THREAD_PER_CONNECTION;
+    else flags |= MHD_ALLOW_SUSPEND_RESUME;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {

@@ -7,6 +7,13 @@ import HTTPTypes
 
 /// MHD_AccessHandlerCallback: called first with no body, then with each chunk of the
 /// body, then once more with none — the point at which the request is answered.
+///
+/// With a pool of transport threads, the work that may block (the admission, which may
+/// check a password, and the responder) runs on the server's ``RequestQueue``: the
+/// connection is suspended meanwhile, and libmicrohttpd calls again once it is resumed,
+/// in the same step, to send what was decided. A thread of the pool so never waits for
+/// a responder, and the queue shares the responders' threads fairly between clients.
+/// With a thread per connection, everything runs on that thread.
 func handleAccess(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?,
@@ -26,53 +33,122 @@ func handleAccess(
             remoteAddress: ClientAddress.resolve(
                 socket: socketAddress, forwardedFor: headers.values("X-Forwarded-For"),
                 trusted: server.configuration.trustedProxies))
+        state.connection = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        state.bodyLimit = server.configuration.maxBodySize
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         server.inFlight.add(1, ordering: .relaxed)
         let length = headers["Content-Length"].flatMap { Int($0) }
-        if let length, length > server.configuration.maxBodySize {
+        if let length, length > state.bodyLimit {
             // Refuse before reading a byte of it.
             state.tooLarge = true
-            return send(tooLarge(server), on: connection, state: state)
+            return send(tooLarge(state.bodyLimit), on: connection, state: state)
         }
-        if let admission = server.admission, (length ?? 0) > 0 || headers["Transfer-Encoding"] != nil {
-            // A body is coming: whoever sends it must be let in before it is read (an
-            // unauthenticated upload gets its 401 now, not after 16 MiB are buffered).
-            let request = HTTPRequest(
-                method: state.method, path: state.path, query: state.query, headers: headers,
-                remoteAddress: state.remoteAddress)
-            if var refusal = admission(request) {
-                refusal.headers.set("Connection", "close")
-                state.tooLarge = true
-                return send(refusal, on: connection, state: state)
-            }
+        guard let admission = server.admission, (length ?? 0) > 0 || headers["Transfer-Encoding"] != nil else {
+            return MHD_Result.YES
         }
+        // A body is coming: whoever sends it must be let in, and told how much they may
+        // send, before it is read (an unauthenticated upload gets its 401 now, not after
+        // 16 MiB are buffered).
+        let request = HTTPRequest(
+            method: state.method, path: state.path, query: state.query, headers: headers,
+            remoteAddress: state.remoteAddress)
+        guard server.queue != nil else { return admit(admission(request), state: state, on: connection) }
+        state.phase = .admitting
+        run(on: server, state: state, connection: connection) { state.decision = admission(request) }
         return MHD_Result.YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    if state.phase == .admitting {
+        // Called again after the admission ran (the first call, once more).
+        state.phase = .receiving
+        return admit(state.decision ?? .answer(unavailable), state: state, on: connection)
+    }
     if uploadSize.pointee > 0 {
+        let size = uploadSize.pointee
+        uploadSize.pointee = 0
         if !state.tooLarge {
-            if state.body.count + uploadSize.pointee > server.configuration.maxBodySize {
+            if state.body.count + size > state.bodyLimit {
                 state.tooLarge = true
                 state.body = []
             } else if let uploadData {
-                uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) { bytes in
-                    state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: uploadSize.pointee))
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
                 }
             }
         }
-        uploadSize.pointee = 0
+        if state.tooLarge {
+            // Nothing past the limit is kept; a client that keeps sending long after it
+            // (a chunked body has no length to refuse up front) loses the connection.
+            state.discarded += size
+            if state.discarded > ServerContext.drainAllowance { return MHD_Result.NO }
+        }
         return MHD_Result.YES
     }
     if state.status != 0 { return MHD_Result.YES }
-    if state.tooLarge { return send(tooLarge(server), on: connection, state: state) }
+    if state.phase == .responding {
+        // Called again after the responder ran.
+        return send(state.response ?? unavailable, on: connection, state: state)
+    }
+    if state.tooLarge { return send(tooLarge(state.bodyLimit), on: connection, state: state) }
     var request = HTTPRequest(
         method: state.method, path: state.path, query: state.query, headers: state.headers, body: state.body,
         remoteAddress: state.remoteAddress)
-    // The connection outlives this call (the responder runs inside it), so asking it is safe.
-    let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    // The connection outlives the responder (it is answered only after), so asking it is safe.
+    let address = state.connection
     request.isClientGone = { OpaquePointer(bitPattern: address).map { cmhd_client_gone($0) != 0 } ?? false }
-    return send(server.responder(request), on: connection, state: state)
+    guard server.queue != nil else { return send(server.responder(request), on: connection, state: state) }
+    state.phase = .responding
+    run(on: server, state: state, connection: connection) { state.response = server.responder(request) }
+    return MHD_Result.YES
 }
+
+/// Suspends the connection and runs `work` on the server's queue (under the client's
+/// address), then resumes it; if the queue no longer takes work (the server is
+/// stopping), the request is answered 503 instead.
+private func run(on server: ServerContext, state: RequestState, connection: OpaquePointer, _ work: @escaping () -> Void)
+{
+    guard let queue = server.queue else { return }
+    MHD_suspend_connection(connection)
+    let address = state.connection
+    func resume() {
+        if let connection = OpaquePointer(bitPattern: address) { MHD_resume_connection(connection) }
+    }
+    let job = RequestQueue.Job(
+        key: state.remoteAddress,
+        run: {
+            work()
+            resume()
+        },
+        refuse: {
+            state.decision = .answer(unavailable)
+            state.response = unavailable
+            resume()
+        })
+    if !queue.submit(job) { job.refuse() }
+}
+
+/// Acts on an admission's decision at the first call: answer now, or read the body up
+/// to its limit (refusing at once a body whose announced length passes it).
+private func admit(_ decision: AdmissionDecision, state: RequestState, on connection: OpaquePointer) -> MHD_Result {
+    switch decision {
+    case .answer(var refusal):
+        refusal.headers.set("Connection", "close")
+        state.tooLarge = true
+        return send(refusal, on: connection, state: state)
+    case .read(let limit):
+        state.bodyLimit = min(limit, state.bodyLimit)
+        if let length = state.headers["Content-Length"].flatMap({ Int($0) }), length > state.bodyLimit {
+            state.tooLarge = true
+            return send(tooLarge(state.bodyLimit), on: connection, state: state)
+        }
+        return MHD_Result.YES
+    }
+}
+
+/// 503 for a request the server stopped before answering.
+private let unavailable = HTTPResponse.text(
+    503, "503 Service Unavailable: the server is stopping; try again shortly\n",
+    headers: ["Connection": "close", "Retry-After": "5"])
 
 /// MHD_RequestCompletedCallback: the response went out (or the connection died).
 func handleCompletion(
@@ -88,10 +164,8 @@ func handleCompletion(
     server.inFlight.subtract(1, ordering: .releasing)
 }
 
-private func tooLarge(_ server: ServerContext) -> HTTPResponse {
-    .text(
-        413, "413 Content Too Large: the limit is \(server.configuration.maxBodySize) bytes\n",
-        headers: ["Connection": "close"])
+private func tooLarge(_ limit: Int) -> HTTPResponse {
+    .text(413, "413 Content Too Large: the limit is \(limit) bytes\n", headers: ["Connection": "close"])
 }
 
 // MHD_RESPMEM_PERSISTENT and MHD_RESPMEM_MUST_COPY (a closed C enum, built by value).

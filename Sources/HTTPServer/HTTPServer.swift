@@ -16,14 +16,16 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// 0 picks a free port (read it back from `HTTPServer.port`).
     public var port: UInt16
-    /// N > 0 (the default: one per core): a pool of N worker threads, each polling its
-    /// share of the connections with epoll and answering one request at a time. 0:
-    /// each connection on its own thread, so a request that waits (for PostgreSQL, for
-    /// the disk) holds up no other connection and concurrent writes commit together;
-    /// with the work on the CPU, as on SQLite, the pool answers more, sooner (64
-    /// connections of mixed CalDAV traffic on two cores: 3,400 requests/s at a p99 of
-    /// 33 ms with the pool, 1,700 at 63 ms with a thread each).
+    /// N > 0 (the default: one per core): a pool of N transport threads, each polling its
+    /// share of the connections with epoll, reading requests and writing answers, and
+    /// handing every request to the ``workers`` to answer. 0: each connection on its own
+    /// thread, which also answers its requests (no workers).
     public var threads: Int
+    /// The threads that answer requests when ``threads`` is above 0 (the default: two
+    /// per core, at least four), shared fairly between client addresses: the address
+    /// with the fewest requests being answered goes first, so one address's flood (of
+    /// sign-ins to check, of slow requests) waits behind others, not they behind it.
+    public var workers: Int
     /// The largest request body accepted; a larger one gets 413.
     public var maxBodySize: Int
     /// Seconds a connection may stay idle (also between keep-alive requests) before it is closed.
@@ -41,14 +43,17 @@ public struct ServerConfiguration: Sendable {
     public var accessLog: Bool
 
     public init(
-        host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int? = nil, maxBodySize: Int = 16 << 20,
+        host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int? = nil, workers: Int? = nil,
+        maxBodySize: Int = 16 << 20,
         connectionTimeout: Int = 60, connectionLimit: Int = 1_024, connectionsPerAddress: Int? = nil,
         trustedProxies: Set<String> = [],
         accessLog: Bool = true
     ) {
         self.host = host
         self.port = port
-        self.threads = max(0, threads ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        self.threads = max(0, threads ?? cores)
+        self.workers = max(1, workers ?? max(4, 2 * cores))
         self.maxBodySize = maxBodySize
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit
@@ -63,7 +68,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     public var description: String
 }
 
-/// An HTTP/1.1 server on libmicrohttpd: keep-alive, a pool of worker threads (or a thread per connection),
+/// An HTTP/1.1 server on libmicrohttpd: keep-alive, a pool of transport threads with fair
+/// request workers (or a thread per connection),
 /// bodies read in full up to a limit (413 past it), idle timeouts, graceful
 /// shutdown, and an access log. Requests and responses are plain values; the
 /// layers above never see libmicrohttpd.
@@ -86,6 +92,7 @@ public final class HTTPServer: Sendable {
     /// Starts listening; returns at once (the server runs on its own threads).
     public func start() throws(ServerError) {
         let configuration = context.configuration
+        context.queue?.start()
         let unmanaged = Unmanaged.passUnretained(context).toOpaque()
         let started = cmhd_start(
             configuration.host, configuration.port, UInt32(configuration.threads),
@@ -93,6 +100,7 @@ public final class HTTPServer: Sendable {
             UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerAddress), handleAccess, unmanaged,
             handleCompletion, unmanaged)
         guard let started else {
+            context.queue?.stop()
             throw ServerError(
                 description:
                     "cannot listen on \(configuration.host) port \(configuration.port) (in use, or not an address of this machine)"
@@ -113,6 +121,9 @@ public final class HTTPServer: Sendable {
         let listener = MHD_quiesce_daemon(running)
         let deadline = Self.now() + gracePeriod
         while context.inFlight.load(ordering: .acquiring) > 0 && Self.now() < deadline { usleep(10_000) }
+        // libmicrohttpd may not stop with a connection suspended: requests still waiting
+        // for a worker are answered 503, those being answered finish (each is bounded).
+        context.queue?.stop()
         MHD_stop_daemon(running)
         if listener >= 0 { close(listener) }
     }
@@ -135,11 +146,19 @@ final class ServerContext: Sendable {
     let admission: HTTPAdmission?
     let responder: HTTPResponder
     let inFlight = Atomic<Int>(0)
+    /// Where requests are answered with a pool of transport threads; nil with a thread
+    /// per connection.
+    let queue: RequestQueue?
+
+    /// How much of a body past its limit is read (and dropped) before the connection is
+    /// closed: enough for a client to see its 413 after an ordinary overshoot.
+    static let drainAllowance = 1 << 20
 
     init(configuration: ServerConfiguration, admission: HTTPAdmission?, responder: @escaping HTTPResponder) {
         self.configuration = configuration
         self.admission = admission
         self.responder = responder
+        queue = configuration.threads > 0 ? RequestQueue(workers: configuration.workers) : nil
     }
 
     /// `method path status bytes ms`, as one line on standard error.
@@ -153,18 +172,39 @@ final class ServerContext: Sendable {
 }
 
 /// One request being read and answered; owned by libmicrohttpd's connection between
-/// the first call and the completion callback, and used by one thread at a time.
-final class RequestState {
+/// the first call and the completion callback, and used by one thread at a time (a
+/// worker while the connection is suspended, the transport's otherwise: suspending and
+/// resuming hand it over).
+final class RequestState: @unchecked Sendable {
     let method: String
     let path: String
     let query: String?
     let headers: HTTPHeaders
     let remoteAddress: String
     let startedAt = HTTPServer.now()
+    /// The connection's address (an `MHD_Connection *`).
+    var connection: UInt = 0
     var body: [UInt8] = []
+    /// The most body bytes kept (the admission may lower the server's limit).
+    var bodyLimit = 0
+    /// Bytes past the limit that were read and dropped.
+    var discarded = 0
     var tooLarge = false
     var status = 0
     var bytesSent = 0
+
+    /// Where the request is while its connection is suspended.
+    enum Phase {
+        case receiving
+        /// The admission runs on a worker; ``decision`` holds what it decided.
+        case admitting
+        /// The responder runs on a worker; ``response`` holds its answer.
+        case responding
+    }
+
+    var phase = Phase.receiving
+    var decision: AdmissionDecision?
+    var response: HTTPResponse?
 
     init(method: String, path: String, query: String?, headers: HTTPHeaders, remoteAddress: String) {
         self.method = method

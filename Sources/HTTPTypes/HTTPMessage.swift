@@ -140,10 +140,21 @@ public protocol HTTPResponseError: Error, Sendable {
 /// `Sendable`; it may block (the store is synchronous).
 public typealias HTTPResponder = @Sendable (HTTPRequest) -> HTTPResponse
 
+/// What an ``HTTPAdmission`` decides about a request's body before a byte of it is read.
+public enum AdmissionDecision: Sendable {
+    /// Read the body, up to this many bytes: a longer one (whether its length was
+    /// announced or it streams in chunks) is refused with 413 as soon as it passes it,
+    /// and nothing past the limit is kept.
+    case read(upTo: Int)
+    /// Answer with this instead (a 401 for an unauthenticated upload); the body is not read.
+    case answer(HTTPResponse)
+}
+
 /// Decides, when a request's headers have arrived and before a byte of its body is
-/// read, whether the body may be read: nil to go on, or the response to send instead
-/// (a 401 for an unauthenticated upload). The request it sees has an empty body.
-public typealias HTTPAdmission = @Sendable (HTTPRequest) -> HTTPResponse?
+/// read, whether and how much of the body may be read. The request it sees has an
+/// empty body. It may block (it may check a password), and runs where the transport
+/// runs responders.
+public typealias HTTPAdmission = @Sendable (HTTPRequest) -> AdmissionDecision
 
 /// RFC 3986 percent-encoding.
 public enum PercentEncoding {

@@ -1,5 +1,6 @@
 import Accounts
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct AccountsTests {
@@ -123,6 +124,41 @@ import Testing
         let inner = gate.run { gate.run { 1 } }
         #expect(inner == .some(nil))
         #expect(gate.run { 2 } == 2)
+    }
+
+    /// Turns go to the address with the fewest hashes running: with the only turn held
+    /// by 10.0.0.1 and three more of its attempts waiting, an attempt from 10.0.0.2 that
+    /// came last goes next.
+    @Test func theHashingGateSharesTurnsBetweenAddresses() {
+        let gate = HashingGate(concurrent: 1, patience: 60)
+        let order = Mutex<[String]>([])
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        func attempt(_ address: String, _ name: String, hold: Bool = false) {
+            done.enter()
+            Thread {
+                _ = gate.run(for: address) {
+                    order.withLock { $0.append(name) }
+                    if hold {
+                        holding.signal()
+                        release.wait()
+                    }
+                }
+                done.leave()
+            }.start()
+        }
+        attempt("10.0.0.1", "first", hold: true)
+        holding.wait()
+        for index in 1...3 {
+            attempt("10.0.0.1", "flood\(index)")
+            while gate.waiting < index { usleep(1_000) }
+        }
+        attempt("10.0.0.2", "other")
+        while gate.waiting < 4 { usleep(1_000) }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(order.withLock { $0 } == ["first", "other", "flood1", "flood2", "flood3"])
     }
 }
 

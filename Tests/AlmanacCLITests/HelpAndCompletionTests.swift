@@ -21,7 +21,8 @@ import Testing
             (
                 ["serve"],
                 [
-                    "--host", "--port", "--data", "--database", "--threads", "--max-body", "--timeout", "--cors-origin",
+                    "--host", "--port", "--data", "--database", "--threads", "--workers", "--max-body", "--timeout",
+                    "--cors-origin",
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
                     "--visible-principals", "--api-rate-limit", "--allow-private-webhooks", "--webhook-workers",

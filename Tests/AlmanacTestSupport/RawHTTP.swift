@@ -14,10 +14,25 @@ public enum RawHTTP {
         try exchange(port: port, bytes: Array(text.utf8))
     }
 
-    /// A TCP connection to 127.0.0.1:`port` (the caller closes the descriptor).
-    public static func connect(port: UInt16) throws -> Int32 {
+    /// A TCP connection to 127.0.0.1:`port`, from the loopback address `source` (any
+    /// of 127.0.0.0/8; the caller closes the descriptor).
+    public static func connect(port: UInt16, from source: String = "127.0.0.1") throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ConnectionRefused() }
+        if source != "127.0.0.1" {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                close(descriptor)
+                throw ConnectionRefused()
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -39,10 +54,14 @@ public enum RawHTTP {
         String(decoding: try exchangeBytes(port: port, bytes, timeout: 5), as: UTF8.self)
     }
 
-    /// Sends `bytes` over one connection and returns every byte read until the server
-    /// closes it, or until a read waits `timeout` seconds.
-    public static func exchangeBytes(port: UInt16, _ bytes: [UInt8], timeout seconds: Int) throws -> [UInt8] {
-        let descriptor = try connect(port: port)
+    /// Sends `bytes` over one connection (from `source`) and returns every byte read
+    /// until the server closes it, or until a read waits `timeout` seconds.
+    public static func exchangeBytes(
+        port: UInt16, _ bytes: [UInt8], timeout seconds: Int, from source: String = "127.0.0.1"
+    )
+        throws -> [UInt8]
+    {
+        let descriptor = try connect(port: port, from: source)
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

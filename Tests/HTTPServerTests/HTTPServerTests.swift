@@ -11,13 +11,15 @@ import Testing
 
 /// A real libmicrohttpd server on a loopback port, driven over real sockets.
 @Suite struct HTTPServerTests {
-    func server(maxBodySize: Int = 1_024, threads: Int = 2, _ responder: @escaping HTTPResponder) throws
-        -> HTTPServer
-    {
+    func server(
+        maxBodySize: Int = 1_024, threads: Int = 2, workers: Int? = nil, admission: HTTPAdmission? = nil,
+        _ responder: @escaping HTTPResponder
+    ) throws -> HTTPServer {
         let server = HTTPServer(
             configuration: ServerConfiguration(
-                host: "127.0.0.1", port: 0, threads: threads, maxBodySize: maxBodySize, accessLog: false),
-            responder: responder)
+                host: "127.0.0.1", port: 0, threads: threads, workers: workers, maxBodySize: maxBodySize,
+                accessLog: false),
+            admission: admission, responder: responder)
         try server.start()
         #expect(server.port != 0)
         return server
@@ -57,25 +59,18 @@ import Testing
         #expect(response.hasSuffix("/two"))
     }
 
-    /// `threads: 0` gives each connection its own thread: while one request waits, the
-    /// others are answered (the waiting one goes on only after another was answered, so
-    /// with a single shared thread this test could not finish).
+    /// While one request waits, the others are answered (the waiting one goes on only
+    /// after another was answered, so if it held up the rest this test could not
+    /// finish): with a thread per connection (`threads: 0`), and with a pool of one
+    /// transport thread, which hands requests to the workers and goes on reading.
     @Test(arguments: [0, 1])
-    func aWaitingRequestHoldsUpNoOtherConnectionWithAThreadEach(threads: Int) throws {
+    func aWaitingRequestHoldsUpNoOtherConnection(threads: Int) throws {
         let answered = DispatchSemaphore(value: 0)
         let server = try server(threads: threads) { request in
             if request.path == "/wait" { answered.wait() }
             return .text(200, request.path)
         }
         defer { server.stop() }
-        // A pool of one thread would wait for ever: that case only checks the pool serves at all.
-        if threads == 1 {
-            answered.signal()
-            #expect(
-                try RawHTTP.exchange(port: server.port, "GET /wait HTTP/1.1\r\nConnection: close\r\n\r\n")
-                    .hasSuffix("/wait"))
-            return
-        }
         let waiting = DispatchGroup()
         let slow = LockedText()
         waiting.enter()
@@ -112,6 +107,74 @@ import Testing
             port: server.port,
             "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\nConnection: close\r\n\r\n0123456789abcdef")
         #expect(fits.hasPrefix("HTTP/1.1 200") && fits.hasSuffix("got 16"))
+    }
+
+    /// An admission's limit holds while a body streams in chunks (413, nothing past the
+    /// limit kept), and a refusal is sent before the body is read (with the workers and
+    /// with a thread per connection).
+    @Test(arguments: [0, 2])
+    func admissionDecidesBeforeTheBodyAndLimitsItWhileItStreams(threads: Int) throws {
+        let admission: HTTPAdmission = { request in
+            request.path == "/secret" ? .answer(.text(401, "sign in first\n")) : .read(upTo: 16)
+        }
+        let server = try server(maxBodySize: 1 << 20, threads: threads, admission: admission) { request in
+            .text(200, "got \(request.body.count)")
+        }
+        defer { server.stop() }
+        let refused = try RawHTTP.exchange(
+            port: server.port,
+            "PUT /secret HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+        #expect(refused.hasPrefix("HTTP/1.1 401") && refused.hasSuffix("sign in first\n"), "\(refused)")
+        let declared = try RawHTTP.exchange(
+            port: server.port,
+            "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\nConnection: close\r\n\r\n"
+                + String(repeating: "a", count: 17))
+        #expect(declared.hasPrefix("HTTP/1.1 413") && declared.contains("the limit is 16 bytes"), "\(declared)")
+        let chunked = try RawHTTP.exchange(
+            port: server.port,
+            "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n10\r\n0123456789abcdef\r\n4\r\nmore\r\n0\r\n\r\n"
+        )
+        #expect(chunked.hasPrefix("HTTP/1.1 413"), "\(chunked)")
+        let fits = try RawHTTP.exchange(
+            port: server.port,
+            "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n"
+        )
+        #expect(fits.hasPrefix("HTTP/1.1 200") && fits.hasSuffix("got 16"), "\(fits)")
+    }
+
+    /// The workers take the next request from the address with the fewest being
+    /// answered: with one worker held by 127.0.0.2 and nine more of its requests
+    /// waiting, a request from 127.0.0.3 that comes last is answered next.
+    @Test func anotherAddressGoesBeforeAFloodsBacklog() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let order = Mutex<[String]>([])
+        let server = try server(workers: 1) { request in
+            if request.path == "/first" { gate.wait() }
+            order.withLock { $0.append(request.remoteAddress + request.path) }
+            return .text(200, request.path)
+        }
+        defer { server.stop() }
+        let done = DispatchGroup()
+        func send(_ path: String, from source: String) {
+            done.enter()
+            Thread {
+                _ = try? RawHTTP.exchangeBytes(
+                    port: server.port, Array("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+                    timeout: 30, from: source)
+                done.leave()
+            }.start()
+        }
+        send("/first", from: "127.0.0.2")
+        while server.requestsInFlight < 1 { usleep(1_000) }
+        for index in 0..<9 { send("/flood\(index)", from: "127.0.0.2") }
+        while server.requestsInFlight < 10 { usleep(1_000) }
+        send("/other", from: "127.0.0.3")
+        while server.requestsInFlight < 11 { usleep(1_000) }
+        gate.signal()
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        let answered = order.withLock { $0 }
+        #expect(answered.count == 11)
+        #expect(Array(answered.prefix(2)) == ["127.0.0.2/first", "127.0.0.3/other"], "\(answered)")
     }
 
     @Test func routerMatchesPathsAndMethods() {
