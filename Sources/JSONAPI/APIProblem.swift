@@ -29,6 +29,7 @@ struct APIProblem: HTTPResponseError {
         case insufficientStorage = "insufficient-storage"
         case resyncRequired = "resync-required"
         case idempotencyKeyInUse = "idempotency-key-in-use"
+        case idempotencyKeyReused = "idempotency-key-reused"
 
         var status: Int {
             switch self {
@@ -42,7 +43,7 @@ struct APIProblem: HTTPResponseError {
             case .preconditionFailed: 412
             case .preconditionRequired: 428
             case .conflict, .slotTaken, .alreadyExists, .idempotencyKeyInUse: 409
-            case .invalidCalendarData, .unsupportedComponent: 422
+            case .invalidCalendarData, .unsupportedComponent, .idempotencyKeyReused: 422
             case .unavailable: 503
             case .insufficientStorage: 507
             case .resyncRequired: 410
@@ -72,7 +73,8 @@ struct APIProblem: HTTPResponseError {
             case .unavailable: "The store is unavailable"
             case .insufficientStorage: "There is no room for this"
             case .resyncRequired: "The sync token is no longer valid; sync again from the start"
-            case .idempotencyKeyInUse: "The Idempotency-Key belongs to another request"
+            case .idempotencyKeyInUse: "A request with this Idempotency-Key is still running"
+            case .idempotencyKeyReused: "The Idempotency-Key was used for another request"
             }
         }
 

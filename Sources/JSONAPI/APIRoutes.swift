@@ -285,10 +285,17 @@ extension APIContext {
     ]
 
     /// Finds the route for the request's path and method (HEAD as GET), checks its
-    /// access, and hands the request to its handler: 404 for a path no template fits,
-    /// 405 with `Allow` for a path whose template has no route for this method, 403 for
-    /// a token whose scope the route does not take.
+    /// access, and hands the request to its handler: see ``authorizedRoute()``.
     func route() throws(APIProblem) -> HTTPResponse {
+        let (route, parameters) = try authorizedRoute()
+        return try route.handler(self, parameters)
+    }
+
+    /// The route for the request's path and method (HEAD as GET), once the principal may
+    /// use it: 404 for a path no template fits, 405 with `Allow` for a path whose
+    /// template has no route for this method, 403 for a token whose scope the route does
+    /// not take.
+    func authorizedRoute() throws(APIProblem) -> (Route, PathParameters) {
         let path = try segments()
         guard
             let (template, parameters) = Self.routes.lazy.compactMap({ route in
@@ -303,7 +310,7 @@ extension APIContext {
             throw methodNotAllowed(candidates.map(\.method))
         }
         if let refusal = route.access.refusal(for: principal.scope) { throw refusal }
-        return try route.handler(self, parameters)
+        return (route, parameters)
     }
 
     func methodNotAllowed(_ allowed: [String]) -> APIProblem {

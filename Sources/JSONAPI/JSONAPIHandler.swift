@@ -105,15 +105,19 @@ public struct JSONAPIHandler: Sendable {
     }
 
     /// A change sent with `Idempotency-Key` is carried out once: its key commits with
-    /// its first write (``IdempotencyClaim``), and a retry with the same method, target
-    /// and body within a day gets the first answer again (`Idempotent-Replayed: true`).
-    /// The same key with another request, or while the first still runs, is 409.
+    /// its first write (``IdempotencyClaim``), and a retry of the same request within a
+    /// day gets the first answer again (`Idempotent-Replayed: true`). The request is
+    /// authorized first, replay or not (a read-only token's key gets 403 like its
+    /// request would). A key is bound to who sent it (the user, and the token, so its
+    /// scope), the method, the target and a hash of the body: the same key with any of
+    /// them different is 422; while the first request still runs, 409.
     private func answer(_ request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
-        guard Self.changingMethods.contains(request.method), let key = request.headers["Idempotency-Key"] else {
-            return route(request, as: principal)
-        }
         do throws(APIProblem) {
-            return try idempotent(request, as: principal, key: key)
+            let context = try context(request, as: principal)
+            guard Self.changingMethods.contains(request.method), let key = request.headers["Idempotency-Key"] else {
+                return try context.route()
+            }
+            return try idempotent(context, key: key)
         } catch {
             return error.response
         }
@@ -121,15 +125,17 @@ public struct JSONAPIHandler: Sendable {
 
     static let changingMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
 
-    private func idempotent(_ request: HTTPRequest, as principal: APIPrincipal, key: String) throws(APIProblem)
-        -> HTTPResponse
-    {
+    private func idempotent(_ context: APIContext, key: String) throws(APIProblem) -> HTTPResponse {
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw APIProblem(
                 .invalidField, "Idempotency-Key is 1 to 255 visible ASCII characters (a UUID, say)",
                 fields: ["Idempotency-Key"])
         }
-        var identity = Array("\(request.method) \(request.path)?\(request.query ?? "")\n".utf8)
+        let (route, parameters) = try context.authorizedRoute()
+        let request = context.request
+        let principal = context.principal
+        let sender = principal.token.map { "token \($0.id) \($0.scope.rawValue)" } ?? "user"
+        var identity = Array("\(sender)\n\(request.method) \(request.path)?\(request.query ?? "")\n".utf8)
         identity += request.body
         let hash = Crypto.hex(Crypto.sha256(identity))
         let now = configuration.now()
@@ -143,8 +149,8 @@ public struct JSONAPIHandler: Sendable {
         if let record {
             guard record.requestHash == hash else {
                 throw APIProblem(
-                    .idempotencyKeyInUse,
-                    "Idempotency-Key \(key) was used for another request (another method, target or body); use a new key"
+                    .idempotencyKeyReused,
+                    "Idempotency-Key \(key) was used for another request (by another token, or with another method, target or body); use a new key"
                 )
             }
             guard let kept = record.answer else { throw Self.unanswered(key) }
@@ -156,7 +162,13 @@ public struct JSONAPIHandler: Sendable {
             return replay
         }
         let claim = IdempotencyClaim(user: principal.user, key: key, requestHash: hash, now: now)
-        let response = IdempotencyClaim.$current.withValue(claim) { route(request, as: principal) }
+        let response = IdempotencyClaim.$current.withValue(claim) { () -> HTTPResponse in
+            do throws(APIProblem) {
+                return try route.handler(context, parameters)
+            } catch {
+                return error.response
+            }
+        }
         if claim.wasTaken { throw Self.unanswered(key) }
         // An answer after a committed write is kept for retries; a 5xx then says nothing kept
         // it, and a retry is told so rather than carried out again.
@@ -184,20 +196,15 @@ public struct JSONAPIHandler: Sendable {
         return problem
     }
 
-    private func route(_ request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
-        do throws(APIProblem) {
-            let store: any EventStore
-            do {
-                store = try backend.eventStore(for: principal.user)
-            } catch {
-                throw APIProblem(error)
-            }
-            let context = APIContext(
-                store: store, backend: backend, principal: principal, request: request, configuration: configuration)
-            return try context.route()
+    private func context(_ request: HTTPRequest, as principal: APIPrincipal) throws(APIProblem) -> APIContext {
+        let store: any EventStore
+        do {
+            store = try backend.eventStore(for: principal.user)
         } catch {
-            return error.response
+            throw APIProblem(error)
         }
+        return APIContext(
+            store: store, backend: backend, principal: principal, request: request, configuration: configuration)
     }
 
     /// The problem document for a request that could not be signed in.

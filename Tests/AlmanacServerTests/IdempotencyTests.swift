@@ -59,7 +59,7 @@ import Testing
         #expect(try test.titles() == ["Spin"])
         // The same key for another request is refused and does nothing.
         let other = try test.post("Yoga", key: "key-1")
-        #expect(other.status == 409 && other["type"]?.stringValue == "urn:almanac:problem:idempotency-key-in-use")
+        #expect(other.status == 422 && other["type"]?.stringValue == "urn:almanac:problem:idempotency-key-reused")
         #expect(try test.titles() == ["Spin"])
         // Without a key, or with another, each request is its own.
         #expect(try test.post("Spin", key: nil).status == 201)
@@ -153,5 +153,42 @@ import Testing
         #expect(retry.status == 201 && retry.headers["Idempotent-Replayed"] == "true")
         #expect(retry["title"]?.stringValue == "Dropped")
         #expect(try test.titles() == ["Dropped"])
+    }
+
+    /// Authorization comes before any replay (issue 33, instance 7): a read-write token
+    /// creates a webhook with key K; the same user's read-only and add-only tokens, and
+    /// another user, get 403 (or their own request) with K too, never the first answer
+    /// with its secret; the same key from another token of the user is 422.
+    @Test(arguments: ServerSetup.everyStore) func authorizationComesBeforeAReplay(_ setup: ServerSetup) throws {
+        let server = try TestServer(setup, users: ["anna", "eve"])
+        let writer = try server.createAPIToken(for: "anna", scope: .readWrite)
+        let reader = try server.createAPIToken(for: "anna", scope: .read)
+        let adder = try server.createAPIToken(for: "anna", scope: .addOnly)
+        let otherWriter = try server.createAPIToken(for: "anna", scope: .readWrite)
+        let body = #"{"url": "http://127.0.0.1:9/hook"}"#
+        let headers: HTTPHeaders = ["Idempotency-Key": "K"]
+        let created = try server.api(bearer: writer).call("POST", "/api/v1/webhooks", body, headers: headers)
+        #expect(created.status == 201, "\(created.text)")
+        let secret = try #require(created["secret"]?.stringValue)
+        for (name, token) in [("read-only", reader), ("add-only", adder)] {
+            let replayed = try server.api(bearer: token).call("POST", "/api/v1/webhooks", body, headers: headers)
+            #expect(replayed.status == 403, "\(name): \(replayed.text)")
+            #expect(replayed.headers["Idempotent-Replayed"] == nil)
+            #expect(!replayed.text.contains(secret), "\(name) never sees the secret")
+        }
+        let sameUserOtherToken = try server.api(bearer: otherWriter).call(
+            "POST", "/api/v1/webhooks", body, headers: headers)
+        #expect(sameUserOtherToken.status == 422, "\(sameUserOtherToken.text)")
+        #expect(!sameUserOtherToken.text.contains(secret))
+        let password = try server.api("anna").call("POST", "/api/v1/webhooks", body, headers: headers)
+        #expect(password.status == 422, "the user signed in by password is another principal: \(password.text)")
+        // Another user's key K is their own.
+        let eves = try server.api("eve").call("POST", "/api/v1/webhooks", body, headers: headers)
+        #expect(eves.status == 201 && eves.headers["Idempotent-Replayed"] == nil, "\(eves.text)")
+        #expect(eves["secret"]?.stringValue != secret)
+        // The writer's own retry still replays.
+        let retry = try server.api(bearer: writer).call("POST", "/api/v1/webhooks", body, headers: headers)
+        #expect(retry.status == 201 && retry.headers["Idempotent-Replayed"] == "true")
+        #expect(try server.api(bearer: writer).get("/api/v1/webhooks")["webhooks"]?.arrayValue?.count == 1)
     }
 }
