@@ -51,7 +51,7 @@ extension APIContext {
             }
             listed.removeAll { ($0.created, $0.id) <= (created, String(parts[1])) }
         }
-        return pageAnswer("tokens", Array(listed.prefix(page.limit + 1)), page: page, listing: "tokens", key: key) {
+        return try pageAnswer("tokens", Array(listed.prefix(page.limit + 1)), page: page, listing: "tokens", key: key) {
             token in
             .object([
                 ("id", .string(token.id)), ("name", .string(token.name)), ("scope", .string(token.scope.rawValue)),

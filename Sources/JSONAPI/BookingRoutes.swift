@@ -415,9 +415,10 @@ extension APIContext {
     }
 
     /// POST /bookings {bookingType, start, duration?, name, email, note?, hold?}: books a
-    /// slot or a seat. 201 with the booking, its cancel and reschedule tokens and links,
-    /// and Add to Calendar for the booker; 200 with the booking when it repeats one
-    /// already made (no tokens: they were given once); 409 when the slot is taken.
+    /// slot or a seat (or a place on a full class's waiting list). 201 with the booking,
+    /// its cancel and reschedule tokens and links, and Add to Calendar for the booker;
+    /// 409 when the slot is taken. A retry is safe with `Idempotency-Key`; without one,
+    /// every request books (nothing is looked up by e-mail address).
     func createBooking() throws(APIProblem) -> HTTPResponse {
         let body = try body(allowing: ["bookingType", "start", "duration", "name", "email", "note", "hold"])
         guard case .string(let typeID)? = body["bookingType"] else {
@@ -445,10 +446,9 @@ extension APIContext {
             hold: try text("hold", required: false), cancelTokenHash: BookingToken.hash(tokens.cancel),
             rescheduleTokenHash: BookingToken.hash(tokens.reschedule))
         let now = configuration.now()
-        let (booking, isNew) = try attempt { () throws(StoreError) in
+        let (booking, _) = try attempt { () throws(StoreError) in
             try bookingEngine.book(asked, type: type, now: now)
         }
-        guard isNew else { return json(.object([("booking", Self.json(booking)), ("repeated", .bool(true))])) }
         let zoneName = try attempt { () throws(StoreError) in try bookingEngine.scheduleZone(of: type) }
         let links = Self.bookingLinks(cancel: tokens.cancel, reschedule: tokens.reschedule)
         let site = request.origin ?? ""
@@ -484,7 +484,7 @@ extension APIContext {
                 owner: principal.user, type: parameters["bookingType"], in: range, after: page.after,
                 limit: page.limit + 1)
         }
-        return pageAnswer("bookings", bookings, page: page, listing: "bookings", key: \.id, Self.json)
+        return try pageAnswer("bookings", bookings, page: page, listing: "bookings", key: \.id, Self.json)
     }
 
     func booking(_ id: String) throws(APIProblem) -> Booking {
@@ -496,7 +496,7 @@ extension APIContext {
     /// POST /bookings/{id}/cancel: as the owner (signed in) or with the cancel token.
     func cancelBooking(_ booking: Booking) throws(APIProblem) -> HTTPResponse {
         let cancelled = try attempt { () throws(StoreError) in
-            try backend.bookings.cancel(booking: booking.id, owner: booking.owner, now: configuration.now())
+            try bookingEngine.cancel(booking, now: configuration.now())
         }
         return json(Self.json(cancelled))
     }
@@ -554,7 +554,7 @@ extension JSONAPIHandler {
             }
             let context = APIContext(
                 store: store, backend: backend, principal: APIPrincipal(user: booking.owner), request: request,
-                configuration: configuration)
+                configuration: configuration, cursors: cursors)
             var body = try context.body(allowing: reschedule ? ["token", "start", "duration"] : ["token"])
             body["token"] = nil
             return reschedule ? try context.rescheduleBooking(booking, body) : try context.cancelBooking(booking)

@@ -20,7 +20,7 @@ extension APIContext {
             else { throw APIProblem(.invalidQuery, "cursor is not one this listing gave", fields: ["cursor"]) }
             calendars.removeAll { ($0.order, $0.title, $0.id) <= (order, title, id) }
         }
-        return pageAnswer(
+        return try pageAnswer(
             "calendars", Array(calendars.prefix(page.limit + 1)), page: page, listing: "calendars",
             key: { key($0).jsonText }, APIModel.json)
     }
@@ -32,7 +32,7 @@ extension APIContext {
         let events = try attempt { () throws(StoreError) in
             try store.events(inCalendar: identifier, after: page.after, limit: page.limit + 1)
         }
-        return pageAnswer(
+        return try pageAnswer(
             "events", events, page: page, listing: "events", key: { $0.localIdentifier ?? "" }, APIModel.json)
     }
 

@@ -191,14 +191,16 @@ extension APIContext {
                 in: range, calendars: [identifier], matching: filter, timeZone: zoneName ?? "UTC",
                 limit: configuration.maxItems + 1)
         }
-        return occurrencePage(found, page: page, after: after)
+        return try occurrencePage(found, page: page, after: after)
     }
 
     /// A page of occurrences in (start, id) order after `after`: at most `page.limit`, with
     /// `truncated`, `continueFrom` and `next` when more follow. Occurrences from the
     /// instant where the store's answer or a cut series stopped on are left to the next
     /// page, so nothing is skipped or listed twice across pages.
-    func occurrencePage(_ found: OccurrenceList, page: Page, after: (start: Int, id: String)?) -> HTTPResponse {
+    func occurrencePage(_ found: OccurrenceList, page: Page, after: (start: Int, id: String)?) throws(APIProblem)
+        -> HTTPResponse
+    {
         var items = found.occurrences.sorted { ($0.startInstant, $0.identifier) < ($1.startInstant, $1.identifier) }
         if let after { items.removeAll { ($0.startInstant, $0.identifier) <= after } }
         // Everything starting before `resume` is complete.
@@ -221,7 +223,8 @@ extension APIContext {
         }
         var next: JSONValue = .null
         if continueFrom != nil, let last = shown.last {
-            next = nextLink(listing: "occurrences", key: "\(last.startInstant) \(last.identifier)", limit: page.limit)
+            next = try nextLink(
+                listing: "occurrences", key: "\(last.startInstant) \(last.identifier)", limit: page.limit)
         }
         members.append(("next", next))
         return json(.object(members))

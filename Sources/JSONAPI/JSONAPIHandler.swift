@@ -64,11 +64,13 @@ public struct JSONAPIHandler: Sendable {
     public let backend: any StoreBackend
     public let configuration: APIConfiguration
     let limiter: RateLimiter
+    let cursors: CursorSigner
 
     public init(backend: any StoreBackend, configuration: APIConfiguration) {
         self.backend = backend
         self.configuration = configuration
         limiter = RateLimiter(now: configuration.now)
+        cursors = CursorSigner(appState: backend.appState)
     }
 
     public static let prefix = "/api/v1"
@@ -204,7 +206,8 @@ public struct JSONAPIHandler: Sendable {
             throw APIProblem(error)
         }
         return APIContext(
-            store: store, backend: backend, principal: principal, request: request, configuration: configuration)
+            store: store, backend: backend, principal: principal, request: request, configuration: configuration,
+            cursors: cursors)
     }
 
     /// The problem document for a request that could not be signed in.
@@ -234,6 +237,7 @@ struct APIContext {
     let principal: APIPrincipal
     let request: HTTPRequest
     let configuration: APIConfiguration
+    let cursors: CursorSigner
 
     /// The path's segments (from `/api/v1/…` or `/events/…`), %-decoded one by one (so
     /// an encoded `/` stays inside its segment).

@@ -151,7 +151,7 @@ extension APIContext {
         let found = try attempt { () throws(StoreError) in
             try webhooks.webhooks(user: principal.user, after: page.after, limit: page.limit + 1)
         }
-        return pageAnswer("webhooks", found, page: page, listing: "webhooks", key: \.id) { Self.json($0) }
+        return try pageAnswer("webhooks", found, page: page, listing: "webhooks", key: \.id) { Self.json($0) }
     }
 
     /// GET /webhooks/{id}: the subscription with its last attempts.
@@ -229,7 +229,7 @@ extension APIContext {
         let found = try attempt { () throws(StoreError) in
             try webhooks.deliveries(webhook: id, user: principal.user, before: before, limit: page.limit + 1)
         }
-        return pageAnswer(
+        return try pageAnswer(
             "deliveries", found, page: page, listing: "deliveries", key: { String($0.position) }, { Self.json($0) })
     }
 }

@@ -124,11 +124,12 @@ public struct BookingEngine: Sendable {
                 weeklyLimit: type.weeklyLimit, from: from, to: to, now: now, limit: limit))
     }
 
-    /// Refuses (``StoreError/Code/slotTaken``) unless `start..<end` is on offer in the
-    /// situation: a free slot of that length, a class occurrence with a seat left, or a
-    /// group slot, whose hosts to take it answers.
-    static func check(start: Int, end: Int, now: Int) -> (BookingSituation) throws(StoreError) -> [String] {
-        { (situation) throws(StoreError) -> [String] in
+    /// The slot rule of `start..<end` (``SlotRule``): refuses (``StoreError/Code/slotTaken``)
+    /// unless it is on offer in the situation: a free slot of that length, a class
+    /// occurrence the rules offer (then whether a seat is left), or a group slot, whose
+    /// hosts to take it answers. Every path that takes a slot or seat runs this one.
+    static func check(start: Int, end: Int, now: Int) -> SlotRule {
+        { (situation) throws(StoreError) -> SlotDecision in
             let type = situation.type
             if !type.isSeated, !type.durations.contains(end - start) {
                 throw StoreError(.invalidArgument, "\(type.title) is booked for \(durationsText(type.durations))")
@@ -143,16 +144,14 @@ public struct BookingEngine: Sendable {
                 guard let seat = seats.first, seat.start == start else {
                     throw StoreError(.slotTaken, "no class of \(type.title) can be booked at \(utc(start))")
                 }
-                guard seat.left > 0 else {
-                    throw StoreError(.slotTaken, "the class at \(utc(start)) is full")
-                }
+                return SlotDecision(isFull: seat.left <= 0)
             case .group(let slots):
                 guard let slot = slots.first, slot.start == start else {
                     throw StoreError(.slotTaken, "not enough of \(type.title)'s hosts are free at \(utc(start))")
                 }
-                return slot.assigned
+                return SlotDecision(hosts: slot.assigned)
             }
-            return []
+            return SlotDecision()
         }
     }
 
@@ -175,6 +174,14 @@ public struct BookingEngine: Sendable {
     ) {
         try store.book(
             request, owner: type.owner, now: now, check: Self.check(start: request.start, end: request.end, now: now))
+    }
+
+    /// Cancels a booking; a seat it frees goes to the first on the waiting list when the
+    /// class is still on offer by the same rules as a booking.
+    public func cancel(_ booking: Booking, now: Int) throws(StoreError) -> Booking {
+        try store.cancel(
+            booking: booking.id, owner: booking.owner, now: now,
+            promote: Self.check(start: booking.start, end: booking.end, now: now))
     }
 
     /// Moves a booking to another free slot (or seat), atomically.

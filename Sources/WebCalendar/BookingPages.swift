@@ -450,10 +450,16 @@ extension WebContext {
         let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces)
         let note = fields["note"].flatMap { $0.isEmpty ? nil : $0 }
         let tokens = BookingToken.generate()
+        // A repeat of this visitor's own submit (a double click, a reload) is known by their
+        // form token, which no one else has, with the same time and address: it answers
+        // "already booked". Anyone else asking for that time, with whatever e-mail
+        // address, finds it taken or not as everyone does: no answer depends on who booked.
+        let retryKey = BookingToken.hash("\(fields["csrf"] ?? "")\n\(start)\n\(end)\n\(email.lowercased())")
         let request = BookingRequest(
             type: type.id, start: start, end: end, name: name, email: email, note: note,
-            cancelTokenHash: BookingToken.hash(tokens.cancel), rescheduleTokenHash: BookingToken.hash(tokens.reschedule)
-        )
+            cancelTokenHash: BookingToken.hash(tokens.cancel),
+            rescheduleTokenHash: BookingToken.hash(tokens.reschedule),
+            retryKey: retryKey)
         let booked: (booking: Booking, isNew: Bool)
         do {
             booked = try BookingEngine(store: backend.bookings).book(request, type: type, now: calendar.now())
@@ -578,7 +584,7 @@ extension WebContext {
         _ = try checkedBookingForm()
         let (booking, _) = try booking(token: token, purpose: .cancel)
         _ = try attemptWeb { () throws(StoreError) in
-            try backend.bookings.cancel(booking: booking.id, owner: booking.owner, now: calendar.now())
+            try BookingEngine(store: backend.bookings).cancel(booking, now: calendar.now())
         }
         return Self.redirect("/book/manage/" + token)
     }

@@ -18,6 +18,9 @@ import Testing
         _ = try test.studio()
     }
 
+    /// The pages of a test whose studio is set up already.
+    init(test: BookingTests) { self.test = test }
+
     func page(
         _ method: String, _ target: String, form: String? = nil, cookie: String? = nil, address: String = "198.51.100.7"
     )

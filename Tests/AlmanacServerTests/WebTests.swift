@@ -514,7 +514,7 @@ import Testing
             BookingRequest(
                 type: type.id, start: 1_796_374_800, end: 1_796_377_500, name: "Lena", email: "lena@example.com",
                 cancelTokenHash: tokens.cancel, rescheduleTokenHash: tokens.reschedule),
-            owner: "anna", now: 1_796_083_200, check: { _ in [] })
+            owner: "anna", now: 1_796_083_200, check: { _ in SlotDecision() })
         #expect(
             try web.send("GET", "/calendar/bookings", cookie: cookie).text.contains("Lena &lt;lena@example.com&gt;"))
         let removed = try web.send(

@@ -6,6 +6,13 @@
 /// ``EventStore`` stays the EventKit-style model of calendars and events; nothing here
 /// changes an event or its change sequence.
 public protocol AppStateStore: Sendable {
+    // MARK: The server's own secrets
+
+    /// The server's secret of this `name` (32 random bytes), made the first time it is
+    /// asked for and the same for every process on the database ever after: what the
+    /// server keys its own tokens with (the API's cursors).
+    func serverSecret(named name: String) throws(StoreError) -> [UInt8]
+
     // MARK: Access tokens
 
     /// Stores a token with the hash of its secret (the secret itself is never stored).

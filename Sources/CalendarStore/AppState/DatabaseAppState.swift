@@ -83,6 +83,27 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    // MARK: The server's own secrets
+
+    public func serverSecret(named name: String) throws(StoreError) -> [UInt8] {
+        let read = { (connection: Connection) throws(StoreError) -> [UInt8]? in
+            try connection.firstRow("SELECT secret FROM server_secrets WHERE name = ?", [.text(name)]) { $0.bytes(0) }
+        }
+        if let found = try database.read(read), found.count == 32 { return found }
+        return try database.write { (connection) throws(StoreError) -> [UInt8] in
+            var random = SystemRandomNumberGenerator()
+            let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+            try connection.run(
+                "INSERT INTO server_secrets (name, secret) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                [.text(name), .blob(secret)])
+            // Another process may have made it first: everyone keeps the one stored.
+            guard let stored = try read(connection), stored.count == 32 else {
+                throw StoreError(.database, "the server secret \(name) could not be kept")
+            }
+            return stored
+        }
+    }
+
     // MARK: Idempotency keys
 
     public func idempotencyRecord(user: String, key: String, now: Int) throws(StoreError) -> IdempotencyRecord? {

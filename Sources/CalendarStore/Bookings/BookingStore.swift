@@ -28,22 +28,21 @@ public protocol BookingStore: Sendable {
         -> BookingSituation
     /// Holds `start..<end` (a slot, or a seat of the class occurrence starting then) for
     /// the type's hold time, when `check` finds it free in the situation around it.
-    func hold(
-        type: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> [String]
-    ) throws(StoreError) -> BookingHold
+    func hold(type: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule) throws(StoreError)
+        -> BookingHold
     /// Gives a hold back before it runs out.
     func releaseHold(id: String, type: String) throws(StoreError)
     /// Books a slot (writing its event) or a seat (adding the booker as an attendee of
-    /// the class occurrence; on a waiting list when it is full and the type keeps one),
-    /// when `check` finds it free; for a group type `check` names the hosts it takes,
-    /// and the event is written into each one's calendar. A request that repeats a confirmed booking (same
-    /// type, start and e-mail) answers that booking with `isNew` false.
-    func book(
-        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> [String]
-    ) throws(StoreError) -> (booking: Booking, isNew: Bool)
+    /// the class occurrence; on a waiting list when `check` finds it full and the type
+    /// keeps one), when `check` finds it on offer; for a group type `check` names the
+    /// hosts it takes, and the event is written into each one's calendar. A request
+    /// with the ``BookingRequest/retryKey`` of a booking made before answers that
+    /// booking with `isNew` false.
+    func book(_ request: BookingRequest, owner: String, now: Int, check: SlotRule) throws(StoreError) -> (
+        booking: Booking, isNew: Bool
+    )
     /// A user's bookings by start (then id), at most `limit`, optionally of one type and
-    /// starting in a range, those after `cursor` (a booking id).
+    /// starting in a range, those after `cursor` (a booking id of the user's own).
     func bookings(owner: String, type: String?, in range: TimeRange?, after cursor: String?, limit: Int)
         throws(StoreError) -> [Booking]
     func booking(id: String, owner: String) throws(StoreError) -> Booking
@@ -51,14 +50,13 @@ public protocol BookingStore: Sendable {
     func booking(tokenHash: String, purpose: BookingTokenPurpose) throws(StoreError) -> Booking
     /// Cancels a booking: a slot's event gets STATUS:CANCELLED (synced devices show it
     /// cancelled), a seat's attendee is removed and the first on the waiting list, if
-    /// any, takes the seat. Cancelling a cancelled booking changes nothing.
-    func cancel(booking id: String, owner: String, now: Int) throws(StoreError) -> Booking
+    /// any, takes the seat when `promote` still finds the class on offer with a seat
+    /// (not begun, within the notice and window). Cancelling a cancelled booking changes nothing.
+    func cancel(booking id: String, owner: String, now: Int, promote: SlotRule) throws(StoreError) -> Booking
     /// Moves a confirmed booking to `start..<end` (a seat: to the occurrence starting
     /// then) when `check` finds it free, the booking's own time left out of the busy time.
-    func reschedule(
-        booking id: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> [String]
-    ) throws(StoreError) -> Booking
+    func reschedule(booking id: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule)
+        throws(StoreError) -> Booking
     /// Removes the holds that ran out by `now` (each tells `hold.expired` to webhooks);
     /// how many.
     @discardableResult
@@ -525,15 +523,14 @@ struct DatabaseBookingStore: BookingStore {
 
     // MARK: Holds
 
-    func hold(
-        type: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> [String]
-    ) throws(StoreError) -> BookingHold {
+    func hold(type: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule) throws(StoreError)
+        -> BookingHold
+    {
         try database.write { (connection) throws(StoreError) -> BookingHold in
             let (row, _) = try lockedType(id: type, owner: owner, now: now, connection)
             let situation = try situation(
                 row, in: Self.around(start: start, end: end, row.type), now: now, connection)
-            let hosts = try check(situation)
+            let hosts = try Self.seated(try check(situation), row.type, start: start)
             let recurrenceID = try seat(at: start, in: situation)?.recurrenceID
             let hold = BookingHold(
                 id: BookingHold.newIdentifier(), type: type, start: start, end: end, recurrenceID: recurrenceID,
@@ -546,6 +543,15 @@ struct DatabaseBookingStore: BookingStore {
                 ])
             return hold
         }
+    }
+
+    /// The hosts a decision takes, when it leaves a seat (a hold and a reschedule take no
+    /// place on a waiting list).
+    static func seated(_ decision: SlotDecision, _ type: BookingType, start: Int) throws(StoreError) -> [String] {
+        guard !decision.isFull else {
+            throw StoreError(.slotTaken, "the class of \(type.title) at that time is full")
+        }
+        return decision.hosts
     }
 
     /// For a seated type, the class occurrence starting at `start` (it must exist); nil
@@ -614,17 +620,18 @@ struct DatabaseBookingStore: BookingStore {
 
     // MARK: Bookings
 
-    func book(
-        _ request: BookingRequest, owner: String, now: Int, check: (BookingSituation) throws(StoreError) -> [String]
-    ) throws(StoreError) -> (booking: Booking, isNew: Bool) {
+    func book(_ request: BookingRequest, owner: String, now: Int, check: SlotRule) throws(StoreError) -> (
+        booking: Booking, isNew: Bool
+    ) {
         try Self.validate(request)
         return try database.write { (connection) throws(StoreError) -> (booking: Booking, isNew: Bool) in
             let (row, calendar) = try lockedType(id: request.type, owner: owner, now: now, connection)
-            // A retry of a booking that went through answers it again.
-            if let existing = try connection.firstRow(
-                Self.bookingColumns
-                    + " WHERE b.type_id = ? AND b.starts = ? AND b.email = ? AND b.status IN ('confirmed', 'waitlisted')",
-                [.integer(row.rowID), .int(request.start), .text(request.email)], Self.booking)
+            // A retry of this very request (its own key) answers the booking it made.
+            if let key = request.retryKey,
+                let existing = try connection.firstRow(
+                    Self.bookingColumns + " WHERE b.type_id = ? AND b.retry_key = ?",
+                    [.integer(row.rowID), .text(key)],
+                    Self.booking)
             {
                 return (existing, false)
             }
@@ -640,13 +647,17 @@ struct DatabaseBookingStore: BookingStore {
                 row, in: Self.around(start: request.start, end: request.end, row.type), now: now,
                 ownHold: request.hold, connection)
             let seat = try seat(at: request.start, in: situation)
+            // The same rules for a seat and for the waiting list: a class that has begun,
+            // is too soon or too far ahead is refused either way.
+            let decision = try check(situation)
             var status = Booking.Status.confirmed
-            var hosts: [String] = []
-            if let seat, seat.taken >= seat.capacity, row.type.waitlist, !seat.isCancelled {
-                // Full: on the waiting list, if the rest of the rules let the booker in at all.
+            var hosts = decision.hosts
+            if decision.isFull {
+                guard row.type.waitlist else {
+                    throw StoreError(.slotTaken, "the class at that time is full")
+                }
                 status = .waitlisted
-            } else {
-                hosts = try check(situation)
+                hosts = []
             }
             var booking = Booking(
                 id: Booking.newIdentifier(), type: row.type.id, owner: owner, calendar: row.type.calendar,
@@ -672,8 +683,8 @@ struct DatabaseBookingStore: BookingStore {
             try connection.run(
                 """
                 INSERT INTO bookings (identifier, type_id, calendar, event_identifier, recurrence_id, starts, ends, name,
-                    email, note, status, cancel_token, reschedule_token, created, modified, hosts, events)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    email, note, status, cancel_token, reschedule_token, created, modified, hosts, events, retry_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(booking.id), .integer(row.rowID), .text(booking.calendar),
@@ -681,6 +692,7 @@ struct DatabaseBookingStore: BookingStore {
                     .int(booking.end), .text(booking.name), .text(booking.email), .optional(booking.note),
                     .text(status.rawValue), .text(request.cancelTokenHash), .text(request.rescheduleTokenHash),
                     .int(now), .int(now), Self.listText(booking.hosts), Self.listText(booking.events),
+                    .optional(request.retryKey),
                 ])
             if let hold = request.hold {
                 try connection.run("DELETE FROM booking_holds WHERE identifier = ?", [.text(hold)])
@@ -833,8 +845,11 @@ struct DatabaseBookingStore: BookingStore {
                 // Pages by (start, id): the cursor is the last booking of the page before.
                 guard
                     let start = try connection.firstRow(
-                        "SELECT starts FROM bookings WHERE identifier = ?", [.text(cursor)], { $0.int(0) })
-                else { throw StoreError(.invalidArgument, "the cursor \(cursor) is no booking") }
+                        """
+                        SELECT b.starts FROM bookings b JOIN booking_types t ON t.id = b.type_id
+                        JOIN users u ON u.id = t.user_id WHERE b.identifier = ? AND u.name = ?
+                        """, [.text(cursor), .text(owner)], { $0.int(0) })
+                else { throw StoreError(.invalidArgument, "the cursor \(cursor) is no booking of yours") }
                 sql += " AND (b.starts > ? OR (b.starts = ? AND b.identifier > ?))"
                 values += [.int(start), .int(start), .text(cursor)]
             }
@@ -888,7 +903,7 @@ struct DatabaseBookingStore: BookingStore {
             [.text(status.rawValue), .int(now), .text(booking.id)])
     }
 
-    func cancel(booking id: String, owner: String, now: Int) throws(StoreError) -> Booking {
+    func cancel(booking id: String, owner: String, now: Int, promote: SlotRule) throws(StoreError) -> Booking {
         try database.write { (connection) throws(StoreError) -> Booking in
             var (booking, row, _) = try lockedBooking(id: id, owner: owner, now: now, connection)
             guard booking.status != .cancelled else { return booking }
@@ -899,11 +914,16 @@ struct DatabaseBookingStore: BookingStore {
                 guard wasConfirmed else { return booking }
                 // A class occurrence since removed has no attendee to take out.
                 try Self.unlessGone { () throws(StoreError) in try removeAttendee(booking, events: events, connection) }
-                // The first on the waiting list takes the freed seat.
+                // The first on the waiting list takes the freed seat, when the class is still
+                // on offer with a seat by the rules every booking follows.
                 if let next = try connection.firstRow(
                     Self.bookingColumns
                         + " WHERE b.type_id = ? AND b.starts = ? AND b.status = 'waitlisted' ORDER BY b.created, b.id",
-                    [.integer(row.rowID), .int(booking.start)], Self.booking)
+                    [.integer(row.rowID), .int(booking.start)], Self.booking),
+                    let decision = try? promote(
+                        try situation(
+                            row, in: Self.around(start: next.start, end: next.end, row.type), now: now, connection)
+                    ), !decision.isFull
                 {
                     var promoted = next
                     try addAttendee(promoted, events: events, connection)
@@ -923,10 +943,9 @@ struct DatabaseBookingStore: BookingStore {
         }
     }
 
-    func reschedule(
-        booking id: String, owner: String, start: Int, end: Int, now: Int,
-        check: (BookingSituation) throws(StoreError) -> [String]
-    ) throws(StoreError) -> Booking {
+    func reschedule(booking id: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule)
+        throws(StoreError) -> Booking
+    {
         try database.write { (connection) throws(StoreError) -> Booking in
             var (booking, row, _) = try lockedBooking(id: id, owner: owner, now: now, connection)
             guard booking.status == .confirmed else {
@@ -935,7 +954,7 @@ struct DatabaseBookingStore: BookingStore {
             guard start < end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
             let situation = try situation(
                 row, in: Self.around(start: start, end: end, row.type), now: now, ownBooking: booking, connection)
-            let hosts = try check(situation)
+            let hosts = try Self.seated(try check(situation), row.type, start: start)
             let events = events(row)
             if !row.type.hosts.isEmpty {
                 // The hosts it keeps move their event; hosts it leaves cancel theirs; new ones get one.

@@ -237,6 +237,24 @@ public struct ClassOccurrence: Sendable, Hashable {
     public var isCancelled: Bool
 }
 
+/// What a slot rule decides about a slot in a ``BookingSituation`` (it throws
+/// ``StoreError/Code/slotTaken`` when the slot is not on offer at all): the hosts a
+/// group type's booking takes, and whether a class occurrence that is on offer has no
+/// seat left (only its waiting list takes a booker then).
+public struct SlotDecision: Sendable, Hashable {
+    public var hosts: [String]
+    public var isFull: Bool
+
+    public init(hosts: [String] = [], isFull: Bool = false) {
+        self.hosts = hosts
+        self.isFull = isFull
+    }
+}
+
+/// The rules every path that takes a slot or a seat runs inside the store's transaction
+/// (a hold, a booking, the waiting list, a reschedule, a promotion from the waiting list).
+public typealias SlotRule = (BookingSituation) throws(StoreError) -> SlotDecision
+
 /// What a booking decision reads, gathered in one transaction: the busy time of the
 /// type's calendars, the holds of other bookers, the type's bookings around the slot
 /// (for the daily and weekly limits) and, for a seated type, the class occurrences.
@@ -278,11 +296,17 @@ public struct BookingRequest: Sendable {
     /// SHA-256 hex of the tokens the booker gets (the store keeps only the hashes).
     public var cancelTokenHash: String
     public var rescheduleTokenHash: String
+    /// What recognizes a repeat of this very request (the public page: a hash of the
+    /// visitor's own form token and the time), so a double submit answers the booking
+    /// made instead of booking twice; nil: every request books. Nothing a stranger knows
+    /// (an e-mail address) finds another booker's booking.
+    public var retryKey: String?
 
     public init(
         type: String, start: Int, end: Int, name: String, email: String, note: String? = nil, hold: String? = nil,
-        cancelTokenHash: String, rescheduleTokenHash: String
+        cancelTokenHash: String, rescheduleTokenHash: String, retryKey: String? = nil
     ) {
+        self.retryKey = retryKey
         self.type = type
         self.start = start
         self.end = end

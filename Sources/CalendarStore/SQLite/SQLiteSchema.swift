@@ -424,6 +424,18 @@ enum SQLiteSchema {
         ALTER TABLE calendars ADD COLUMN busy_feed_token TEXT;
         CREATE UNIQUE INDEX calendars_busy_feed_token ON calendars(busy_feed_token) WHERE busy_feed_token IS NOT NULL;
         """,
+        // 16: trust between users (issue 33): the secrets the server keys its own tokens with
+        // (the MAC that binds the API's cursors to their listing and user), made once for
+        // every process on the database; and the key a booker's retry is recognized by
+        // (a hash of the booking form's own token, so no one else can ask about a booking).
+        """
+        CREATE TABLE server_secrets (
+            name TEXT PRIMARY KEY,
+            secret BLOB NOT NULL
+        );
+        ALTER TABLE bookings ADD COLUMN retry_key TEXT;
+        CREATE INDEX bookings_retry_key ON bookings(type_id, retry_key) WHERE retry_key IS NOT NULL;
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
