@@ -184,7 +184,7 @@ enum CommandTable {
                 "--allow-private-feeds",
                 "fetch subscribed feeds from loopback and private addresses too (never by default)"),
             .valued("--feed-check", "SECONDS", "how often to look for subscribed feeds that are due", .value("30")),
-            smtpOption,
+            smtpOption, smtpFromOption,
             .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
@@ -544,13 +544,18 @@ enum CommandTable {
         "the relay iMIP invitations go out through: smtp://user:pass@host:587 (STARTTLS) or smtps://",
         .value("none: attendees outside the server are not reached"))
 
+    static let smtpFromOption = OptionSpec.valued(
+        "--smtp-from", "ADDRESS",
+        "the server's own address: the envelope sender (MAIL FROM) and Sender: of its mail",
+        .value("the sending user's own address"))
+
     static let imip = CommandGroup(
         name: "imip", summary: "invitations by e-mail (RFC 6047)",
         subcommands: [
             CommandSpec(
                 ["imip", "receive"],
                 summary: "take an answer, a proposal or a refresh that came by mail (one message on standard input)",
-                options: [smtpOption] + databaseOptions,
+                options: [smtpOption, smtpFromOption] + databaseOptions,
                 example: "almanac imip receive --smtp smtp://127.0.0.1:25 < reply.eml")
         ],
         details: """

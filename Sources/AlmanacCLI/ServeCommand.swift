@@ -17,11 +17,20 @@ import Webhooks
 /// `almanac serve`: the calendar server on the store's database, until
 /// SIGINT or SIGTERM (requests in progress finish first).
 enum ServeCommand {
-    /// The relay `--smtp` names, if any.
+    /// The relay `--smtp` names, if any, with the envelope sender `--smtp-from` names.
     static func relay(_ options: Options) throws(CommandFailure) -> SMTPClient.Relay? {
-        guard let smtp = options["--smtp"] else { return nil }
-        guard let parsed = SMTPClient.Relay(smtp) else {
+        guard let smtp = options["--smtp"] else {
+            if options["--smtp-from"] != nil { throw .usage("--smtp-from goes with --smtp") }
+            return nil
+        }
+        guard var parsed = SMTPClient.Relay(smtp) else {
             throw .usage("--smtp is smtp://[user[:password]@]host[:port] (STARTTLS) or smtps://…")
+        }
+        if let from = options["--smtp-from"] {
+            guard let address = EmailAddress.normalized(from) else {
+                throw .usage("--smtp-from is an e-mail address (calendar@example.com), not \(from)")
+            }
+            parsed.envelopeSender = address
         }
         return parsed
     }

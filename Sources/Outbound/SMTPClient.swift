@@ -20,6 +20,9 @@ public final class SMTPClient: @unchecked Sendable {
         public var password: String?
         public var implicitTLS: Bool
         public var host: String
+        /// The server's own address (`serve --smtp-from`): the envelope sender of all its
+        /// mail, named in a `Sender:` header; nil: each message's own sender.
+        public var envelopeSender: String?
 
         /// Reads a relay URL; nil for anything else (a path, a query, another scheme).
         public init?(_ text: String) {

@@ -78,15 +78,50 @@ public enum IMIP {
     /// A bare address (`mailto:` dropped) if it is one.
     static func bare(_ address: String) -> String? { EmailAddress.normalized(address.trimmingSpaces) }
 
+    /// A mailbox (RFC 5322 §3.4) of `address` with the display name `name`: the name as
+    /// a quoted string (its `"` and `\\` escaped) when it is printable ASCII, else as
+    /// RFC 2047 encoded words. Either way it is one display name: commas, angle brackets
+    /// and quotes in it cannot make a second mailbox (`"IT Support <it@victim.example>,
+    /// Helpdesk"` stays a name).
     static func mailbox(_ address: String, name: String?) -> String {
-        guard let name, !name.isEmpty else { return "<\(address)>" }
-        return encodedWord(name) + " <\(address)>"
+        let cleaned = name.map { name in
+            String(name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+                .trimmingSpaces
+        }
+        guard let cleaned, !cleaned.isEmpty else { return "<\(address)>" }
+        guard cleaned.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !cleaned.contains("=?") else {
+            return encodedWords(cleaned) + " <\(address)>"
+        }
+        var quoted = "\""
+        for character in cleaned {
+            if character == "\"" || character == "\\" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\" <\(address)>"
     }
 
-    /// `text` as is when it is printable ASCII, else one RFC 2047 encoded word (UTF-8, base64).
+    /// An unstructured header value (a Subject): `text` as is when it is printable ASCII
+    /// (it cannot end the line), else RFC 2047 encoded words.
     static func encodedWord(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !text.contains("=?") { return text }
-        return "=?UTF-8?B?" + Data(text.utf8).base64EncodedString() + "?="
+        return encodedWords(text)
+    }
+
+    /// `text` as RFC 2047 encoded words (UTF-8, base64), each at most 75 characters
+    /// (§2) and cut between characters, folded onto lines of their own.
+    static func encodedWords(_ text: String) -> String {
+        var words: [String] = []
+        var chunk: [UInt8] = []
+        for character in text {
+            let bytes = Array(String(character).utf8)
+            if chunk.count + bytes.count > 45, !chunk.isEmpty {
+                words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=")
+                chunk = []
+            }
+            chunk += bytes
+        }
+        if !chunk.isEmpty { words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=") }
+        return words.joined(separator: "\r\n ")
     }
 
     static func base64Lines(_ bytes: [UInt8]) -> [String] {

@@ -83,7 +83,7 @@ import Testing
             ),
             (["links"], store + ["--id", "--occurrence", "--tz"]),
             (["subscribe"], store + ["--title", "--refresh", "--allow-private"]),
-            (["imip", "receive"], database + ["--smtp"]),
+            (["imip", "receive"], database + ["--smtp", "--smtp-from"]),
             (["completion"], []),
         ]
     }()

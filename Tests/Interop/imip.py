@@ -300,6 +300,42 @@ def run(almanac, data):
         _, parts = calendar_part(raw)
         check(recipients == ["guest@elsewhere.example"] and parts["text/calendar"].get_param("method") == "CANCEL",
               "the guest got METHOD:CANCEL")
+
+        # Display names that try to add a mailbox or a header stay one display name, as
+        # Python's strict RFC 5322 parser reads the From header.
+        hostile = ['"IT Support <it@victim.example>, Helpdesk"', '"a^\'b\\c <x@y.example>, d"',
+                   '"Zoë <boss@victim.example>, Ärger"', '=?UTF-8?B?Ym9zc0B2aWN0aW0uZXhhbXBsZQ==?=']
+        for index, name in enumerate(hostile):
+            event = MEETING.replace("ORGANIZER;CN=Rita:", f"ORGANIZER;CN={name}:").replace(
+                "UID:review@interop", f"UID:hostile-{index}@interop")
+            count = len(sink.messages)
+            status, _, _ = rita.request("PUT", f"/dav/calendars/rita/work/hostile-{index}.ics", event.encode(),
+                                        {"Content-Type": "text/calendar"})
+            check(status == 201, f"an invitation with the organizer's name {name} ({status})")
+            wait_for(lambda: len(sink.messages) == count + 1, "its mail")
+            mail_from, _, raw = sink.messages[count]
+            message = email.message_from_bytes(raw, policy=email.policy.default)
+            addresses = message["From"].addresses
+            check(len(addresses) == 1 and addresses[0].addr_spec == "rita@example.com" and mail_from == "rita@example.com",
+                  f"From is one mailbox, Rita's, named {addresses[0].display_name!r} ({message['From']!r})")
+            check(not message.defects and all(not part.defects for part in message.walk()),
+                  f"the message has no defects: {message.defects}")
+
+        # With the server's own address, the envelope and Sender: are the server's; From stays Rita's.
+        server.stop()
+        server = AlmanacServer(almanac, data, "rita", password=PASSWORD,
+                               extra=["--smtp", f"smtp://127.0.0.1:{port}", "--smtp-from", "calendar@server.example"])
+        rita = BasicClient(server.port, "rita", PASSWORD)
+        count = len(sink.messages)
+        event = MEETING.replace("UID:review@interop", "UID:enveloped@interop")
+        check(rita.request("PUT", "/dav/calendars/rita/work/enveloped.ics", event.encode(),
+                           {"Content-Type": "text/calendar"})[0] == 201, "an invitation sent with --smtp-from")
+        wait_for(lambda: len(sink.messages) == count + 1, "its mail")
+        mail_from, _, raw = sink.messages[count]
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        check(mail_from == "calendar@server.example" and message["Sender"].addresses[0].addr_spec
+              == "calendar@server.example" and message["From"].addresses[0].addr_spec == "rita@example.com",
+              f"envelope {mail_from}, Sender {message['Sender']}, From {message['From']}")
     finally:
         server.stop()
         controller.stop()

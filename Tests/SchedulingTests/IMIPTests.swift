@@ -1,7 +1,8 @@
 import Foundation
 import ICalendar
-import Scheduling
 import Testing
+
+@testable import Scheduling
 
 /// iMIP messages (RFC 6047): what is sent reads back, header values cannot start lines
 /// of their own, and received messages are read in the shapes mail programs send.
@@ -41,6 +42,33 @@ import Testing
         #expect(headers.contains("Subject: =?UTF-8?B?"))
         #expect(IMIP.compose(itip, from: "not an address", name: nil, to: ["a@b.c"], now: 0) == nil)
         #expect(IMIP.compose(itip, from: "rita@example.com", name: nil, to: ["<a@b.c>"], now: 0) == nil)
+    }
+
+    /// A display name never adds a mailbox or a header: ASCII is one quoted string with
+    /// its quotes and backslashes escaped, anything else RFC 2047 encoded words of at
+    /// most 75 characters, and control characters become spaces.
+    @Test(arguments: [
+        ("IT Support <it@victim.example>, Helpdesk", "\"IT Support <it@victim.example>, Helpdesk\" <rita@example.com>"),
+        ("a\"b\\c", "\"a\\\"b\\\\c\" <rita@example.com>"),
+        ("Rita\r\nBcc: x@y.example", "\"Rita  Bcc: x@y.example\" <rita@example.com>"),
+        ("", "<rita@example.com>"),
+    ])
+    func displayNamesAreOneName(_ name: String, _ expected: String) {
+        #expect(IMIP.mailbox("rita@example.com", name: name) == expected)
+    }
+
+    @Test func longOrNonASCIINamesAreEncodedWords() {
+        let name = String(repeating: "Zoë Ärger, ", count: 12)
+        let mailbox = IMIP.mailbox("rita@example.com", name: name)
+        let words = mailbox.components(separatedBy: "\r\n ").flatMap { $0.split(separator: " ") }.dropLast()
+        #expect(words.count > 2)
+        #expect(words.allSatisfy { $0.hasPrefix("=?UTF-8?B?") && $0.hasSuffix("?=") && $0.count <= 75 }, "\(words)")
+        let decoded = words.map { word -> String in
+            let base64 = word.dropFirst("=?UTF-8?B?".count).dropLast(2)
+            return String(decoding: Data(base64Encoded: String(base64)) ?? Data(), as: UTF8.self)
+        }.joined()
+        #expect(decoded == name.trimmingCharacters(in: .whitespaces))
+        #expect(mailbox.hasSuffix(" <rita@example.com>"))
     }
 
     @Test func receivedMessagesInTheShapesMailProgramsSend() throws {
