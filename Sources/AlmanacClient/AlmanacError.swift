@@ -174,8 +174,10 @@ public struct ProblemType: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let conflict = almanac("conflict")
     /// 409: something with that name or UID exists.
     public static let alreadyExists = almanac("already-exists")
-    /// 409: the `Idempotency-Key` belongs to another request, or its twin still runs.
+    /// 409: a request with the same `Idempotency-Key` still runs.
     public static let idempotencyKeyInUse = almanac("idempotency-key-in-use")
+    /// 422: the `Idempotency-Key` was used by another token or for another request.
+    public static let idempotencyKeyReused = almanac("idempotency-key-reused")
     /// 422: the calendar data cannot be stored.
     public static let invalidCalendarData = almanac("invalid-calendar-data")
     /// 422: the calendar does not take that kind of component.

@@ -26,7 +26,7 @@ import Testing
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
                     "--visible-principals", "--api-rate-limit", "--allow-private-webhooks", "--webhook-workers",
-                    "--allow-private-feeds", "--feed-check", "--smtp",
+                    "--allow-private-feeds", "--feed-check", "--smtp", "--smtp-from",
                 ]
             ),
             (["user", "add"], database + ["--generate", "--email"]),

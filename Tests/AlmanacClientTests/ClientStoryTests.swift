@@ -236,7 +236,7 @@ import Testing
                 EventDraft(calendarID: calendar, title: "Yoga", start: "2026-12-03T18:00:00Z"),
                 idempotencyKey: "retry-of-spin")
         }
-        #expect(reused?.problem?.type == .idempotencyKeyInUse && reused?.status == 409)
+        #expect(reused?.problem?.type == .idempotencyKeyReused && reused?.status == 422)
         // Without a key of the caller's, each call gets its own: two calls, two events.
         _ = try await live.client.createEvent(draft)
         _ = try await live.client.createEvent(draft)
