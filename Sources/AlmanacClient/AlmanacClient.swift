@@ -26,6 +26,11 @@ public struct AlmanacClient: Sendable {
     public let session: URLSession
     /// Which failed calls are sent again, and how long the client waits for them.
     public var retryPolicy: RetryPolicy
+    /// Whether credentials may go over plain `http://` to a host other than this machine
+    /// (loopback). False by default: such a call fails before anything is sent, so a
+    /// token or password is never readable on the network. Set it only behind a network
+    /// you trust.
+    public var allowsInsecureHTTP = false
     /// What sends the requests.
     let transport: Transport
 
@@ -51,12 +56,17 @@ public struct AlmanacClient: Sendable {
 
 /// The session requests are sent with.
 ///
-/// On Apple platforms it is the caller's. FoundationNetworking consults only a
-/// session's own delegate about an authentication challenge and, without one, leaves a
-/// request answered 401 with `WWW-Authenticate` waiting forever; so there the client
+/// On Apple platforms it is the caller's, and each request has a delegate of its own
+/// that refuses redirects. FoundationNetworking consults only a session's own delegate
+/// (about an authentication challenge, and about a redirect) and, without one, leaves
+/// a request answered 401 with `WWW-Authenticate` waiting forever; so there the client
 /// makes a session of the caller's configuration with a delegate that refuses every
-/// challenge (the request then fails as cancelled), and invalidates it when the last
-/// copy of the client goes away.
+/// challenge (the request then fails as cancelled) and every redirect, and invalidates
+/// it when the last copy of the client goes away.
+///
+/// No redirect is followed: the API answers where it is asked, and a redirect (a
+/// misconfigured proxy, a hostile network) would carry the `Authorization` header to
+/// wherever it points. It comes back as ``AlmanacError/Kind/unexpectedAnswer(status:body:reason:)``.
 final class Transport: Sendable {
     let session: URLSession
     /// True when ``session`` refuses challenges: a cancellation the caller did not ask
@@ -66,7 +76,7 @@ final class Transport: Sendable {
     init(_ session: URLSession) {
         #if canImport(FoundationNetworking)
             self.session = URLSession(
-                configuration: session.configuration, delegate: ChallengeRefusal(), delegateQueue: nil)
+                configuration: session.configuration, delegate: Refusals(), delegateQueue: nil)
             refusesChallenges = true
         #else
             self.session = session
@@ -79,18 +89,26 @@ final class Transport: Sendable {
     }
 }
 
-#if canImport(FoundationNetworking)
-    /// Refuses every authentication challenge, so a 401 ends the request instead of
-    /// suspending it (the credentials were sent with the request already).
-    final class ChallengeRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+/// Refuses every redirect (the redirect answer becomes the request's answer) and, on
+/// FoundationNetworking, every authentication challenge, so a 401 ends the request
+/// instead of suspending it (the credentials were sent with the request already).
+final class Refusals: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    #if canImport(FoundationNetworking)
         func urlSession(
             _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
-    }
-#endif
+    #endif
+}
 
 /// How a client signs in.
 public enum Credentials: Sendable, Hashable {
@@ -211,6 +229,9 @@ extension AlmanacClient {
     func send(
         _ method: String, _ url: URL, body: Data? = nil, ifMatch: String? = nil, idempotencyKey: String? = nil
     ) async throws(AlmanacError) -> Answer {
+        if url.scheme?.lowercased() != "https", !allowsInsecureHTTP, !Self.isLoopback(url) {
+            throw AlmanacError(.transport(InsecureTransport(url: url)), method: method, url: url)
+        }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         request.httpMethod = method
         request.setValue(credentials.authorization, forHTTPHeaderField: "Authorization")
@@ -227,7 +248,11 @@ extension AlmanacClient {
         while true {
             let answer: Answer
             do {
-                let (data, response) = try await transport.session.data(for: request)
+                #if canImport(FoundationNetworking)
+                    let (data, response) = try await transport.session.data(for: request)
+                #else
+                    let (data, response) = try await transport.session.data(for: request, delegate: Refusals())
+                #endif
                 guard let http = response as? HTTPURLResponse else {
                     throw AlmanacError(
                         .unexpectedAnswer(status: 0, body: data, reason: "not an HTTP answer"), method: method,
@@ -343,5 +368,23 @@ extension AlmanacClient {
     ) async throws(AlmanacError) {
         let data = try body.map { (value) throws(AlmanacError) in try encode(value, method: method, url: url) }
         _ = try await send(method, url, body: data, ifMatch: ifMatch, idempotencyKey: idempotencyKey)
+    }
+}
+
+/// Why a call was not sent: its URL is plain `http://` to a host other than this machine,
+/// and the client does not send credentials that way (``AlmanacClient/allowsInsecureHTTP``).
+public struct InsecureTransport: Error, Sendable, CustomStringConvertible {
+    public var url: URL
+
+    public var description: String {
+        "credentials are not sent over plain http:// to \(url.host ?? "another host"); use https://, or set allowsInsecureHTTP"
+    }
+}
+
+extension AlmanacClient {
+    /// Whether the URL's host is this machine (`localhost`, 127.0.0.0/8, `::1`).
+    static func isLoopback(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
     }
 }
