@@ -396,7 +396,10 @@ extension DatabaseEventStore {
             visible + " AND o.identifier = ?2", [.integer(userID), .text(identifier)], key)
         if found == nil {
             found = try connection.firstRow(
-                visible + " AND o.uid = ?2 ORDER BY o.id", [.integer(userID), .text(identifier)], key)
+                // A UID the user has in a calendar of their own means that one, before any
+                // object of that UID in a calendar shared with them.
+                visible + " AND o.uid = ?2 ORDER BY CASE WHEN c.owner_id = ?1 THEN 0 ELSE 1 END, o.id",
+                [.integer(userID), .text(identifier)], key)
         }
         guard let found else { throw StoreError(.notFound, "no event \(identifier)", resource: identifier) }
         // The calendar first (for a write, that locks it on PostgreSQL), then the object as it

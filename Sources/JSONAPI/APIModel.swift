@@ -2,6 +2,7 @@ import CalendarStore
 import CivilTime
 import ICalendar
 import Recurrence
+import Scheduling
 
 /// JSON forms of calendars, events, occurrences and times, and the reading of them.
 enum APIModel {
@@ -193,8 +194,9 @@ enum APIModel {
 
     /// Reads `attendees`: `[{"email", "name", "status", "role"}]`.
     static func attendees(_ value: JSONValue) throws(APIProblem) -> [Participant] {
-        guard case .array(let items) = value, items.count <= 500 else {
-            throw wrongType("attendees", "a list of at most 500 {\"email\", \"name\", \"status\"}")
+        guard case .array(let items) = value, items.count <= SchedulingAgent.maxAttendees else {
+            throw wrongType(
+                "attendees", "a list of at most \(SchedulingAgent.maxAttendees) {\"email\", \"name\", \"status\"}")
         }
         var result: [Participant] = []
         for item in items {

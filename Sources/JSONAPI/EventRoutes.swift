@@ -69,6 +69,13 @@ extension APIContext {
         var event = Event(component: Component(name: ComponentType.event.rawValue))
         try APIModel.apply(body, to: &event)
         event.calendarIdentifier = calendarID
+        // Invitations go out in the user's name, to other users' calendars and by mail:
+        // more than a token that may only add events was given.
+        if principal.scope == .addOnly, !event.attendees.isEmpty || event.organizer != nil {
+            throw APIProblem(
+                .forbidden, "an add-only token adds events without attendees or organizer (no invitations)",
+                fields: ["attendees"])
+        }
         // Only the event's first occurrences are checked (as POST /conflicts does); when it
         // has more, the answer says so: `truncated` beside a 409's conflicts, a Warning on a 201.
         var checkedAll = true

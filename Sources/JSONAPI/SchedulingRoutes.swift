@@ -15,6 +15,12 @@ extension APIContext {
     /// An event with attendees and no organizer gets the user as organizer (their first
     /// e-mail address); without an address the server could not tell replies apart.
     func organize(_ event: inout Event) throws(APIProblem) {
+        // The same bound whichever way they came (`attendees`, or `jcal`).
+        guard event.attendees.count <= SchedulingAgent.maxAttendees else {
+            throw APIProblem(
+                .invalidField, "an event schedules at most \(SchedulingAgent.maxAttendees) attendees",
+                fields: ["attendees"])
+        }
         guard !event.attendees.isEmpty, event.organizer == nil else { return }
         let addresses = try attempt { () throws(StoreError) in try backend.addresses(ofUser: store.user) }
         guard let first = addresses.first else {

@@ -3,8 +3,10 @@ import HTTPTypes
 import ICalendar
 
 // Sharing through the API: the owner lists, sets and removes a calendar's shares; a
-// sharee reads their notifications and answers an invitation. A share set here takes
-// effect at once unless the body asks for an invitation (`"invite": true`).
+// sharee reads their notifications and answers an invitation. A share set here is an
+// invitation: it takes effect when the sharee accepts it (an account cannot push its
+// calendars into another's views, alarms and busy time). Changing the access of an
+// accepted share takes effect at once.
 extension APIContext {
     static let shareFields: Set<String> = ["access", "invite", "summary"]
 
@@ -20,11 +22,16 @@ extension APIContext {
         guard case .string(let text)? = body["access"], let access = Access(rawValue: text) else {
             throw APIProblem(.invalidField, "access is read or read-write", fields: ["access"])
         }
-        var invite = false
         if let value = body["invite"] {
             guard case .bool(let flag) = value else { throw APIModel.wrongType("invite", "true or false") }
-            invite = flag
+            guard flag else {
+                throw APIProblem(
+                    .invalidField,
+                    "a share through the API is an invitation the sharee answers (\"invite\" is true or left out); the operator shares at once with almanac calendar share",
+                    fields: ["invite"])
+            }
         }
+        let invite = true
         let summary = try body["summary"].flatMap { value throws(APIProblem) in
             try APIModel.optionalString(value, "summary")
         }

@@ -13,6 +13,12 @@ public enum IMIP {
         public var data: [UInt8]
         public var sender: String
         public var recipients: [String]
+
+        public init(data: [UInt8], sender: String, recipients: [String]) {
+            self.data = data
+            self.sender = sender
+            self.recipients = recipients
+        }
     }
 
     /// The message carrying `itip` (a VCALENDAR with METHOD) from `sender` to

@@ -39,6 +39,10 @@ public struct SchedulingAgent: Sendable {
     /// organizer's, or the attendee's own (3.8, "no authority").
     public static let noAuthority = "3.8"
 
+    /// The most attendees one object schedules: every write of it delivers to each, and
+    /// mails those outside the server.
+    public static let maxAttendees = 200
+
     /// Why a write to a scheduling object is refused (RFC 6638 §3.2.4.4 and §3.2.4.5): an
     /// attendee changing what is the organizer's, or an organizer giving the object to
     /// someone else. Nothing is stored.
@@ -47,6 +51,8 @@ public struct SchedulingAgent: Sendable {
         public enum Precondition: String, Sendable {
             case attendeeChange = "allowed-attendee-scheduling-object-change"
             case organizerChange = "allowed-organizer-scheduling-object-change"
+            /// More attendees than the server schedules (RFC 4791 §5.3.2.1).
+            case maxAttendees = "max-attendees-per-instance"
         }
 
         public var precondition: Precondition
@@ -204,6 +210,12 @@ public struct SchedulingAgent: Sendable {
                 $0.scheduleAgent == "SERVER" && !mine.contains($0.address)
             }
             guard !wanted.isEmpty || old != nil else { return untouched }
+            guard wanted.count <= Self.maxAttendees else {
+                throw WriteRefusal(
+                    precondition: .maxAttendees,
+                    message:
+                        "an event schedules at most \(Self.maxAttendees) attendees (this one names \(wanted.count))")
+            }
             var statuses: [String: String] = [:]
             var local: [(address: String, user: String)] = []
             var remote: [String] = []
@@ -362,15 +374,40 @@ public struct SchedulingAgent: Sendable {
     // MARK: -
 
     /// Cancels the organizer's object in each attendee's copy (one of this organizer's:
-    /// another's object of the same UID is left alone) and sends them the CANCEL.
+    /// another's object of the same UID is left alone) and sends them the CANCEL. A copy
+    /// the attendee answered stays, cancelled, so they see what was cancelled; one they
+    /// never answered is removed, so invitations made and cancelled again and again fill
+    /// nobody's calendar (or quota) but the inbox, which keeps the newest messages.
     func cancel(_ attendees: [String], uid: String, object: Component, from: String) {
         guard !attendees.isEmpty else { return }
         let message = ITIP.message(.cancel, object, stamp: now()).serialized()
         for attendee in attendees {
-            let cancelled = update(attendee, uid: uid, organizer: from, creating: false, tag: .new) { existing in
-                existing.map(ITIP.cancelled)
-            }
+            let cancelled =
+                removeUnanswered(attendee, uid: uid, organizer: from)
+                || update(attendee, uid: uid, organizer: from, creating: false, tag: .new) { existing in
+                    existing.map(ITIP.cancelled)
+                }
             if cancelled { deliverMessage(message, uid: uid, method: "CANCEL", from: from, to: attendee) }
+        }
+    }
+
+    /// Removes `user`'s copy of `uid` when `organizer` organizes it and the user never
+    /// answered it (every PARTSTAT of theirs NEEDS-ACTION); whether it did.
+    func removeUnanswered(_ user: String, uid: String, organizer: String) -> Bool {
+        guard let store = try? backend.eventStore(for: user), let existing = try? store.ownResource(withUID: uid),
+            let copy = Self.parse(existing.resource.data), sameOrganizer(ITIP.organizer(of: copy), organizer)
+        else { return false }
+        let mine = addresses(of: user)
+        let answers = ITIP.attendees(of: copy).map(\.address).filter(mine.contains).flatMap {
+            ITIP.participation(of: $0, in: copy).values
+        }
+        guard answers.allSatisfy({ $0 == "NEEDS-ACTION" }) else { return false }
+        do throws(StoreError) {
+            try store.deleteResource(
+                named: existing.resource.name, calendar: existing.calendar.id, ifMatch: existing.resource.etag)
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -20,8 +20,9 @@ public final class SubscriptionRefresher: Sendable {
     public struct Configuration: Sendable {
         /// Seconds between looks for due feeds.
         public var interval: Double = 30
-        /// The most feeds claimed in one look.
-        public var batch = 20
+        /// The most feeds claimed in one look: more than one user may have
+        /// (``CalendarStore/FeedRules/maxPerUser``), so one user's feeds never take a whole look.
+        public var batch = 100
         /// Feeds fetched at once.
         public var fetchers = 4
         /// How long a claimed feed stays this process's before another may take it

@@ -88,6 +88,10 @@ import Testing
             """#)
         let lunchID = try #require(lunch["id"]?.stringValue)
         let lunchUID = try #require(lunch["uid"]?.stringValue)
+        // Bob answers it, so his copy stays cancelled when Anna uninvites everyone.
+        let bobsLunchID = try #require(
+            try server.eventStore(for: "bob").events(withExternalIdentifier: lunchUID).first?.localIdentifier)
+        #expect(try bob.call("POST", "/api/v1/events/\(bobsLunchID)/rsvp", #"{"status": "tentative"}"#).status == 200)
         #expect(try anna.call("PATCH", "/api/v1/events/\(lunchID)", #"{"attendees": []}"#).status == 200)
         let bobsLunch = try #require(try server.eventStore(for: "bob").ownResource(withUID: lunchUID))
         #expect(String(decoding: bobsLunch.resource.data, as: UTF8.self).contains("STATUS:CANCELLED"))

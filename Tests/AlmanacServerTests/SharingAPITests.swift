@@ -16,10 +16,16 @@ import Testing
         let id = try #require(created["id"]?.stringValue)
         #expect(created["access"]?.stringValue == "owner" && created["owner"]?.stringValue == "anna")
 
-        // At once, read-only: Bob sees it with its access, and cannot write to it.
+        // Read-only: an invitation (an account cannot push calendars on another); once Bob
+        // accepts he sees it with its access, and cannot write to it.
         let share = try anna.call("PUT", "/api/v1/calendars/\(id)/shares/bob", #"{"access": "read"}"#)
         #expect(share.status == 200, "\(share.text)")
-        #expect(share["status"]?.stringValue == "accepted" && share["access"]?.stringValue == "read")
+        #expect(share["status"]?.stringValue == "invited" && share["access"]?.stringValue == "read")
+        #expect(try bob.get("/api/v1/calendars")["calendars"]?.arrayValue?.isEmpty == true)
+        #expect(
+            try anna.call("PUT", "/api/v1/calendars/\(id)/shares/bob", #"{"access": "read", "invite": false}"#).status
+                == 400, "the API cannot skip the sharee's answer")
+        #expect(try bob.call("POST", "/api/v1/calendars/\(id)/answer", #"{"accept": true}"#).status == 200)
         let listed = try bob.get("/api/v1/calendars")["calendars"]?.arrayValue ?? []
         #expect(listed.count == 1)
         #expect(listed.first?["access"]?.stringValue == "read" && listed.first?["owner"]?.stringValue == "anna")
@@ -58,7 +64,7 @@ import Testing
         #expect(shares.compactMap { $0["user"]?.stringValue } == ["bob", "carol"])
         #expect(shares.compactMap { $0["status"]?.stringValue } == ["accepted", "accepted"])
         let replies = try anna.get("/api/v1/sharing/notifications")["notifications"]?.arrayValue ?? []
-        #expect(replies.compactMap { $0["kind"]?.stringValue } == ["reply"])
+        #expect(replies.compactMap { $0["kind"]?.stringValue } == ["reply", "reply"], "Bob's answer and Carol's")
 
         // Carol leaves by deleting; Anna removes Bob. Both lose it; Anna keeps her calendar.
         #expect(try carol.call("DELETE", "/api/v1/calendars/\(id)").status == 204)

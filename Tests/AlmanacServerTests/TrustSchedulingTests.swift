@@ -58,6 +58,7 @@ import Testing
         let dentistUID = try #require(dentist["uid"]?.stringValue)
         #expect(
             try carol.call("PUT", "/api/v1/calendars/\(carols)/shares/eve", #"{"access": "read"}"#).status == 200)
+        #expect(try eve.call("POST", "/api/v1/calendars/\(carols)/answer", #"{"accept": true}"#).status == 200)
         #expect(
             try eve.call("PATCH", "/api/v1/events/\(dentistID)", #"{"title": "Eve's"}"#).status == 403,
             "the share is read-only")
@@ -287,5 +288,49 @@ import Testing
         let alarm = try bob.call("PATCH", "/api/v1/events/\(bobsEvent)", #"{"alarms": [{"minutesBefore": 5}]}"#)
         #expect(alarm.status == 200, "\(alarm.text)")
         #expect(try Self.stored(server, "anna", uid) == annasBefore)
+    }
+
+    /// Invitations made and cancelled again and again fill nobody's calendar: a copy the
+    /// attendee never answered is removed with the cancellation (their quota stays theirs).
+    @Test(arguments: ServerSetup.everyStore) func cancelledInvitationsLeaveNoCopies(_ setup: ServerSetup) throws {
+        let server = try Self.server(setup, ["carol", "eve"])
+        let eve = server.dav("eve")
+        #expect(try eve.mkcalendar("/dav/calendars/eve/e/").status == 201)
+        for index in 0..<5 {
+            let path = "/dav/calendars/eve/e/spam\(index).ics"
+            #expect(
+                try eve.put(path, Self.meeting(uid: "spam-\(index)", organizer: "eve", attendees: ["carol"])).status
+                    == 201)
+            #expect(try Self.stored(server, "carol", "spam-\(index)") != nil, "delivered")
+            #expect(try eve.delete(path).status == 204)
+            #expect(try Self.stored(server, "carol", "spam-\(index)") == nil, "removed with its cancellation")
+        }
+        let objects = try server.eventStore(for: "carol").calendars().flatMap { calendar in
+            try server.eventStore(for: "carol").resources(calendar: calendar.id)
+        }
+        #expect(objects.isEmpty)
+    }
+
+    /// One write schedules at most 200 attendees (each is a delivery, those outside a
+    /// mail): more is refused before anything is stored, through CalDAV and the API.
+    @Test func anEventSchedulesABoundedNumberOfAttendees() throws {
+        let server = try Self.server(.inProcess, ["eve"])
+        let eve = server.dav("eve")
+        #expect(try eve.mkcalendar("/dav/calendars/eve/e/").status == 201)
+        let many = Self.meeting(uid: "many", organizer: "eve", attendees: [])
+            .replacingOccurrences(
+                of: "END:VEVENT",
+                with: (0...200).map { "ATTENDEE:mailto:guest\($0)@elsewhere.example\r\n" }.joined() + "END:VEVENT")
+        let refused = try eve.put("/dav/calendars/eve/e/many.ics", many)
+        #expect(refused.status == 403 && refused.precondition?.name == "max-attendees-per-instance", "\(refused.text)")
+        #expect(try Self.stored(server, "eve", "many") == nil)
+        let calendar = try #require(
+            try server.api("eve").call("POST", "/api/v1/calendars", #"{"title": "E"}"#)["id"]?.stringValue)
+        let attendees = (0...200).map { #"{"email": "guest\#($0)@elsewhere.example"}"# }.joined(separator: ",")
+        let api = try server.api("eve").call(
+            "POST", "/api/v1/events",
+            #"{"calendarId": "\#(calendar)", "title": "x", "start": "2026-12-07T09:00:00Z", "attendees": [\#(attendees)]}"#
+        )
+        #expect(api.status == 400, "\(api.text)")
     }
 }

@@ -79,8 +79,12 @@ import Testing
         #expect(try fixture.store.resources(calendar: work.id).map(\.name) == ["a.ics"])
         #expect(try fixture.store.shares(ofCalendar: work.id).map(\.status) == [.declined])
         #expect(try fixture.store.sharingNotifications().map(\.status) == [.declined])
-        // Shared again, then removed by the owner: Bob is told.
+        // Shared again: once declined, it is an invitation again, never forced on Bob;
+        // he accepts, then the owner removes it and Bob is told.
         try fixture.store.share(calendar: work.id, with: "bob", access: .read)
+        #expect(try bob.calendars().isEmpty)
+        #expect(try fixture.store.shares(ofCalendar: work.id).map(\.status) == [.invited])
+        _ = try bob.answerShare(ofCalendar: work.id, accept: true)
         #expect(try bob.calendars().count == 1)
         try fixture.store.share(calendar: work.id, with: "bob", access: nil)
         #expect(try bob.calendars().isEmpty)

@@ -184,12 +184,23 @@ struct DatabaseBookingStore: BookingStore {
             try check(type.classEvent != nil, "seats (capacity, waitlist) are of a class: name its classEvent")
         }
         let events = DatabaseEventStore(backend: backend, userID: ownerID, user: type.owner)
-        let calendar = try events.calendarRow(type.calendar, connection, write: false)
+        // A booking page publishes the busy time of its calendars to anyone and lets
+        // strangers write into them: only the owner's own calendars (subscribed ones
+        // included), or those another user shared with them read-write (a trainer who
+        // lets the studio book them). A read-only share gave no such right.
+        func own(_ identifier: String, _ role: String) throws(StoreError) -> CalendarRow {
+            let row = try events.calendarRow(identifier, connection, write: false)
+            try check(
+                row.ownerID == ownerID || row.writable,
+                "the \(role) must be \(type.owner)'s own or shared with them read-write, not read-only")
+            return row
+        }
+        let calendar = try own(type.calendar, "booking calendar")
         try check(calendar.writable, "the booking calendar must be writable by \(type.owner)")
         if let busy = type.busyCalendars {
             try check(
                 busy.count <= BookingType.maxBusyCalendars, "at most \(BookingType.maxBusyCalendars) busy calendars")
-            for identifier in busy { _ = try events.calendarRow(identifier, connection, write: false) }
+            for identifier in busy { _ = try own(identifier, "busy calendar \(identifier)") }
         }
         if let schedule = type.schedule {
             guard try DatabaseAppState(backend: backend).schedule(id: schedule, user: type.owner, connection) != nil
@@ -214,11 +225,11 @@ struct DatabaseBookingStore: BookingStore {
             try check(
                 !name.isEmpty && name.count <= 100 && !name.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0x2c }),
                 "a host's name is 1 to 100 bytes on one line, without commas")
-            let row = try events.calendarRow(host.calendar, connection, write: false)
+            let row = try own(host.calendar, "calendar of host \(host.name)")
             try check(row.writable, "the calendar of host \(host.name) must be writable by \(type.owner)")
             for identifier in host.busyCalendars ?? [] {
                 try check(!identifier.contains(","), "a calendar id has no comma")
-                _ = try events.calendarRow(identifier, connection, write: false)
+                _ = try own(identifier, "busy calendar \(identifier)")
             }
             if let schedule = host.schedule,
                 try DatabaseAppState(backend: backend).schedule(id: schedule, user: type.owner, connection) == nil
@@ -446,7 +457,10 @@ struct DatabaseBookingStore: BookingStore {
                     }
                 }
             } else {
-                calendars = try events.visibleCalendars(nil, connection)
+                // By default the owner's own calendars (subscribed ones too): one shared with
+                // them is not theirs to publish, nor should a share someone else made block
+                // their bookings.
+                calendars = try events.visibleCalendars(nil, connection).filter { $0.ownerID == row.ownerID }
             }
             busy = try events.busyTime(in: range, calendars: calendars, zone: nil, connection)
             if let own = ownBooking?.eventIdentifier { busy.removeAll { $0.eventIdentifier == own } }
@@ -655,6 +669,15 @@ struct DatabaseBookingStore: BookingStore {
             if decision.isFull {
                 guard row.type.waitlist else {
                     throw StoreError(.slotTaken, "the class at that time is full")
+                }
+                // A waiting list as long as the class is big (at least 10, at most 100):
+                // strangers cannot add rows without end.
+                let waiting =
+                    try connection.firstRow(
+                        "SELECT count(*) FROM bookings WHERE type_id = ? AND starts = ? AND status = 'waitlisted'",
+                        [.integer(row.rowID), .int(request.start)], { $0.int(0) }) ?? 0
+                guard waiting < min(Booking.maxWaiting, max(10, seat?.capacity ?? 1)) else {
+                    throw StoreError(.slotTaken, "the class at that time is full, and so is its waiting list")
                 }
                 status = .waitlisted
                 hosts = []

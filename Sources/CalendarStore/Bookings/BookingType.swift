@@ -170,6 +170,10 @@ public struct BookingHost: Sendable, Hashable {
 /// A booked slot or seat: the event it wrote (or the attendee it added to a class
 /// occurrence), who booked it, and its state.
 public struct Booking: Sendable, Hashable {
+    /// The longest waiting list of a class occurrence (it is as long as the class is big,
+    /// at least 10).
+    public static let maxWaiting = 100
+
     /// `bk_` and 24 hex digits.
     public var id: String
     public var type: String

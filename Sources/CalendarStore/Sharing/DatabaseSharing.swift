@@ -34,9 +34,13 @@ extension DatabaseEventStore {
                 }
                 return
             }
-            // An accepted share stays in effect with its new access; anything else is in
-            // effect at once without an invitation, or waits for the answer to one.
-            let status: CalendarShare.Status = existing?.status == .accepted || !invite ? .accepted : .invited
+            // An accepted share stays in effect with its new access; a new one is in effect at
+            // once without an invitation (the operator's choice), or waits for the answer to
+            // one. A share the sharee declined or left is never forced on them again: it
+            // becomes an invitation.
+            let status: CalendarShare.Status =
+                existing?.status == .accepted
+                ? .accepted : (invite || existing?.status == .declined ? .invited : .accepted)
             let alias = status == .accepted ? try alias(for: row, sharee: granteeID, connection) : nil
             let note = summary ?? existing?.summary
             try connection.run(

@@ -43,6 +43,16 @@ struct DatabaseSubscriptionStore: SubscriptionStore {
             throw StoreError(.invalidArgument, "a refresh interval is between 15 minutes and 7 days")
         }
         let store = try backend.databaseStore(for: user)
+        let subscribed = try database.read { (connection) throws(StoreError) -> Int in
+            try connection.firstRow(
+                "SELECT count(*) FROM calendars WHERE owner_id = ? AND kind = 'subscription'",
+                [.integer(store.userID)], { $0.int(0) }) ?? 0
+        }
+        guard subscribed < FeedRules.maxPerUser else {
+            throw StoreError(
+                .invalidArgument,
+                "\(user) subscribes to \(FeedRules.maxPerUser) calendars, the most a user may; remove one first")
+        }
         let calendar = EventCalendar(
             title: title, kind: .subscription(url: feed, refreshInterval: refreshInterval ?? 0))
         try store.validate(calendar)
@@ -173,8 +183,10 @@ struct DatabaseSubscriptionStore: SubscriptionStore {
                 {
                     let store = DatabaseEventStore(backend: backend, userID: subscriber.owner, user: subscriber.user)
                     let row = try store.calendarRow(subscriber.identifier, connection, write: true, settings: true)
-                    let failed = try store.fill(row, with: parsed, connection)
-                    if let failed { problems.append("\(subscriber.user)'s calendar: \(failed)") }
+                    // Every subscriber reads this text: it names no one, and no one's quota.
+                    if try store.fill(row, with: parsed, connection) != nil {
+                        problems.append("a subscribed calendar could not take every object (its owner's quota)")
+                    }
                 }
                 if refused > 0 {
                     problems.insert("\(refused) object\(refused == 1 ? "" : "s") of the feed could not be read", at: 0)

@@ -98,6 +98,8 @@ public enum FeedRules {
     /// How often a feed is polled when neither it nor its subscribers say.
     public static let defaultInterval = 86_400
     public static let maxURLBytes = 2_048
+    /// The most subscribed calendars one user has: their share of the server's fetches.
+    public static let maxPerUser = 50
     /// The soonest a refresh asked for fetches again after the last fetch, seconds.
     public static let refreshSpacing = 15
 
