@@ -93,12 +93,13 @@ extension ITIP {
 
     /// The name of the first property that differs between two versions of one
     /// component once what the attendee may change is set aside; nil when none does. A
-    /// `newOverride` may leave out what the occurrence has, and its times are checked
-    /// apart (``movedOccurrence(_:of:)``).
+    /// `newOverride` may leave out what the occurrence has (properties, and parameters of
+    /// those it keeps: clients write just `ATTENDEE;PARTSTAT=DECLINED:mailto:…`), and its
+    /// times are checked apart (``movedOccurrence(_:of:)``).
     static func firstDifference(_ old: Component, _ new: Component, attendee: String, newOverride: Bool) -> String? {
         let times: Set<String> = newOverride ? ["DTSTART", "DTEND", "DURATION"] : []
-        func comparable(_ component: Component) -> [String: [String]] {
-            var result: [String: [String]] = [:]
+        func comparable(_ component: Component) -> [String: [Property]] {
+            var result: [String: [Property]] = [:]
             for property in component.properties
             where !attendeeOwnedProperties.contains(property.name) && !property.name.hasPrefix("X-")
                 && !times.contains(property.name)
@@ -111,25 +112,31 @@ extension ITIP {
                 }
                 kept.parameters = property.parameters.filter { !dropped.contains($0.name) && !$0.name.hasPrefix("X-") }
                     .sorted { $0.name < $1.name }
-                result[property.name, default: []].append(kept.description)
+                result[property.name, default: []].append(kept)
             }
             for nested in component.components where nested.name != "VALARM" {
-                result["the " + nested.name, default: []].append(String(decoding: nested.serialized(), as: UTF8.self))
+                let text = String(decoding: nested.serialized(), as: UTF8.self)
+                result["the " + nested.name, default: []].append(Property(name: "X-NESTED", value: text))
             }
-            return result.mapValues { $0.sorted() }
+            return result
         }
         let before = comparable(old)
         let after = comparable(new)
         if newOverride {
+            // Each property of the override is one of the occurrence's, with a subset of its parameters.
+            func within(_ line: Property, _ base: Property) -> Bool {
+                line.value == base.value && line.parameters.allSatisfy { base.parameters.contains($0) }
+            }
             return after.keys.sorted().first { name in
                 var left = before[name] ?? []
                 for line in after[name] ?? [] {
-                    guard let found = left.firstIndex(of: line) else { return true }
+                    guard let found = left.firstIndex(where: { within(line, $0) }) else { return true }
                     left.remove(at: found)
                 }
                 return false
             }
         }
-        return Set(before.keys).union(after.keys).sorted().first { before[$0] != after[$0] }
+        let lines = { (properties: [Property]?) in (properties ?? []).map(\.description).sorted() }
+        return Set(before.keys).union(after.keys).sorted().first { lines(before[$0]) != lines(after[$0]) }
     }
 }
