@@ -70,15 +70,19 @@ enum CommandTable {
 
     // MARK: ics
 
+    /// How the `ics` commands read: by default as the server stores (RFC 5545 with the
+    /// documented repairs); these two change it, the same way for every command.
+    static let readingOptions: [OptionSpec] = [
+        .flag("--strict", "RFC 5545 alone: refuse the repairs the server accepts too"),
+        .flag("--lenient", "accept what lenient mode recovers from, printing it as warnings"),
+    ]
+
     static let ics = CommandGroup(
         name: "ics", summary: "tools for iCalendar files (no store needed)",
         subcommands: [
             CommandSpec(
                 ["ics", "check"], operands: "FILE...", operandKind: .file, summary: "validate iCalendar files",
-                options: [
-                    .flag("--strict", "RFC 5545 alone: refuse the repairs the server accepts too"),
-                    .flag("--lenient", "accept what lenient mode recovers from, printing it as warnings"),
-                ],
+                options: readingOptions,
                 example: "almanac ics check --lenient google-export.ics",
                 details: """
                     Exit 0 when every file is valid, else 1. By default a file passes exactly
@@ -89,16 +93,20 @@ enum CommandTable {
                     """),
             CommandSpec(
                 ["ics", "format"], operands: "FILE|-", operandKind: .file, summary: "print the canonical serialization",
-                options: [.flag("--lenient", "accept what lenient mode recovers from")],
+                options: readingOptions + [
+                    .flag("--repair", "print the file as read, with the repairs reading made (each a warning)")
+                ],
                 example: "almanac ics format - < invite.ics",
-                details: "CRLF, folded at 75 octets, upper-case names, minimal quoting. '-' reads standard input."),
+                details: """
+                    CRLF, folded at 75 octets, upper-case names, minimal quoting; everything
+                    else as it was: the same components, properties, parameters and values, a
+                    bare VEVENT still bare, a line the grammar does not describe kept as it came.
+                    Content changes only with --repair. '-' reads standard input.
+                    """),
             CommandSpec(
                 ["ics", "to-json"], operands: "FILE|-", operandKind: .file,
                 summary: "convert iCalendar to jCal (RFC 7265)",
-                options: [
-                    .flag("--lenient", "accept what lenient mode recovers from"),
-                    .flag("--compact", "one line instead of indented JSON"),
-                ],
+                options: readingOptions + [.flag("--compact", "one line instead of indented JSON")],
                 example: "almanac ics to-json --compact team.ics"),
             CommandSpec(
                 ["ics", "from-json"], operands: "FILE|-", operandKind: .file, summary: "convert jCal to iCalendar",
@@ -117,6 +125,7 @@ enum CommandTable {
                         "--max-instances", "N",
                         "the most instances listed per series (1 to 10000000); a series cut by it is named on stderr and the exit status is 1",
                         .value(String(ExpansionLimits.default.maxInstances))),
+                    .flag("--strict", "RFC 5545 alone: refuse the repairs the server accepts too"),
                     .flag(
                         "--lenient",
                         "accept what lenient mode recovers from; an unknown TZID becomes UTC with a warning"),

@@ -43,7 +43,7 @@ enum ExpandCommand {
         }
 
         let lenient = options.has("--lenient")
-        let document = try ICSCommand.load(operands[0], lenient: lenient, io: io)
+        let document = try ICSCommand.load(operands[0], policy: try ICSCommand.ReadingPolicy(options), io: io)
         var output: [UInt8] = []
         var truncated: [TruncatedSeries] = []
         for calendar in document.components {

@@ -15,13 +15,16 @@ enum ICSCommand {
             return try check(Options(rest, for: spec), io: io)
         case ("format", let spec?):
             let parsed = try Options(rest, for: spec)
-            let document = try load(singleOperand(parsed, "ics format"), lenient: parsed.has("--lenient"), io: io)
-            io.write(document.serialized())
+            let path = try singleOperand(parsed, "ics format")
+            let bytes = try io.read(path: path)
+            let document = try load(bytes, path: path, policy: try ReadingPolicy(parsed), io: io)
+            // What was read, in canonical form; the repairs reading made only when asked.
+            io.write(parsed.has("--repair") ? document.serialized() : CanonicalText.format(bytes))
             return 0
         case ("to-json", let spec?):
             let parsed = try Options(rest, for: spec)
             let path = try singleOperand(parsed, "ics to-json")
-            let document = try load(path, lenient: parsed.has("--lenient"), io: io)
+            let document = try load(path, policy: try ReadingPolicy(parsed), io: io)
             do {
                 let json = try JCal.json(for: document)
                 io.write((parsed.has("--compact") ? json.jsonText : json.prettyJSONText) + "\n")
@@ -59,27 +62,78 @@ enum ICSCommand {
         return parsed.operands[0]
     }
 
-    static func load(_ path: String, lenient: Bool, io: CommandIO) throws(CommandFailure) -> ICalendarDocument {
-        let bytes = try io.read(path: path)
-        let result = ICalendarParser.check(bytes, options: lenient ? .lenient : .strict)
-        for diagnostic in result.diagnostics { io.writeError("\(path):\(diagnostic)") }
+    /// How a command reads iCalendar: by default as a CalDAV PUT and an import do (RFC
+    /// 5545 with the documented repairs, each a warning); `--strict`, RFC 5545 alone;
+    /// `--lenient`, whatever lenient reading recovers from. The same three everywhere.
+    enum ReadingPolicy {
+        case accepting, strict, lenient
+
+        init(_ parsed: Options) throws(CommandFailure) {
+            switch (parsed.has("--strict"), parsed.has("--lenient")) {
+            case (true, true): throw .usage("--lenient and --strict do not go together")
+            case (true, false): self = .strict
+            case (false, true): self = .lenient
+            case (false, false): self = .accepting
+            }
+        }
+
+        func check(_ bytes: [UInt8]) -> ICalendarCheckResult {
+            switch self {
+            case .accepting: AcceptancePolicy.check(bytes)
+            case .strict: ICalendarParser.check(bytes, options: .strict)
+            case .lenient: ICalendarParser.check(bytes, options: .lenient)
+            }
+        }
+    }
+
+    static func load(_ path: String, policy: ReadingPolicy, io: CommandIO) throws(CommandFailure) -> ICalendarDocument {
+        try load(try io.read(path: path), path: path, policy: policy, io: io)
+    }
+
+    /// The document `bytes` hold when `policy` accepts them; every diagnostic goes to
+    /// standard error (repeated ones once, with their count), and a refusal says when
+    /// `--lenient` would have read the file.
+    static func load(_ bytes: [UInt8], path: String, policy: ReadingPolicy, io: CommandIO) throws(CommandFailure)
+        -> ICalendarDocument
+    {
+        let result = policy.check(bytes)
+        report(result.diagnostics, path: path, io: io)
         guard let document = result.document else {
-            throw CommandFailure(status: 1, "\(path): not valid iCalendar (\(result.errors.count) error(s))")
+            let hint =
+                policy != .lenient && ICalendarParser.check(bytes, options: .lenient).document != nil
+                ? "; --lenient reads past what it can" : ""
+            throw CommandFailure(
+                status: 1, "\(path): not valid iCalendar (\(result.errors.count) error(s))\(hint)")
         }
         return document
     }
 
+    /// Writes diagnostics to standard error as `PATH:LINE:COLUMN: message [code]`; a
+    /// diagnostic repeated (the same code and message, line after line) is written once,
+    /// with how many more there were.
+    static func report(_ diagnostics: [ICalendarError], path: String, io: CommandIO) {
+        var order: [String] = []
+        var first: [String: ICalendarError] = [:]
+        var count: [String: Int] = [:]
+        for diagnostic in diagnostics {
+            let key = "\(diagnostic.code)\u{0}\(diagnostic.severity)\u{0}\(diagnostic.message)"
+            if first[key] == nil {
+                first[key] = diagnostic
+                order.append(key)
+            }
+            count[key, default: 0] += 1
+        }
+        for key in order {
+            guard let diagnostic = first[key], let times = count[key] else { continue }
+            let more = times > 1 ? " (and \(times - 1) more like it)" : ""
+            io.writeError("\(path):\(diagnostic)\(more)")
+        }
+    }
+
     static func check(_ parsed: Options, io: CommandIO) throws(CommandFailure) -> Int32 {
         guard !parsed.operands.isEmpty else { throw .usage("'ics check' needs at least one FILE") }
-        if parsed.has("--lenient") && parsed.has("--strict") {
-            throw .usage("'ics check' takes --lenient or --strict, not both")
-        }
         // By default the policy a PUT and an import apply, so what passes here is what the server stores.
-        func check(_ bytes: [UInt8]) -> ICalendarCheckResult {
-            if parsed.has("--strict") { return ICalendarParser.check(bytes, options: .strict) }
-            if parsed.has("--lenient") { return ICalendarParser.check(bytes, options: .lenient) }
-            return AcceptancePolicy.check(bytes)
-        }
+        let policy = try ReadingPolicy(parsed)
         var failed = false
         for path in parsed.operands {
             let bytes: [UInt8]
@@ -90,8 +144,8 @@ enum ICSCommand {
                 failed = true
                 continue
             }
-            let result = check(bytes)
-            for diagnostic in result.diagnostics { io.writeError("\(path):\(diagnostic)") }
+            let result = policy.check(bytes)
+            report(result.diagnostics, path: path, io: io)
             if let document = result.document {
                 let components = document.components.reduce(0) { $0 + $1.componentCount }
                 let warnings = result.warnings.count

@@ -520,6 +520,10 @@ struct ContentParser {
                     index = close + 1
                     guard index < line.count, line[index] == 0x2C || line[index] == 0x3B || line[index] == 0x3A else {
                         if try recoverLine(line, wasProperty: wasProperty) { return }
+                        // `ORGANIZER;CN="Sixt SE"` and nothing after: a line without ':' at all.
+                        if index >= line.count, !hasColon() {
+                            return try missingColon(line, previousWasProperty: wasProperty)
+                        }
                         let (l, c) = location(index)
                         return try report(
                             .invalidParameter, "expected ',', ';' or ':' after a quoted parameter value",

@@ -121,6 +121,13 @@ public struct ICalendarSerializer {
         }
     }
 
+    /// Appends a content line that is no property as it came (its bytes, folded).
+    mutating func writeUnparsed(_ line: UnsafeBufferPointer<UInt8>) {
+        lineLength = 0
+        appendFolded(line)
+        buffer.append(0x0D, 0x0A)
+    }
+
     /// Appends one property as a (folded) content line.
     public mutating func write(_ property: Property) {
         withUnsafePointer(to: property) { write(at: $0) }

@@ -14,10 +14,10 @@ import Testing
         let database = ["--data", "--database"]
         return [
             (["ics", "check"], ["--strict", "--lenient"]),
-            (["ics", "format"], ["--lenient"]),
-            (["ics", "to-json"], ["--lenient", "--compact"]),
+            (["ics", "format"], ["--strict", "--lenient", "--repair"]),
+            (["ics", "to-json"], ["--strict", "--lenient", "--compact"]),
             (["ics", "from-json"], []),
-            (["ics", "expand"], ["--from", "--to", "--tz", "--format", "--max-instances", "--lenient"]),
+            (["ics", "expand"], ["--from", "--to", "--tz", "--format", "--max-instances", "--strict", "--lenient"]),
             (
                 ["serve"],
                 [

@@ -95,9 +95,60 @@ final class CapturedIO: CommandIO {
         #expect(status == 0)
         #expect(
             io.text == String(decoding: Self.valid, as: UTF8.self).replacingOccurrences(of: "summary", with: "SUMMARY"))
-        let (lenient, repaired) = run(["ics", "format", "--lenient", "sloppy.ics"])
+        // Lenient reading accepts the file; the formatter keeps what it says, and
+        // changes content only when asked to repair.
+        let (lenient, kept) = run(["ics", "format", "--lenient", "sloppy.ics"])
         #expect(lenient == 0)
+        #expect(kept.text.contains("SUMMARY:a, b\r\n"))
+        let (repairing, repaired) = run(["ics", "format", "--lenient", "--repair", "sloppy.ics"])
+        #expect(repairing == 0)
         #expect(repaired.text.contains("SUMMARY:a\\, b\r\n"))
+    }
+
+    /// What the formatter read is what it prints: a bare VEVENT stays bare, a line the
+    /// grammar does not describe stays as it came, RFC 7529 rule parts stay, and values
+    /// keep their bytes; names and folding become canonical.
+    @Test(arguments: [
+        (
+            "BEGIN:vevent\nuid:1\ndtstart:20261201T090000Z\nEND:VEVENT\n",
+            "BEGIN:VEVENT\r\nUID:1\r\nDTSTART:20261201T090000Z\r\nEND:VEVENT\r\n"
+        ),
+        (
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTAMP:20260101T000000Z\r\nORGANIZER;CN=\"Sixt SE\"\r\nX-NO-COLON\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTAMP:20260101T000000Z\r\nORGANIZER;CN=\"Sixt SE\"\r\nX-NO-COLON\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        ),
+        (
+            "BEGIN:VEVENT\r\nRRULE:RSCALE=ETHIOPIC;FREQ=MONTHLY;BYMONTH=13\r\nRRULE:RSCALE=HEBREW;FREQ=YEARLY;BYMONTH=5L;BYMONTHDAY=8;SKIP=FORWARD\r\nDTSTART:20180115T1000\r\nEND:VEVENT\r\n",
+            "BEGIN:VEVENT\r\nRRULE:RSCALE=ETHIOPIC;FREQ=MONTHLY;BYMONTH=13\r\nRRULE:RSCALE=HEBREW;FREQ=YEARLY;BYMONTH=5L;BYMONTHDAY=8;SKIP=FORWARD\r\nDTSTART:20180115T1000\r\nEND:VEVENT\r\n"
+        ),
+        (
+            "BEGIN:VEVENT\r\nDESCRIPTION;lang=de;x-a=\"a:b\";x-b=\"plain\":lang\r\n  gefaltet\r\nEND:VEVENT\r\n",
+            "BEGIN:VEVENT\r\nDESCRIPTION;LANG=de;X-A=\"a:b\";X-B=plain:lang gefaltet\r\nEND:VEVENT\r\n"
+        ),
+    ])
+    func formatKeepsWhatItRead(_ input: String, _ expected: String) {
+        let (status, io) = run(["ics", "format", "--lenient", "-"], CapturedIO(standardInput: Array(input.utf8)))
+        #expect(status == 0, "\(io.errors)")
+        #expect(io.text == expected)
+    }
+
+    /// Every reader reads as the server stores by default: a file with bare LF line
+    /// endings, which `check` accepts with one warning, is expanded too; a diagnostic
+    /// repeated line after line is printed once, with its count; a refusal says when
+    /// --lenient would have read the file.
+    @Test func everyReaderUsesOnePolicy() {
+        let lines = String(decoding: Self.valid, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        let input = CapturedIO(standardInput: Array(lines.utf8))
+        let (expanded, io) = run(
+            ["ics", "expand", "--from", "2026-01-01", "--to", "2028-01-01", "-"], input)
+        #expect(expanded == 0, "\(io.errors)")
+        #expect(io.errors.count == 1 && io.errors[0].contains("[invalidLineEnding]"), "\(io.errors)")
+        let (strict, strictIO) = run(["ics", "expand", "--strict", "-"], CapturedIO(standardInput: Array(lines.utf8)))
+        #expect(strict == 1)
+        let repeated = strictIO.errors.filter { $0.contains("[invalidLineEnding]") }
+        #expect(repeated.count == 1 && repeated[0].contains("more like it"), "\(strictIO.errors)")
+        #expect(strictIO.errors.last?.contains("--lenient") == true, "\(strictIO.errors)")
+        #expect(run(["ics", "format", "--strict", "--lenient", "ok.ics"]).0 == 2)
     }
 
     @Test func jsonRoundTrip() {
