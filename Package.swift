@@ -174,7 +174,8 @@ let package = Package(
             dependencies: ["Availability", "CivilTime", "ICalendar", "Recurrence", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "ICalendar", "CivilTime"]),
-        .testTarget(name: "OutboundTests", dependencies: ["Outbound", "AlmanacTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "OutboundTests", dependencies: ["Outbound", "HTTPTypes", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "AddToCalendarTests",
             dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),

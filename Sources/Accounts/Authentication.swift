@@ -235,8 +235,12 @@ public final class HashingGate: @unchecked Sendable {
         queue.append((ticket, address))
         let deadline = Date(timeIntervalSinceNow: patience)
         while !(busy < concurrent && next() == ticket) {
+            // A turn is free but another's: make sure they hear of it (the release that
+            // freed it may have woken only this one).
+            if busy < concurrent { condition.broadcast() }
             guard condition.wait(until: deadline) else {
                 queue.removeAll { $0.ticket == ticket }
+                forgetIfIdle(address)
                 // Another waiter may be next now.
                 condition.broadcast()
                 condition.unlock()
@@ -248,19 +252,24 @@ public final class HashingGate: @unchecked Sendable {
         running[address, default: 0] += 1
         turns += 1
         lastTurn[address] = turns
+        // More turns may be free than this one: the next waiter takes the next.
+        if busy < concurrent, !queue.isEmpty { condition.broadcast() }
         condition.unlock()
         defer {
             condition.lock()
             busy -= 1
             running[address, default: 1] -= 1
-            if running[address] == 0 {
-                running[address] = nil
-                if !queue.contains(where: { $0.address == address }) { lastTurn[address] = nil }
-            }
+            if running[address] == 0 { running[address] = nil }
+            forgetIfIdle(address)
             condition.broadcast()
             condition.unlock()
         }
         return work()
+    }
+
+    /// Forgets an address with nothing running or waiting (the caller holds the lock).
+    private func forgetIfIdle(_ address: String) {
+        if running[address] == nil, !queue.contains(where: { $0.address == address }) { lastTurn[address] = nil }
     }
 
     /// The ticket whose turn is next (the caller holds the lock): of the waiting, from the

@@ -139,7 +139,7 @@ enum ServeCommand {
         var received: Int32 = 0
         sigwait(&signals, &received)
         io.write("Stopping (\(received == SIGINT ? "SIGINT" : "SIGTERM")); letting requests in progress finish\n")
-        server.stop(gracePeriod: 10)
+        server.stop(gracePeriod: 10, abandoning: true)
         io.write("Stopped\n")
         return 0
     }

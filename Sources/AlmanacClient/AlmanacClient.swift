@@ -382,9 +382,17 @@ public struct InsecureTransport: Error, Sendable, CustomStringConvertible {
 }
 
 extension AlmanacClient {
-    /// Whether the URL's host is this machine (`localhost`, 127.0.0.0/8, `::1`).
+    /// Whether the URL's host is this machine: `localhost`, an address in 127.0.0.0/8 or
+    /// `::1`; a name that merely starts like one (`127.example.com`) is not.
     static func isLoopback(_ url: URL) -> Bool {
-        guard let host = url.host?.lowercased() else { return false }
-        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        guard var host = url.host?.lowercased() else { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
+        }
+        return host == "localhost"
     }
 }

@@ -263,10 +263,11 @@ public final class AlmanacServer: Sendable {
     /// JSON API requests a minute per token or user unless set (`serve --api-rate-limit`).
     public static let defaultAPIRateLimit = RateLimiter.defaultPerMinute
 
-    /// Stops gracefully: requests in progress finish first, then webhook deliveries in
-    /// progress.
-    public func stop(gracePeriod: Double = 10) {
-        server.stop(gracePeriod: gracePeriod)
+    /// Stops gracefully: requests in progress finish first (those still running after
+    /// the grace period are left to the ending process when `abandoning`), then webhook
+    /// deliveries in progress.
+    public func stop(gracePeriod: Double = 10, abandoning: Bool = false) {
+        server.stop(gracePeriod: gracePeriod, abandoning: abandoning)
         stopDeliveries()
     }
 

@@ -27,7 +27,7 @@ public final class Authenticator: Sendable {
     public func authenticate(_ request: HTTPRequest) -> Result<User, AuthenticationFailure> {
         guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header)
         else { return .failure(.missingCredentials) }
-        return verify(credentials, address: request.remoteAddress)
+        return verify(credentials, address: IPAddress.clientKey(request.remoteAddress))
     }
 
     /// Checks a user name and password (throttled per user and address): the user as
@@ -109,7 +109,7 @@ public final class Authenticator: Sendable {
             return authenticate(request).map { ($0.name, nil) }
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let address = "token " + request.remoteAddress
+        let address = "token " + IPAddress.clientKey(request.remoteAddress)
         var found: AccessToken?
         if APITokenSecret.isWellFormed(token) {
             do {

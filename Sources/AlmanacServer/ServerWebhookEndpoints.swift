@@ -32,10 +32,22 @@ final class ServerWebhookEndpoints: WebhookEndpoints {
         guard pings.runningCount(for: webhook.user) == 0 else {
             return .busy("a test ping of yours is still under way; try again in a few seconds", retryAfter: 5)
         }
-        let result = Mutex<PingOutcome?>(nil)
+        // What became of the ping: a request that stopped waiting takes back one not yet
+        // begun, so it is never sent after the answer said it was not.
+        enum Progress {
+            case waiting, begun, withdrawn
+            case done(PingOutcome)
+        }
+        let progress = Mutex<Progress>(.waiting)
         let done = DispatchSemaphore(value: 0)
         let options = self.options
         let queued = pings.submit(for: [webhook.user]) {
+            let begins = progress.withLock { progress in
+                guard case .waiting = progress else { return false }
+                progress = .begun
+                return true
+            }
+            guard begins else { return }
             let outcome: PingOutcome
             do throws(OutboundRefusal) {
                 let response = try WebhookSender(options: options).ping(webhook, secret: secret)
@@ -44,15 +56,24 @@ final class ServerWebhookEndpoints: WebhookEndpoints {
             } catch {
                 outcome = .sent(status: nil, error: error.description, durationMilliseconds: 0)
             }
-            result.withLock { $0 = outcome }
+            progress.withLock { $0 = .done(outcome) }
             done.signal()
         }
         guard queued else {
             return .busy("a test ping of yours is waiting to be sent; try again in a few seconds", retryAfter: 5)
         }
         let wait = Double(options.timeoutMilliseconds + 1_000) / 1_000
-        guard done.wait(timeout: .now() + wait) == .success, let outcome = result.withLock({ $0 }) else {
-            return .busy("the server is sending other test pings; try again shortly", retryAfter: 5)
+        _ = done.wait(timeout: .now() + wait)
+        let outcome = progress.withLock { progress -> PingOutcome in
+            switch progress {
+            case .done(let outcome): return outcome
+            case .begun:
+                return .busy("the test ping is still under way (the endpoint is slow to answer)", retryAfter: 5)
+            case .waiting, .withdrawn:
+                progress = .withdrawn
+                return .busy(
+                    "the server is sending other test pings; nothing was sent, try again shortly", retryAfter: 5)
+            }
         }
         return outcome
     }

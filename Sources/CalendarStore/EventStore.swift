@@ -62,8 +62,11 @@ public protocol EventStore: Sendable {
     @discardableResult
     func answerShare(ofCalendar identifier: String, accept: Bool) throws(StoreError) -> EventCalendar?
     /// The object with this UID in one of the user's own (not shared, not subscribed)
-    /// calendars, with its calendar: their copy of a scheduling object.
-    func ownResource(withUID uid: String) throws(StoreError) -> (calendar: EventCalendar, resource: StoredResource)?
+    /// calendars, with its calendar: their copy of a scheduling object (the first by
+    /// calendar order when they keep more than one; never the one at `location`).
+    func ownResource(withUID uid: String, except location: ResourceLocation?) throws(StoreError) -> (
+        calendar: EventCalendar, resource: StoredResource
+    )?
     /// The invitations and answers this user was sent, oldest first.
     func sharingNotifications() throws(StoreError) -> [SharingNotification]
     /// Removes one of this user's notifications (by its uid).
@@ -283,6 +286,11 @@ extension EventStore {
     }
 
     @discardableResult
+    /// The user's copy of the object with this UID (``ownResource(withUID:except:)``).
+    public func ownResource(withUID uid: String) throws(StoreError) -> (
+        calendar: EventCalendar, resource: StoredResource
+    )? { try ownResource(withUID: uid, except: nil) }
+
     public func save(_ event: Event) throws(StoreError) -> Event { try save(event, span: .thisEvent, ifMatch: nil) }
 
     @discardableResult

@@ -114,7 +114,7 @@ private func run(on server: ServerContext, state: RequestState, connection: Opaq
         if let connection = OpaquePointer(bitPattern: address) { MHD_resume_connection(connection) }
     }
     let job = RequestQueue.Job(
-        key: state.remoteAddress,
+        key: IPAddress.clientKey(state.remoteAddress),
         run: {
             work()
             resume()

@@ -111,8 +111,11 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops accepting connections, lets requests in progress finish (up to
-    /// `gracePeriod` seconds), then closes every connection.
-    public func stop(gracePeriod: Double = 10) {
+    /// `gracePeriod` seconds), then closes every connection. Responders still running
+    /// after that are waited for, unless `abandoning` (the process is about to end): then
+    /// they are left running with their connections open (libmicrohttpd cannot stop
+    /// while a request waits for its answer).
+    public func stop(gracePeriod: Double = 10, abandoning: Bool = false) {
         let address = daemon.withLock { daemon -> UInt in
             defer { daemon = 0 }
             return daemon
@@ -122,8 +125,16 @@ public final class HTTPServer: Sendable {
         let deadline = Self.now() + gracePeriod
         while context.inFlight.load(ordering: .acquiring) > 0 && Self.now() < deadline { usleep(10_000) }
         // libmicrohttpd may not stop with a connection suspended: requests still waiting
-        // for a worker are answered 503, those being answered finish (each is bounded).
-        context.queue?.stop()
+        // for a worker are answered 503, those being answered finish (each is bounded)
+        // within what is left of the grace period, or are abandoned with the daemon.
+        if let queue = context.queue, !queue.stop(within: abandoning ? max(0, deadline - Self.now()) : .infinity) {
+            let note = "almanac: requests still being answered after \(gracePeriod) s; not waiting for them\n"
+            _ = note.withCString { write(2, $0, strlen($0)) }
+            // The daemon's threads keep calling into the context: it must outlive this server.
+            _ = Unmanaged.passRetained(context)
+            if listener >= 0 { close(listener) }
+            return
+        }
         MHD_stop_daemon(running)
         if listener >= 0 { close(listener) }
     }
@@ -137,7 +148,7 @@ public final class HTTPServer: Sendable {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    deinit { stop(gracePeriod: 0) }
+    deinit { stop(gracePeriod: 0, abandoning: false) }
 }
 
 /// What the C callbacks reach through their context pointer; lives as long as the server.

@@ -63,8 +63,10 @@ final class RequestQueue: @unchecked Sendable {
     }
 
     /// Stops: jobs still waiting are refused (each answers its request), jobs running
-    /// finish, then the workers end. Returns once they have.
-    func stop() {
+    /// finish, then the workers end. Returns true once they have, false when jobs were
+    /// still running after `seconds` (they are left to finish on their own).
+    @discardableResult
+    func stop(within seconds: Double = .infinity) -> Bool {
         condition.lock()
         stopping = true
         let refused = order.flatMap { waiting[$0] ?? [] }
@@ -73,10 +75,12 @@ final class RequestQueue: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         for job in refused { job.refuse() }
-        finished.wait()
+        let deadline: DispatchTime = seconds.isFinite ? .now() + seconds : .distantFuture
+        guard finished.wait(timeout: deadline) == .success else { return false }
         condition.lock()
         started = false
         condition.unlock()
+        return true
     }
 
     /// The next job (the caller holds the lock): of the keys waiting, the one with the

@@ -92,8 +92,16 @@ extension APIContext {
                     extra: [("conflicts", .array(found)), ("truncated", .bool(!checkedAll))])
             }
         }
+        if principal.scope == .addOnly, !event.externalIdentifier.isEmpty,
+            !((try? store.events(withExternalIdentifier: event.externalIdentifier)) ?? []).isEmpty
+        {
+            throw APIProblem(
+                .conflict, "an add-only token adds new events; an event with this uid is already kept",
+                fields: ["uid"])
+        }
         try organize(&event)
-        let saved = try scheduling(uid: nil) { () throws(APIProblem) in
+        try requireOwnPart(of: nil, becoming: event, span: .thisEvent)
+        let saved = try scheduling(of: nil) { () throws(APIProblem) in
             try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent) }
         }
         if let token = principal.token, let identifier = saved.localIdentifier {
@@ -144,7 +152,7 @@ extension APIContext {
         try APIModel.apply(body, to: &event)
         try organize(&event)
         try requireOwnPart(of: stored, becoming: event, span: .thisEvent)
-        let saved = try scheduling(uid: stored.externalIdentifier) { () throws(APIProblem) in
+        let saved = try scheduling(of: stored) { () throws(APIProblem) in
             try attempt { () throws(StoreError) in try store.save(event, span: .thisEvent, ifMatch: ifMatch) }
         }
         return json(APIModel.json(saved), etag: saved.etag)
@@ -153,7 +161,7 @@ extension APIContext {
     /// DELETE /events/{id}: the whole series.
     func deleteEvent(_ identifier: String) throws(APIProblem) -> HTTPResponse {
         let stored = try visibleEvent(identifier)
-        _ = try scheduling(uid: stored.externalIdentifier) { () throws(APIProblem) in
+        _ = try scheduling(of: stored) { () throws(APIProblem) in
             try attempt { () throws(StoreError) in try store.remove(stored, span: .futureEvents, ifMatch: ifMatch) }
             return stored
         }
@@ -251,7 +259,7 @@ extension APIContext {
         try APIModel.apply(body, to: &event)
         try organize(&event)
         try requireOwnPart(of: occurrence.event, becoming: event, span: span)
-        let saved = try scheduling(uid: event.externalIdentifier) { () throws(APIProblem) in
+        let saved = try scheduling(of: occurrence.event) { () throws(APIProblem) in
             try attempt { () throws(StoreError) in try store.save(event, span: span, ifMatch: ifMatch) }
         }
         return json(APIModel.json(saved), etag: saved.etag)
@@ -260,7 +268,7 @@ extension APIContext {
     /// DELETE /occurrences/{event}/{recurrence-id} with `?span=this|future`.
     func removeOccurrence(event identifier: String, recurrenceID: String?) throws(APIProblem) -> HTTPResponse {
         let (occurrence, span) = try visibleOccurrence(event: identifier, recurrenceID: recurrenceID)
-        _ = try scheduling(uid: occurrence.event.externalIdentifier) { () throws(APIProblem) in
+        _ = try scheduling(of: occurrence.event) { () throws(APIProblem) in
             try attempt { () throws(StoreError) in try store.remove(occurrence.event, span: span, ifMatch: ifMatch) }
             return occurrence.event
         }

@@ -34,49 +34,133 @@ extension APIContext {
         }
     }
 
-    /// Refuses an edit of `stored` (an event, or one occurrence of it) into `edited` that
-    /// the user may not make because someone else organizes it: an attendee changes only
-    /// their alarms and TRANSP here, and answers with /rsvp (RFC 6638 §3.2.2.1).
-    func requireOwnPart(of stored: Event, becoming edited: Event, span: Span) throws(APIProblem) {
-        guard (try? store.ownResource(withUID: stored.externalIdentifier)) != nil else { return }
-        do {
-            try schedulingAgent.checkEdit(
-                of: stored.component, to: edited.component, splitting: span == .futureEvents, by: store.user)
+    /// Refuses a write of `edited` over `stored` (an event, or one occurrence of it; nil
+    /// for a new event) that scheduling would refuse, before anything is written: an
+    /// attendee changes only their alarms and TRANSP here, and answers with /rsvp (RFC
+    /// 6638 §3.2.2.1); nobody organizes for more than ``SchedulingAgent/maxAttendees``
+    /// attendees over all occurrences. A new event whose UID the user keeps in their own
+    /// calendars is judged against that copy, as ``SchedulingAgent/prepare`` judges it.
+    func requireOwnPart(of stored: Event?, becoming edited: Event, span: Span) throws(APIProblem) {
+        let object: Object?
+        if let stored {
+            object = ownObject(keeping: stored)
+        } else if !edited.externalIdentifier.isEmpty {
+            object = (try? store.ownResource(withUID: edited.externalIdentifier)).map {
+                Object(calendar: $0.calendar, resource: $0.resource)
+            }
+        } else {
+            object = nil
+        }
+        guard let object, let parsed = SchedulingAgent.parse(object.resource.data) else { return }
+        let agent = schedulingAgent
+        // The component the write replaces: an occurrence's override (none yet: nothing is
+        // replaced, one is added), or the series' master.
+        let ofOccurrence = span == .thisEvent && stored?.occurrenceID != nil
+        let override = ofOccurrence ? stored?.component.property("RECURRENCE-ID")?.value : nil
+        func replaced(_ component: Component) -> Bool {
+            guard ITIP.scheduled.contains(component.name), !ofOccurrence || override != nil else { return false }
+            return component.property("RECURRENCE-ID")?.value == override
+        }
+        let old = stored?.component ?? parsed.components.first(where: replaced)
+        do throws(SchedulingAgent.WriteRefusal) {
+            if let old {
+                try agent.checkEdit(of: old, to: edited.component, splitting: span == .futureEvents, by: store.user)
+            }
+            var after = parsed
+            after.components.removeAll(where: replaced)
+            after.components.append(edited.component)
+            try agent.checkSize(of: after, by: store.user)
         } catch {
+            if error.precondition == .maxAttendees {
+                throw APIProblem(.invalidField, error.message, fields: ["attendees"])
+            }
             throw APIProblem(
                 .forbidden, error.message + " (answer with POST /events/{id}/rsvp, propose a time with /proposals)")
         }
     }
 
-    /// Runs an event write and then schedules what it changed in the object with this
-    /// UID (nil: the UID of the event it returns): invitations, answers, cancellations.
-    /// Returns the event as it is afterwards (SCHEDULE-STATUS set).
-    func scheduling(uid: String?, _ write: () throws(APIProblem) -> Event) throws(APIProblem) -> Event {
-        let before = uid.flatMap { try? store.ownResource(withUID: $0) }
+    /// Runs an event write and then schedules what it changed in the event's object
+    /// (`stored`: the event before; nil for a new one): invitations, answers,
+    /// cancellations. Objects are found where the events are kept (calendar and resource
+    /// name), never by UID, which the client chooses and may share with another of the
+    /// user's objects. Returns the event as it is afterwards (SCHEDULE-STATUS set).
+    func scheduling(of stored: Event?, _ write: () throws(APIProblem) -> Event) throws(APIProblem) -> Event {
+        let before = stored.flatMap(ownObject(keeping:))
         let written = try write()
-        let agent = schedulingAgent
-        let key = uid ?? written.externalIdentifier
-        guard let after = try? store.ownResource(withUID: key) else {
-            if let before { agent.deleted(before.resource.data, by: store.user, in: before.calendar) }
-            return written
+        let now = ownObject(keeping: written)
+        var changes: [(after: Object, previous: Object?)] = []
+        if let before {
+            let remaining = ownObject(at: before)
+            if let now, now.location == before.location {
+                changes = [(now, before)]
+            } else if let remaining {
+                // This and the following occurrences became a new series: the old one ends
+                // (an update), the new one is new to everyone.
+                changes = [(remaining, before)] + (now.map { [($0, nil)] } ?? [])
+            } else if let now {
+                changes = [(now, before)]  // moved to another calendar
+            } else {
+                schedulingAgent.deleted(before.resource.data, by: store.user, in: before.calendar)
+            }
+        } else if let now {
+            changes = [(now, nil)]
         }
+        for change in changes { schedule(change.after, previous: change.previous) }
+        guard let identifier = written.localIdentifier else { return written }
+        return (try? store.event(withIdentifier: identifier)) ?? written
+    }
+
+    /// Delivers what writing `after` over `previous` changed, setting SCHEDULE-STATUS.
+    private func schedule(_ after: Object, previous: Object?) {
+        let agent = schedulingAgent
         let plan: SchedulingAgent.Plan
         do {
             plan = try agent.prepare(
-                after.resource.data, previous: before?.resource.data, by: store.user, in: after.calendar)
+                after.resource.data, previous: previous?.resource.data, by: store.user, in: after.calendar,
+                name: after.resource.name)
         } catch {
-            // Checked before the write (``requireOwnPart``); a refusal now schedules nothing.
-            return written
+            // ``requireOwnPart`` ran the same checks before the write.
+            return
         }
-        guard plan.schedules else { return written }
+        guard plan.schedules else { return }
         if plan.data != after.resource.data {
             _ = try? store.writeResource(
                 plan.data, name: after.resource.name, calendar: after.calendar.id, ifMatch: after.resource.etag,
                 ifNoneMatch: false, scheduleTag: plan.scheduleTag, ifScheduleTagMatch: nil)
         }
         agent.deliver(plan)
-        guard let identifier = written.localIdentifier else { return written }
-        return (try? store.event(withIdentifier: identifier)) ?? written
+    }
+
+    /// A calendar object in one of the user's own calendars.
+    struct Object {
+        var calendar: EventCalendar
+        var resource: StoredResource
+        var location: ResourceLocation { ResourceLocation(calendar: calendar.id, name: resource.name) }
+    }
+
+    /// The object at `object`'s location now.
+    func ownObject(at object: Object) -> Object? {
+        (try? store.resource(named: object.resource.name, calendar: object.calendar.id)).map {
+            Object(calendar: object.calendar, resource: $0)
+        }
+    }
+
+    /// The object that keeps `event`, when it is in one of the user's own local calendars
+    /// (scheduling acts for the calendar's owner only).
+    func ownObject(keeping event: Event) -> Object? {
+        // An occurrence's event may not say where it is kept; its series does.
+        var event = event
+        if event.resourceName == nil, let identifier = event.localIdentifier,
+            let stored = try? store.event(withIdentifier: identifier)
+        {
+            event = stored
+        }
+        guard let name = event.resourceName, let identifier = event.calendarIdentifier,
+            let calendar = try? store.calendar(withIdentifier: identifier),
+            calendar.access == nil, calendar.kind == .local,
+            let resource = try? store.resource(named: name, calendar: calendar.id)
+        else { return nil }
+        return Object(calendar: calendar, resource: resource)
     }
 
     /// POST /events/{id}/rsvp: `{"status": "accepted"|"declined"|"tentative", "recurrenceId"}`

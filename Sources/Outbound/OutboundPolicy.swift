@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 #if canImport(Glibc)
     import Glibc

@@ -63,7 +63,7 @@ public final class SMTPClient: @unchecked Sendable {
         }
 
         /// Whether the relay is this machine (STARTTLS may then be missing).
-        public var isLoopback: Bool { host == "localhost" || host.hasPrefix("127.") || host == "::1" }
+        public var isLoopback: Bool { IPAddress.isLoopback(host: host) }
 
         /// The URL without its credentials, to show.
         public var description: String { url }

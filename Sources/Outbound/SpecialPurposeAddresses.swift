@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -119,32 +121,5 @@ public enum SpecialPurposeAddresses {
             found = block
         }
         return found
-    }
-}
-
-/// IP addresses as bytes and text (inet_pton and inet_ntop).
-public enum IPAddress {
-    /// The 4 or 16 bytes of an IPv4 or IPv6 literal, or nil.
-    public static func bytes(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: v6) { Array($0) } }
-        return nil
-    }
-
-    /// The usual text of 4 or 16 bytes.
-    public static func text(_ bytes: [UInt8]) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        if bytes.count == 4 {
-            var v4 = in_addr()
-            withUnsafeMutableBytes(of: &v4) { $0.copyBytes(from: bytes) }
-            inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count))
-        } else {
-            var v6 = in6_addr()
-            withUnsafeMutableBytes(of: &v6) { $0.copyBytes(from: bytes.prefix(16)) }
-            inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count))
-        }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -95,7 +95,9 @@ public enum IMIP {
                 .trimmingSpaces
         }
         guard let cleaned, !cleaned.isEmpty else { return "<\(address)>" }
-        guard cleaned.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !cleaned.contains("=?") else {
+        // A long name is folded as encoded words too: one header line stays under 998 octets.
+        guard cleaned.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !cleaned.contains("=?"), cleaned.utf8.count <= 200
+        else {
             return encodedWords(cleaned) + " <\(address)>"
         }
         var quoted = "\""
@@ -107,19 +109,24 @@ public enum IMIP {
     }
 
     /// An unstructured header value (a Subject): `text` as is when it is printable ASCII
-    /// (it cannot end the line), else RFC 2047 encoded words.
+    /// (it cannot end the line) and short, else RFC 2047 encoded words (folded, so no
+    /// header line passes 998 octets, RFC 5322 §2.1.1).
     static func encodedWord(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !text.contains("=?") { return text }
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !text.contains("=?"), text.utf8.count <= 200 {
+            return text
+        }
         return encodedWords(text)
     }
 
     /// `text` as RFC 2047 encoded words (UTF-8, base64), each at most 75 characters
-    /// (§2) and cut between characters, folded onto lines of their own.
+    /// (§2) and cut between code points (never inside one's UTF-8; a character of many
+    /// combining marks may span words, which keeps every line short), folded onto lines
+    /// of their own.
     static func encodedWords(_ text: String) -> String {
         var words: [String] = []
         var chunk: [UInt8] = []
-        for character in text {
-            let bytes = Array(String(character).utf8)
+        for scalar in text.unicodeScalars {
+            let bytes = Array(String(scalar).utf8)
             if chunk.count + bytes.count > 45, !chunk.isEmpty {
                 words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=")
                 chunk = []

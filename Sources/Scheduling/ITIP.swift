@@ -19,7 +19,7 @@ public enum ITIP {
     }
 
     /// The components of an object that scheduling concerns (not VTIMEZONE).
-    static let scheduled: Set<String> = ["VEVENT", "VTODO"]
+    public static let scheduled: Set<String> = ["VEVENT", "VTODO"]
 
     /// A calendar user address as compared: `mailto:` addresses lowercased whole, with
     /// the scheme in lower case; anything else as written.

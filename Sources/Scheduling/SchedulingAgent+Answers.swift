@@ -48,7 +48,8 @@ extension SchedulingAgent {
     func rewrite(_ copy: Copy, with data: [UInt8], by user: String) throws(StoreError) {
         let plan: Plan
         do {
-            plan = try prepare(data, previous: copy.resource.data, by: user, in: copy.calendar)
+            plan = try prepare(
+                data, previous: copy.resource.data, by: user, in: copy.calendar, name: copy.resource.name)
         } catch {
             throw StoreError(.forbidden, error.message, resource: copy.resource.name)
         }

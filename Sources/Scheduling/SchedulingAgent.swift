@@ -115,6 +115,33 @@ public struct SchedulingAgent: Sendable {
         return one == other
     }
 
+    /// The RECURRENCE-ID values of an object's scheduled components (nil: the master).
+    static func keys(of object: Component) -> Set<String?> {
+        Set(object.components.filter { ITIP.scheduled.contains($0.name) }.map { $0.property("RECURRENCE-ID")?.value })
+    }
+
+    /// The attendees the server schedules for an object's organizer (one of `mine`).
+    static func scheduled(in object: Component, mine: Set<String>) -> [ITIP.Attendee] {
+        ITIP.attendees(of: object).filter { $0.scheduleAgent == "SERVER" && !mine.contains($0.address) }
+    }
+
+    /// Refuses an object (a VCALENDAR) that `user` would organize for more than
+    /// ``maxAttendees`` attendees, counted over all its occurrences.
+    public func checkSize(of object: Component, by user: String) throws(WriteRefusal) {
+        let count = Self.scheduled(in: object, mine: addresses(of: user)).count
+        guard count <= Self.maxAttendees else {
+            throw WriteRefusal(
+                precondition: .maxAttendees,
+                message: "an event schedules at most \(Self.maxAttendees) attendees (this one names \(count))")
+        }
+    }
+
+    /// The bytes of `user`'s copy of `uid` in their own calendars, except the one at `location`.
+    func otherCopy(of uid: String, by user: String, except location: ResourceLocation?) -> [UInt8]? {
+        guard let store = try? backend.eventStore(for: user) else { return nil }
+        return (try? store.ownResource(withUID: uid, except: location))?.resource.data
+    }
+
     /// Whether `user` keeps an object of `uid` in their own calendars that `organizer` does
     /// not organize: another organizer's invitation, or an event of their own.
     func holdsOther(_ uid: String, of user: String, organizer: String) -> Bool {
@@ -156,7 +183,7 @@ public struct SchedulingAgent: Sendable {
     }
 
     /// Refuses what `user` may not do to one version of an event or an occurrence of it
-    /// (`old`, a VEVENT or VTODO) by writing `new` in its place, as ``prepare(_:previous:by:in:)``
+    /// (`old`, a VEVENT or VTODO) by writing `new` in its place, as ``prepare(_:previous:by:in:name:)``
     /// refuses it for whole objects; `splitting` (a change to this and the following
     /// occurrences, which makes a new series) is the organizer's alone.
     public func checkEdit(of old: Component, to new: Component, splitting: Bool, by user: String)
@@ -174,7 +201,7 @@ public struct SchedulingAgent: Sendable {
             before, organizer: organizer, becoming: Component(name: "VCALENDAR", components: [new]), mine: mine)
     }
 
-    static func parse(_ data: [UInt8]) -> Component? {
+    public static func parse(_ data: [UInt8]) -> Component? {
         (try? ICalendarParser.parse(data, options: .lenient))?.components.first { $0.name == "VCALENDAR" }
     }
 
@@ -182,22 +209,27 @@ public struct SchedulingAgent: Sendable {
         calendar.components.first { ITIP.scheduled.contains($0.name) }?.property("UID")?.value
     }
 
-    /// Reads what `user` is about to store in `calendar` (replacing `previous`, if any):
-    /// who is to be told. Writes into calendars not the user's own (shared, subscribed)
-    /// schedule nothing.
+    /// Reads what `user` is about to store at `name` in `calendar` (replacing `previous`,
+    /// if any): who is to be told. Writes into calendars not the user's own (shared,
+    /// subscribed) schedule nothing.
     ///
     /// The stored version decides who the user is to the object (RFC 6638 §3.2.2): when
     /// it names another organizer, the user is an attendee and may change only their own
     /// participation, alarms and TRANSP (§3.2.2.1); an organizer may not hand the object
-    /// to another organizer. Either is refused before anything is stored.
-    public func prepare(_ data: [UInt8], previous: [UInt8]?, by user: String, in calendar: EventCalendar)
-        throws(WriteRefusal) -> Plan
-    {
+    /// to another organizer. Either is refused before anything is stored. A new resource
+    /// whose UID the user keeps elsewhere in their own calendars is a copy of that object
+    /// (clients move an event by writing the new copy, then deleting the old): the copy
+    /// there is the stored version, and only what differs from it is scheduled.
+    public func prepare(
+        _ data: [UInt8], previous: [UInt8]?, by user: String, in calendar: EventCalendar, name: String
+    ) throws(WriteRefusal) -> Plan {
         let untouched = Plan(data: data, work: .none)
-        let old = previous.flatMap(Self.parse)
         guard calendar.access == nil, calendar.subscriptionURL == nil, let object = Self.parse(data),
             let uid = Self.uid(of: object)
         else { return untouched }
+        let old =
+            (previous ?? otherCopy(of: uid, by: user, except: ResourceLocation(calendar: calendar.id, name: name)))
+            .flatMap(Self.parse)
         let mine = addresses(of: user)
         if let old, let before = ITIP.organizer(of: old) {
             try checkRole(old, organizer: before, becoming: object, mine: mine)
@@ -206,16 +238,17 @@ public struct SchedulingAgent: Sendable {
         // cancels for them: the organizer is the old one's.
         guard let organizer = ITIP.organizer(of: object) ?? old.flatMap(ITIP.organizer(of:)) else { return untouched }
         if mine.contains(organizer) {
-            let wanted = ITIP.attendees(of: object).filter {
-                $0.scheduleAgent == "SERVER" && !mine.contains($0.address)
+            // A copy of the object in another calendar that changes nothing anyone was
+            // told (a client moving it) tells nobody anything.
+            if previous == nil, let old,
+                ITIP.forbiddenAttendeeChange(from: old, to: object, attendee: organizer) == nil,
+                Self.keys(of: old).isSubset(of: Self.keys(of: object))
+            {
+                return untouched
             }
+            let wanted = Self.scheduled(in: object, mine: mine)
             guard !wanted.isEmpty || old != nil else { return untouched }
-            guard wanted.count <= Self.maxAttendees else {
-                throw WriteRefusal(
-                    precondition: .maxAttendees,
-                    message:
-                        "an event schedules at most \(Self.maxAttendees) attendees (this one names \(wanted.count))")
-            }
+            try checkSize(of: object, by: user)
             var statuses: [String: String] = [:]
             var local: [(address: String, user: String)] = []
             var remote: [String] = []
@@ -348,7 +381,9 @@ public struct SchedulingAgent: Sendable {
     /// for every local attendee; an attendee's declines it.
     public func deleted(_ data: [UInt8], by user: String, in calendar: EventCalendar) {
         guard calendar.access == nil, calendar.subscriptionURL == nil, let object = Self.parse(data),
-            let uid = Self.uid(of: object), let organizer = ITIP.organizer(of: object)
+            let uid = Self.uid(of: object), let organizer = ITIP.organizer(of: object),
+            // Another copy in the user's calendars keeps the event (the old copy of a move).
+            otherCopy(of: uid, by: user, except: nil) == nil
         else { return }
         let mine = addresses(of: user)
         if mine.contains(organizer) {

@@ -25,8 +25,9 @@ public final class SubscriptionRefresher: Sendable {
         public var batch = 100
         /// Feeds fetched at once.
         public var fetchers = 4
-        /// How long a claimed feed stays this process's before another may take it
-        /// (longer than a fetch may take).
+        /// How long a claimed feed stays this process's before another may take it. A
+        /// fetch starts only while the rest of its lease outlasts the longest fetch
+        /// (``SubscriptionRefresher/longestFetch``); one that waited longer is left to the next look.
         public var leaseSeconds = 300
         public var policy = OutboundPolicy(permission: "--allow-private-feeds")
 
@@ -42,6 +43,16 @@ public final class SubscriptionRefresher: Sendable {
     let owner: String
     let queue: FairWorkQueue
     private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
+    /// The feeds queued or being fetched here, by URL: a look while one waits does not
+    /// queue it again.
+    private let inFlight = InFlight()
+
+    final class InFlight: Sendable {
+        let urls = Mutex<Set<String>>([])
+    }
+
+    /// The longest one fetch may take: every hop of the redirects at the fetcher's deadline.
+    static let longestFetch = 6 * 30
 
     public init(store: any SubscriptionStore, configuration: Configuration, now: @escaping @Sendable () -> Int) {
         self.store = store
@@ -80,19 +91,35 @@ public final class SubscriptionRefresher: Sendable {
             error.logDetails()
             return
         }
-        for source in due {
+        let claimed = now()
+        // The jobs hold what they need, not the refresher (which may go while they wait).
+        let (store, configuration, now, inFlight) = (store, configuration, now, inFlight)
+        for source in due where inFlight.urls.withLock({ $0.insert(source.url).inserted }) {
             group?.enter()
-            let queued = queue.submit(for: source.subscribers) { [self] in
-                defer { group?.leave() }
-                if let recorded = fetch(source) { finished(recorded) }
+            let queued = queue.submit(for: source.subscribers) {
+                defer {
+                    inFlight.urls.withLock { _ = $0.remove(source.url) }
+                    group?.leave()
+                }
+                // Waited so long that the lease would run out during the fetch: another
+                // process may claim it then, so leave it to the next look (each feed by one).
+                guard now() + Self.longestFetch < claimed + configuration.leaseSeconds else { return }
+                if let recorded = Self.fetch(source, store: store, configuration: configuration, now: now) {
+                    finished(recorded)
+                }
             }
             // Its subscribers have enough waiting; the lease runs out and it comes again.
-            if !queued { group?.leave() }
+            if !queued {
+                inFlight.urls.withLock { _ = $0.remove(source.url) }
+                group?.leave()
+            }
         }
     }
 
     /// One fetch, recorded (nil when the store could not take it).
-    func fetch(_ source: FeedSource) -> FeedSource? {
+    static func fetch(
+        _ source: FeedSource, store: any SubscriptionStore, configuration: Configuration, now: () -> Int
+    ) -> FeedSource? {
         let outcome: FeedFetch
         do throws(OutboundRefusal) {
             outcome = try FeedFetcher(policy: configuration.policy).fetch(source)
@@ -118,10 +145,13 @@ public final class SubscriptionRefresher: Sendable {
         }
     }
 
+    /// Stops looking for due feeds and fetching them: fetches running finish, those
+    /// waiting are dropped (their leases run out, and the next server takes them).
     public func stop() {
         timer.withLock { timer in
             timer?.cancel()
             timer = nil
         }
+        queue.stop()
     }
 }

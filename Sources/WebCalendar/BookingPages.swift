@@ -48,7 +48,7 @@ extension WebContext {
     func throttle(post: Bool) throws(WebFailure) {
         let limit = post ? Self.bookingPostsPerMinute : Self.bookingViewsPerMinute
         let decision = calendar.bookingLimiter.take(
-            (post ? "post:" : "view:") + request.remoteAddress, perMinute: limit)
+            (post ? "post:" : "view:") + IPAddress.clientKey(request.remoteAddress), perMinute: limit)
         if let wait = decision.retryAfter {
             throw WebFailure(
                 429, "Too many requests from your address; try again in \(wait) seconds.", retryAfter: wait)

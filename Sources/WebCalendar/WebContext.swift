@@ -85,7 +85,7 @@ struct WebContext {
         }
         let fields = form()
         let user = fields["user"] ?? ""
-        switch calendar.verifyPassword(user, fields["password"] ?? "", request.remoteAddress) {
+        switch calendar.verifyPassword(user, fields["password"] ?? "", IPAddress.clientKey(request.remoteAddress)) {
         case .failure(let failure):
             var response = signInPage(message: failure.message, user: user)
             response.status = failure.status

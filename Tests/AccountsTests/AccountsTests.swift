@@ -160,6 +160,53 @@ import Testing
         #expect(done.wait(timeout: .now() + 60) == .success)
         #expect(order.withLock { $0 } == ["first", "other", "flood1", "flood2", "flood3"])
     }
+
+    /// Every free turn is taken while attempts wait: when both of two running hashes end
+    /// at once, two waiting attempts run side by side (each waits for a partner inside,
+    /// so one left waiting alone for a turn that was free would be seen).
+    @Test func theHashingGateFillsEveryFreeTurn() {
+        let gate = HashingGate(concurrent: 2, patience: 120)
+        let inside = Mutex((now: 0, peak: 0, arrived: 0, alone: 0))
+        let partner = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        func attempt(_ address: String, hold: Bool) {
+            done.enter()
+            Thread {
+                _ = gate.run(for: address) {
+                    if hold {
+                        holding.signal()
+                        release.wait()
+                        return
+                    }
+                    let first = inside.withLock { state -> Bool in
+                        state.now += 1
+                        state.peak = max(state.peak, state.now)
+                        state.arrived += 1
+                        return state.arrived % 2 == 1
+                    }
+                    if first, partner.wait(timeout: .now() + 60) == .timedOut { inside.withLock { $0.alone += 1 } }
+                    if !first { partner.signal() }
+                    inside.withLock { $0.now -= 1 }
+                }
+                done.leave()
+            }.start()
+        }
+        attempt("10.0.0.1", hold: true)
+        attempt("10.0.0.2", hold: true)
+        holding.wait()
+        holding.wait()
+        for index in 0..<6 {
+            attempt(index % 2 == 0 ? "10.0.0.3" : "10.0.0.4", hold: false)
+            while gate.waiting < index + 1 { usleep(1_000) }
+        }
+        release.signal()
+        release.signal()
+        #expect(done.wait(timeout: .now() + 300) == .success)
+        #expect(inside.withLock { $0.peak } == 2)
+        #expect(inside.withLock { $0.alone } == 0, "an attempt waited alone while a turn was free")
+    }
 }
 
 /// The header reader's own base64 decoder against Foundation's: for every value, the

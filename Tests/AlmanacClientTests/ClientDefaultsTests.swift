@@ -1,7 +1,8 @@
-import AlmanacClient
 import AlmanacTesting
 import Foundation
 import Testing
+
+@testable import AlmanacClient
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -26,6 +27,17 @@ import Testing
         #expect(status == 302)
         #expect(redirecting.hits.map(\.path) == ["/api/v1/calendars/x"])
         #expect(receiver.received.isEmpty, "the credentials went nowhere else")
+    }
+
+    /// Only this machine is loopback: a name that starts like a loopback address is
+    /// another host, and plain http:// to it would carry the token in the clear.
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/", true), ("http://127.8.9.10/", true), ("http://localhost/", true),
+        ("http://[::1]:80/", true), ("http://127.example.com/", false), ("http://127.0.0.1.nip.io/", false),
+        ("http://[::ffff:7f00:1]/", false), ("http://calendar.example.com/", false),
+    ])
+    func loopbackIsThisMachineOnly(_ url: String, _ loopback: Bool) {
+        #expect(AlmanacClient.isLoopback(URL(string: url)!) == loopback, "\(url)")
     }
 
     @Test func plainHTTPToAnotherHostIsRefusedBeforeSending() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Outbound
 import Testing
 
@@ -217,5 +218,28 @@ import Testing
         let target = try OutboundPolicy.target(of: "https://hooks.example.com:8443/in?x=1%20y").get()
         #expect(target == .init(scheme: "https", host: "hooks.example.com", port: 8443))
         #expect(try OutboundPolicy.target(of: "http://[2001:db8::1]/x").get().host == "2001:db8::1")
+    }
+
+    /// A relay or client host is loopback only as an address (or `localhost`): a name
+    /// that starts like one is someone else's, and no credentials go to it in the clear.
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.255.0.9", true), ("localhost", true), ("::1", true), ("[::1]", true),
+        ("127.evil.example", false), ("127.0.0.1.evil.example", false), ("::2", false), ("10.0.0.1", false),
+    ])
+    func loopbackIsThisMachineOnly(_ host: String, _ loopback: Bool) {
+        #expect(IPAddress.isLoopback(host: host) == loopback, "\(host)")
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        #expect(SMTPClient.Relay("smtp://\(bracketed):25")?.isLoopback == loopback, "\(host)")
+    }
+
+    /// Fairness counts an IPv6 site (a /64) as one client, and an IPv4-mapped address
+    /// as its IPv4 address.
+    @Test(arguments: [
+        ("192.0.2.7", "192.0.2.7"), ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"), ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("not an address", "not an address"),
+    ])
+    func clientsAreCountedBySite(_ address: String, _ key: String) {
+        #expect(IPAddress.clientKey(address) == key)
     }
 }

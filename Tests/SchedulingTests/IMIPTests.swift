@@ -71,6 +71,29 @@ import Testing
         #expect(mailbox.hasSuffix(" <rita@example.com>"))
     }
 
+    /// However a name or subject is made (one letter with 600 combining marks, a long
+    /// ASCII name), no header line passes 998 octets (RFC 5322 §2.1.1), and the words
+    /// decode to the text.
+    @Test(arguments: [
+        "Z" + String(repeating: "\u{0301}", count: 600), String(repeating: "Rita Example ", count: 100),
+    ])
+    func everyHeaderLineIsShort(_ name: String) {
+        for (header, text) in [
+            (IMIP.mailbox("rita@example.com", name: name), name.trimmingCharacters(in: .whitespaces)),
+            (IMIP.encodedWord(name), name),
+        ] {
+            let lines = header.components(separatedBy: "\r\n")
+            #expect(lines.allSatisfy { $0.utf8.count <= 998 }, "\(lines.map(\.utf8.count))")
+            let words = lines.flatMap { $0.split(separator: " ") }.filter { $0.hasPrefix("=?UTF-8?B?") }
+            #expect(words.allSatisfy { $0.count <= 75 })
+            let decoded = words.map { word -> String in
+                let base64 = word.dropFirst("=?UTF-8?B?".count).dropLast(2)
+                return String(decoding: Data(base64Encoded: String(base64)) ?? Data(), as: UTF8.self)
+            }.joined()
+            #expect(decoded == text)
+        }
+    }
+
     @Test func receivedMessagesInTheShapesMailProgramsSend() throws {
         let calendar = "BEGIN:VCALENDAR\r\nMETHOD:REPLY\r\nEND:VCALENDAR\r\n"
         let encoded = Data(calendar.utf8).base64EncodedString()

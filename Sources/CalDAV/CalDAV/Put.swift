@@ -48,7 +48,7 @@ extension DAVContext {
                 }
                 do {
                     plan = try handler.scheduling.prepare(
-                        request.body, previous: previous, by: user, in: calendar.calendar)
+                        request.body, previous: previous, by: user, in: calendar.calendar, name: name)
                 } catch {
                     return DAVError(403, error.message, caldav: error.precondition.rawValue).response
                 }

@@ -379,6 +379,13 @@ struct DatabaseBookingStore: BookingStore {
     /// The seven days around a range that the daily and weekly limits read.
     static let limitMargin = 8 * 86_400
 
+    /// Whether a type's page may still show a calendar's busy time: the owner's own, or
+    /// shared with them read-write now (a share since made read-only, or left, no longer
+    /// counts; the type was checked when saved, the share may have changed since).
+    static func publishable(_ calendar: CalendarRow, by type: TypeRow) -> Bool {
+        calendar.ownerID == type.ownerID || calendar.writable
+    }
+
     /// The situation of a type in `range`, read in the caller's transaction: other
     /// bookers' live holds (all but `ownHold`), and busy time without the event of
     /// `ownBooking` (whose time a reschedule gives up).
@@ -424,7 +431,9 @@ struct DatabaseBookingStore: BookingStore {
                 var calendars: [CalendarRow] = []
                 for identifier in [host.calendar] + (host.busyCalendars ?? [])
                 where !calendars.contains(where: { $0.calendar.id == identifier }) {
-                    if let calendar = try? events.calendarRow(identifier, connection, write: false) {
+                    if let calendar = try? events.calendarRow(identifier, connection, write: false),
+                        Self.publishable(calendar, by: row)
+                    {
                         calendars.append(calendar)
                     }
                 }
@@ -452,7 +461,9 @@ struct DatabaseBookingStore: BookingStore {
             var calendars = [bookingCalendar]
             if let identifiers = type.busyCalendars {
                 for identifier in identifiers where identifier != type.calendar {
-                    if let calendar = try? events.calendarRow(identifier, connection, write: false) {
+                    if let calendar = try? events.calendarRow(identifier, connection, write: false),
+                        Self.publishable(calendar, by: row)
+                    {
                         calendars.append(calendar)
                     }
                 }
@@ -640,10 +651,12 @@ struct DatabaseBookingStore: BookingStore {
         try Self.validate(request)
         return try database.write { (connection) throws(StoreError) -> (booking: Booking, isNew: Bool) in
             let (row, calendar) = try lockedType(id: request.type, owner: owner, now: now, connection)
-            // A retry of this very request (its own key) answers the booking it made.
+            // A retry of this very request (its own key) answers the booking it made, while
+            // that stands: sent again after a cancellation, it books anew.
             if let key = request.retryKey,
                 let existing = try connection.firstRow(
-                    Self.bookingColumns + " WHERE b.type_id = ? AND b.retry_key = ?",
+                    Self.bookingColumns
+                        + " WHERE b.type_id = ? AND b.retry_key = ? AND b.status IN ('confirmed', 'waitlisted')",
                     [.integer(row.rowID), .text(key)],
                     Self.booking)
             {

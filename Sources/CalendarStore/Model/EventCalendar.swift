@@ -205,6 +205,17 @@ public enum ScheduleTagChange: Sendable, Hashable {
     case keep
 }
 
+/// Where a calendar object resource is kept: its calendar's identifier and its name there.
+public struct ResourceLocation: Sendable, Hashable {
+    public var calendar: String
+    public var name: String
+
+    public init(calendar: String, name: String) {
+        self.calendar = calendar
+        self.name = name
+    }
+}
+
 /// A calendar object resource as stored: the iCalendar bytes a client sent.
 public struct StoredResource: Sendable, Hashable {
     public var name: String

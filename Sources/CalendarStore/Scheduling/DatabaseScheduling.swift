@@ -82,15 +82,18 @@ struct DatabaseSchedulingStore: SchedulingStore {
 }
 
 extension DatabaseEventStore {
-    public func ownResource(withUID uid: String) throws(StoreError) -> (
+    public func ownResource(withUID uid: String, except location: ResourceLocation?) throws(StoreError) -> (
         calendar: EventCalendar, resource: StoredResource
     )? {
         let found = try database.read { (connection) throws(StoreError) -> (String, String)? in
             try connection.firstRow(
                 """
                 SELECT c.identifier, o.name FROM objects o JOIN calendars c ON c.id = o.calendar_id
-                WHERE c.owner_id = ? AND c.kind = 'local' AND o.uid = ? ORDER BY c.sort_order, c.id LIMIT 1
-                """, [.integer(userID), .text(uid)], { ($0.string(0), $0.string(1)) })
+                WHERE c.owner_id = ?1 AND c.kind = 'local' AND o.uid = ?2 AND NOT (c.identifier = ?3 AND o.name = ?4)
+                ORDER BY c.sort_order, c.id LIMIT 1
+                """,
+                [.integer(userID), .text(uid), .text(location?.calendar ?? ""), .text(location?.name ?? "")],
+                { ($0.string(0), $0.string(1)) })
         }
         guard let (identifier, name) = found else { return nil }
         let handle = try calendarHandle(identifier: identifier)

@@ -43,16 +43,6 @@ struct DatabaseSubscriptionStore: SubscriptionStore {
             throw StoreError(.invalidArgument, "a refresh interval is between 15 minutes and 7 days")
         }
         let store = try backend.databaseStore(for: user)
-        let subscribed = try database.read { (connection) throws(StoreError) -> Int in
-            try connection.firstRow(
-                "SELECT count(*) FROM calendars WHERE owner_id = ? AND kind = 'subscription'",
-                [.integer(store.userID)], { $0.int(0) }) ?? 0
-        }
-        guard subscribed < FeedRules.maxPerUser else {
-            throw StoreError(
-                .invalidArgument,
-                "\(user) subscribes to \(FeedRules.maxPerUser) calendars, the most a user may; remove one first")
-        }
         let calendar = EventCalendar(
             title: title, kind: .subscription(url: feed, refreshInterval: refreshInterval ?? 0))
         try store.validate(calendar)
@@ -64,6 +54,17 @@ struct DatabaseSubscriptionStore: SubscriptionStore {
         }
         let parsed = kept.flatMap { try? CalendarFileSplitter.read($0) }.map { Self.parse($0).0 }
         return try database.write { (connection) throws(StoreError) -> EventCalendar in
+            // Counted in the write, the user locked: two subscribing at once cannot both pass.
+            if let lock = connection.dialect.lockUser { try connection.run(lock, [.integer(store.userID)]) }
+            let subscribed =
+                try connection.firstRow(
+                    "SELECT count(*) FROM calendars WHERE owner_id = ? AND kind = 'subscription'",
+                    [.integer(store.userID)], { $0.int(0) }) ?? 0
+            guard subscribed < FeedRules.maxPerUser else {
+                throw StoreError(
+                    .invalidArgument,
+                    "\(user) subscribes to \(FeedRules.maxPerUser) calendars, the most a user may; remove one first")
+            }
             let identifier = Identifiers.newUUID()
             let created = try store.insertCalendar(
                 calendar, identifier: identifier, name: identifier.lowercased(), connection)
