@@ -141,8 +141,9 @@ public struct CalDAVHandler: Sendable {
         guard Self.methods.contains(request.method) else { return Self.notAllowed(request.method, on: path) }
         // Methods this kind of resource does not answer (PUT on a collection, DELETE of a
         // home, PROPPATCH of an object, COPY of a calendar) are 405 with what it does answer.
-        // MKCOL passes on a calendar path, which it answers when the path is unmapped.
-        if !Self.allowed(on: path).contains(request.method),
+        // MKCOL passes, answered by what is at the path: 405 where something is (RFC 4918
+        // §9.3.1), a calendar made at an unmapped calendar path, 403 at any other unmapped path.
+        if request.method != "MKCOL", !Self.allowed(on: path).contains(request.method),
             !Self.allowed(on: path, mapped: false).contains(request.method)
         {
             return Self.notAllowed(request.method, on: path)

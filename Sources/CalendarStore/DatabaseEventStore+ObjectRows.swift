@@ -48,11 +48,11 @@ extension DatabaseEventStore {
 
     /// The row id, local identifier, ETag and size of the object at `name`, without its bytes.
     func objectHeader(named name: String, in calendar: CalendarRow, _ connection: Connection) throws(StoreError)
-        -> (rowID: Int64, identifier: String, etag: String, size: Int)?
+        -> (rowID: Int64, identifier: String, etag: String, size: Int, uid: String)?
     {
         try connection.firstRow(
-            "SELECT id, identifier, etag, size FROM objects WHERE calendar_id = ? AND name = ?",
+            "SELECT id, identifier, etag, size, uid FROM objects WHERE calendar_id = ? AND name = ?",
             [.integer(calendar.rowID), .text(name)]
-        ) { row in (row.int64(0), row.string(1), row.string(2), row.int(3)) }
+        ) { row in (row.int64(0), row.string(1), row.string(2), row.int(3), row.string(4)) }
     }
 }

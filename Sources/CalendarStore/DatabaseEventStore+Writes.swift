@@ -54,6 +54,14 @@ extension DatabaseEventStore {
                     : "\(name) has changed: its ETag is \(existing!.etag), not \(ifMatch)",
                 resource: name)
         }
+        // A resource keeps its UID: a PUT over it with another is no update of it (RFC 4791
+        // §5.3.2.1, `no-uid-conflict` naming the resource that holds the UID).
+        if let existing, existing.uid != object.uid {
+            throw StoreError(
+                .uidConflict,
+                "\(name) holds UID \(existing.uid); an object keeps its UID (delete it, or store UID \(object.uid) under another name)",
+                resource: name, conflictingResource: name)
+        }
         if let other = try connection.firstRow(
             "SELECT name FROM objects WHERE calendar_id = ? AND uid = ? AND name <> ?",
             [.integer(calendar.rowID), .text(object.uid), .text(name)], { $0.string(0) })

@@ -182,6 +182,25 @@ public struct Component: Sendable, Hashable {
     }
 
     /// The nested components with this name (case-insensitive), in order.
+    /// The TZID parameter values this component's properties and subcomponents name
+    /// that no VTIMEZONE here defines (RFC 5545 §3.2.19 and RFC 4791 §4.1 want one for
+    /// each), in the order first named.
+    public var undefinedTimeZones: [String] {
+        let defined = Set(components(named: "VTIMEZONE").compactMap { $0.property("TZID")?.value })
+        var missing: [String] = []
+        func visit(_ component: Component) {
+            guard component.name != "VTIMEZONE" else { return }
+            for property in component.properties {
+                if let tzid = property[parameter: "TZID"], !defined.contains(tzid), !missing.contains(tzid) {
+                    missing.append(tzid)
+                }
+            }
+            component.components.forEach(visit)
+        }
+        visit(self)
+        return missing
+    }
+
     public func components(named name: String) -> [Component] {
         let wanted = name.uppercased()
         return components.filter { $0.name == wanted }

@@ -43,11 +43,11 @@ enum LenientRepair {
                 text, message: "\(name) value \"\(String(decoding: value, as: UTF8.self))\" read as \(text) (\(shape))")
         case .duration:
             return duration(value).map {
-                .replace(
-                    $0,
-                    message:
-                        "\(name) value \"\(String(decoding: value, as: UTF8.self))\" read as \($0) (a T with no hours, minutes or seconds after it)"
-                )
+                let why =
+                    $0.contains("T")
+                    ? "hours or seconds need a T before them" : "a T with no hours, minutes or seconds after it"
+                return .replace(
+                    $0, message: "\(name) value \"\(String(decoding: value, as: UTF8.self))\" read as \($0) (\(why))")
             }
         default:
             return nil
@@ -58,11 +58,27 @@ enum LenientRepair {
     /// (`P1DT`, which `dur-time = "T" (dur-hour / dur-minute / dur-second)` does not
     /// allow) dropped, when what is left is a valid duration. Nil otherwise: `PT` alone
     /// stays invalid, for it says no length at all.
+    ///
+    /// Also a time without its `T`: `-P300S` (calcurse writes every alarm so) is read as
+    /// `-PT300S`, and `P2H` as `PT2H`. Only seconds or hours, after nothing but the sign
+    /// and `P`: `P5M` stays invalid, for in ISO 8601 it means five months.
     static func duration(_ value: Bytes) -> String? {
-        guard let last = value.last, last | 0x20 == UInt8(ascii: "t") else { return nil }
-        let trimmed = Bytes(rebasing: value[..<(value.count - 1)])
-        guard ValueSyntax.duration(trimmed) != nil else { return nil }
-        return String(decoding: trimmed, as: UTF8.self)
+        guard let last = value.last else { return nil }
+        if last | 0x20 == UInt8(ascii: "t") {
+            let trimmed = Bytes(rebasing: value[..<(value.count - 1)])
+            guard ValueSyntax.duration(trimmed) != nil else { return nil }
+            return String(decoding: trimmed, as: UTF8.self)
+        }
+        guard last | 0x20 == UInt8(ascii: "s") || last | 0x20 == UInt8(ascii: "h"),
+            let p = value.firstIndex(where: { $0 | 0x20 == UInt8(ascii: "p") }),
+            value[..<p].allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+") }), p <= 1,
+            value[(p + 1)..<(value.count - 1)].allSatisfy({ ValueSyntax.digit($0) != nil }), p + 1 < value.count - 1
+        else { return nil }
+        let text =
+            String(decoding: value[...p], as: UTF8.self).uppercased() + "T"
+            + String(decoding: value[(p + 1)...], as: UTF8.self).uppercased()
+        let valid = Array(text.utf8).withUnsafeBufferPointer { ValueSyntax.duration($0) != nil }
+        return valid ? text : nil
     }
 
     /// A DATE or DATE-TIME near-miss in its RFC 5545 form: dashes and colons of
@@ -109,9 +125,13 @@ enum LenientRepair {
     }
 
     /// An RRULE with its invalid parts dropped (a near-miss UNTIL repaired), when
-    /// what is left is a valid rule: FREQ must be readable, and a rule that had
-    /// COUNT or UNTIL keeps a valid one, so dropping never makes a series endless.
-    /// Parts kept are kept as written.
+    /// what is left is a valid rule that means what the producer meant: FREQ must be
+    /// readable, a rule that had COUNT or UNTIL keeps a valid one (dropping never makes
+    /// a series endless), and only parts whose loss changes no instance may go: a
+    /// repeat of a part kept, an invalid INTERVAL (read as 1, as readers do), an invalid
+    /// COUNT beside a valid UNTIL or the reverse. An invalid BY… part, WKST, RSCALE or
+    /// SKIP is refused: without it the rule makes other instances (`BYDAY=+1,3MO`
+    /// dropped would repeat every month on every day). Parts kept are kept as written.
     static func rule(_ value: Bytes) -> (text: String, message: String)? {
         var parts: [[UInt8]] = []
         var start = 0
@@ -135,6 +155,7 @@ enum LenientRepair {
         var kept: [[UInt8]] = []
         var seen: Set<String> = []
         var notes: [String] = []
+        var dropped: [[UInt8]] = []
         for var part in parts {
             let partName = name(part)
             if partName == "UNTIL", let equals = part.firstIndex(of: UInt8(ascii: "=")) {
@@ -150,6 +171,7 @@ enum LenientRepair {
             let candidate = partName == "FREQ" ? part : frequency + [UInt8(ascii: ";")] + part
             if !parses(candidate) || !seen.insert(partName).inserted {
                 notes.append("dropped \(String(decoding: part, as: UTF8.self))")
+                dropped.append(part)
                 continue
             }
             kept.append(part)
@@ -157,6 +179,13 @@ enum LenientRepair {
         let wasBounded = parts.contains { ["COUNT", "UNTIL"].contains(name($0)) }
         let isBounded = kept.contains { ["COUNT", "UNTIL"].contains(name($0)) }
         guard !notes.isEmpty, !wasBounded || isBounded else { return nil }
+        let keepsMeaning = dropped.allSatisfy { part in
+            switch name(part) {
+            case "INTERVAL", "COUNT", "UNTIL": return true
+            default: return kept.contains(part)
+            }
+        }
+        guard keepsMeaning else { return nil }
         let text = kept.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ";")
         let valid = Array(text.utf8).withUnsafeBufferPointer { bytes in
             if case .success = RecurrenceRule.parse(bytes, strict: true) { return true }

@@ -145,7 +145,9 @@ import Testing
             // RFC 4791 §5.3.2.1: data that is not valid iCalendar breaks CALDAV:valid-calendar-data.
             #expect(put.status == 403, "\(input.rule): \(put.text)")
             #expect(put.precondition == .caldav("valid-calendar-data"))
-            let description = try DAVElement.parse(put.body).children.first { $0.name == .dav("responsedescription") }
+            let description = try DAVElement.parse(put.body).children.first {
+                $0.name == DAVName("urn:almanac:dav", "message")
+            }
             #expect(description?.text == error, "the PUT names the problem as the check does")
             #expect(try dav.get("/dav/calendars/anna/work/object.ics").status == 404)
         }

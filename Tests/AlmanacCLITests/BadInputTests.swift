@@ -15,7 +15,7 @@ import Testing
     static let event = [
         "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:lunch@test",
         "DTSTAMP:20261101T000000Z",
-        "DTSTART;TZID=Europe/Berlin:20261201T120000", "DURATION:PT1H", "SUMMARY:Lunch", "END:VEVENT", "END:VCALENDAR",
+        "DTSTART:20261201T110000Z", "DURATION:PT1H", "SUMMARY:Lunch", "END:VEVENT", "END:VCALENDAR",
         "",
     ].joined(separator: "\r\n")
 

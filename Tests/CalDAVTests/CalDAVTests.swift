@@ -8,12 +8,13 @@ import Testing
 /// scenarios run in process and over a loopback socket, on SQLite and, when a test
 /// cluster runs, on PostgreSQL.
 @Suite struct CalDAVTests {
-    static let event = [
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:lunch@test",
-        "DTSTAMP:20261101T000000Z",
-        "DTSTART;TZID=Europe/Berlin:20261201T120000", "DURATION:PT1H", "SUMMARY:Lunch", "X-KEEP-ME;X-P=1:yes",
-        "END:VEVENT", "END:VCALENDAR", "",
-    ].joined(separator: "\r\n")
+    static let event =
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN"] + TestZones.berlin + [
+            "BEGIN:VEVENT", "UID:lunch@test",
+            "DTSTAMP:20261101T000000Z",
+            "DTSTART;TZID=Europe/Berlin:20261201T120000", "DURATION:PT1H", "SUMMARY:Lunch", "X-KEEP-ME;X-P=1:yes",
+            "END:VEVENT", "END:VCALENDAR", "",
+        ]).joined(separator: "\r\n")
 
     @Test(arguments: ServerSetup.all) func optionsAdvertiseCalendarAccess(_ setup: ServerSetup) throws {
         let dav = try TestServer(setup).dav("anna")

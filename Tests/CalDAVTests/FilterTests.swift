@@ -9,14 +9,15 @@ import Testing
 
     /// A weekly yoga class on Mondays at 18:00 Berlin from 2026-11-30, four times; the
     /// 2026-12-14 instance is renamed and moved to 19:00.
-    static let yoga = [
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN",
-        "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261130T180000",
-        "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Yoga", "END:VEVENT",
-        "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "RECURRENCE-ID;TZID=Europe/Berlin:20261214T180000",
-        "DTSTART;TZID=Europe/Berlin:20261214T190000", "DURATION:PT1H", "SUMMARY:Yoga moved", "END:VEVENT",
-        "END:VCALENDAR", "",
-    ].joined(separator: "\r\n")
+    static let yoga =
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN"] + TestZones.berlin + [
+            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261130T180000",
+            "DURATION:PT1H", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Yoga", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:yoga@test", "DTSTAMP:20261101T000000Z",
+            "RECURRENCE-ID;TZID=Europe/Berlin:20261214T180000",
+            "DTSTART;TZID=Europe/Berlin:20261214T190000", "DURATION:PT1H", "SUMMARY:Yoga moved", "END:VEVENT",
+            "END:VCALENDAR", "",
+        ]).joined(separator: "\r\n")
 
     /// A one-off lunch with its VTIMEZONE.
     static let lunch = [
@@ -52,20 +53,26 @@ import Testing
 
     @Test(arguments: ServerSetup.everyStore) func siblingComponentFiltersAreAnded(_ setup: ServerSetup) throws {
         let dav = try calendar(setup)
+        // An event in UTC needs no VTIMEZONE.
+        let utc = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:utc@test",
+            "DTSTAMP:20261101T000000Z", "DTSTART:20261209T120000Z", "DURATION:PT1H", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        #expect(try dav.put(Self.calendar + "utc.ics", utc).status == 201)
         // RFC 4791 §9.7.1: a comp-filter matches when all its child filters match.
         #expect(
             try hrefs(dav, "<C:comp-filter name=\"VEVENT\"/><C:comp-filter name=\"VTIMEZONE\"/>") == [
-                Self.calendar + "lunch.ics"
+                Self.calendar + "lunch.ics", Self.calendar + "yoga.ics",
             ])
         #expect(
             try hrefs(dav, "<C:comp-filter name=\"VEVENT\"/>") == [
-                Self.calendar + "lunch.ics", Self.calendar + "yoga.ics",
+                Self.calendar + "lunch.ics", Self.calendar + "utc.ics", Self.calendar + "yoga.ics",
             ])
         #expect(
             try hrefs(
                 dav,
                 "<C:comp-filter name=\"VEVENT\"/><C:comp-filter name=\"VTIMEZONE\"><C:is-not-defined/></C:comp-filter>")
-                == [Self.calendar + "yoga.ics"])
+                == [Self.calendar + "utc.ics"])
     }
 
     @Test(arguments: ServerSetup.everyStore) func aTimeRangeAndAPropertyFilterHoldOnTheSameInstance(
@@ -283,11 +290,12 @@ import Testing
         #expect(try dav.makeCalendar() == 201)
         // P1D from 12:00 Berlin on 2026-10-24 ends at 12:00 on the 25th, after clocks went back:
         // 25 hours, which DURATION:P1D from a UTC start would not say.
-        let body = [
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:retreat@test",
-            "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261024T120000", "DURATION:P1D",
-            "RRULE:FREQ=WEEKLY;COUNT=2", "END:VEVENT", "END:VCALENDAR", "",
-        ].joined(separator: "\r\n")
+        let body =
+            (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN"] + TestZones.berlin + [
+                "BEGIN:VEVENT", "UID:retreat@test",
+                "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261024T120000", "DURATION:P1D",
+                "RRULE:FREQ=WEEKLY;COUNT=2", "END:VEVENT", "END:VCALENDAR", "",
+            ]).joined(separator: "\r\n")
         #expect(try dav.put(FilterTests.calendar + "retreat.ics", body).status == 201)
         let lines = try expanded(dav, "retreat.ics", "20261020T000000Z", "20261105T000000Z")
             .split(whereSeparator: \.isNewline).map(String.init)

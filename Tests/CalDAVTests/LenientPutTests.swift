@@ -17,11 +17,12 @@ import Testing
     {
         let dav = try TestServer(setup).dav("anna")
         #expect(try dav.mkcalendar("/dav/calendars/anna/work/").status == 201)
-        let body = Self.object([
-            "BEGIN:VEVENT", "UID:near@test", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261201T1200",
-            "RRULE:",
-            "ORGANIZER;CN=Acme SE", "SUMMARY:Lunch", "X-KEEP-ME;X-P=1:yes", "END:VEVENT",
-        ])
+        let body = Self.object(
+            TestZones.berlin + [
+                "BEGIN:VEVENT", "UID:near@test", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Europe/Berlin:20261201T1200",
+                "RRULE:",
+                "ORGANIZER;CN=Acme SE", "SUMMARY:Lunch", "X-KEEP-ME;X-P=1:yes", "END:VEVENT",
+            ])
         let put = try dav.put("/dav/calendars/anna/work/near.ics", body, contentType: "text/calendar")
         #expect(put.status == 201, "\(put.text)")
         let warnings = put.headers.values("Warning")

@@ -41,7 +41,9 @@ import Testing
                 path, Self.object(["DTSTART:20261201T120000Z", bad]), ifMatch: etag, contentType: "text/calendar")
             #expect(put.status == 403)
             #expect(put.precondition == .caldav("valid-calendar-data"))
-            let description = try DAVElement.parse(put.body).children.first { $0.name == .dav("responsedescription") }
+            let description = try DAVElement.parse(put.body).children.first {
+                $0.name == DAVName("urn:almanac:dav", "message")
+            }
             // Line 8 of the body holds the bad value; the code names the rule.
             #expect(description?.text.hasPrefix("8:") == true, "\(put.text)")
             #expect(description?.text.hasSuffix("[\(code)]") == true, "\(put.text)")

@@ -102,6 +102,8 @@ extension CalDAVTests {
             .dav("principal-search-property-set"): "<D:principal-search-property-set xmlns:D=\"DAV:\"/>",
             .dav("expand-property"): "<D:expand-property xmlns:D=\"DAV:\"/>",
             .dav("principal-match"): "<D:principal-match xmlns:D=\"DAV:\"><D:self/></D:principal-match>",
+            .dav("acl-principal-prop-set"):
+                "<D:acl-principal-prop-set xmlns:D=\"DAV:\"><D:prop><D:displayname/></D:prop></D:acl-principal-prop-set>",
         ]
         let paths = [
             "/", "/dav/", "/dav/principals/", "/dav/principals/anna/", "/dav/calendars/anna/", Self.work, object,

@@ -35,8 +35,14 @@ extension DAVContext {
             }
         }
         guard case .object(_, let calendarName, let name) = path else {
-            if case .calendar = path { return .text(200, "A CalDAV calendar collection; use a calendar client.\n") }
-            return .text(200, "Almanac CalDAV. Add \(DAVPath.rootPath) in your calendar app.\n")
+            // A collection answers with a line for people who open it in a browser, when
+            // it exists (as PROPFIND finds it: an unmapped URL is 404, RFC 9110 §15.5.5).
+            do {
+                _ = try properties(of: path)
+            } catch {
+                return DAVError(error).response
+            }
+            return .text(200, Self.collectionText(path))
         }
         do {
             let calendar = try self.calendar(named: calendarName)
@@ -54,5 +60,12 @@ extension DAVContext {
         } catch {
             return DAVError(error).response
         }
+    }
+
+    /// What GET answers for a collection (its `getcontenttype` is text/plain, its
+    /// `getcontentlength` this text's length: RFC 4918 §15.4–§15.5).
+    static func collectionText(_ path: DAVPath) -> String {
+        if case .calendar = path { return "A CalDAV calendar collection; use a calendar client.\n" }
+        return "Almanac CalDAV. Add \(DAVPath.rootPath) in your calendar app.\n"
     }
 }

@@ -5,11 +5,19 @@ extension DAVContext {
     /// MKCALENDAR (RFC 4791 §5.3.1) and extended MKCOL (RFC 5689) with a calendar
     /// resourcetype: creates a calendar collection with the initial properties given.
     ///
-    /// MKCALENDAR's preconditions (§5.3.1.1) are 403s: `CALDAV:calendar-collection-location-ok`
-    /// where no calendar can be made (inside a calendar), `DAV:resource-must-be-null` where
-    /// something exists. MKCOL answers an existing resource 405, as RFC 4918 §9.3.1 says.
+    /// MKCALENDAR's preconditions (§5.3.1.1) are 403s, checked before the body is read:
+    /// `CALDAV:calendar-collection-location-ok` where no calendar can be made (inside a
+    /// calendar), `DAV:resource-must-be-null` where something exists. MKCOL answers a
+    /// mapped URL 405 (RFC 4918 §9.3.1) and an unmapped one where no collection may be
+    /// made 403.
     func makeCalendar() -> HTTPResponse {
         guard case .calendar(_, let name) = path else {
+            if request.method == "MKCOL" {
+                if (try? properties(of: path)) != nil {
+                    return DAVError(405, "\(path.href) exists; MKCOL makes a collection at an unmapped URL").response
+                }
+                return DAVError(403, "collections are made only in the calendar home, as calendars").response
+            }
             if case .object = path {
                 return DAVError(
                     403, "a calendar is not made inside another calendar", caldav: "calendar-collection-location-ok"
@@ -17,10 +25,15 @@ extension DAVContext {
             }
             return DAVError(403, "calendars are made inside the calendar home", dav: "resource-must-be-null").response
         }
-        // MKCOL on a mapped URL is 405 whatever its body (RFC 4918 §9.3.1), before the body
-        // is read for what it would make.
-        if request.method == "MKCOL", (try? store.calendarHandle(named: name)) != nil {
-            return DAVError(405, "\(path.href) exists; MKCOL makes a collection at an unmapped URL").response
+        // A mapped URL fails before the body is read for what it would make: MKCOL 405
+        // (RFC 4918 §9.3.1), MKCALENDAR its precondition (RFC 4791 §5.3.1.1).
+        if (try? store.calendarHandle(named: name)) != nil {
+            if request.method == "MKCOL" {
+                return DAVError(405, "\(path.href) exists; MKCOL makes a collection at an unmapped URL").response
+            }
+            return DAVError(
+                403, "\(path.href) exists; MKCALENDAR makes a calendar at an unmapped URL", dav: "resource-must-be-null"
+            ).response
         }
         var settings: [XMLElement] = []
         if !request.body.isEmpty {

@@ -163,6 +163,11 @@ extension DAVContext {
         case .outbox:
             properties.merge(Self.outboxProperties(principalHref)) { $1 }
         }
+        // What a collection's GET answers (an object's and an item's are set above).
+        if properties[.getContentType] == nil {
+            properties[.getContentType] = "text/plain; charset=utf-8"
+            properties[.getContentLength] = String(Self.collectionText(target).utf8.count)
+        }
         return properties
     }
 
@@ -205,10 +210,13 @@ extension DAVContext {
         + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
         + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
 
-    /// The reports answered on every resource: the principal reports (RFC 3744 §9.3–§9.5)
+    /// The reports answered on every resource: the principal reports (RFC 3744 §9.2–§9.5)
     /// and expand-property (RFC 3253 §3.8), as `supported-report` entries.
     static let anywhereReports = reports(
-        ["expand-property", "principal-match", "principal-property-search", "principal-search-property-set"],
+        [
+            "acl-principal-prop-set", "expand-property", "principal-match", "principal-property-search",
+            "principal-search-property-set",
+        ],
         namespace: "D")
 
     /// What a calendar object answers (RFC 4791 §7): calendar-query and calendar-multiget

@@ -19,6 +19,7 @@ extension DAVContext {
                 413, "the object is larger than \(handler.maxResourceSize) bytes", caldav: "max-resource-size"
             ).response
         }
+        if let refusal = Self.timeZoneRefusal(request.body) { return refusal.response }
         let ifMatch = self.ifMatch
         let ifNoneMatch = request.headers["If-None-Match"]?.trimmingCharacters(in: .whitespaces) == "*"
         let calendar: CalendarHandle
@@ -70,6 +71,24 @@ extension DAVContext {
         } catch {
             return DAVError(error, collectionHref: DAVPath.calendar(user: user, name: calendarName).href).response
         }
+    }
+
+    /// Why a PUT body cannot be stored as it names time zones: a TZID without its
+    /// VTIMEZONE (RFC 4791 §4.1: one "MUST be specified for each unique TZID"; the server
+    /// does not advertise RFC 7809's `calendar-no-timezone`, and Apple's, DAVx⁵'s,
+    /// Thunderbird's and Evolution's clients all send them): 403
+    /// `valid-calendar-object-resource`. Nil when every TZID has one, or the bytes are
+    /// not read (the store's own checks answer those).
+    static func timeZoneRefusal(_ body: [UInt8]) -> DAVError? {
+        guard body.firstRange(of: Array("TZID=".utf8)) != nil || body.firstRange(of: Array("tzid=".utf8)) != nil,
+            let document = try? ICalendarParser.parse(body, options: .lenient)
+        else { return nil }
+        let missing = document.components.flatMap(\.undefinedTimeZones)
+        guard let first = missing.first else { return nil }
+        return DAVError(
+            403,
+            "TZID=\(first) has no VTIMEZONE in the object (RFC 4791 §4.1): send the VTIMEZONE with it, or the times in UTC",
+            caldav: "valid-calendar-object-resource")
     }
 
     /// Whether iCalendar bytes name an ORGANIZER (in either case): only those can schedule.

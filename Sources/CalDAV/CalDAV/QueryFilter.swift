@@ -190,17 +190,20 @@ struct QueryFilter {
         guard let element = body.child(DAVNamespace.caldav, "timezone") else { return nil }
         guard let zone = zone(fromTimezone: element.text) else {
             throw DAVError(
-                403, "the timezone element holds one VCALENDAR with one VTIMEZONE", caldav: "valid-calendar-data")
+                403, "the timezone element holds one iCalendar object (VERSION:2.0, PRODID) with one VTIMEZONE",
+                caldav: "valid-calendar-data")
         }
         return zone
     }
 
-    /// The zone a `CALDAV:timezone` element names: its text is one VCALENDAR holding one
-    /// VTIMEZONE, whose TZID is resolved as an object's own would be (an IANA or Windows
-    /// name from the database, else the VTIMEZONE's rules); nil when it is not that.
+    /// The zone a `CALDAV:timezone` element names: its text is a valid iCalendar object
+    /// (RFC 4791 §9.8; with VERSION and PRODID, RFC 5545 §3.6) holding one VTIMEZONE,
+    /// whose TZID is resolved as an object's own would be (an IANA or Windows name from the
+    /// database, else the VTIMEZONE's rules); nil when it is not that.
     static func zone(fromTimezone text: String) -> ZoneRules? {
         guard let document = try? ICalendarParser.parse(Array(text.utf8), options: .lenient),
-            document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR"
+            document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR",
+            calendar.property("VERSION")?.value == "2.0", calendar.property("PRODID") != nil
         else { return nil }
         let zones = calendar.components(named: "VTIMEZONE")
         guard zones.count == 1, let tzid = zones[0].property("TZID")?.textValue() else { return nil }

@@ -122,7 +122,24 @@ extension DAVContext {
         case .failure(let failure): return failure.response
         }
         do throws(DAVError) {
+            // The RFC 3744 reports are defined at Depth 0 alone (§9.2–§9.5: "other values
+            // result in a 400"); REPORT's Depth is 0 when not given (RFC 3253 §3.6).
+            let principalReports = [
+                "acl-principal-prop-set", "principal-match", "principal-property-search",
+                "principal-search-property-set",
+            ]
+            if body.namespace == DAVNamespace.dav, principalReports.contains(body.name),
+                let depth = request.headers["Depth"], depth.trimmingCharacters(in: .whitespaces) != "0"
+            {
+                throw DAVError(400, "the \(body.name) report is answered with Depth: 0 only, not \(depth)")
+            }
             switch (body.namespace, body.name) {
+            case (DAVNamespace.dav, "acl-principal-prop-set"):
+                do {
+                    return try AclPrincipalPropSetReport(body).answer(in: self)
+                } catch {
+                    return DAVError(error).response
+                }
             case (DAVNamespace.dav, "principal-property-search"):
                 return try PrincipalSearchReport(body).response(in: self)
             case (DAVNamespace.dav, "principal-match"):

@@ -5,7 +5,8 @@ import HTTPTypes
 /// A CalDAV or WebDAV error as a value: its status, the precondition or postcondition
 /// it breaks (RFC 4918 §16, RFC 4791 §1.3) and a message for people. It renders its own
 /// response: a `DAV:error` body naming the condition (with `detail` inside it, such as
-/// the href of a conflicting resource), or plain text when there is no condition.
+/// the href of a conflicting resource) and the message in Almanac's own `message`
+/// element (``DAVNamespace/almanac``), or plain text when there is no condition.
 struct DAVError: HTTPResponseError {
     var status: Int
     var message: String
@@ -36,7 +37,7 @@ struct DAVError: HTTPResponseError {
         if let precondition {
             let body =
                 "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error\(DAVNamespace.declarations)>\(precondition.element(detail))"
-                + "<D:responsedescription>\(XMLText.escape(message))</D:responsedescription></D:error>\n"
+                + "<AL:message>\(XMLText.escape(message))</AL:message></D:error>\n"
             response = HTTPResponse(
                 status: status, headers: ["Content-Type": "application/xml; charset=utf-8"], body: Array(body.utf8))
         } else {

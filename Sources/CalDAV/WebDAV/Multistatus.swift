@@ -6,10 +6,13 @@ public enum DAVNamespace {
     public static let caldav = "urn:ietf:params:xml:ns:caldav"
     public static let calendarServer = "http://calendarserver.org/ns/"
     public static let apple = "http://apple.com/ns/ical/"
+    /// Almanac's own elements (an error's message for people: the DAV: namespace is
+    /// reserved, RFC 4918 §21.8, and defines no such element for `DAV:error`).
+    public static let almanac = "urn:almanac:dav"
 
     /// Prefixes declared on every multistatus root.
     static let prefixes: [(prefix: String, namespace: String)] = [
-        ("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple),
+        ("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple), ("AL", almanac),
     ]
 
     static func prefix(for namespace: String) -> String? { prefixes.first { $0.namespace == namespace }?.prefix }

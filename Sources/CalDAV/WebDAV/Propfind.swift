@@ -21,6 +21,13 @@ extension DAVContext {
             case .success(let element): body = element
             case .failure(let failure): return failure.response
             }
+            // One of them (RFC 4918 §14.20: propname | (allprop, include?) | prop).
+            let kinds = ["prop", "propname", "allprop"].filter { body.child(DAVNamespace.dav, $0) != nil }
+            guard kinds.count <= 1 else {
+                return DAVError(
+                    400, "a propfind asks for one of prop, propname or allprop, not \(kinds.joined(separator: " and "))"
+                ).response
+            }
             if let prop = body.child(DAVNamespace.dav, "prop") {
                 wanted = .some(prop.children.map(PropertyName.init))
             } else if body.child(DAVNamespace.dav, "propname") != nil {

@@ -290,15 +290,21 @@ extension BusyTime {
         func join(_ periods: [(start: Int, end: Int, tentative: Bool)], gap: Int) -> [(
             start: Int, end: Int, tentative: Bool
         )] {
+            // Each kind on its own (a tentative period between two busy ones does not keep
+            // them apart), then both in start order.
             var result: [(start: Int, end: Int, tentative: Bool)] = []
-            for period in periods.sorted(by: { ($0.start, $0.tentative ? 1 : 0) < ($1.start, $1.tentative ? 1 : 0) }) {
-                if let last = result.last, last.tentative == period.tentative, period.start <= last.end + gap {
-                    result[result.count - 1].end = max(last.end, period.end)
-                } else {
-                    result.append(period)
+            for tentative in [false, true] {
+                var joined: [(start: Int, end: Int, tentative: Bool)] = []
+                for period in periods.filter({ $0.tentative == tentative }).sorted(by: { $0.start < $1.start }) {
+                    if let last = joined.last, period.start <= last.end + gap {
+                        joined[joined.count - 1].end = max(last.end, period.end)
+                    } else {
+                        joined.append(period)
+                    }
                 }
+                result += joined
             }
-            return result
+            return result.sorted { ($0.start, $0.tentative ? 1 : 0) < ($1.start, $1.tentative ? 1 : 0) }
         }
         let joined = join(periods, gap: 0)
         guard joined.count > limit else { return joined }
