@@ -60,6 +60,10 @@ test-steps:
 	$(PY) Tests/Interop/disk_full.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/webhooks.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac --vdirsyncer $(CLIENT_VENV)/bin/vdirsyncer
+	$(PY) Tests/Interop/thunderbird_caldav.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/evolution_eds.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/calcurse_caldav.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/vtimezone_parsers.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/load_test.py --almanac .build/debug/almanac --seconds $(LOAD_SECONDS)
 	$(PY) Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st
 	.build/test-venv/bin/python Tests/Browser/web_calendar_browser.py --almanac .build/debug/almanac

@@ -3,8 +3,8 @@ import ICalendar
 import Recurrence
 
 /// A whole calendar as one iCalendar file: every component of every object, a
-/// VTIMEZONE for every TZID used (the object's own, else one written from the
-/// IANA rules), and — for feeds — no floating times.
+/// VTIMEZONE for every TZID used (written from the IANA rules for a zone name, the
+/// object's own for any other TZID), and — for feeds — no floating times.
 public enum CalendarExport {
     /// The calendar's objects as one VCALENDAR.
     ///
@@ -94,8 +94,10 @@ public enum CalendarExport {
     }
 
     /// A VCALENDAR of `members` with `properties` and a VTIMEZONE for every TZID they
-    /// use: the one the objects carried (`ownTimeZones`), else one written from the
-    /// IANA rules over the years the times span.
+    /// use: for an IANA (or Windows) zone name one written from its rules over the years
+    /// all the members' times span (as Almanac reads such a TZID by its rules, and one
+    /// object's own block may cover only that object's years); for any other TZID the
+    /// block an object carried (`ownTimeZones`).
     public static func document(_ members: [Component], ownTimeZones: [Component], properties: [Property]) -> Component
     {
         var timeZones: [String: Component] = [:]
@@ -114,12 +116,15 @@ public enum CalendarExport {
         }
         members.forEach(note)
         var zones: [Component] = []
+        let resolver = ZoneResolver(calendar: nil, mode: .strict)
         for (tzid, span) in needed.sorted(by: { $0.key < $1.key }) {
-            if let own = timeZones[tzid] {
+            if let rules = try? resolver.zone(for: tzid) {
+                var zone = VTimeZone.component(
+                    for: rules, from: span.from - 366 * 86_400, to: span.to + 20 * 366 * 86_400)
+                zone.setProperty(Property(name: "TZID", text: tzid))
+                zones.append(zone)
+            } else if let own = timeZones[tzid] {
                 zones.append(own)
-            } else if let rules = TimeZoneDatabase.zone(named: tzid) {
-                zones.append(
-                    VTimeZone.component(for: rules, from: span.from - 366 * 86_400, to: span.to + 20 * 366 * 86_400))
             }
         }
         return Component(name: "VCALENDAR", properties: properties, components: zones + members)

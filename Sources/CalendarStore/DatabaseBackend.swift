@@ -41,19 +41,22 @@ public final class DatabaseBackend: StoreBackend {
     /// The default bound of the cache of prepared objects: 256 MiB (see ``ObjectCache``).
     public static let defaultCacheBytes = 256 << 20
 
-    /// Opens (creating when missing) the SQLite file at `path` and migrates it.
+    /// Opens (creating when missing) the SQLite file at `path`, migrates it and runs the
+    /// repairs of stored data still due (``runStoreRepairs(batchSize:)``).
     /// `cacheBytes` bounds the memory held by prepared objects (0: no cache).
     public init(sqlitePath path: String, cacheBytes: Int = DatabaseBackend.defaultCacheBytes) throws(StoreError) {
         database = try SQLiteDatabase(path: path)
         cache = ObjectCache(capacityBytes: cacheBytes)
+        try runStoreRepairs()
     }
 
     /// Connects to PostgreSQL (a libpq URL such as `postgres://user@host:5432/db`) and
     /// migrates its schema, under an advisory lock so processes starting together
-    /// migrate once.
+    /// migrate once, then runs the repairs of stored data still due.
     public init(postgresURL url: String, cacheBytes: Int = DatabaseBackend.defaultCacheBytes) throws(StoreError) {
         database = try PostgresDatabase(url: url)
         cache = ObjectCache(capacityBytes: cacheBytes)
+        try runStoreRepairs()
     }
 
     /// Opens the database a location names: `postgres://…` or `postgresql://…` for

@@ -285,12 +285,12 @@ extension EventStore {
         try events(in: range, calendars: calendars, matching: filter, timeZone: timeZone, limit: .max)
     }
 
-    @discardableResult
     /// The user's copy of the object with this UID (``ownResource(withUID:except:)``).
     public func ownResource(withUID uid: String) throws(StoreError) -> (
         calendar: EventCalendar, resource: StoredResource
     )? { try ownResource(withUID: uid, except: nil) }
 
+    @discardableResult
     public func save(_ event: Event) throws(StoreError) -> Event { try save(event, span: .thisEvent, ifMatch: nil) }
 
     @discardableResult

@@ -109,17 +109,193 @@ public enum VTimeZone {
 }
 
 extension VTimeZone {
-    /// A VTIMEZONE describing an IANA zone over `from..<to` (Unix seconds), for
-    /// feeds and `.ics` downloads that must not rely on the reader's zone data.
+    /// A VTIMEZONE describing an IANA zone from `from` to `to` (Unix seconds), for
+    /// objects, feeds and `.ics` downloads that must not rely on the reader's zone data,
+    /// in the one form every widely used reader (ical.js in Thunderbird, libical in
+    /// Evolution, python `dateutil`/`icalendar`, Apple's) reads alike:
     ///
-    /// Each distinct kind of change (to standard or daylight time, between two
-    /// offsets, with one abbreviation) becomes one STANDARD or DAYLIGHT
-    /// observance whose DTSTART is its first onset in the range and whose RDATEs
-    /// list the others, all as local times in the offset before the change
-    /// (RFC 5545 §3.6.5). This is exact for every instant in the range, whatever
-    /// the zone's rules were, and readers keep the last offset after it. A zone
-    /// with no change in the range gets one STANDARD observance.
+    /// - It starts at the change in force at `from` (not the first one after it), so no
+    ///   reader has to guess the offset before its first onset.
+    /// - The zone's ongoing yearly rule (its TZif footer, from where the table follows
+    ///   it) is one open-ended RRULE observance per change (`FREQ=YEARLY;BYMONTH;BYDAY`,
+    ///   as tzurl.org and Apple publish): right in every year after `to` too.
+    /// - Changes before that, or of a rule no RRULE says, are RDATE observances: one
+    ///   per kind of change, its DTSTART repeated as its first RDATE (ical.js ignores
+    ///   DTSTART when RDATEs follow) and one RDATE per property (it reads only the
+    ///   first value of each).
+    /// - An observance is DAYLIGHT when it puts the clocks forward, else STANDARD
+    ///   (tzdata marks Dublin's winter and Casablanca's Ramadan as daylight saving,
+    ///   which readers that trust the name get wrong).
+    ///
+    /// A zone with no change at all gets one STANDARD observance.
     public static func component(for zone: ZoneRules, from: Int, to: Int) -> Component {
+        var timeZone = Component(name: "VTIMEZONE", properties: [Property(name: "TZID", text: zone.identifier)])
+        let inForce = zone.transitions(from: .min, to: from.addingSaturated(1)).last
+        let changes =
+            (inForce.map { [$0] } ?? [])
+            + zone.transitions(from: from.addingSaturated(1), to: max(to, from.addingSaturated(2)))
+        guard !changes.isEmpty else {
+            let offset = zone.offset(at: from)
+            timeZone.components.append(
+                observance(
+                    daylight: false, start: CivilDateTime(secondsSinceEpoch: 0), before: offset, after: offset,
+                    name: zone.abbreviation(at: from), extra: []))
+            return timeZone
+        }
+        // The changes from `ruled` on are the footer's yearly rule, which RRULEs say.
+        var ruled = changes.count
+        var yearly: [(rule: String, onsets: [ZoneTransition])] = []
+        if let footer = zone.footer, let daylight = footer.daylightSaving,
+            let toDaylight = rrule(daylight.start), let toStandard = rrule(daylight.end)
+        {
+            func fromFooter(_ change: ZoneTransition) -> Bool {
+                footer.transitions(inYear: CivilDateTime(secondsSinceEpoch: change.instant).date.year).contains {
+                    $0.instant == change.instant && $0.offsetAfter == change.offsetAfter
+                        && $0.abbreviation == change.abbreviation
+                }
+            }
+            while ruled > 0, fromFooter(changes[ruled - 1]) { ruled -= 1 }
+            if ruled < changes.count {
+                // Each of the two changes from its first onset on (found past `to` when
+                // the range holds only the other).
+                let year = CivilDateTime(secondsSinceEpoch: changes[ruled].instant).date.year
+                let upcoming = (year...(year + 2)).flatMap { footer.transitions(inYear: $0) }
+                    .filter { $0.instant >= changes[ruled].instant }
+                for (offset, rule) in [(daylight.offset, toDaylight), (footer.standardOffset, toStandard)] {
+                    if let first = upcoming.first(where: { $0.offsetAfter == offset }) {
+                        yearly.append((rule, [first]))
+                    }
+                }
+                if yearly.count < 2 { ruled = changes.count }
+            }
+        }
+        // The rest: one RDATE observance per kind of change, in order of first onset.
+        struct Kind: Hashable {
+            var before: UTCOffset
+            var after: UTCOffset
+            var name: String
+        }
+        var order: [Kind] = []
+        var onsets: [Kind: [CivilDateTime]] = [:]
+        for change in changes[..<ruled] {
+            let kind = Kind(before: change.offsetBefore, after: change.offsetAfter, name: change.abbreviation)
+            if onsets[kind] == nil { order.append(kind) }
+            onsets[kind, default: []].append(
+                CivilDateTime(secondsSinceEpoch: change.instant + change.offsetBefore.seconds))
+        }
+        for kind in order {
+            let locals = onsets[kind]!
+            timeZone.components.append(
+                observance(
+                    daylight: kind.after.seconds > kind.before.seconds, start: locals[0], before: kind.before,
+                    after: kind.after, name: kind.name,
+                    extra: locals.map {
+                        Property(name: "RDATE", value: DateTimeValue($0, form: .floating).icalendarText)
+                    }
+                ))
+        }
+        for (rule, first) in yearly {
+            let change = first[0]
+            let before = change.instant == changes[ruled].instant ? changes[ruled].offsetBefore : change.offsetBefore
+            timeZone.components.append(
+                observance(
+                    daylight: change.offsetAfter.seconds > before.seconds,
+                    start: CivilDateTime(secondsSinceEpoch: change.instant + before.seconds), before: before,
+                    after: change.offsetAfter, name: change.abbreviation, extra: [Property(name: "RRULE", value: rule)])
+            )
+        }
+        return timeZone
+    }
+
+    /// One STANDARD or DAYLIGHT observance.
+    static func observance(
+        daylight: Bool, start: CivilDateTime, before: UTCOffset, after: UTCOffset, name: String, extra: [Property]
+    ) -> Component {
+        var properties = [
+            Property(name: "DTSTART", value: DateTimeValue(start, form: .floating).icalendarText),
+            Property(name: "TZOFFSETFROM", value: before.description),
+            Property(name: "TZOFFSETTO", value: after.description),
+        ]
+        if !name.isEmpty { properties.append(Property(name: "TZNAME", text: name)) }
+        return Component(name: daylight ? "DAYLIGHT" : "STANDARD", properties: properties + extra)
+    }
+
+    /// The RRULE of a POSIX yearly change on a weekday of a month at a time of that
+    /// day (`M3.5.0` at 02:00: `FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU`), nil for one no plain
+    /// RRULE says (a day of the year; a time past midnight, as Jerusalem's 26:00 is).
+    static func rrule(_ rule: POSIXTimeZone.Rule) -> String? {
+        guard case .monthWeekday(let month, let week, let weekday) = rule.day, (0..<86_400).contains(rule.time),
+            (1...12).contains(month), (1...5).contains(week)
+        else { return nil }
+        return "FREQ=YEARLY;BYMONTH=\(month);BYDAY=\(week == 5 ? -1 : week)\(weekday.icalendarCode)"
+    }
+
+    // MARK: What earlier versions wrote
+
+    /// Whether `component` is a VTIMEZONE an earlier Almanac wrote (or a client copied
+    /// from one byte for byte): every change of the zone over its span as an observance
+    /// whose DTSTART is the first onset and whose RDATEs are the others. ical.js reads
+    /// that form wrongly (it ignores DTSTART beside RDATEs), so stored copies are
+    /// rewritten in ``component(for:from:to:)``'s. Recognised exactly: it is what that
+    /// writer gave for the IANA zone its TZID names over the span its onsets cover, and
+    /// nothing else is (a client's own VTIMEZONE, even one that agrees with the zone, is
+    /// never taken for it).
+    public static func isEarlierAlmanacForm(_ component: Component) -> Bool {
+        guard component.name == "VTIMEZONE",
+            component.components.allSatisfy({ $0.property("RRULE") == nil }),
+            let tzid = component.property("TZID")?.textValue(),
+            let zone = try? ZoneResolver(calendar: nil, mode: .strict).zone(for: tzid),
+            let rules = try? rules(from: component), let first = rules.transitions.first,
+            let last = rules.transitions.last
+        else { return false }
+        var written = legacyComponent(for: zone, from: first.instant, to: last.instant.addingSaturated(1))
+        written.setProperty(Property(name: "TZID", text: tzid))
+        return written.icalendarText == component.icalendarText
+    }
+
+    /// `data` (an iCalendar object) with each VTIMEZONE an earlier Almanac wrote
+    /// (``isEarlierAlmanacForm(_:)``) replaced where it stands by this version's form over
+    /// the same changes; every other byte stays. Nil when there is none to replace.
+    public static func replacingEarlierForms(in data: [UInt8]) -> [UInt8]? {
+        guard firstRange(of: Array("BEGIN:VTIMEZONE".utf8), in: data) != nil,
+            let document = try? ICalendarParser.parse(data, options: .lenient)
+        else { return nil }
+        var result = data
+        var replaced = false
+        for calendar in document.components {
+            for timeZone in calendar.components where isEarlierAlmanacForm(timeZone) {
+                guard let rules = try? rules(from: timeZone), let first = rules.transitions.first,
+                    let last = rules.transitions.last,
+                    let zone = try? ZoneResolver(calendar: nil, mode: .strict).zone(for: rules.identifier),
+                    let range = firstRange(of: timeZone.serialized(), in: result)
+                else { continue }
+                var healed = component(for: zone, from: first.instant, to: last.instant.addingSaturated(1))
+                healed.setProperty(Property(name: "TZID", text: rules.identifier))
+                result.replaceSubrange(range, with: healed.serialized())
+                replaced = true
+            }
+        }
+        return replaced ? result : nil
+    }
+
+    /// Where `needle` first stands in `haystack` at the start of a line.
+    private static func firstRange(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
+        var start = 0
+        while start + needle.count <= haystack.count {
+            if start == 0 || haystack[start - 1] == UInt8(ascii: "\n"),
+                haystack[start..<(start + needle.count)].elementsEqual(needle)
+            {
+                return start..<(start + needle.count)
+            }
+            start += 1
+        }
+        return nil
+    }
+
+    /// The form written before (kept to recognise it): each distinct kind of change in
+    /// the range one observance, its first onset as DTSTART and the others as RDATEs.
+    static func legacyComponent(for zone: ZoneRules, from: Int, to: Int) -> Component {
         var timeZone = Component(name: "VTIMEZONE", properties: [Property(name: "TZID", text: zone.identifier)])
         let changes = zone.transitions(from: from, to: to)
         guard !changes.isEmpty else {

@@ -127,8 +127,14 @@ import Testing
                 ])
     }
 
+    /// Every zone kind: plain yearly rules north and south, a 30-minute shift (Lord Howe,
+    /// Chatham's 45), rules abolished (São Paulo, Apia), fixed dates (Tehran until 2022),
+    /// no yearly rule at all (Casablanca), negative DST in tzdata (Dublin), a change at
+    /// 26:00 (Jerusalem) and at -1:00 (Nuuk), which no plain RRULE says.
     @Test(arguments: [
         "Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Tokyo", "Pacific/Chatham", "America/Sao_Paulo",
+        "Australia/Lord_Howe", "Pacific/Apia", "Asia/Tehran", "Africa/Casablanca", "Europe/Dublin", "Asia/Jerusalem",
+        "America/Nuuk",
     ])
     func writtenVTimeZoneAgreesWithItsZone(identifier: String) throws {
         let zone = try #require(TimeZoneDatabase.zone(named: identifier))
@@ -144,6 +150,34 @@ import Testing
                 rules.offset(at: instant) == zone.offset(at: instant),
                 "\(identifier) at \(CivilDateTime(secondsSinceEpoch: instant))")
         }
+        // A zone whose rule goes on says so: right for decades after the range too, where
+        // its rule holds (its TZif footer from the end of the table on).
+        if let footer = zone.footer, footer.daylightSaving != nil,
+            component.components.contains(where: { $0.property("RRULE") != nil })
+        {
+            let later = CivilDateTime(year: 2060, month: 1, day: 1)!.secondsSinceEpoch
+            for instant in stride(from: to, to: later, by: 6 * 3600) {
+                #expect(rules.offset(at: instant) == zone.offset(at: instant), "\(identifier) after the range")
+            }
+        }
+        for observance in parsed.components {
+            let from = try #require(try observance.property("TZOFFSETFROM")?.utcOffsetValue())
+            let to = try #require(try observance.property("TZOFFSETTO")?.utcOffsetValue())
+            // DAYLIGHT puts the clocks forward (tzdata's flags aside); an observance of
+            // RDATEs lists its DTSTART as the first (ical.js ignores DTSTART beside them),
+            // one date per property (ical.js reads only the first of a list).
+            if from != to { #expect((observance.name == "DAYLIGHT") == (to.seconds > from.seconds), "\(identifier)") }
+            let dates = observance.properties(named: "RDATE")
+            if !dates.isEmpty {
+                #expect(dates.first?.value == observance.property("DTSTART")?.value, "\(identifier)")
+                #expect(dates.allSatisfy { !$0.value.contains(",") })
+            }
+            #expect(observance.properties(named: "RRULE").count <= 1)
+        }
+        // It starts with the change in force at the range's start: no reader guesses the
+        // offset before its first onset.
+        let firstOnset = try parsed.components.compactMap { try $0.property("DTSTART")?.dateTimeValue().civil }.min()
+        #expect(try #require(firstOnset).secondsSinceEpoch - 14 * 3600 <= from, "\(identifier)")
     }
 }
 

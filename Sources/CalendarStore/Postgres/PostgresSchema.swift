@@ -402,6 +402,15 @@ enum PostgresSchema {
         ALTER TABLE bookings ADD COLUMN retry_key TEXT COLLATE "C";
         CREATE INDEX bookings_retry_key ON bookings(type_id, retry_key) WHERE retry_key IS NOT NULL;
         """,
+        // 17: repairs of stored data that run once when a database is opened after an upgrade
+        // (DatabaseBackend.runStoreRepairs): a row per repair still due. The first rewrites
+        // the VTIMEZONEs earlier versions wrote, which Thunderbird reads an hour off.
+        """
+        CREATE TABLE store_repairs (
+            name TEXT COLLATE "C" PRIMARY KEY
+        );
+        INSERT INTO store_repairs (name) VALUES ('vtimezone-rdate-form');
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.

@@ -436,6 +436,15 @@ enum SQLiteSchema {
         ALTER TABLE bookings ADD COLUMN retry_key TEXT;
         CREATE INDEX bookings_retry_key ON bookings(type_id, retry_key) WHERE retry_key IS NOT NULL;
         """,
+        // 17: repairs of stored data that run once when a database is opened after an upgrade
+        // (DatabaseBackend.runStoreRepairs): a row per repair still due. The first rewrites
+        // the VTIMEZONEs earlier versions wrote, which Thunderbird reads an hour off.
+        """
+        CREATE TABLE store_repairs (
+            name TEXT PRIMARY KEY
+        );
+        INSERT INTO store_repairs (name) VALUES ('vtimezone-rdate-form');
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {

@@ -1,0 +1,80 @@
+"""The objects the desktop-client interop tests (Thunderbird, Evolution Data Server,
+calcurse) put on the server before the client's first sync: the same scenario for
+each, so their results compare."""
+
+BERLIN = """BEGIN:VTIMEZONE
+TZID:Europe/Berlin
+BEGIN:STANDARD
+DTSTART:19701025T030000
+RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU
+TZOFFSETFROM:+0200
+TZOFFSETTO:+0100
+END:STANDARD
+BEGIN:DAYLIGHT
+DTSTART:19700329T020000
+RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU
+TZOFFSETFROM:+0100
+TZOFFSETTO:+0200
+END:DAYLIGHT
+END:VTIMEZONE
+"""
+
+
+def ics(body, zone=True):
+    return ("BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//Interop//EN\n" + (BERLIN if zone else "") + body
+            + "END:VCALENDAR\n").replace("\n", "\r\n")
+
+
+# Weekly from 11 March 2027 over the change to summer time (28 March): 18 March excluded, 1 April moved to 17:00.
+SERIES = ics("""BEGIN:VEVENT
+UID:weekly@interop
+DTSTAMP:20261101T000000Z
+DTSTART;TZID=Europe/Berlin:20270311T143000
+DTEND;TZID=Europe/Berlin:20270311T153000
+RRULE:FREQ=WEEKLY;COUNT=5
+EXDATE;TZID=Europe/Berlin:20270318T143000
+SUMMARY:Chorprobe
+END:VEVENT
+BEGIN:VEVENT
+UID:weekly@interop
+DTSTAMP:20261101T000000Z
+RECURRENCE-ID;TZID=Europe/Berlin:20270401T143000
+DTSTART;TZID=Europe/Berlin:20270401T170000
+DTEND;TZID=Europe/Berlin:20270401T180000
+SUMMARY:Chorprobe (verlegt)
+END:VEVENT
+""")
+
+ALL_DAY = ics("""BEGIN:VEVENT
+UID:allday@interop
+DTSTAMP:20261101T000000Z
+DTSTART;VALUE=DATE:20270329
+DTEND;VALUE=DATE:20270330
+SUMMARY:Ostermontag
+END:VEVENT
+""", zone=False)
+
+ALARM = ics("""BEGIN:VEVENT
+UID:alarm@interop
+DTSTAMP:20261101T000000Z
+DTSTART;TZID=Europe/Berlin:20270312T090000
+DTEND;TZID=Europe/Berlin:20270312T100000
+SUMMARY:Café ☕ Zürich – Grüße
+LOCATION:Bahnhofstraße 1, Zürich
+DESCRIPTION:Zeile eins\\nZeile zwei: ½ € 日本
+BEGIN:VALARM
+ACTION:DISPLAY
+DESCRIPTION:Café
+TRIGGER:-PT15M
+END:VALARM
+END:VEVENT
+""")
+
+TEAM = ics("""BEGIN:VEVENT
+UID:team@interop
+DTSTAMP:20261101T000000Z
+DTSTART;TZID=Europe/Berlin:20270406T100000
+DTEND;TZID=Europe/Berlin:20270406T110000
+SUMMARY:Teamrunde
+END:VEVENT
+""")
