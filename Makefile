@@ -49,6 +49,7 @@ test-steps:
 	$(PY) Tests/Interop/postgres_two_servers.py --almanac .build/debug/almanac
 	$(PY) Tests/Differential/check_rfc_examples.py
 	$(PY) Tests/Differential/rrule_differential.py --rules $(RULES) --almanac .build/debug/almanac
+	$(PY) Tests/Differential/rscale_libical.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/caldav_client.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/caldav_client.py --almanac .build/release/almanac
 	$(PY) Tests/Interop/caldav_sharing.py --almanac .build/debug/almanac

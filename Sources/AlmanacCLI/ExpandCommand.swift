@@ -46,7 +46,9 @@ enum ExpandCommand {
         let document = try ICSCommand.load(operands[0], policy: try ICSCommand.ReadingPolicy(options), io: io)
         var output: [UInt8] = []
         var truncated: [TruncatedSeries] = []
-        for calendar in document.components {
+        for read in document.components {
+            // Two versions of one component pass only --lenient: the later one is expanded.
+            let calendar = lenient ? ObjectChecks.keepingLatestVersions(read) : read
             let series: [CalendarObjectExpansion.SeriesExpansion]
             do {
                 series = try expandSeries(
@@ -116,7 +118,7 @@ enum ExpandCommand {
         var members = [[Component]](repeating: [], count: parts)
         var others: [Component] = []
         for component in calendar.components {
-            guard ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) else {
+            guard ObjectChecks.seriesKinds.contains(component.name) else {
                 others.append(component)
                 continue
             }
@@ -144,7 +146,7 @@ enum ExpandCommand {
             series += found
         }
         // The calendar's order again, for the notices of cut series: small keys sorted.
-        order.sort { $0.position < $1.position }
+        order.sort { ($0.position, $0.index) < ($1.position, $1.index) }
         return order.map { series[$0.index] }
     }
 

@@ -1,4 +1,5 @@
 import ICalendar
+import Recurrence
 
 /// `almanac ics …`: tools for iCalendar files.
 enum ICSCommand {
@@ -77,12 +78,29 @@ enum ICSCommand {
             }
         }
 
+        /// The bytes read under this policy, then their objects checked (``ObjectChecks``):
+        /// two versions of one component are an error unless `--lenient` (which uses the
+        /// highest SEQUENCE), an end before its start an error only with `--strict`.
         func check(_ bytes: [UInt8]) -> ICalendarCheckResult {
-            switch self {
-            case .accepting: AcceptancePolicy.check(bytes)
-            case .strict: ICalendarParser.check(bytes, options: .strict)
-            case .lenient: ICalendarParser.check(bytes, options: .lenient)
+            var result =
+                switch self {
+                case .accepting: AcceptancePolicy.check(bytes)
+                case .strict: ICalendarParser.check(bytes, options: .strict)
+                case .lenient: ICalendarParser.check(bytes, options: .lenient)
+                }
+            guard let document = result.document else { return result }
+            let (duplicates, ends): (ICalendarError.Severity, ICalendarError.Severity) =
+                switch self {
+                case .strict: (.error, .error)
+                case .accepting: (.error, .warning)
+                case .lenient: (.warning, .warning)
+                }
+            let found = document.components.flatMap {
+                ObjectChecks.diagnostics(of: $0, duplicates: duplicates, ends: ends)
             }
+            result.diagnostics += found
+            if found.contains(where: { $0.severity == .error }) { result.document = nil }
+            return result
         }
     }
 
@@ -126,7 +144,7 @@ enum ICSCommand {
         for key in order {
             guard let diagnostic = first[key], let times = count[key] else { continue }
             let more = times > 1 ? " (and \(times - 1) more like it)" : ""
-            io.writeError("\(path):\(diagnostic)\(more)")
+            io.writeError("\(path):\(diagnostic.line == nil ? " " : "")\(diagnostic)\(more)")
         }
     }
 

@@ -97,6 +97,9 @@ struct CalendarObject {
             } else {
                 masters += 1
                 if kind == .event, component.property("DTSTART") == nil { throw invalid("VEVENT has no DTSTART") }
+                for property in component.properties where property.name == "RRULE" || property.name == "EXRULE" {
+                    if let refusal = (try? property.recurrenceRule())?.expansionRefusal { throw invalid(refusal) }
+                }
             }
         }
         guard let type, let uid else { throw breaks("the VCALENDAR holds no VEVENT, VTODO or VJOURNAL") }

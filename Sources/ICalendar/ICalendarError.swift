@@ -45,6 +45,15 @@ public struct ICalendarError: Error, Sendable, Hashable, CustomStringConvertible
         case misspeltEnd
         /// Floating times read in the zone a calendar names with `X-WR-TIMEZONE`.
         case calendarTimeZone
+        /// A second component of one kind with the UID and RECURRENCE-ID of an earlier
+        /// one (two masters of one series); found by `ObjectChecks`, not the parser.
+        case duplicateComponent
+        /// A DTEND or DUE before DTSTART, or of another value type (RFC 5545 §3.8.2.2);
+        /// found by `ObjectChecks`, not the parser.
+        case endBeforeStart
+        /// An override (RECURRENCE-ID) of an instance an EXDATE removes: kept, not shown;
+        /// found by `ObjectChecks`, always a warning.
+        case excludedOverride
     }
 
     /// Whether the problem stopped (or would stop) a parse.

@@ -196,8 +196,15 @@ public struct RecurrenceRule: Sendable, Hashable {
                 guard let numbers = list(1...53, allowNegative: true) else { return fail("expected ±1 to ±53") }
                 rule.byWeekNo = numbers
             case "BYMONTH":
-                guard let numbers = list(1...12, allowNegative: false) else { return fail("expected 1 to 12") }
-                rule.byMonth = numbers
+                if let numbers = list(1...12, allowNegative: false) {
+                    rule.byMonth = numbers
+                } else if ValueSyntax.splitList(value, honoringEscapes: false).allSatisfy(Self.isScaledMonth) {
+                    // RFC 7529: a leap month (5L) or a thirteenth month, kept as written for the
+                    // RSCALE the rule must name (checked below).
+                    rule.extensions.append(Extension(name: "BYMONTH", value: String(decoding: value, as: UTF8.self)))
+                } else {
+                    return fail("expected 1 to 12 (with RSCALE also 13, and a leap month such as 5L)")
+                }
             case "BYSETPOS":
                 guard let numbers = list(1...366, allowNegative: true) else { return fail("expected ±1 to ±366") }
                 rule.bySetPos = numbers
@@ -229,6 +236,14 @@ public struct RecurrenceRule: Sendable, Hashable {
             }
         }
         guard sawFrequency else { return .failure(Problem(offset: 0, message: "a rule needs FREQ")) }
+        let scaled = rule.extensions.contains { $0.name == "RSCALE" }
+        if !scaled, rule.extensions.contains(where: { $0.name == "BYMONTH" }) {
+            return .failure(
+                Problem(offset: 0, message: "BYMONTH: a leap month or month 13 needs RSCALE (RFC 7529)"))
+        }
+        if strict, !scaled, rule.extensions.contains(where: { $0.name == "SKIP" }) {
+            return .failure(Problem(offset: 0, message: "SKIP needs RSCALE (RFC 7529 §3.1)"))
+        }
         if strict {
             if rule.count != nil && rule.until != nil {
                 return .failure(Problem(offset: 0, message: "COUNT and UNTIL must not both appear (RFC 5545 §3.3.10)"))
@@ -255,6 +270,15 @@ public struct RecurrenceRule: Sendable, Hashable {
             }
         }
         return .success(rule)
+    }
+
+    /// `5`, `13` or `5L`: a month RFC 7529 may name (1 to 13, `L` for a leap month).
+    static func isScaledMonth(_ item: UnsafeBufferPointer<UInt8>) -> Bool {
+        var digits = item[...]
+        if let last = digits.last, last == UInt8(ascii: "L") || last == UInt8(ascii: "l") { digits = digits.dropLast() }
+        guard (1...2).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
+        let number = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return (1...13).contains(number)
     }
 
     /// The canonical iCalendar text: FREQ first, then the other parts in RFC 5545's order.

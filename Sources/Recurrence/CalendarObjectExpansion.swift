@@ -6,7 +6,9 @@ import ICalendar
 ///
 /// - Overrides (RECURRENCE-ID) replace the instance they name, matched by
 ///   instant; one with RANGE=THISANDFUTURE also moves every later instance by
-///   the same shift and gives it its duration.
+///   the same shift and gives it its duration. An override of an instance an
+///   EXDATE removes is not shown: the instance is not in the recurrence set
+///   (RFC 5545 §3.8.5.1), as Thunderbird (ical.js) and Evolution (libical) read it.
 /// - The end of an instance comes from DTEND (the same exact duration for
 ///   every instance, RFC 5545 §3.8.5.3), DURATION (nominal days on the wall
 ///   clock, then exact time), DUE for a VTODO, or the defaults: one day for an
@@ -27,7 +29,7 @@ public struct CalendarObjectExpansion {
         self.limits = limits
     }
 
-    /// Groups a VCALENDAR's VEVENT, VTODO and VJOURNAL components by UID and
+    /// Groups a VCALENDAR's VEVENT, VTODO and VJOURNAL components by kind and UID and
     /// expands each group into the occurrences overlapping `from..<to` (Unix
     /// seconds; nil for unbounded), sorted by start. A component without UID is
     /// its own object, under its ``ICalendar/Component/derivedUID`` (the UID an
@@ -51,6 +53,8 @@ public struct CalendarObjectExpansion {
 
     /// One series of a calendar (the components sharing a UID) expanded in a window.
     public struct SeriesExpansion: Sendable {
+        /// The series' component: VEVENT, VTODO or VJOURNAL (each kind is a series of its own).
+        public var kind: String
         public var uid: String
         /// Its instances in the window, in start order.
         public var occurrences: [Occurrence]
@@ -58,22 +62,29 @@ public struct CalendarObjectExpansion {
         public var truncated: TruncatedSeries?
     }
 
-    /// Every series of `calendar` (its VEVENTs, VTODOs and VJOURNALs grouped by UID, in the
-    /// calendar's order) with its instances in the window.
+    /// Every series of `calendar` (its VEVENTs, VTODOs and VJOURNALs grouped by kind and
+    /// UID, in the calendar's order: a VEVENT and a VTODO sharing a UID are two series) with
+    /// its instances in the window. Of two masters of one series the first is expanded;
+    /// ``ObjectChecks`` reports them and keeps the latest version instead.
     public func expandSeries(_ calendar: Component, from: Int?, to: Int?) throws(ICalendarError)
         -> [SeriesExpansion]
     {
-        var groups: [String: [Component]] = [:]
-        var order: [String] = []
-        for component in calendar.components where ["VEVENT", "VTODO", "VJOURNAL"].contains(component.name) {
-            let uid = component.property("UID")?.textValue() ?? component.derivedUID
-            if groups[uid] == nil { order.append(uid) }
-            groups[uid, default: []].append(component)
+        struct Key: Hashable {
+            var kind: String
+            var uid: String
+        }
+        var groups: [Key: [Component]] = [:]
+        var order: [Key] = []
+        for component in calendar.components where ObjectChecks.seriesKinds.contains(component.name) {
+            let key = Key(kind: component.name, uid: component.property("UID")?.textValue() ?? component.derivedUID)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(component)
         }
         var result: [SeriesExpansion] = []
         result.reserveCapacity(order.count)
-        for uid in order {
-            let members = groups[uid] ?? []
+        for key in order {
+            let uid = key.uid
+            let members = groups[key] ?? []
             let found = try expand(members, uid: uid, from: from, to: to)
             var truncated: TruncatedSeries?
             if !found.isComplete {
@@ -82,7 +93,8 @@ public struct CalendarObjectExpansion {
                     uid: uid, summary: master?.property("SUMMARY")?.textValue(), listed: found.occurrences.count,
                     lastListedStart: found.occurrences.last?.start)
             }
-            result.append(SeriesExpansion(uid: uid, occurrences: found.occurrences, truncated: truncated))
+            result.append(
+                SeriesExpansion(kind: key.kind, uid: uid, occurrences: found.occurrences, truncated: truncated))
         }
         return result
     }
@@ -233,6 +245,9 @@ public struct CalendarObjectExpansion {
             else { continue }
             let id = try idProperty.dateTimeValue()
             let idKey = try key(of: id, in: anchor.time)
+            // An instance an EXDATE removes is not there to override (as Thunderbird and
+            // libical read it); `ObjectChecks` warns of such an override.
+            if recurrence.isExcludedByDate(idKey) { continue }
             let startKey = try key(of: overrideAnchor.start, in: anchor.time)
             let length = try length(of: component, anchor: overrideAnchor)
             let ownStartKey = try key(of: overrideAnchor.start, in: overrideAnchor.time)
@@ -277,12 +292,16 @@ public struct CalendarObjectExpansion {
     }
 
     func recurrenceSet(of master: Component, anchor: Anchor) throws(ICalendarError) -> RecurrenceSet {
-        let rules = try master.properties(named: "RRULE").map { (property) throws(ICalendarError) in
-            try property.recurrenceRule()
+        // An RFC 7529 rule this engine cannot expand is refused by name, never read as Gregorian.
+        func rule(_ property: Property) throws(ICalendarError) -> RecurrenceRule {
+            let rule = try property.recurrenceRule()
+            if let refusal = ScaledRuleIterator.refusal(of: rule) {
+                throw ICalendarError(.invalidValue, refusal, component: master.name, property: property.name)
+            }
+            return rule
         }
-        let exceptionRules = try master.properties(named: "EXRULE").map { (property) throws(ICalendarError) in
-            try property.recurrenceRule()
-        }
+        let rules = try master.properties(named: "RRULE").map(rule)
+        let exceptionRules = try master.properties(named: "EXRULE").map(rule)
         var dates: [RecurrenceInstance] = []
         for property in master.properties(named: "RDATE") {
             if property.valueType == .period {

@@ -79,6 +79,11 @@ public struct RecurrenceSet: Sendable {
     let excludedDates: Set<CivilDate>
     let limits: ExpansionLimits
 
+    /// Whether an EXDATE removes the instance at `key` (EXRULEs aside).
+    public func isExcludedByDate(_ key: Int) -> Bool {
+        excludedKeys.contains(key) || (!excludedDates.isEmpty && excludedDates.contains(time.local(key).date))
+    }
+
     /// - Parameters:
     ///   - start: DTSTART's wall clock (midnight for DATE).
     ///   - rdates: RDATE values, each resolved to a key with `key(for:)`.

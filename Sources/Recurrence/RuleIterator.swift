@@ -120,6 +120,8 @@ struct RuleIterator: IteratorProtocol {
     private(set) var steps = 0
     /// Whether the iterator stopped because it used up its steps, not because the rule ended.
     private(set) var isExhausted = false
+    /// An RFC 7529 rule (RSCALE or SKIP) is expanded by its own iterator.
+    private var scaled: ScaledRuleIterator?
 
     /// - Parameters:
     ///   - start: DTSTART's wall clock (midnight for a DATE series).
@@ -211,6 +213,8 @@ struct RuleIterator: IteratorProtocol {
         periodIndex = 0  // every stored property must be set before index(of:) can be called
         lastPeriodIndex = index(of: CivilDateTime(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59)!)
         periodIndex = index(of: start)
+        scaled = ScaledRuleIterator(
+            rule: rule, start: start, isDate: isDate, zone: zone, limits: limits, startIsInstance: startIsInstance)
     }
 
     /// Rules that no year can satisfy, caught before any iteration: a BYMONTHDAY
@@ -247,7 +251,7 @@ struct RuleIterator: IteratorProtocol {
     /// rule's INTERVAL reaches, so a window far from DTSTART costs what its
     /// own periods cost. Only without COUNT, which must count from DTSTART.
     mutating func skip(toward local: CivilDateTime) {
-        guard count == nil, local > start else { return }
+        guard count == nil, local > start, scaled == nil else { return }
         let first = index(of: start)
         let target = index(of: local)
         let periods = (target - first) / interval
@@ -264,6 +268,13 @@ struct RuleIterator: IteratorProtocol {
     // MARK: Iteration
 
     mutating func next() -> CivilDateTime? {
+        if scaled != nil {
+            scaled!.maxSteps = maxSteps
+            let next = scaled!.next()
+            steps = scaled!.steps
+            isExhausted = scaled!.isExhausted
+            return next
+        }
         guard !finished else { return nil }
         if let count, produced >= count {
             finished = true

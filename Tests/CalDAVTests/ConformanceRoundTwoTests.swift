@@ -220,3 +220,33 @@ extension CalDAVTests {
         #expect(try dav.get("/dav/calendars/anna/work/cc.ics").text == body)
     }
 }
+
+extension CalDAVTests {
+    /// RFC 7529 through CalDAV: a Hebrew anniversary (8 Adar I; 8 Adar in years without
+    /// Adar I) is stored as sent and found where the Hebrew calendar puts it (27 February
+    /// 2015, worked out in RScaleTests); a scale the server cannot expand is refused by name
+    /// with `valid-calendar-data`, never stored to be read as a Gregorian rule.
+    @Test func rscaleRulesAreStoredAndExpandedOrRefusedByName() throws {
+        let dav = try TestServer(.inProcess).dav("anna")
+        #expect(try dav.makeCalendar() == 201)
+        let hebrew = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", "UID:h", "DTSTAMP:20261101T000000Z",
+            "DTSTART;VALUE=DATE:20140208", "RRULE:RSCALE=HEBREW;FREQ=YEARLY;BYMONTH=5L;BYMONTHDAY=8;SKIP=FORWARD",
+            "SUMMARY:Anniversary", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        #expect(try dav.put("/dav/calendars/anna/work/h.ics", hebrew).status == 201)
+        #expect(try dav.get("/dav/calendars/anna/work/h.ics").text == hebrew)
+        let found = try dav.calendarQuery(
+            "/dav/calendars/anna/work/", start: "20150227T000000Z", end: "20150228T000000Z")
+        #expect(try found.multistatus().hrefs == ["/dav/calendars/anna/work/h.ics"])
+        let missed = try dav.calendarQuery(
+            "/dav/calendars/anna/work/", start: "20150208T000000Z", end: "20150209T000000Z")
+        #expect(try missed.multistatus().hrefs == [])
+        let refused = try dav.put(
+            "/dav/calendars/anna/work/m.ics",
+            Self.object(uid: "m", ["DTSTART:20261201T090000Z", "RRULE:RSCALE=MAYAN;FREQ=YEARLY"]))
+        #expect(refused.status == 403 && refused.precondition == .caldav("valid-calendar-data"), "\(refused.text)")
+        #expect(refused.text.contains("RSCALE=MAYAN"))
+        #expect(try dav.get("/dav/calendars/anna/work/m.ics").status == 404)
+    }
+}
