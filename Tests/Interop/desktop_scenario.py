@@ -1,6 +1,15 @@
-"""The objects the desktop-client interop tests (Thunderbird, Evolution Data Server,
-calcurse) put on the server before the client's first sync: the same scenario for
-each, so their results compare."""
+"""What the desktop-client interop tests (Thunderbird, Evolution Data Server, calcurse)
+share: the objects they put on the server before the client's first sync (the same
+scenario for each, so their results compare) and the oracle they check the server with."""
+import json
+import re
+import urllib.parse
+import xml.etree.ElementTree as ET
+
+from almanac_server import BasicClient
+
+DAV = "{DAV:}"
+CALDAV = "{urn:ietf:params:xml:ns:caldav}"
 
 BERLIN = """BEGIN:VTIMEZONE
 TZID:Europe/Berlin
@@ -78,3 +87,43 @@ DTEND;TZID=Europe/Berlin:20270406T110000
 SUMMARY:Teamrunde
 END:VEVENT
 """)
+
+
+class Oracle:
+    """The server through plain CalDAV and the JSON API: each test's own oracle."""
+
+    def __init__(self, server, user, password):
+        self.http = BasicClient(server.port, user, password)
+        self.user = user
+
+    def put(self, path, text):
+        return self.http.request("PUT", path, text.encode(), {"Content-Type": "text/calendar; charset=utf-8"})[0]
+
+    def stored(self, path):
+        """href → unfolded calendar data of every object in the calendar."""
+        status, _, body = self.http.request(
+            "REPORT", path,
+            b'<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data/></D:prop>'
+            b'<C:filter><C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>',
+            {"Depth": "1", "Content-Type": "application/xml"})
+        assert status == 207, status
+        return {urllib.parse.unquote(r.findtext(DAV + "href")):
+                re.sub(r"\r?\n[ \t]", "", r.findtext(f".//{CALDAV}calendar-data")).replace("\r\n", "\n")
+                for r in ET.fromstring(body).iter(DAV + "response")}
+
+    def objects(self, path):
+        """UID → unfolded calendar data of every object in the calendar."""
+        return {re.search(r"^UID:(.*)$", text, re.M).group(1): text for text in self.stored(path).values()}
+
+    def event(self, body):
+        status, _, answer = self.http.request("POST", "/api/v1/events", json.dumps(body).encode(),
+                                              {"Content-Type": "application/json"})
+        assert status == 201, (status, answer)
+        return json.loads(answer)
+
+    def occurrences(self, calendar_id, title, start="2027-01-01T00:00:00Z", end="2028-01-01T00:00:00Z"):
+        """(start, title) of each instance titled `title` in the window, by the server's expansion."""
+        status, _, body = self.http.request(
+            "GET", f"/api/v1/calendars/{calendar_id}/occurrences?from={start}&to={end}&title={urllib.parse.quote(title)}")
+        assert status == 200, status
+        return [(o["start"], o["title"]) for o in json.loads(body)["occurrences"]]

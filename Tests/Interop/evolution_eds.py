@@ -54,7 +54,6 @@ except (ImportError, ValueError):
     raise SystemExit("FAIL: needs python3-gi, gir1.2-ecal-2.0 and gir1.2-edataserver-1.2")
 
 import calendar as calendars
-import json
 import re
 import signal
 import subprocess
@@ -63,11 +62,10 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 
 from interop_support import check, main
-from almanac_server import AlmanacServer, BasicClient
-from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM
+from almanac_server import AlmanacServer
+from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM, Oracle
 
 DAV = "{DAV:}"
-CALDAV = "{urn:ietf:params:xml:ns:caldav}"
 
 # As Evolution writes a new event: libical's own zone and TZID; weekly over the change to winter time (31 October).
 FROM_EDS = """BEGIN:VEVENT
@@ -90,29 +88,8 @@ def utc(year, month, day):
     return calendars.timegm((year, month, day, 0, 0, 0, 0, 0, 0))
 
 
-class Server:
-    """The server through plain CalDAV and the JSON API: the test's oracle."""
-
-    def __init__(self, server, user, password):
-        self.http = BasicClient(server.port, user, password)
-        self.user = user
-
-    def put(self, path, text):
-        return self.http.request("PUT", path, text.encode(), {"Content-Type": "text/calendar; charset=utf-8"})[0]
-
-    def objects(self, path):
-        """UID → unfolded calendar data of every object in the calendar."""
-        status, _, body = self.http.request(
-            "REPORT", path,
-            b'<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data/></D:prop>'
-            b'<C:filter><C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>',
-            {"Depth": "1", "Content-Type": "application/xml"})
-        assert status == 207, status
-        found = {}
-        for response in ET.fromstring(body).iter(DAV + "response"):
-            text = re.sub(r"\r?\n[ \t]", "", response.findtext(f".//{CALDAV}calendar-data")).replace("\r\n", "\n")
-            found[re.search(r"^UID:(.*)$", text, re.M).group(1)] = text
-        return found
+class Server(Oracle):
+    """The oracle, and what EDS is told of a collection's privileges."""
 
     def privileges(self, path):
         """The DAV:current-user-privilege-set of a collection, as local names."""
@@ -122,18 +99,6 @@ class Server:
         assert status == 207, status
         found = ET.fromstring(body).find(f".//{DAV}current-user-privilege-set")
         return sorted(child.tag.split("}")[1] for privilege in found for child in privilege)
-
-    def event(self, body):
-        status, _, answer = self.http.request("POST", "/api/v1/events", json.dumps(body).encode(),
-                                              {"Content-Type": "application/json"})
-        assert status == 201, (status, answer)
-        return json.loads(answer)
-
-    def occurrences(self, calendar_id, title, start="2027-01-01T00:00:00Z", end="2028-01-01T00:00:00Z"):
-        status, _, body = self.http.request(
-            "GET", f"/api/v1/calendars/{calendar_id}/occurrences?from={start}&to={end}&title={urllib.parse.quote(title)}")
-        assert status == 200, status
-        return [(o["start"], o["title"]) for o in json.loads(body)["occurrences"]]
 
 
 class PrivateBus:

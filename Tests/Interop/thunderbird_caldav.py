@@ -50,14 +50,12 @@ import socket
 import subprocess
 import time
 import urllib.parse
-import xml.etree.ElementTree as ET
 
 from interop_support import check, main
 from almanac_server import AlmanacServer, BasicClient
-from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM, ics
+from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM, Oracle as Server, ics
 
 DAV = "{DAV:}"
-CALDAV = "{urn:ietf:params:xml:ns:caldav}"
 
 # The API events' wall times, PUT with a client's VTIMEZONE: where they should land.
 CLIENT_WINTER = ics("""BEGIN:VEVENT
@@ -233,42 +231,6 @@ class Thunderbird:
         if self.process.poll() is None:
             self.process.wait(timeout=10)
         self.log.close()
-
-
-class Server:
-    """The server through plain CalDAV and the JSON API: the test's oracle."""
-
-    def __init__(self, server, user, password):
-        self.http = BasicClient(server.port, user, password)
-
-    def put(self, path, text):
-        return self.http.request("PUT", path, text.encode(), {"Content-Type": "text/calendar; charset=utf-8"})[0]
-
-    def objects(self, path):
-        status, _, body = self.http.request(
-            "REPORT", path,
-            b'<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data/></D:prop>'
-            b'<C:filter><C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>',
-            {"Depth": "1", "Content-Type": "application/xml"})
-        assert status == 207, status
-        found = {}
-        for response in ET.fromstring(body).iter(DAV + "response"):
-            text = re.sub(r"\r?\n[ \t]", "", response.findtext(f".//{CALDAV}calendar-data")).replace("\r\n", "\n")
-            found[re.search(r"^UID:(.*)$", text, re.M).group(1)] = text
-        return found
-
-    def event(self, body):
-        status, _, answer = self.http.request("POST", "/api/v1/events", json.dumps(body).encode(),
-                                              {"Content-Type": "application/json"})
-        assert status == 201, (status, answer)
-        return json.loads(answer)
-
-    def occurrences(self, calendar_id, title):
-        status, _, body = self.http.request(
-            "GET", f"/api/v1/calendars/{calendar_id}/occurrences?from=2027-01-01T00:00:00Z&to=2028-01-01T00:00:00Z"
-                   f"&title={urllib.parse.quote(title)}")
-        assert status == 200, status
-        return [(o["start"], o["title"]) for o in json.loads(body)["occurrences"]]
 
 
 def add_user(almanac, data, name, email):
