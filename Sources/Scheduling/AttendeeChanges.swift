@@ -13,9 +13,10 @@ extension ITIP {
         "TRANSP", "PERCENT-COMPLETE", "COMPLETED", "CREATED", "DTSTAMP", "LAST-MODIFIED", "EXDATE",
     ]
 
-    /// Parameters the server manages on ORGANIZER and ATTENDEE (§7.3, §7.2), and those the
-    /// attendee sets on their own ATTENDEE property.
-    static let serverParameters: Set<String> = ["SCHEDULE-STATUS", "SCHEDULE-FORCE-SEND"]
+    /// Parameters only the organizer's server reads or sets on ORGANIZER and ATTENDEE
+    /// (RFC 6638 §7.1–§7.3): never in an iTIP message nor an attendee's copy, and not
+    /// the attendee's to change. Then those the attendee sets on their own ATTENDEE property.
+    static let serverParameters: Set<String> = ["SCHEDULE-AGENT", "SCHEDULE-STATUS", "SCHEDULE-FORCE-SEND"]
     static let ownAttendeeParameters: Set<String> = ["PARTSTAT", "RSVP"]
 
     /// The first change from `old` to `new` (both VCALENDARs) that `attendee` (their

@@ -129,9 +129,8 @@ public enum ITIP {
                 reply.properties.insert(dtstamp, at: min(1, reply.properties.count))
                 var answered = answer
                 answered[parameter: "RSVP"] = nil
-                answered[parameter: "SCHEDULE-STATUS"] = nil
-                answered[parameter: "SCHEDULE-FORCE-SEND"] = nil
                 reply.properties.append(answered)
+                reply = withoutServerParameters(reply)
                 members.append(reply)
             }
         }
@@ -385,6 +384,19 @@ public enum ITIP {
         return result
     }
 
+    /// An attendee's copy with `status` as the SCHEDULE-STATUS of its ORGANIZER: how the
+    /// attendee's last REPLY was delivered (RFC 6638 §7.3).
+    public static func settingOrganizerStatus(_ status: String, in calendar: Component) -> Component {
+        var result = calendar
+        for index in result.components.indices where scheduled.contains(result.components[index].name) {
+            for position in result.components[index].properties.indices
+            where result.components[index].properties[position].name == "ORGANIZER" {
+                result.components[index].properties[position][parameter: "SCHEDULE-STATUS"] = status
+            }
+        }
+        return result
+    }
+
     /// An attendee's copy without SCHEDULE-FORCE-SEND=REPLY on its ORGANIZER properties,
     /// and whether any had it (the attendee's client asks for a REPLY although nothing changed).
     public static func takingForcedReply(_ calendar: Component) -> (Component, forced: Bool) {
@@ -403,6 +415,72 @@ public enum ITIP {
         return (result, forced)
     }
 
+    // MARK: The organizer's changes
+
+    /// The properties whose change moves an instance or changes which instances there
+    /// are (RFC 5546 §2.1.4's significant changes, with STATUS and removed attendees).
+    static let timing = ["DTSTART", "DTEND", "DURATION", "DUE", "RRULE", "RDATE", "EXDATE", "EXRULE"]
+
+    /// The organizer's new version of a scheduling object as RFC 6638 keeps it: each
+    /// component whose time or recurrence changed since `old`, that was cancelled, or
+    /// that lost an attendee gets a SEQUENCE above its old one unless the client raised it
+    /// already (§3.2.5, RFC 5546 §2.1.4); where the time or recurrence changed, every
+    /// attendee but the organizer is asked again, PARTSTAT=NEEDS-ACTION with RSVP=TRUE
+    /// (§3.2.8). A new override is compared with the instance it replaces.
+    public static func revising(_ new: Component, from old: Component, organizer: String) -> Component {
+        var olds: [String?: Component] = [:]
+        for component in old.components where scheduled.contains(component.name) {
+            olds[component.property("RECURRENCE-ID")?.value] =
+                olds[component.property("RECURRENCE-ID")?.value] ?? component
+        }
+        let oldMaster = olds[nil]
+        var result = new
+        for index in result.components.indices where scheduled.contains(result.components[index].name) {
+            let component = result.components[index]
+            let key = component.property("RECURRENCE-ID")?.value
+            let before: Component
+            var sequenceBefore: Int
+            if let counterpart = olds[key] {
+                before = counterpart
+                sequenceBefore = sequence(of: counterpart)
+            } else if let key, let master = oldMaster, let instance = override(of: master, at: key) {
+                before = instance
+                sequenceBefore = sequence(of: master)
+            } else {
+                continue
+            }
+            sequenceBefore = max(sequenceBefore, 0)
+            let moved = timingOf(component, dropping: key != nil) != timingOf(before, dropping: key != nil)
+            let cancelled =
+                component.property("STATUS")?.value.uppercased() == "CANCELLED"
+                && before.property("STATUS")?.value.uppercased() != "CANCELLED"
+            let now = Set(component.properties(named: "ATTENDEE").map { address($0.value) })
+            let removed = before.properties(named: "ATTENDEE").contains { !now.contains(address($0.value)) }
+            guard moved || cancelled || removed else { continue }
+            if sequence(of: component) <= sequenceBefore {
+                result.components[index].setProperty(Property(name: "SEQUENCE", value: String(sequenceBefore + 1)))
+            }
+            guard moved else { continue }
+            for position in result.components[index].properties.indices
+            where result.components[index].properties[position].name == "ATTENDEE"
+                && address(result.components[index].properties[position].value) != organizer
+            {
+                result.components[index].properties[position][parameter: "PARTSTAT"] = "NEEDS-ACTION"
+                result.components[index].properties[position][parameter: "RSVP"] = "TRUE"
+            }
+        }
+        return result
+    }
+
+    /// A component's timing as text to compare (an override's without the rule parts it
+    /// never has, so it compares with the instance ``override(of:at:)`` makes).
+    static func timingOf(_ component: Component, dropping rules: Bool) -> [String] {
+        let names = rules ? ["DTSTART", "DTEND", "DURATION", "DUE"] : timing
+        return component.properties.filter { names.contains($0.name) }.map { property in
+            "\(property.name);\(property[parameter: "TZID"] ?? "");\(property[parameter: "VALUE"] ?? ""):\(property.value)"
+        }.sorted()
+    }
+
     // MARK: -
 
     static func sequence(of component: Component) -> Int {
@@ -412,8 +490,7 @@ public enum ITIP {
     static func withoutServerParameters(_ component: Component) -> Component {
         var copy = component
         for index in copy.properties.indices where ["ATTENDEE", "ORGANIZER"].contains(copy.properties[index].name) {
-            copy.properties[index][parameter: "SCHEDULE-STATUS"] = nil
-            copy.properties[index][parameter: "SCHEDULE-FORCE-SEND"] = nil
+            for name in serverParameters.sorted() { copy.properties[index][parameter: name] = nil }
         }
         return copy
     }

@@ -246,9 +246,12 @@ public struct SchedulingAgent: Sendable {
             {
                 return untouched
             }
-            let wanted = Self.scheduled(in: object, mine: mine)
+            // A moved, rescheduled or cancelled meeting gets a higher SEQUENCE, and its
+            // attendees are asked again (RFC 6638 §3.2.5, §3.2.8).
+            let revised = old.map { ITIP.revising(object, from: $0, organizer: organizer) } ?? object
+            let wanted = Self.scheduled(in: revised, mine: mine)
             guard !wanted.isEmpty || old != nil else { return untouched }
-            try checkSize(of: object, by: user)
+            try checkSize(of: revised, by: user)
             var statuses: [String: String] = [:]
             var local: [(address: String, user: String)] = []
             var remote: [String] = []
@@ -275,9 +278,9 @@ public struct SchedulingAgent: Sendable {
             let dropped = gone.compactMap { localUser($0, except: user) }
             let droppedRemote =
                 mail == nil ? [] : gone.filter { localUser($0, except: user) == nil && IMIP.bare($0) != nil }
-            let stored = ITIP.settingScheduleStatus(statuses, in: object)
+            let stored = ITIP.settingScheduleStatus(statuses, in: revised)
             let bytes = stored == object ? data : stored.serialized()
-            let name = object.components.first { ITIP.scheduled.contains($0.name) }?.property("ORGANIZER")?[
+            let name = revised.components.first { ITIP.scheduled.contains($0.name) }?.property("ORGANIZER")?[
                 parameter: "CN"]
             return Plan(
                 data: bytes,
@@ -304,8 +307,11 @@ public struct SchedulingAgent: Sendable {
         let occurring = Self.occurring(Set(answered.keys), in: old ?? object)
         let changed = answered.filter { occurring.contains($0.key) }
         guard !changed.isEmpty else { return forced ? Plan(data: stored.serialized(), work: .none) : untouched }
+        // The copy says how the REPLY went (§7.3): delivered to a local organizer, handed
+        // to the relay for one outside (5.1 once the relay refuses it).
+        let status = localUser(organizer, except: user) != nil ? Self.delivered : Self.sent
         return Plan(
-            data: forced ? stored.serialized() : data,
+            data: ITIP.settingOrganizerStatus(status, in: stored).serialized(),
             work: .answer(uid: uid, answers: changed, attendee: me, organizer: organizer, object: stored))
     }
 
@@ -337,10 +343,12 @@ public struct SchedulingAgent: Sendable {
         case .answer(let uid, let answers, let attendee, let organizer, let object):
             if localUser(organizer, except: "") != nil {
                 reply(uid: uid, answers: answers, attendee: attendee, organizer: organizer)
-            } else {
-                _ = mailTo(
-                    [organizer], ITIP.message(.reply, object, attendee: attendee, stamp: now()), from: attendee,
-                    name: nil)
+            } else if !mailTo(
+                [organizer], ITIP.message(.reply, object, attendee: attendee, stamp: now()), from: attendee, name: nil
+            ).isEmpty, let user = localUser(attendee, except: "") {
+                update(user, uid: uid, organizer: organizer, creating: false, tag: .keep) { existing in
+                    existing.map { ITIP.settingOrganizerStatus(Self.notDelivered, in: $0) }
+                }
             }
         }
     }

@@ -66,10 +66,13 @@ extension DAVContext {
         }
     }
 
-    /// Every property of a calendar object.
+    /// Every property of a calendar object (a scheduling object's schedule-tag too, which
+    /// PROPFIND gives only when it is named, RFC 6638 §9.3).
     func objectProperties(_ info: ResourceInfo, in calendar: EventCalendar) -> [PropertyName: String] {
         var properties: [PropertyName: String] = [:]
-        for name in Self.objectPropertyNames { properties[name] = objectProperty(name, info, in: calendar) }
+        for name in Self.objectPropertyNames + [.scheduleTag] {
+            properties[name] = objectProperty(name, info, in: calendar)
+        }
         return properties
     }
 
@@ -141,6 +144,9 @@ extension DAVContext {
             properties[.supportedReportSet] =
                 Self.reports(["calendar-query", "calendar-multiget", "free-busy-query"], namespace: "C")
                 + Self.reports(["sync-collection"], namespace: "D") + Self.anywhereReports
+            // Whether the calendar's events make its owner busy (RFC 6638 §9.1): OPAQUE until
+            // a client sets it (then its value, kept as set, answers below).
+            properties[.scheduleCalendarTransp] = "<C:opaque/>"
             for (clark, value) in calendar.deadProperties {
                 if let name = PropertyName(clark: clark) { properties[name] = value }
             }
@@ -312,5 +318,18 @@ extension DAVContext {
         else { return nil }
         if TimeZoneDatabase.zone(named: tzid) != nil { return tzid }
         return WindowsZones.ianaIdentifier(forWindowsName: tzid)
+    }
+}
+
+extension EventCalendar {
+    /// Whether a client set the calendar's `schedule-calendar-transp` (RFC 6638 §9.1) to
+    /// TRANSPARENT: its events then make no one busy in scheduling free-busy answers.
+    var isScheduleTransparent: Bool {
+        guard let value = deadProperties[PropertyName.scheduleCalendarTransp.clark] else { return false }
+        // An element named transparent (in whatever prefix the client used) inside it.
+        return value.split(separator: "<").dropFirst().contains { tag in
+            let name = tag.prefix { $0 != " " && $0 != "/" && $0 != ">" }
+            return name == "transparent" || name.hasSuffix(":transparent")
+        }
     }
 }

@@ -122,13 +122,14 @@ extension DAVContext {
         return ((try? store.calendars()) ?? []).contains { $0.owner == other }
     }
 
-    /// A VFREEBUSY REPLY of `target`'s busy time (their own calendars and subscriptions;
+    /// A VFREEBUSY REPLY of `target`'s busy time (their own calendars and subscriptions but
+    /// those whose schedule-calendar-transp is TRANSPARENT;
     /// outside their availability schedule BUSY-UNAVAILABLE, as free-busy-query answers).
     func freeBusyReply(
         of target: String, address: String, organizer: String, from: Int, to: Int, uid query: Component
     ) throws(StoreError) -> Component {
         let theirs = try handler.backend.eventStore(for: target)
-        let calendars = try theirs.calendars().filter { $0.access == nil }.map(\.id)
+        let calendars = try theirs.calendars().filter { $0.access == nil && !$0.isScheduleTransparent }.map(\.id)
         let busy = try theirs.busyTime(in: TimeRange(start: from, end: to), calendars: calendars, timeZone: nil)
         let heading =
             (query.property("UID").map { [$0] } ?? [])
@@ -148,6 +149,7 @@ extension PropertyName {
     static let scheduleInboxURL = PropertyName(DAVNamespace.caldav, "schedule-inbox-URL")
     static let scheduleOutboxURL = PropertyName(DAVNamespace.caldav, "schedule-outbox-URL")
     static let scheduleDefaultCalendarURL = PropertyName(DAVNamespace.caldav, "schedule-default-calendar-URL")
+    static let scheduleCalendarTransp = PropertyName(DAVNamespace.caldav, "schedule-calendar-transp")
     /// RFC 6638 §3.2.10: a scheduling object's Schedule-Tag, asked for by name (not in allprop).
     static let scheduleTag = PropertyName(DAVNamespace.caldav, "schedule-tag")
     static let calendarUserType = PropertyName(DAVNamespace.caldav, "calendar-user-type")

@@ -66,10 +66,11 @@ extension DAVContext {
                 }
                 switch wanted {
                 case .all:
-                    // calendar-availability is only given when named (RFC 7953 §7.2.4: not in allprop).
+                    // calendar-availability and schedule-tag are only given when named (RFC 7953
+                    // §7.2.4, RFC 6638 §9.3: not in allprop).
                     multistatus.add(
                         href: href,
-                        found: properties.filter { $0.key != .calendarAvailability }.sorted {
+                        found: properties.filter { $0.key != .calendarAvailability && $0.key != .scheduleTag }.sorted {
                             $0.key.clark < $1.key.clark
                         }.map { ($0.key, $0.value) })
                 case .names:

@@ -1,0 +1,188 @@
+import AlmanacTesting
+import CalDAV
+import CalendarStore
+import Foundation
+import HTTPTypes
+import Testing
+
+/// RFC 6638 and RFC 5546 rule by rule, through CalDAV with the organizer Anna and her
+/// attendees Bob and Carol: each test quotes the section it follows.
+@Suite struct SchedulingRFCTests {
+    typealias Helpers = CalDAVSchedulingTests
+
+    static let meeting = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//Client//EN\r
+        BEGIN:VEVENT\r
+        UID:planning\r
+        DTSTAMP:20261101T000000Z\r
+        DTSTART:20270111T100000Z\r
+        DTEND:20270111T110000Z\r
+        SUMMARY:Planning\r
+        ORGANIZER;CN=Anna:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=ACCEPTED:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bob@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION;RSVP=TRUE;SCHEDULE-AGENT=SERVER:mailto:carol@example.com\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    static let path = "/dav/calendars/anna/work/planning.ics"
+
+    /// Anna has invited Bob and Carol; Bob has accepted.
+    static func invitedAndAccepted(_ setup: ServerSetup) throws -> (
+        server: TestServer, anna: DAVClient, bob: DAVClient, carol: DAVClient
+    ) {
+        let server = try TestServer(setup, users: ["anna", "bob", "carol"])
+        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        #expect(try bob.mkcalendar("/dav/calendars/bob/personal/").status == 201)
+        #expect(try anna.put(path, meeting).status == 201)
+        let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        let accepted = bobs.text.replacingOccurrences(
+            of: "PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bob@example.com",
+            with: "PARTSTAT=ACCEPTED:mailto:bob@example.com")
+        #expect(try bob.put(bobs.href, accepted, ifMatch: bobs.etag).status == 204)
+        return (server, anna, bob, carol)
+    }
+
+    static func annas(_ anna: DAVClient) throws -> String { Helpers.unfolded(try anna.get(path).text) }
+
+    static func sequence(_ text: String) -> Int? {
+        text.components(separatedBy: "\r\n").first { $0.hasPrefix("SEQUENCE:") }.flatMap { Int($0.dropFirst(9)) }
+    }
+
+    /// RFC 5546 §2.1.4, RFC 6638 §3.2.5 and §3.2.8: a move is a significant change: the
+    /// organizer's object, each attendee's copy and the REQUEST carry a raised SEQUENCE,
+    /// and every attendee is asked again (PARTSTAT=NEEDS-ACTION, RSVP=TRUE); the
+    /// organizer's own answer stays. A change of title is not significant.
+    @Test(arguments: ServerSetup.everyStore) func aMoveRaisesTheSequenceAndAsksAgain(_ setup: ServerSetup) throws {
+        let (_, anna, bob, _) = try Self.invitedAndAccepted(setup)
+        let retitled = try Self.annas(anna).replacingOccurrences(of: "SUMMARY:Planning", with: "SUMMARY:Planning 2027")
+        #expect(try anna.put(Self.path, retitled).status == 204)
+        var text = try Self.annas(anna)
+        #expect(Self.sequence(text) == nil, "a new title is no significant change: \(text)")
+        #expect(Helpers.partstat(of: "bob@example.com", in: text) == "ACCEPTED")
+
+        let moved = text.replacingOccurrences(of: "T100000Z", with: "T120000Z").replacingOccurrences(
+            of: "DTEND:20270111T110000Z", with: "DTEND:20270111T130000Z")
+        #expect(try anna.put(Self.path, moved).status == 204)
+        text = try Self.annas(anna)
+        #expect(Self.sequence(text) == 1, "\(text)")
+        #expect(text.contains("PARTSTAT=NEEDS-ACTION;RSVP=TRUE") && text.contains(":mailto:bob@example.com"))
+        #expect(Helpers.partstat(of: "bob@example.com", in: text) == "NEEDS-ACTION")
+        #expect(text.contains("ATTENDEE;PARTSTAT=ACCEPTED:mailto:anna@example.com"))
+        let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        #expect(
+            Self.sequence(bobs.text) == 1 && Helpers.partstat(of: "bob@example.com", in: bobs.text) == "NEEDS-ACTION")
+        let request = try #require(try Helpers.inbox(bob, "bob").last)
+        #expect(request.contains("METHOD:REQUEST") && Self.sequence(request) == 1)
+
+        // A client that raised SEQUENCE itself keeps its number (no second raise).
+        let again = text.replacingOccurrences(of: "SEQUENCE:1", with: "SEQUENCE:5").replacingOccurrences(
+            of: "T120000Z", with: "T140000Z")
+        #expect(try anna.put(Self.path, again).status == 204)
+        #expect(Self.sequence(try Self.annas(anna)) == 5)
+    }
+
+    /// RFC 5546 §2.1.4: cancelling (STATUS:CANCELLED) and removing an attendee are
+    /// significant too; the CANCEL a removed attendee gets carries the raised SEQUENCE.
+    @Test func cancellingAndRemovingRaiseTheSequence() throws {
+        let (_, anna, bob, carol) = try Self.invitedAndAccepted(.inProcess)
+        let withoutCarol = try Self.annas(anna).components(separatedBy: "\r\n").filter {
+            !$0.hasSuffix(":mailto:carol@example.com")
+        }.joined(separator: "\r\n")
+        #expect(try anna.put(Self.path, withoutCarol).status == 204)
+        #expect(Self.sequence(try Self.annas(anna)) == 1)
+        let cancel = try #require(try Helpers.inbox(carol, "carol").last)
+        #expect(cancel.contains("METHOD:CANCEL") && (Self.sequence(cancel) ?? 0) >= 1, "\(cancel)")
+        // No answer was changed by that: Bob still accepted.
+        #expect(Helpers.partstat(of: "bob@example.com", in: try Self.annas(anna)) == "ACCEPTED")
+
+        let cancelled = try Self.annas(anna).replacingOccurrences(
+            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nSTATUS:CANCELLED")
+        #expect(try anna.put(Self.path, cancelled).status == 204)
+        #expect(Self.sequence(try Self.annas(anna)) == 2)
+        let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        #expect(bobs.text.contains("STATUS:CANCELLED") && Self.sequence(bobs.text) == 2)
+    }
+
+    /// RFC 6638 §7.1–§7.2: SCHEDULE-AGENT, SCHEDULE-STATUS and SCHEDULE-FORCE-SEND of the
+    /// attendees are the organizer's server's: no attendee's copy or inbox message carries them.
+    @Test func serverParametersStayWithTheOrganizer() throws {
+        let (server, anna, bob, carol) = try Self.invitedAndAccepted(.inProcess)
+        #expect(try Self.annas(anna).contains("SCHEDULE-STATUS=1.2"))
+        let carolsCalendar = try server.eventStore(for: "carol").calendars()[0].name
+        let copies = [
+            try Helpers.only(bob, "/dav/calendars/bob/personal/").text,
+            try Helpers.only(carol, "/dav/calendars/carol/\(carolsCalendar)/").text,
+        ]
+        for text in copies + (try Helpers.inbox(bob, "bob")) + (try Helpers.inbox(carol, "carol")) {
+            let attendees = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("ATTENDEE") }
+            #expect(!attendees.isEmpty)
+            for line in attendees {
+                #expect(!line.contains("SCHEDULE-"), "\(line)")
+            }
+        }
+    }
+
+    /// RFC 6638 §7.3: the attendee's copy says on its ORGANIZER how their REPLY went
+    /// (1.2, delivered to a user of the server); the REPLY itself does not carry it.
+    @Test func theAttendeesCopySaysHowTheirReplyWent() throws {
+        let (_, anna, bob, _) = try Self.invitedAndAccepted(.inProcess)
+        let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        #expect(bobs.text.contains("ORGANIZER;CN=Anna;SCHEDULE-STATUS=1.2:mailto:anna@example.com"), "\(bobs.text)")
+        let reply = try #require(try Helpers.inbox(anna, "anna").last)
+        #expect(reply.contains("METHOD:REPLY") && !reply.contains("SCHEDULE-STATUS"))
+    }
+
+    /// RFC 6638 §9.3: CALDAV:schedule-tag is a property of every scheduling object
+    /// resource, answered by PROPFIND on the object as by a report.
+    @Test func theScheduleTagIsAPropertyOfTheObject() throws {
+        let (_, anna, _, _) = try Self.invitedAndAccepted(.inProcess)
+        let tag = try anna.get(Self.path).headers["Schedule-Tag"]
+        let found = try anna.propfind(Self.path, props: [.caldav("schedule-tag")]).multistatus().responses[0]
+        #expect(tag != nil && found.property(.caldav("schedule-tag"))?.text == tag, "\(found)")
+    }
+}
+
+extension SchedulingRFCTests {
+    /// RFC 6638 §9.1: every calendar has CALDAV:schedule-calendar-transp, OPAQUE until set;
+    /// a calendar set TRANSPARENT makes its owner busy in no free-busy answer (§5.1).
+    @Test func scheduleCalendarTranspIsOpaqueUntilSetAndFreeBusyFollowsIt() throws {
+        let server = try TestServer(users: ["anna", "bob"], visiblePrincipals: .all)
+        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let bob = server.dav("bob")
+        #expect(try bob.mkcalendar("/dav/calendars/bob/personal/").status == 201)
+        let property = DAVName.caldav("schedule-calendar-transp")
+        let read = { try bob.propfind("/dav/calendars/bob/personal/", props: [property]).multistatus().responses[0] }
+        #expect(try read().property(property)?.childNames == [.caldav("opaque")])
+        let busy = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//x//EN", "BEGIN:VEVENT", "UID:x", "DTSTAMP:20261101T000000Z",
+            "DTSTART:20261207T130000Z", "DTEND:20261207T140000Z", "SUMMARY:Busy", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        #expect(try bob.put("/dav/calendars/bob/personal/x.ics", busy).status == 201)
+        let request = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Client//EN", "METHOD:REQUEST", "BEGIN:VFREEBUSY", "UID:fb",
+            "DTSTAMP:20261101T000000Z", "DTSTART:20261207T000000Z", "DTEND:20261208T000000Z",
+            "ORGANIZER:mailto:anna@example.com", "ATTENDEE:mailto:bob@example.com", "END:VFREEBUSY", "END:VCALENDAR",
+            "",
+        ].joined(separator: "\r\n")
+        func answer() throws -> String {
+            try server.dav("anna").send(
+                "POST", "/dav/outbox/anna/", request, headers: ["Content-Type": "text/calendar"]
+            ).text
+        }
+        #expect(try answer().contains("20261207T130000Z/20261207T140000Z"))
+        let transparent =
+            "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:set><D:prop>"
+            + "<C:schedule-calendar-transp><C:transparent/></C:schedule-calendar-transp></D:prop></D:set>"
+            + "</D:propertyupdate>"
+        #expect(try bob.send("PROPPATCH", "/dav/calendars/bob/personal/", transparent).status == 207)
+        #expect(try read().property(property)?.childNames == [.caldav("transparent")])
+        #expect(try !answer().contains("20261207T130000Z/20261207T140000Z"))
+    }
+}
