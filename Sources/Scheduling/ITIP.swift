@@ -415,6 +415,89 @@ public enum ITIP {
         return (result, forced)
     }
 
+    // MARK: What each attendee is invited to
+
+    /// What `attendee` is invited to (RFC 6638 §3.2.6). Listed in the master: the series,
+    /// less the instances whose overrides leave them out (those become EXDATEs of their
+    /// copy). Listed only in overrides: those instances alone, without the master and
+    /// its rule. Otherwise (one component, or nothing for them) the object as it is.
+    public static func view(of calendar: Component, for attendee: String) -> Component {
+        func lists(_ component: Component) -> Bool {
+            component.properties(named: "ATTENDEE").contains { address($0.value) == attendee }
+        }
+        guard
+            let masterIndex = calendar.components.firstIndex(where: {
+                scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil
+            })
+        else { return calendar }
+        let invited = lists(calendar.components[masterIndex])
+        var result = calendar
+        var excluded: [Property] = []
+        result.components = []
+        for (index, component) in calendar.components.enumerated() {
+            guard scheduled.contains(component.name), index != masterIndex else {
+                if index != masterIndex || invited { result.components.append(component) }
+                continue
+            }
+            guard let id = component.property("RECURRENCE-ID") else { continue }
+            if lists(component) {
+                result.components.append(component)
+            } else if invited {
+                excluded.append(
+                    Property(name: "EXDATE", parameters: id.parameters.filter { $0.name != "RANGE" }, value: id.value))
+            }
+        }
+        if invited, !excluded.isEmpty,
+            let master = result.components.firstIndex(where: {
+                scheduled.contains($0.name) && $0.property("RECURRENCE-ID") == nil
+            })
+        {
+            result.components[master].properties += excluded
+        }
+        return result
+    }
+
+    /// The instances `attendee` was invited to in `old` and is taken off in `new` while
+    /// still invited to others, as an object to cancel (nil when there are none):
+    /// removing them from one instance cancels that instance only (§3.2.6). Taken off
+    /// everything, they get the whole object's CANCEL instead.
+    public static func instancesTakenOff(_ attendee: String, from old: Component, to new: Component) -> Component? {
+        let before = view(of: old, for: attendee)
+        let after = view(of: new, for: attendee)
+        func members(_ calendar: Component) -> [Component] {
+            calendar.components.filter { scheduled.contains($0.name) }
+        }
+        guard !members(after).isEmpty, let masterAfter = recurringMaster(of: new) ?? members(after).first else {
+            return nil
+        }
+        func excluded(_ calendar: Component) -> Set<String> {
+            Set(
+                members(calendar).filter { $0.property("RECURRENCE-ID") == nil }.flatMap {
+                    $0.properties(named: "EXDATE")
+                }.map(\.value))
+        }
+        func instances(_ calendar: Component) -> Set<String> {
+            Set(members(calendar).compactMap { $0.property("RECURRENCE-ID")?.value })
+        }
+        let seriesBefore = members(before).contains { $0.property("RECURRENCE-ID") == nil }
+        let seriesAfter = members(after).contains { $0.property("RECURRENCE-ID") == nil }
+        var gone: [String] = []
+        if seriesBefore, seriesAfter {
+            gone = excluded(after).subtracting(excluded(before)).sorted()
+        } else if !seriesBefore, !seriesAfter {
+            gone = instances(before).subtracting(instances(after)).sorted()
+        }
+        let components: [Component] = gone.compactMap { id in
+            members(old).first { $0.property("RECURRENCE-ID")?.value == id }
+                ?? members(new).first { $0.property("RECURRENCE-ID")?.value == id }
+                ?? override(of: masterAfter, at: id)
+        }
+        guard !components.isEmpty else { return nil }
+        var result = old
+        result.components = old.components.filter { !scheduled.contains($0.name) } + components
+        return result
+    }
+
     // MARK: The organizer's changes
 
     /// The properties whose change moves an instance or changes which instances there

@@ -71,9 +71,8 @@ public struct SchedulingAgent: Sendable {
             /// user name) and those dropped (user names), the addresses outside the server to
             /// mail and those dropped.
             case organize(
-                Component, uid: String, attendees: [(address: String, user: String)], dropped: [String],
-                remote: [String],
-                droppedRemote: [String], from: String, name: String?)
+                Component, previous: Component?, uid: String, attendees: [(address: String, user: String)],
+                dropped: [String], remote: [String], droppedRemote: [String], from: String, name: String?)
             /// An attendee changed their answers (the organizer local, or outside and mailed).
             case answer(uid: String, answers: [String?: String], attendee: String, organizer: String, object: Component)
         }
@@ -285,8 +284,8 @@ public struct SchedulingAgent: Sendable {
             return Plan(
                 data: bytes,
                 work: .organize(
-                    stored, uid: uid, attendees: local, dropped: dropped, remote: remote, droppedRemote: droppedRemote,
-                    from: organizer, name: name))
+                    stored, previous: old, uid: uid, attendees: local, dropped: dropped, remote: remote,
+                    droppedRemote: droppedRemote, from: organizer, name: name))
         }
         // An attendee's copy: their answers, if they changed.
         guard let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains),
@@ -321,22 +320,39 @@ public struct SchedulingAgent: Sendable {
         switch plan.work {
         case .none: return
         case .organize(
-            let object, let uid, let attendees, let dropped, let remote, let droppedRemote, let from, let name):
-            let message = ITIP.message(.request, object, stamp: now())
-            let request = message.serialized()
+            let object, let previous, let uid, let attendees, let dropped, let remote, let droppedRemote, let from,
+            let name):
+            // Each attendee is sent what they are invited to: the series, or only the
+            // instances that list them (RFC 6638 §3.2.6), and a CANCEL for each instance
+            // they were taken off.
             var refused: [String] = []
             for attendee in attendees {
+                let view = ITIP.view(of: object, for: attendee.address)
                 let updated = update(attendee.user, uid: uid, organizer: from, tag: .new) { existing in
-                    ITIP.attendeeCopy(of: object, keeping: existing)
+                    ITIP.attendeeCopy(of: view, keeping: existing)
                 }
                 guard updated else {
                     refused.append(attendee.address)
                     continue
                 }
-                deliverMessage(request, uid: uid, method: "REQUEST", from: from, to: attendee.user)
+                deliverMessage(
+                    ITIP.message(.request, view, stamp: now()).serialized(), uid: uid, method: "REQUEST", from: from,
+                    to: attendee.user)
+                if let previous, let gone = ITIP.instancesTakenOff(attendee.address, from: previous, to: object) {
+                    deliverMessage(
+                        ITIP.message(.cancel, gone, stamp: now()).serialized(), uid: uid, method: "CANCEL", from: from,
+                        to: attendee.user)
+                }
             }
             cancel(dropped, uid: uid, object: object, from: from)
-            var failed = mailTo(remote, message, from: from, name: name)
+            var failed: [String] = []
+            for address in remote {
+                let view = ITIP.view(of: object, for: address)
+                failed += mailTo([address], ITIP.message(.request, view, stamp: now()), from: from, name: name)
+                if let previous, let gone = ITIP.instancesTakenOff(address, from: previous, to: object) {
+                    failed += mailTo([address], ITIP.message(.cancel, gone, stamp: now()), from: from, name: name)
+                }
+            }
             failed += mailTo(droppedRemote, ITIP.message(.cancel, object, stamp: now()), from: from, name: name)
             mark(failed, Self.notDelivered, uid: uid, organizer: from)
             mark(refused, Self.noAuthority, uid: uid, organizer: from)

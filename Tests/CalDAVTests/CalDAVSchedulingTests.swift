@@ -430,7 +430,17 @@ import Testing
             #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", forged).status == 403)
             let long = request(["bob@example.com"]).replacingOccurrences(of: "DTEND:20261208", with: "DTEND:20291208")
             #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", long).status == 400)
-            #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", "nonsense").status == 400)
+            // RFC 6638 §5.2.1's preconditions: the media type, then valid data with one VFREEBUSY.
+            let nonsense = try server.dav("anna").send("POST", "/dav/outbox/anna/", "nonsense")
+            #expect(nonsense.status == 403 && nonsense.precondition == .caldav("valid-calendar-data"))
+            let json = try server.dav("anna").send(
+                "POST", "/dav/outbox/anna/", "{}", headers: ["Content-Type": "application/json"])
+            #expect(json.status == 403 && json.precondition == .caldav("supported-calendar-data"))
+            let two = request(["bob@example.com"]).replacingOccurrences(
+                of: "END:VCALENDAR",
+                with: "BEGIN:VFREEBUSY\r\nUID:fb-2\r\nDTSTAMP:20261101T000000Z\r\nEND:VFREEBUSY\r\nEND:VCALENDAR")
+            let twice = try server.dav("anna").send("POST", "/dav/outbox/anna/", two)
+            #expect(twice.status == 403 && twice.precondition == .caldav("valid-calendar-data"), "\(twice.text)")
             let crowd = request((0...100).map { "u\($0)@example.com" })
             #expect(try server.dav("anna").send("POST", "/dav/outbox/anna/", crowd).status == 400, "101 recipients")
         }

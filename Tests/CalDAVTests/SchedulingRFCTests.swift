@@ -186,3 +186,73 @@ extension SchedulingRFCTests {
         #expect(try !answer().contains("20261207T130000Z/20261207T140000Z"))
     }
 }
+
+extension SchedulingRFCTests {
+    /// A daily series of three (11–13 January) with Bob invited to the series and Carol
+    /// only to the 12th, an override that lists them both.
+    static let daily = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//Client//EN\r
+        BEGIN:VEVENT\r
+        UID:daily\r
+        DTSTAMP:20261101T000000Z\r
+        DTSTART:20270111T090000Z\r
+        DTEND:20270111T093000Z\r
+        RRULE:FREQ=DAILY;COUNT=3\r
+        SUMMARY:Stand-up\r
+        ORGANIZER:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=ACCEPTED:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:bob@example.com\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:daily\r
+        DTSTAMP:20261101T000000Z\r
+        RECURRENCE-ID:20270112T090000Z\r
+        DTSTART:20270112T090000Z\r
+        DTEND:20270112T093000Z\r
+        SUMMARY:Stand-up with Carol\r
+        ORGANIZER:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=ACCEPTED:mailto:anna@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:bob@example.com\r
+        ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:carol@example.com\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    /// RFC 6638 §3.2.6: an attendee listed only in an override is invited to that instance
+    /// alone (no RRULE in their REQUEST or copy); an attendee of the series left out of one
+    /// override gets that instance excluded; taking someone off one instance sends a
+    /// CANCEL for that instance only.
+    @Test func attendeesOfSomeInstancesGetThoseInstances() throws {
+        let server = try TestServer(users: ["anna", "bob", "carol"])
+        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        for (client, user) in [(anna, "anna"), (bob, "bob"), (carol, "carol")] {
+            #expect(try client.mkcalendar("/dav/calendars/\(user)/work/").status == 201)
+        }
+        #expect(try anna.put("/dav/calendars/anna/work/daily.ics", Self.daily).status == 201)
+        let carols = try Helpers.only(carol, "/dav/calendars/carol/work/")
+        #expect(
+            !carols.text.contains("RRULE") && carols.text.contains("RECURRENCE-ID:20270112T090000Z"), "\(carols.text)")
+        let request = try #require(try Helpers.inbox(carol, "carol").last)
+        #expect(!request.contains("RRULE") && request.contains("SUMMARY:Stand-up with Carol"))
+        #expect(try Helpers.only(bob, "/dav/calendars/bob/work/").text.contains("RRULE:FREQ=DAILY;COUNT=3"))
+
+        // Anna takes Bob off the 12th: his copy excludes it, he gets a CANCEL for it alone.
+        let withoutBob = Self.daily.replacingOccurrences(
+            of:
+                "SUMMARY:Stand-up with Carol\r\nORGANIZER:mailto:anna@example.com\r\nATTENDEE;PARTSTAT=ACCEPTED:mailto:anna@example.com\r\nATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:bob@example.com\r\n",
+            with:
+                "SUMMARY:Stand-up with Carol\r\nORGANIZER:mailto:anna@example.com\r\nATTENDEE;PARTSTAT=ACCEPTED:mailto:anna@example.com\r\n"
+        )
+        #expect(withoutBob != Self.daily)
+        #expect(try anna.put("/dav/calendars/anna/work/daily.ics", withoutBob).status == 204)
+        let bobs = try Helpers.only(bob, "/dav/calendars/bob/work/").text
+        #expect(bobs.contains("EXDATE:20270112T090000Z") && !bobs.contains("RECURRENCE-ID"), "\(bobs)")
+        let cancel = try #require(try Helpers.inbox(bob, "bob").last)
+        #expect(cancel.contains("METHOD:CANCEL") && cancel.contains("RECURRENCE-ID:20270112T090000Z"))
+        #expect(!cancel.contains("RRULE"), "the instance alone: \(cancel)")
+    }
+}

@@ -56,14 +56,25 @@ extension DAVContext {
 
     /// POST to the outbox (RFC 6638 §5): a VFREEBUSY REQUEST from the user for its
     /// ATTENDEEs; each recipient answered with their busy time, or why not.
+    ///
+    /// Its preconditions (§5.2.1): a body of another media type than text/calendar is 403
+    /// `supported-calendar-data`; one that is not one VCALENDAR with METHOD:REQUEST and
+    /// exactly one VFREEBUSY is 403 `valid-calendar-data`.
     func outboxPost() -> HTTPResponse {
+        if let type = request.headers["Content-Type"]?.lowercased(), !type.hasPrefix("text/calendar") {
+            return DAVError(
+                403, "the outbox takes text/calendar, not \(type)", caldav: "supported-calendar-data"
+            ).response
+        }
         guard let document = try? ICalendarParser.parse(request.body, options: .lenient),
-            let calendar = document.components.first(where: { $0.name == "VCALENDAR" }),
+            document.components.count == 1, let calendar = document.components.first, calendar.name == "VCALENDAR",
             calendar.property("METHOD")?.value.uppercased() == "REQUEST",
+            calendar.components(named: "VFREEBUSY").count == 1,
             let query = calendar.components.first(where: { $0.name == "VFREEBUSY" })
         else {
             return DAVError(
-                400, "the outbox takes a VCALENDAR with METHOD:REQUEST and a VFREEBUSY", caldav: "valid-calendar-data"
+                403, "the outbox takes one VCALENDAR with METHOD:REQUEST and one VFREEBUSY",
+                caldav: "valid-calendar-data"
             ).response
         }
         guard let start = try? query.property("DTSTART")?.dateTimeValue(),
