@@ -52,7 +52,7 @@ public struct CalDAVHandler: Sendable {
         case .calendar: ["OPTIONS", "GET", "HEAD", "POST", "DELETE", "PROPFIND", "PROPPATCH", "MKCALENDAR", "REPORT"]
         case .object: ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCALENDAR", "REPORT", "COPY", "MOVE"]
         case .notifications: ["OPTIONS", "GET", "HEAD", "PROPFIND"]
-        case .inbox: ["OPTIONS", "GET", "HEAD", "PROPFIND", "PROPPATCH"]
+        case .inbox: ["OPTIONS", "GET", "HEAD", "PROPFIND", "PROPPATCH", "REPORT"]
         case .notification, .inboxItem: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND"]
         case .outbox: ["OPTIONS", "POST", "PROPFIND"]
         }

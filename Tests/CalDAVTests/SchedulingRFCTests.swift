@@ -256,3 +256,28 @@ extension SchedulingRFCTests {
         #expect(!cancel.contains("RRULE"), "the instance alone: \(cancel)")
     }
 }
+
+extension SchedulingRFCTests {
+    /// RFC 6638 §2.2: the schedule inbox answers calendar-query and calendar-multiget as a
+    /// calendar collection does, and says so in its supported-report-set.
+    @Test func theInboxAnswersCalendarReports() throws {
+        let (_, _, bob, _) = try Self.invitedAndAccepted(.inProcess)
+        let inbox = "/dav/inbox/bob/"
+        let reports = try bob.propfind(inbox, props: [.dav("supported-report-set")]).multistatus().responses[0]
+        #expect(
+            reports.property(.dav("supported-report-set"))?.descendants.contains {
+                $0.name == .caldav("calendar-query")
+            } == true)
+        let query = try bob.calendarQuery(
+            inbox, prop: "<D:getetag/><C:calendar-data/>", start: "20270111T000000Z", end: "20270112T000000Z")
+        let found = try query.multistatus()
+        #expect(found.responses.count == 1, "\(found)")
+        let href = try #require(found.hrefs.first)
+        #expect(href.hasPrefix(inbox))
+        let missed = try bob.calendarQuery(inbox, start: "20270201T000000Z", end: "20270202T000000Z")
+        #expect(try missed.multistatus().responses.isEmpty)
+        let got = try bob.multiget(inbox, hrefs: [href, inbox + "nosuch.ics"]).multistatus()
+        #expect(got.responses.map(\.href) == [href, inbox + "nosuch.ics"])
+        #expect(got.responses.last?.status == 404)
+    }
+}

@@ -153,6 +153,7 @@ extension DAVContext {
             let calendarName: String
             switch path {
             case .calendar(_, let name): calendarName = name
+            case .inbox: return try inboxReport(body)
             // free-busy-query "MUST fail" on an object (RFC 4791 §7.10); sync-collection is a
             // collection's (RFC 6578 §3).
             case .object(_, let name, _) where !["sync-collection", "free-busy-query"].contains(body.name):

@@ -19,7 +19,8 @@ extension DAVContext {
             .owner: "<D:href>\(XMLText.escape(principalHref))</D:href>",
             .scheduleDefaultCalendarURL:
                 "<D:href>\(XMLText.escape(DAVPath.calendar(user: user, name: calendar.name).href))</D:href>",
-            .supportedReportSet: Self.anywhereReports,
+            .supportedReportSet: Self.reports(["calendar-query", "calendar-multiget"], namespace: "C")
+                + Self.anywhereReports,
         ]
     }
 
