@@ -8,8 +8,13 @@ of `almanac serve`, each with the python `caldav` library and an e-mail address.
   and the event in their default calendar; one accepts the series, the other declines one
   occurrence (an override with their PARTSTAT, as calendar apps write it); the organizer's
   copy carries both answers, and the organizer's inbox the REPLYs.
-- The organizer moves an occurrence: the attendees' copies follow. The organizer deletes
-  the meeting: the attendees' copies stay, cancelled, with a CANCEL in their inbox.
+- The organizer moves an occurrence: the attendees' copies follow. The organizer invites a
+  fourth user to the last week only (an override that lists her): her copy and her REQUEST
+  hold that week alone, no RRULE (RFC 6638 §3.2.6). The organizer moves the whole series
+  an hour later and saves without raising SEQUENCE: the server raises it (RFC 5546 §2.1.4)
+  and asks every attendee again (NEEDS-ACTION, RFC 6638 §3.2.8), which their clients see.
+  The organizer deletes the meeting: the attendees' copies stay, cancelled, with a CANCEL
+  in their inbox.
 - The organizer asks the outbox for an attendee's free-busy (`freebusy_request`).
 
     .build/client-venv/bin/python Tests/Interop/caldav_scheduling.py --almanac .build/debug/almanac
@@ -69,13 +74,13 @@ def instance(event, when):
 
 
 def run(almanac, data):
-    for user in ["olivia", "paul", "quinn"]:
+    for user in ["olivia", "paul", "quinn", "rosa"]:
         subprocess.run([almanac, "user", "add", user, "--data", data, "--email", f"{user}@example.com"],
                        input=PASSWORD + "\n", text=True, check=True, capture_output=True)
     server = AlmanacServer(almanac, data, "olivia", password=PASSWORD, extra=["--visible-principals", "all"])
     try:
         clients = {user: caldav.DAVClient(url=server.base + "/dav/", username=user, password=PASSWORD)
-                   for user in ["olivia", "paul", "quinn"]}
+                   for user in ["olivia", "paul", "quinn", "rosa"]}
         principals = {user: client.principal() for user, client in clients.items()}
         check(str(principals["paul"].schedule_inbox().url).endswith("/dav/inbox/paul/"), "the principal names its inbox")
         work = principals["olivia"].make_calendar(name="Work", cal_id="work")
@@ -147,6 +152,51 @@ def run(almanac, data):
         starts = [e.icalendar_component.decoded("DTSTART") for e in expanded]
         check(starts == [week2 + dt.timedelta(hours=5)], f"and his calendar expands it there ({starts})")
 
+        # Olivia invites Rosa to the last week only: Rosa gets that week alone.
+        organizer = work.event_by_uid("standup@interop")
+        week4 = dt.datetime(2026, 12, 28, 9, 0, tzinfo=dt.timezone.utc)
+        last = icalendar.Event()
+        last.add("UID", "standup@interop")
+        last.add("DTSTAMP", dt.datetime(2026, 11, 3, tzinfo=dt.timezone.utc))
+        last.add("RECURRENCE-ID", week4)
+        last.add("DTSTART", week4)
+        last.add("DTEND", week4 + dt.timedelta(minutes=30))
+        last.add("SUMMARY", "Stand-up (with Rosa)")
+        last.add("ORGANIZER", master(organizer).get("ORGANIZER"))
+        for attendee in attendees(master(organizer)) + ["mailto:rosa@example.com"]:
+            last.add("ATTENDEE", attendee)
+        organizer.icalendar_instance.add_component(last)
+        organizer.save(increase_seqno=False)
+        rosa_copy = principals["rosa"].calendars()[0].event_by_uid("standup@interop")
+        check([c.get("RRULE") for c in components(rosa_copy)] == [None]
+              and components(rosa_copy)[0].decoded("RECURRENCE-ID") == week4,
+              f"Rosa's copy is the last week alone ({rosa_copy.data})")
+        request = list(principals["rosa"].schedule_inbox().get_items())[-1].icalendar_instance
+        check("RRULE" not in request.to_ical().decode() and "Stand-up (with Rosa)" in request.to_ical().decode(),
+              "and so is her REQUEST")
+
+        # Olivia moves the series an hour later; her client does not raise SEQUENCE.
+        organizer = work.event_by_uid("standup@interop")
+        series = master(organizer)
+        before = int(series.get("SEQUENCE", 0))
+        start, end = series.decoded("DTSTART"), series.decoded("DTEND")
+        del series["DTSTART"], series["DTEND"]
+        series.add("DTSTART", start + dt.timedelta(hours=1))
+        series.add("DTEND", end + dt.timedelta(hours=1))
+        organizer.save(increase_seqno=False)
+        organizer = work.event_by_uid("standup@interop")
+        check(int(master(organizer).get("SEQUENCE", 0)) > before, "the server raised the series' SEQUENCE")
+        check(partstat(master(organizer), "mailto:paul@example.com") == "NEEDS-ACTION",
+              "and asks Paul again in Olivia's copy")
+        paul_copy = principals["paul"].calendars()[0].event_by_uid("standup@interop")
+        check(int(master(paul_copy).get("SEQUENCE", 0)) > before
+              and partstat(master(paul_copy), "mailto:paul@example.com") == "NEEDS-ACTION",
+              "Paul's client sees the raised SEQUENCE and his answer asked for again")
+        paul_copy.change_attendee_status(attendee="mailto:paul@example.com", partstat="ACCEPTED")
+        paul_copy.save(increase_seqno=False)
+        check(partstat(master(work.event_by_uid("standup@interop")), "mailto:paul@example.com") == "ACCEPTED",
+              "Paul accepts the new time")
+
         # Free-busy through the outbox.
         answer = principals["olivia"].freebusy_request(
             dt.datetime(2026, 12, 7, tzinfo=dt.timezone.utc), dt.datetime(2026, 12, 8, tzinfo=dt.timezone.utc),
@@ -154,7 +204,7 @@ def run(almanac, data):
         check(sorted(answer) == ["errors", "mailto:paul@example.com"] and not answer["errors"],
               f"one answer, for Paul, and no errors ({answer})")
         text = str(answer["mailto:paul@example.com"].data).replace("\r\n ", "")
-        check("20261207T090000Z/20261207T093000Z" in text and "Stand-up" not in text,
+        check("20261207T100000Z/20261207T103000Z" in text and "Stand-up" not in text,
               "the outbox tells Paul's busy time, and nothing else")
 
         # Olivia cancels: the copies stay, cancelled; the attendees are told.
