@@ -517,9 +517,9 @@ class Suite:
         for name, path in paths.items():
             self.run(f"path.{name}.get", self.exchange(404, "GET", path))
             self.run(f"path.{name}.propfind", self.exchange(404, "PROPFIND", path, b"", {"Depth": "1"}))
-        # GET of a path shaped like one of the user's own collections answers a fixed text
-        # without looking the calendar up (Objects.swift): 200, and nothing stored in it.
-        self.run("path.nul-calendar.get", self.exchange(200, "GET", "/dav/calendars/anna/work%00/", mentioning="A CalDAV calendar collection"))
+        # GET of a path shaped like one of the user's own collections names no calendar (a NUL
+        # is no name's): 404, as PROPFIND and DELETE say (RFC 9110 §15.5.5), nothing stored.
+        self.run("path.nul-calendar.get", self.exchange(404, "GET", "/dav/calendars/anna/work%00/"))
         self.run("path.nul-calendar.propfind", self.exchange(404, "PROPFIND", "/dav/calendars/anna/work%00/", b"", {"Depth": "1"}))
         self.run("path.put-into-bob-via-dot-dot",
                  self.exchange(404, "PUT", "/dav/calendars/anna/%2e%2e/bob/private/planted.ics", STANDUP, {"Content-Type": "text/calendar"}))
