@@ -172,8 +172,8 @@ def run(almanac, data):
               and components(rosa_copy)[0].decoded("RECURRENCE-ID") == week4,
               f"Rosa's copy is the last week alone ({rosa_copy.data})")
         request = list(principals["rosa"].schedule_inbox().get_items())[-1].icalendar_instance
-        check("RRULE" not in request.to_ical().decode() and "Stand-up (with Rosa)" in request.to_ical().decode(),
-              "and so is her REQUEST")
+        check([str(c.get("SUMMARY")) for c in request.walk("VEVENT")] == ["Stand-up (with Rosa)"]
+              and all(c.get("RRULE") is None for c in request.walk("VEVENT")), "and so is her REQUEST")
 
         # Olivia moves the series an hour later; her client does not raise SEQUENCE.
         organizer = work.event_by_uid("standup@interop")
