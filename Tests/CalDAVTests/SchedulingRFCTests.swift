@@ -281,3 +281,44 @@ extension SchedulingRFCTests {
         #expect(got.responses.last?.status == 404)
     }
 }
+
+extension SchedulingRFCTests {
+    /// RFC 6638 §3.2.10, rule by rule: who changes an object's Schedule-Tag, and a stale
+    /// one refused with 412.
+    @Test func scheduleTagsChangeForTheOrganizersSakeOnly() throws {
+        let (_, anna, bob, _) = try Self.invitedAndAccepted(.inProcess)
+        let bobsPath = try Helpers.only(bob, "/dav/calendars/bob/personal/").href
+        func tag(_ client: DAVClient, _ path: String) throws -> String {
+            try #require(try client.get(path).headers["Schedule-Tag"])
+        }
+        let annaFirst = try tag(anna, Self.path)
+        let bobFirst = try tag(bob, bobsPath)
+
+        // An attendee's own change (an alarm) keeps their copy's tag, and a PUT with the
+        // current tag is taken; the REPLY it sends keeps the organizer's.
+        var bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/").text
+        bobs = bobs.replacingOccurrences(
+            of: "END:VEVENT",
+            with: "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Bob\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT")
+        var headers = HTTPHeaders()
+        headers.set("If-Schedule-Tag-Match", bobFirst)
+        let kept = try bob.send("PUT", bobsPath, bobs, headers: headers)
+        #expect(kept.status == 204 && kept.headers["Schedule-Tag"] == bobFirst, "\(kept.text)")
+        let tentative = bobs.replacingOccurrences(
+            of: "PARTSTAT=ACCEPTED:mailto:bob@example.com", with: "PARTSTAT=TENTATIVE:mailto:bob@example.com")
+        #expect(try bob.send("PUT", bobsPath, tentative, headers: headers).status == 204)
+        #expect(try tag(bob, bobsPath) == bobFirst)
+        #expect(try tag(anna, Self.path) == annaFirst, "a REPLY applied does not change the organizer's tag")
+
+        // The organizer's change changes both her tag and the attendee's copy's.
+        let retitled = try Self.annas(anna).replacingOccurrences(of: "SUMMARY:Planning", with: "SUMMARY:Planning!")
+        #expect(try anna.put(Self.path, retitled).status == 204)
+        #expect(try tag(anna, Self.path) != annaFirst)
+        #expect(try tag(bob, bobsPath) != bobFirst)
+
+        // The attendee's client, still holding the old tag, is refused and changes nothing.
+        let stale = try bob.send("PUT", bobsPath, tentative, headers: headers)
+        #expect(stale.status == 412)
+        #expect(try Helpers.only(bob, "/dav/calendars/bob/personal/").text.contains("SUMMARY:Planning!"))
+    }
+}
