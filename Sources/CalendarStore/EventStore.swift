@@ -67,6 +67,9 @@ public protocol EventStore: Sendable {
     func ownResource(withUID uid: String, except location: ResourceLocation?) throws(StoreError) -> (
         calendar: EventCalendar, resource: StoredResource
     )?
+    /// The identifier of the calendar `owner` keeps under `name` when it is shared with
+    /// this user (answered or not, until the owner withdraws it); nil otherwise.
+    func sharedCalendarIdentifier(owner: String, name: String) throws(StoreError) -> String?
     /// The invitations and answers this user was sent, oldest first.
     func sharingNotifications() throws(StoreError) -> [SharingNotification]
     /// Removes one of this user's notifications (by its uid).

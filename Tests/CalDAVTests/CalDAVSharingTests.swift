@@ -280,3 +280,32 @@ import Testing
         #expect(try bob.propfind("/dav/notifications/anna/").status == 404, "another user's notifications are hidden")
     }
 }
+
+extension CalDAVSharingTests {
+    /// An outstanding invitation can be answered after its notification was deleted (the
+    /// share its hosturl names), until the owner withdraws it; then the reply is 403
+    /// `valid-sharee`.
+    @Test func anInvitationIsAnsweredAfterItsNotificationIsGone() throws {
+        let server = try TestServer(users: ["anna", "bob", "carol"])
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
+        let invite = Self.share([("/dav/principals/bob/", false), ("/dav/principals/carol/", false)])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", invite, headers: Self.xml).status == 200)
+        for (client, user) in [(bob, "bob"), (carol, "carol")] {
+            for note in try Self.notifications(client, user) { #expect(try client.delete(note.href).status == 204) }
+        }
+        let accepted = try bob.send(
+            "POST", "/dav/calendars/bob/",
+            Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: "gone"),
+            headers: Self.xml)
+        #expect(accepted.status == 200 && accepted.text.contains("shared-as"), "\(accepted.text)")
+        // Anna withdraws Carol's invitation: now there is nothing to answer.
+        let withdraw = Self.share([], remove: ["/dav/principals/carol/"])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", withdraw, headers: Self.xml).status == 200)
+        let late = try carol.send(
+            "POST", "/dav/calendars/carol/",
+            Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: "gone"),
+            headers: Self.xml)
+        #expect(late.status == 403 && late.precondition == .calendarServer("valid-sharee"), "\(late.text)")
+    }
+}

@@ -76,8 +76,9 @@ extension DAVContext {
     }
 
     /// CS:invite-reply: the sharee accepts or declines the invitation its `in-reply-to`
-    /// (else its `hosturl`) names. Accepting answers CS:shared-as with where the
-    /// calendar now is in their home.
+    /// (else its `hosturl`) names; with the notification deleted, the share its `hosturl`
+    /// names, which can be answered until the owner withdraws it. Accepting answers
+    /// CS:shared-as with where the calendar now is in their home.
     func inviteReply(_ body: XMLElement) throws(StoreError) -> HTTPResponse {
         let accepted = body.child(DAVNamespace.calendarServer, "invite-accepted") != nil
         guard accepted || body.child(DAVNamespace.calendarServer, "invite-declined") != nil else {
@@ -91,11 +92,15 @@ extension DAVContext {
             if let inReplyTo, !inReplyTo.isEmpty { return note.uid == inReplyTo }
             return hostPath == .calendar(user: note.hostOwner, name: note.hostName)
         }
-        guard let invitation else {
+        var shared = invitation?.calendar
+        if shared == nil, case .calendar(let owner, let name)? = hostPath {
+            shared = try store.sharedCalendarIdentifier(owner: owner, name: name)
+        }
+        guard let shared else {
             return DAVError(403, "no invitation of this user's matches the reply", precondition: Self.validSharee)
                 .response
         }
-        guard let calendar = try store.answerShare(ofCalendar: invitation.calendar, accept: accepted) else {
+        guard let calendar = try store.answerShare(ofCalendar: shared, accept: accepted) else {
             return HTTPResponse(status: 204)
         }
         let href = DAVPath.calendar(user: user, name: calendar.name).href

@@ -119,6 +119,17 @@ extension DatabaseEventStore {
             inReplyTo: invitation, connection)
     }
 
+    public func sharedCalendarIdentifier(owner: String, name: String) throws(StoreError) -> String? {
+        try database.read { (connection) throws(StoreError) -> String? in
+            try connection.firstRow(
+                """
+                SELECT c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id
+                JOIN grants g ON g.calendar_id = c.id AND g.user_id = ? WHERE u.name = ? AND c.name = ?
+                """, [.integer(userID), .text(owner), .text(name)]
+            ) { $0.string(0) }
+        }
+    }
+
     public func sharingNotifications() throws(StoreError) -> [SharingNotification] {
         try database.read { (connection) throws(StoreError) -> [SharingNotification] in
             try connection.rows(
