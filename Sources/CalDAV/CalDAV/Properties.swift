@@ -207,11 +207,15 @@ extension DAVContext {
     static let principalCollectionSet = "<D:href>\(DAVPath.principals.href)</D:href>"
 
     /// What a user may do with another user's principal: read it.
+    /// Reading includes seeing the calendar's busy time (RFC 4791 §6.1.1: CALDAV:read-free-busy
+    /// is aggregated in DAV:read), which clients look for before a free-busy-query.
     static let readPrivileges =
-        "<D:privilege><D:read/></D:privilege><D:privilege><D:read-current-user-privilege-set/></D:privilege>"
+        "<D:privilege><D:read/></D:privilege><D:privilege><C:read-free-busy/></D:privilege>"
+        + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
 
     static let privileges =
-        "<D:privilege><D:read/></D:privilege><D:privilege><D:write/></D:privilege>"
+        "<D:privilege><D:read/></D:privilege><D:privilege><C:read-free-busy/></D:privilege>"
+        + "<D:privilege><D:write/></D:privilege>"
         + "<D:privilege><D:write-properties/></D:privilege><D:privilege><D:write-content/></D:privilege>"
         + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
         + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"

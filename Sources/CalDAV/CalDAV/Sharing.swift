@@ -180,7 +180,8 @@ extension DAVContext {
         case nil: privileges
         case .read: readPrivileges
         case .readWrite:
-            "<D:privilege><D:read/></D:privilege><D:privilege><D:write-content/></D:privilege>"
+            "<D:privilege><D:read/></D:privilege><D:privilege><C:read-free-busy/></D:privilege>"
+                + "<D:privilege><D:write-content/></D:privilege>"
                 + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
                 + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
         }
