@@ -31,6 +31,7 @@ extension DatabaseBackend {
         ),
         ("calendar_properties", ["calendar_id", "name", "value"]),
         ("grants", ["calendar_id", "user_id", "access", "status", "alias", "summary"]),
+        ("grant_properties", ["calendar_id", "user_id", "name", "value"]),
         ("user_addresses", ["address", "user_id", "position"]),
         ("schedule_inbox", ["id", "user_id", "name", "uid", "method", "sender", "data", "created"]),
         (

@@ -70,6 +70,12 @@ public protocol EventStore: Sendable {
     /// The identifier of the calendar `owner` keeps under `name` when it is shared with
     /// this user (answered or not, until the owner withdraws it); nil otherwise.
     func sharedCalendarIdentifier(owner: String, name: String) throws(StoreError) -> String?
+    /// What this user set for themselves on a calendar shared with them (its name, colour
+    /// and the like in their home), by property name as the interface keeps them.
+    func personalProperties(ofCalendar identifier: String) throws(StoreError) -> [String: String]
+    /// Sets (a value) or removes (nil) properties this user keeps for themselves on a
+    /// calendar shared with them, all in one transaction; `notFound` when it is not.
+    func setPersonalProperties(_ values: [String: String?], ofCalendar identifier: String) throws(StoreError)
     /// The invitations and answers this user was sent, oldest first.
     func sharingNotifications() throws(StoreError) -> [SharingNotification]
     /// Removes one of this user's notifications (by its uid).

@@ -154,9 +154,11 @@ import Testing
         let changes = try bob.syncCollection("/dav/calendars/bob/anna-team/", token: token).multistatus()
         #expect(
             Set(changes.hrefs) == ["/dav/calendars/bob/anna-team/bob.ics", "/dav/calendars/bob/anna-team/anna.ics"])
-        // Changing the calendar's own properties stays Anna's.
+        // Bob's name for the calendar is his own; Anna's stays hers.
         let rename = try bob.proppatch("/dav/calendars/bob/anna-team/", set: [(.dav("displayname"), "Mine")])
-        #expect(rename.status == 403 || !rename.text.contains("200 OK"), "\(rename.text)")
+        #expect(rename.status == 207 && rename.text.contains("200 OK"), "\(rename.text)")
+        let annasName = try anna.propfind("/dav/calendars/anna/team/", props: [.dav("displayname")]).multistatus()
+        #expect(annasName.responses[0].property(.dav("displayname"))?.text != "Mine")
 
         // Anna sees Bob's answer in her notifications and in the invite.
         let replies = try Self.notifications(anna, "anna")
@@ -310,5 +312,58 @@ extension CalDAVSharingTests {
             Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: "gone"),
             headers: Self.xml)
         #expect(late.status == 403 && late.precondition == .calendarServer("valid-sharee"), "\(late.text)")
+    }
+}
+
+extension CalDAVSharingTests {
+    /// The sharing protocol's per-user properties: a sharee (read-only or read-write) sets
+    /// their own name, colour, order and schedule-calendar-transp for a shared calendar;
+    /// the owner and the other sharees keep theirs. Anything else is the owner's (403,
+    /// the rest 424, nothing saved), and a withdrawn share forgets them.
+    @Test func shareesKeepTheirOwnCalendarProperties() throws {
+        let server = try TestServer(users: ["anna", "bob", "carol"])
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
+        let invite = Self.share([("/dav/principals/bob/", false), ("/dav/principals/carol/", true)])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", invite, headers: Self.xml).status == 200)
+        for (client, user) in [(bob, "bob"), (carol, "carol")] {
+            let uid = try #require(
+                try Self.notifications(client, user).first?.body.child(.calendarServer("invite-notification"))?.child(
+                    .calendarServer("uid"))?.text)
+            #expect(
+                try client.send(
+                    "POST", "/dav/calendars/\(user)/",
+                    Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml
+                ).status == 200)
+        }
+        let names: [DAVName] = [.dav("displayname"), .apple("calendar-color")]
+        func seen(_ client: DAVClient, _ path: String) throws -> [String?] {
+            let response = try client.propfind(path, props: names).multistatus().responses[0]
+            return names.map { response.property($0)?.text }
+        }
+        let update =
+            "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:A=\"http://apple.com/ns/ical/\"><D:set><D:prop>"
+            + "<D:displayname>Anna's team</D:displayname><A:calendar-color>#FF0000</A:calendar-color>"
+            + "</D:prop></D:set></D:propertyupdate>"
+        #expect(try bob.send("PROPPATCH", "/dav/calendars/bob/anna-team/", update).status == 207)
+        #expect(try seen(bob, "/dav/calendars/bob/anna-team/") == ["Anna's team", "#FF0000"])
+        #expect(try seen(anna, "/dav/calendars/anna/team/")[0] == "team")
+        #expect(try seen(carol, "/dav/calendars/carol/anna-team/")[0] == "team")
+
+        let description =
+            "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:set><D:prop>"
+            + "<D:displayname>Mine</D:displayname><C:calendar-description>Carol's</C:calendar-description>"
+            + "</D:prop></D:set></D:propertyupdate>"
+        let refused = try carol.send("PROPPATCH", "/dav/calendars/carol/anna-team/", description)
+        let statuses = try refused.multistatus().responses[0].propstats.map(\.status)
+        #expect(Set(statuses) == [403, 424], "\(refused.text)")
+        #expect(try seen(carol, "/dav/calendars/carol/anna-team/")[0] == "team")
+
+        // Anna withdraws Bob's share: what he set goes with it.
+        let team = try #require(try server.eventStore(for: "anna").calendars().first { $0.name == "team" })
+        #expect(try !server.eventStore(for: "bob").personalProperties(ofCalendar: team.id).isEmpty)
+        let withdraw = Self.share([], remove: ["/dav/principals/bob/"])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", withdraw, headers: Self.xml).status == 200)
+        #expect(try server.eventStore(for: "bob").personalProperties(ofCalendar: team.id).isEmpty)
     }
 }

@@ -150,6 +150,12 @@ extension DAVContext {
             for (clark, value) in calendar.deadProperties {
                 if let name = PropertyName(clark: clark) { properties[name] = value }
             }
+            // A sharee sees what they set for themselves over the owner's.
+            if calendar.access != nil {
+                for (clark, value) in try store.personalProperties(ofCalendar: calendar.id) {
+                    if let name = PropertyName(clark: clark) { properties[name] = value }
+                }
+            }
         case .object(_, let calendarName, let name):
             let calendar = try self.calendar(named: calendarName)
             properties.merge(

@@ -32,6 +32,9 @@ extension DAVContext {
         }
         do {
             var calendar = try self.calendar(named: name).calendar
+            // A sharee's changes are their own: their name, colour, order and transparency
+            // for the calendar; the rest is the owner's (403).
+            if calendar.access != nil { return try proppatchPersonal(sets, removals: removals, of: calendar) }
             let statuses = apply(sets, removals: removals, to: &calendar)
             var multistatus = Multistatus()
             if statuses.contains(where: { $0.status != 200 }) {
@@ -46,5 +49,44 @@ extension DAVContext {
         } catch {
             return DAVError(error).response
         }
+    }
+}
+
+extension DAVContext {
+    /// The properties a sharee keeps for themselves on a calendar shared with them (the
+    /// CalendarServer sharing protocol's per-user properties).
+    static let personalProperties: Set<PropertyName> = [
+        .displayName, .calendarColor, .calendarOrder, .scheduleCalendarTransp,
+    ]
+
+    /// PROPPATCH by a sharee: every change is one of ``personalProperties`` and is kept for
+    /// them alone, or nothing changes (the others 403, the rest 424).
+    func proppatchPersonal(_ sets: [XMLElement], removals: [XMLElement], of calendar: EventCalendar)
+        throws(StoreError) -> HTTPResponse
+    {
+        var values: [String: String?] = [:]
+        var statuses: [(name: PropertyName, status: Int)] = []
+        for (element, removing) in sets.map({ ($0, false) }) + removals.map({ ($0, true) }) {
+            let name = PropertyName(element)
+            guard Self.personalProperties.contains(name) else {
+                statuses.append((name, 403))
+                continue
+            }
+            if name == .calendarOrder, !removing, Int(element.text) == nil {
+                statuses.append((name, 400))
+                continue
+            }
+            let value: String? = removing ? nil : DeadProperty.stored(element)
+            values.updateValue(value, forKey: name.clark)
+            statuses.append((name, 200))
+        }
+        var multistatus = Multistatus()
+        if statuses.contains(where: { $0.status != 200 }) {
+            multistatus.add(href: path.href, statuses: statuses.map { ($0.name, $0.status == 200 ? 424 : $0.status) })
+        } else {
+            try store.setPersonalProperties(values, ofCalendar: calendar.id)
+            multistatus.add(href: path.href, statuses: statuses)
+        }
+        return multistatus.response()
     }
 }

@@ -411,6 +411,18 @@ enum PostgresSchema {
         );
         INSERT INTO store_repairs (name) VALUES ('vtimezone-rdate-form');
         """,
+        // 18: what a sharee sets for themselves on a calendar shared with them (its name, colour,
+        // order and schedule-calendar-transp in their home), gone with the share.
+        """
+        CREATE TABLE grant_properties (
+            calendar_id BIGINT NOT NULL,
+            user_id BIGINT NOT NULL,
+            name TEXT COLLATE "C" NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (calendar_id, user_id, name),
+            FOREIGN KEY (calendar_id, user_id) REFERENCES grants(calendar_id, user_id) ON DELETE CASCADE
+        );
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.

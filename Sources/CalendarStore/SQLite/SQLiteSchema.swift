@@ -445,6 +445,18 @@ enum SQLiteSchema {
         );
         INSERT INTO store_repairs (name) VALUES ('vtimezone-rdate-form');
         """,
+        // 18: what a sharee sets for themselves on a calendar shared with them (its name, colour,
+        // order and schedule-calendar-transp in their home), gone with the share.
+        """
+        CREATE TABLE grant_properties (
+            calendar_id INTEGER NOT NULL,
+            user_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (calendar_id, user_id, name),
+            FOREIGN KEY (calendar_id, user_id) REFERENCES grants(calendar_id, user_id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {

@@ -130,6 +130,46 @@ extension DatabaseEventStore {
         }
     }
 
+    public func personalProperties(ofCalendar identifier: String) throws(StoreError) -> [String: String] {
+        try database.read { (connection) throws(StoreError) -> [String: String] in
+            var values: [String: String] = [:]
+            try connection.forEachRow(
+                """
+                SELECT p.name, p.value FROM grant_properties p JOIN calendars c ON c.id = p.calendar_id
+                WHERE c.identifier = ? AND p.user_id = ?
+                """, [.text(identifier), .integer(userID)]
+            ) { (row) throws(StoreError) in values[row.string(0)] = row.string(1) }
+            return values
+        }
+    }
+
+    public func setPersonalProperties(_ values: [String: String?], ofCalendar identifier: String)
+        throws(StoreError)
+    {
+        try database.write { (connection) throws(StoreError) in
+            guard
+                let calendarID = try connection.firstRow(
+                    "SELECT c.id FROM calendars c JOIN grants g ON g.calendar_id = c.id AND g.user_id = ? WHERE c.identifier = ?",
+                    [.integer(userID), .text(identifier)], { $0.int64(0) })
+            else {
+                throw StoreError(.notFound, "no calendar \(identifier) is shared with \(user)", resource: identifier)
+            }
+            for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                if let value {
+                    _ = try connection.run(
+                        """
+                        INSERT INTO grant_properties (calendar_id, user_id, name, value) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (calendar_id, user_id, name) DO UPDATE SET value = excluded.value
+                        """, [.integer(calendarID), .integer(userID), .text(name), .text(value)])
+                } else {
+                    _ = try connection.run(
+                        "DELETE FROM grant_properties WHERE calendar_id = ? AND user_id = ? AND name = ?",
+                        [.integer(calendarID), .integer(userID), .text(name)])
+                }
+            }
+        }
+    }
+
     public func sharingNotifications() throws(StoreError) -> [SharingNotification] {
         try database.read { (connection) throws(StoreError) -> [SharingNotification] in
             try connection.rows(
