@@ -185,7 +185,9 @@ struct ScaledRuleIterator {
     /// The days the rule gives in its `index`th period (from DTSTART's), nil past
     /// 9999 or where the scale ends.
     private func days(inPeriod index: Int) -> [CivilDate]? {
-        let step = index * interval
+        // A huge INTERVAL ends the rule (there is no year 10000) rather than leave Int's range.
+        let (step, overflow) = index.multipliedReportingOverflow(by: interval)
+        guard !overflow, step <= Self.lastStep(frequency) else { return nil }
         switch frequency {
         case .yearly:
             let year = startFields.year + step
@@ -216,6 +218,17 @@ struct ScaledRuleIterator {
             guard day.year <= 9999 else { return nil }
             if !weekdays.isEmpty, !weekdays.contains(where: { $0.weekday == day.weekday }) { return [] }
             return passes(day) ? [day] : []
+        }
+    }
+
+    /// The most periods of `frequency` a rule steps from its DTSTART: more than 10,000
+    /// years of them, whatever the scale, so any later period is past 9999.
+    static func lastStep(_ frequency: RecurrenceRule.Frequency) -> Int {
+        switch frequency {
+        case .yearly: 10_100
+        case .monthly: 10_100 * 13
+        case .weekly: 10_100 * 53
+        default: 10_100 * 366
         }
     }
 

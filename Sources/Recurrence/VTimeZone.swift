@@ -257,7 +257,7 @@ extension VTimeZone {
     /// (``isEarlierAlmanacForm(_:)``) replaced where it stands by this version's form over
     /// the same changes; every other byte stays. Nil when there is none to replace.
     public static func replacingEarlierForms(in data: [UInt8]) -> [UInt8]? {
-        guard firstRange(of: Array("BEGIN:VTIMEZONE".utf8), in: data) != nil,
+        guard data.firstRange(of: Array("BEGIN:VTIMEZONE".utf8)) != nil,
             let document = try? ICalendarParser.parse(data, options: .lenient)
         else { return nil }
         var result = data
@@ -267,7 +267,7 @@ extension VTimeZone {
                 guard let rules = try? rules(from: timeZone), let first = rules.transitions.first,
                     let last = rules.transitions.last,
                     let zone = try? ZoneResolver(calendar: nil, mode: .strict).zone(for: rules.identifier),
-                    let range = firstRange(of: timeZone.serialized(), in: result)
+                    let range = result.firstRange(of: timeZone.serialized())
                 else { continue }
                 var healed = component(for: zone, from: first.instant, to: last.instant.addingSaturated(1))
                 healed.setProperty(Property(name: "TZID", text: rules.identifier))
@@ -276,21 +276,6 @@ extension VTimeZone {
             }
         }
         return replaced ? result : nil
-    }
-
-    /// Where `needle` first stands in `haystack` at the start of a line.
-    private static func firstRange(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
-        var start = 0
-        while start + needle.count <= haystack.count {
-            if start == 0 || haystack[start - 1] == UInt8(ascii: "\n"),
-                haystack[start..<(start + needle.count)].elementsEqual(needle)
-            {
-                return start..<(start + needle.count)
-            }
-            start += 1
-        }
-        return nil
     }
 
     /// The form written before (kept to recognise it): each distinct kind of change in

@@ -74,6 +74,17 @@ import Testing
         #expect(try Self.dates(start: start, rule: rule, count: expected.count) == expected, "\(rule)")
     }
 
+    /// An INTERVAL so large that the second period is past year 9999 (the largest a rule
+    /// may name) ends the rule after DTSTART, in every frequency, without handing ICU a
+    /// step of two billion months or days.
+    @Test(arguments: ["YEARLY", "MONTHLY", "WEEKLY", "DAILY"])
+    func aHugeIntervalEndsTheRule(_ frequency: String) throws {
+        for interval in ["2147483647", "20000"] {
+            let rule = "RSCALE=HEBREW;FREQ=\(frequency);INTERVAL=\(interval)"
+            #expect(try Self.dates(start: "20140208", rule: rule) == ["2014-02-08"], "\(rule)")
+        }
+    }
+
     @Test func aScaleNotExpandedIsRefusedByName() throws {
         let error = try #require(throws: ICalendarError.self) {
             try Self.dates(start: "20130210", rule: "RSCALE=MAYAN;FREQ=YEARLY")
