@@ -261,8 +261,16 @@ extension SchedulingRFCTests {
     /// RFC 6638 §2.2: the schedule inbox answers calendar-query and calendar-multiget as a
     /// calendar collection does, and says so in its supported-report-set.
     @Test func theInboxAnswersCalendarReports() throws {
-        let (_, _, bob, _) = try Self.invitedAndAccepted(.inProcess)
+        let (server, anna, bob, _) = try Self.invitedAndAccepted(.inProcess)
         let inbox = "/dav/inbox/bob/"
+        // Bob's inbox is his: another user and a stranger get nothing from it.
+        let everything = """
+            <C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data/></D:prop>\
+            <C:filter><C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>
+            """
+        let byAnna = try anna.report(inbox, depth: "1", everything)
+        #expect([403, 404].contains(byAnna.status) && !byAnna.text.contains("BEGIN:VCALENDAR"), "\(byAnna.text)")
+        #expect(try server.dav(nil).report(inbox, depth: "1", everything).status == 401)
         let reports = try bob.propfind(inbox, props: [.dav("supported-report-set")]).multistatus().responses[0]
         #expect(
             reports.property(.dav("supported-report-set"))?.descendants.contains {

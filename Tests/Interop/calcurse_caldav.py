@@ -50,7 +50,7 @@ import xml.etree.ElementTree as ET
 
 from interop_support import check, main
 from almanac_server import AlmanacServer
-from desktop_scenario import BERLIN, Oracle
+from desktop_scenario import BERLIN, Oracle, add_user, cli
 
 DAV = "{DAV:}"
 CALDAV = "{urn:ietf:params:xml:ns:caldav}"
@@ -281,19 +281,6 @@ def refusal(output):
     status = re.findall(r"^< Status: (.*)$", output, re.M)
     body = re.findall(r"^< (<D:error.*)$", output, re.M)
     return " ".join([status[-1] if status else "no response", body[-1] if body else tail(output, 3)])
-
-
-def add_user(almanac, data, name, email=None):
-    result = subprocess.run([almanac, "user", "add", name, "--generate", "--data", data,
-                             *(["--email", email] if email else [])], capture_output=True, text=True, check=True)
-    return re.search(r"Password: (\S+)", result.stdout).group(1)
-
-
-def cli(almanac, data, *arguments):
-    result = subprocess.run([almanac, *arguments, "--data", data], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"FAIL: almanac {' '.join(arguments)}: {result.stdout}{result.stderr}")
-    return result.stdout
 
 
 def run(almanac, data):

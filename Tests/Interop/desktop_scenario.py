@@ -3,6 +3,7 @@ share: the objects they put on the server before the client's first sync (the sa
 scenario for each, so their results compare) and the oracle they check the server with."""
 import json
 import re
+import subprocess
 import urllib.parse
 import xml.etree.ElementTree as ET
 
@@ -87,6 +88,21 @@ DTEND;TZID=Europe/Berlin:20270406T110000
 SUMMARY:Teamrunde
 END:VEVENT
 """)
+
+
+def add_user(almanac, data, name, email=None):
+    """Adds a user (with an e-mail address, when given); returns the generated password."""
+    result = subprocess.run([almanac, "user", "add", name, "--generate", "--data", data,
+                             *(["--email", email] if email else [])], capture_output=True, text=True, check=True)
+    return re.search(r"Password: (\S+)", result.stdout).group(1)
+
+
+def cli(almanac, data, *arguments):
+    """Runs an almanac command on the test's data directory; its output, or FAIL."""
+    result = subprocess.run([almanac, *arguments, "--data", data], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"FAIL: almanac {' '.join(arguments)}: {result.stdout}{result.stderr}")
+    return result.stdout
 
 
 class Oracle:

@@ -63,7 +63,7 @@ import xml.etree.ElementTree as ET
 
 from interop_support import check, main
 from almanac_server import AlmanacServer
-from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM, Oracle
+from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM, add_user, cli, Oracle
 
 DAV = "{DAV:}"
 
@@ -285,19 +285,6 @@ class EDS:
 
     def component(self, text):
         return self.ICal.Component.new_from_string(text)
-
-
-def add_user(almanac, data, name, email):
-    result = subprocess.run([almanac, "user", "add", name, "--generate", "--data", data, "--email", email],
-                            capture_output=True, text=True, check=True)
-    return re.search(r"Password: (\S+)", result.stdout).group(1)
-
-
-def cli(almanac, data, *arguments):
-    result = subprocess.run([almanac, *arguments, "--data", data], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"FAIL: almanac {' '.join(arguments)}: {result.stdout}{result.stderr}")
-    return result.stdout
 
 
 def private_environment(root):

@@ -53,7 +53,7 @@ import urllib.parse
 
 from interop_support import check, main
 from almanac_server import AlmanacServer, BasicClient
-from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM, Oracle as Server, ics
+from desktop_scenario import ALARM, ALL_DAY, SERIES, TEAM, add_user, cli, Oracle as Server, ics
 
 DAV = "{DAV:}"
 
@@ -231,19 +231,6 @@ class Thunderbird:
         if self.process.poll() is None:
             self.process.wait(timeout=10)
         self.log.close()
-
-
-def add_user(almanac, data, name, email):
-    result = subprocess.run([almanac, "user", "add", name, "--generate", "--data", data, "--email", email],
-                            capture_output=True, text=True, check=True)
-    return re.search(r"Password: (\S+)", result.stdout).group(1)
-
-
-def cli(almanac, data, *arguments):
-    result = subprocess.run([almanac, *arguments, "--data", data], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"FAIL: almanac {' '.join(arguments)}: {result.stdout}{result.stderr}")
-    return result.stdout
 
 
 def brief(occurrences):
