@@ -59,6 +59,7 @@ extension DatabaseBackend {
             ]
         ),
         ("object_data", ["id", "data", "skeleton"]),
+        ("personal_data", ["object_id", "calendar_id", "user_id", "data", "tag"]),
         ("tombstones", ["calendar_id", "name", "sequence", "identifier", "uid"]),
         ("api_tokens", ["id", "user_id", "secret_hash", "name", "scope", "created", "rate_limit"]),
         ("api_token_events", ["token_id", "event_identifier"]),

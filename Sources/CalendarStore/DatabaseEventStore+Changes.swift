@@ -89,9 +89,17 @@ extension DatabaseEventStore {
                     break
                 }
             }
-            var entries = rows.map(\.change)
+            // A sharee reads their own parts of each object, under their own ETags.
+            let parts = try personalParts(in: row, connection)
+            var entries = rows.map { found in
+                var change = found.change
+                if let rowID = found.rowID, let resource = change.resource {
+                    change.resource = Self.personalized(resource, rowID: rowID, parts)
+                }
+                return change
+            }
             if includingData {
-                let data = try objectData(rows.compactMap(\.rowID), connection)
+                let data = personalized(try objectData(rows.compactMap(\.rowID), connection), in: row, parts)
                 for (index, row) in rows.enumerated() {
                     if let rowID = row.rowID { entries[index].data = data[rowID] }
                 }

@@ -34,13 +34,23 @@ extension DatabaseEventStore {
                 let found = Set(selected.map(\.info.name))
                 missing = names.filter { !found.contains($0) }
             }
+            // A sharee reads their own parts of each object, under their own ETags.
+            let parts = try personalParts(in: row, connection)
+            if isSharee(row) {
+                selected = selected.map {
+                    Listed(rowID: $0.rowID, info: Self.personalized($0.info, rowID: $0.rowID, parts))
+                }
+            }
+            func objectData(_ ids: [Int64]) throws(StoreError) -> [Int64: [UInt8]] {
+                personalized(try self.objectData(ids, connection), in: row, parts)
+            }
             if let range = query.alarmsFiring {
                 let firing = try events(withAlarmsFiringIn: range, calendar: row, zone: zone, connection)
                 selected.removeAll { !firing.contains($0.info.localIdentifier) }
             }
             var data: [Int64: [UInt8]] = [:]
             if let predicate = query.predicate {
-                data = try objectData(selected.map(\.rowID), connection)
+                data = try objectData(selected.map(\.rowID))
                 // Judged on every core; the objects share the request's expansion budget (each
                 // at least enough for an ordinary series), so one query's work stays bounded.
                 let share = max(100_000, backend.expansionBudget.steps / max(1, selected.count))
@@ -59,7 +69,7 @@ extension DatabaseEventStore {
                     items: selected.map { .init(info: $0.info, data: nil, instances: []) }, missing: missing,
                     isTruncated: false)
             case .data:
-                if query.predicate == nil { data = try objectData(selected.map(\.rowID), connection) }
+                if query.predicate == nil { data = try objectData(selected.map(\.rowID)) }
                 return ResourceReport(
                     items: selected.compactMap { listed in
                         data[listed.rowID].map { .init(info: listed.info, data: $0, instances: []) }

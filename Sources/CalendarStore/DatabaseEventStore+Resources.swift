@@ -5,9 +5,10 @@ extension DatabaseEventStore {
     public func resource(named name: String, calendar: some CalendarReference) throws(StoreError) -> StoredResource {
         try database.read { (connection) throws(StoreError) -> StoredResource in
             let row = try calendarRow(calendar, connection, write: false)
-            guard let object = try object(named: name, in: row, connection) else {
+            guard var object = try object(named: name, in: row, connection) else {
                 throw StoreError(.notFound, "no resource \(name)", resource: name)
             }
+            object = personalized(object, in: row, try personalParts(in: row, object: object.rowID, connection))
             return StoredResource(
                 name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid,
                 data: object.data,
@@ -17,7 +18,11 @@ extension DatabaseEventStore {
 
     public func resources(calendar: some CalendarReference) throws(StoreError) -> [ResourceInfo] {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
-            try listing(in: try calendarRow(calendar, connection, write: false), names: nil, connection).map(\.info)
+            let row = try calendarRow(calendar, connection, write: false)
+            let parts = try personalParts(in: row, connection)
+            return try listing(in: row, names: nil, connection).map { listed in
+                Self.personalized(listed.info, rowID: listed.rowID, parts)
+            }
         }
     }
 
@@ -26,10 +31,11 @@ extension DatabaseEventStore {
     {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
             let row = try calendarRow(calendar, connection, write: false)
+            let parts = try personalParts(in: row, connection)
             return try listing(
                 overlapping: range, types: [componentType], in: row, zone: try viewerZone(nil, calendar: row),
                 connection
-            ).map(\.info)
+            ).map { Self.personalized($0.info, rowID: $0.rowID, parts) }
         }
     }
 
@@ -52,8 +58,10 @@ extension DatabaseEventStore {
                     [.integer(row.rowID), .text(SQLArray.literal(Set(names)))]
                 ) { found[$0.string(3)] = objectRow($0) }
             }
+            let parts = try personalParts(in: row, connection)
             for name in names {
-                guard let object = found[name] else { continue }
+                guard let found = found[name] else { continue }
+                let object = personalized(found, in: row, parts)
                 result.append(
                     StoredResource(
                         name: object.name, etag: object.etag, componentType: object.componentType, uid: object.uid,

@@ -1,4 +1,5 @@
 import CivilTime
+import ICalendar
 
 // Writing and deleting calendar object resources: every check first, then the rows,
 // the derived columns, the interval box and the change log, in one transaction.
@@ -228,8 +229,8 @@ extension DatabaseEventStore {
         // Parse and index outside the write lock: the slow part needs no database.
         let object = try CalendarObject(accepting: data, resource: name)
         let summary = try object.summary()
-        let (written, created, tag) = try database.write {
-            (connection) throws(StoreError) -> (ObjectRow, Bool, String?) in
+        let (written, result) = try database.write {
+            (connection) throws(StoreError) -> (ObjectRow?, ResourceWrite) in
             let row = try calendarRow(calendar, connection, write: true)
             let current =
                 try connection.firstRow(
@@ -241,26 +242,54 @@ extension DatabaseEventStore {
                     "\(name) has changed for its organizer: its Schedule-Tag is \(current ?? "none"), not \(ifScheduleTagMatch)",
                     resource: name)
             }
-            let checked = try checkWrite(
-                object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch,
-                ifNoneMatch: ifNoneMatch, connection)
+            var checked: CheckedWrite
+            var personal: Component?? = nil
+            if isSharee(row) {
+                switch try shareeWrite(
+                    object, data: data, name: name, calendar: row, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch,
+                    connection)
+                {
+                case .personal(let etag, let scheduleTag):
+                    return (
+                        nil,
+                        ResourceWrite(etag: etag, created: false, warnings: object.warnings, scheduleTag: scheduleTag)
+                    )
+                case .content(let shared, let bytes, let mine):
+                    // The preconditions were judged on what the sharee sees.
+                    checked = try checkWrite(
+                        shared, data: bytes, name: name, calendar: row, ifMatch: nil, ifNoneMatch: false, connection)
+                    personal = .some(mine)
+                }
+            } else {
+                checked = try checkWrite(
+                    object, summary: summary, data: data, name: name, calendar: row, ifMatch: ifMatch,
+                    ifNoneMatch: ifNoneMatch, connection)
+            }
             let written = try performWrite(
                 checked, calendar: row, sequence: try bumpSequence(row.rowID, connection), connection)
+            var etag = written.etag
+            if case .some(let mine) = personal {
+                let tag = try keepPersonal(mine, of: written.rowID, calendar: row, connection)
+                etag = Self.personalETag(etag, tag.map { PersonalPart(data: [], tag: $0) })
+            }
             var tag = current
             if let scheduleTag {
                 if scheduleTag == .new || tag == nil { tag = "\"st-" + Identifiers.newUUID().lowercased() + "\"" }
                 try connection.run(
                     "UPDATE objects SET schedule_tag = ? WHERE id = ?", [.optional(tag), .integer(written.rowID)])
             }
-            return (written, checked.existing == nil, tag)
+            return (
+                written,
+                ResourceWrite(etag: etag, created: checked.existing == nil, warnings: object.warnings, scheduleTag: tag)
+            )
         }
         // The series prepared to index it serves the reads that follow (once committed).
-        if let prepared = summary.prepared {
+        if let written, let prepared = summary.prepared, written.data == data {
             backend.cache.store(
                 CachedSeries(prepared: prepared, stored: StoredObject(data: data), fromSkeleton: false),
                 id: written.rowID, etag: written.etag)
         }
-        return ResourceWrite(etag: written.etag, created: created, warnings: object.warnings, scheduleTag: tag)
+        return result
     }
 
     static func isValidResourceName(_ name: String) -> Bool {
@@ -275,9 +304,12 @@ extension DatabaseEventStore {
             guard let object = try object(named: name, in: row, connection) else {
                 throw StoreError(.notFound, "no resource \(name)", resource: name)
             }
-            if let ifMatch, ifMatch != "*", ifMatch != object.etag {
+            // A sharee names the ETag they see.
+            let seen = Self.personalETag(
+                object.etag, try personalParts(in: row, object: object.rowID, connection)[object.rowID])
+            if let ifMatch, ifMatch != "*", ifMatch != seen {
                 throw StoreError(
-                    .preconditionFailed, "\(name) has changed: its ETag is \(object.etag), not \(ifMatch)",
+                    .preconditionFailed, "\(name) has changed: its ETag is \(seen), not \(ifMatch)",
                     resource: name)
             }
             try deleteObject(object, calendar: row, connection)

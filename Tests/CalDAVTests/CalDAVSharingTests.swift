@@ -128,8 +128,12 @@ import Testing
         #expect(mine.property(.dav("displayname"))?.text == "Team")
         let privileges = try #require(mine.property(.dav("current-user-privilege-set")))
         let granted = Set(privileges.children.flatMap(\.childNames))
-        #expect(granted.contains(.dav("write-content")) && granted.contains(.dav("bind")))
-        #expect(!granted.contains(.dav("write-properties")), "the calendar's properties stay the owner's")
+        // Everything clients look for before they offer editing (RFC 3744 §3.1; write-properties
+        // covers the sharee's own name, colour, order and transparency).
+        let writing: Set<DAVName> = [
+            .dav("write"), .dav("write-content"), .dav("write-properties"), .dav("bind"), .dav("unbind"),
+        ]
+        #expect(writing.isSubset(of: granted), "\(granted)")
 
         // Every instance, the moved one included, under Bob's own path.
         let query = try bob.calendarQuery(
@@ -365,5 +369,117 @@ extension CalDAVSharingTests {
         let withdraw = Self.share([], remove: ["/dav/principals/bob/"])
         #expect(try anna.send("POST", "/dav/calendars/anna/team/", withdraw, headers: Self.xml).status == 200)
         #expect(try server.eventStore(for: "bob").personalProperties(ofCalendar: team.id).isEmpty)
+    }
+}
+
+extension CalDAVSharingTests {
+    /// Lines of `text` (unfolded enough for these short objects) that hold `needle`.
+    static func lines(_ text: String, containing needle: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map(String.init).filter { $0.contains(needle) }
+    }
+
+    /// The sharing protocol's per-user data on shared objects: each user (owner, read-write
+    /// sharee, read-only sharee) sees only their own VALARMs and TRANSP; a sharee's change of
+    /// only those keeps the owner's (and the owner's ETag) and reaches the sharee's sync; a
+    /// sharee's change of the event keeps every user's alarms; ETags and If-Match are each
+    /// user's own; a withdrawn share forgets the sharee's alarms.
+    @Test(arguments: ServerSetup.all) func eachUserSeesOnlyTheirOwnAlarmsAndTransparency(_ setup: ServerSetup)
+        throws
+    {
+        let server = try TestServer(setup, users: ["anna", "bob", "carol"])
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
+        let invite = Self.share([("/dav/principals/bob/", true), ("/dav/principals/carol/", false)])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", invite, headers: Self.xml).status == 200)
+        for (client, user) in [(bob, "bob"), (carol, "carol")] {
+            let uid = try #require(
+                try Self.notifications(client, user).first?.body.child(.calendarServer("invite-notification"))?.child(
+                    .calendarServer("uid"))?.text)
+            #expect(
+                try client.send(
+                    "POST", "/dav/calendars/\(user)/",
+                    Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml
+                ).status == 200)
+        }
+        func alarm(_ minutes: Int, _ text: String) -> [String] {
+            ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(text)", "TRIGGER:-PT\(minutes)M", "END:VALARM"]
+        }
+        let timing = ["DTSTART:20270105T090000Z", "DTEND:20270105T100000Z", "SUMMARY:Planning"]
+        let annas = Self.event("plan", timing + ["TRANSP:OPAQUE"] + alarm(15, "Anna's"))
+        let annaPath = "/dav/calendars/anna/team/plan.ics"
+        let bobPath = "/dav/calendars/bob/anna-team/plan.ics"
+        let carolPath = "/dav/calendars/carol/anna-team/plan.ics"
+        #expect(try anna.put(annaPath, annas).status == 201)
+        let annaETag = try #require(try anna.get(annaPath).headers["ETag"])
+
+        // The sharees see the event without Anna's alarm or transparency.
+        for (client, path) in [(bob, bobPath), (carol, carolPath)] {
+            let seen = try client.get(path).text
+            #expect(
+                seen.contains("SUMMARY:Planning") && !seen.contains("VALARM") && !seen.contains("TRANSP"), "\(seen)")
+        }
+        let sync = try bob.syncCollection("/dav/calendars/bob/anna-team/").multistatus()
+        let token = try #require(sync.syncToken)
+        let bobETag = try #require(try bob.get(bobPath).headers["ETag"])
+
+        // Bob sets his own alarm and marks it free: only his parts change.
+        let bobs = Self.event("plan", timing + ["TRANSP:TRANSPARENT"] + alarm(5, "Bob's"))
+        #expect(try bob.put(bobPath, bobs, ifMatch: "\"stale\"").status == 412)
+        let put = try bob.put(bobPath, bobs, ifMatch: bobETag)
+        #expect(put.status == 204, "\(put.text)")
+        let newBobETag = try #require(put.headers["ETag"])
+        #expect(newBobETag != bobETag)
+        let bobSees = try bob.get(bobPath)
+        #expect(bobSees.headers["ETag"] == newBobETag)
+        #expect(Self.lines(bobSees.text, containing: "DESCRIPTION") == ["DESCRIPTION:Bob's"])
+        #expect(Self.lines(bobSees.text, containing: "TRANSP") == ["TRANSP:TRANSPARENT"])
+        let annaSees = try anna.get(annaPath)
+        #expect(annaSees.headers["ETag"] == annaETag, "Anna's object is untouched")
+        #expect(Self.lines(annaSees.text, containing: "DESCRIPTION") == ["DESCRIPTION:Anna's"])
+        #expect(Self.lines(annaSees.text, containing: "TRANSP") == ["TRANSP:OPAQUE"])
+        let carolSees = try carol.get(carolPath).text
+        #expect(!carolSees.contains("VALARM") && !carolSees.contains("TRANSP"), "\(carolSees)")
+        // Bob's sync sees his change under his new ETag; the multiget and the query agree.
+        let changed = try bob.syncCollection("/dav/calendars/bob/anna-team/", token: token).multistatus()
+        #expect(changed.responses.map { $0.property(.getETag)?.text } == [newBobETag])
+        let multiget = try bob.multiget("/dav/calendars/bob/anna-team/", hrefs: [bobPath]).multistatus()
+        #expect(multiget.responses.first?.property(.getETag)?.text == newBobETag)
+        let data = multiget.responses.first?.property(.caldav("calendar-data"))?.text ?? ""
+        #expect(Self.lines(data, containing: "DESCRIPTION") == ["DESCRIPTION:Bob's"])
+        let listing = try bob.propfind("/dav/calendars/bob/anna-team/", depth: "1", props: [.getETag]).multistatus()
+        #expect(listing.responses.first { $0.href == bobPath }?.property(.getETag)?.text == newBobETag)
+
+        // Bob moves the meeting: every user keeps their own alarm.
+        let moved = Self.event(
+            "plan",
+            ["DTSTART:20270105T110000Z", "DTEND:20270105T120000Z", "SUMMARY:Planning", "TRANSP:TRANSPARENT"]
+                + alarm(10, "Bob's later"))
+        #expect(try bob.put(bobPath, moved, ifMatch: newBobETag).status == 204)
+        let annaAfter = try anna.get(annaPath).text
+        #expect(annaAfter.contains("DTSTART:20270105T110000Z"))
+        #expect(Self.lines(annaAfter, containing: "DESCRIPTION") == ["DESCRIPTION:Anna's"])
+        #expect(Self.lines(annaAfter, containing: "TRANSP") == ["TRANSP:OPAQUE"])
+        let bobAfter = try bob.get(bobPath).text
+        #expect(Self.lines(bobAfter, containing: "DESCRIPTION") == ["DESCRIPTION:Bob's later"])
+
+        // Anna's own edits keep Bob's parts; her alarm removed is gone only for her.
+        #expect(try anna.put(annaPath, Self.event("plan", timing)).status == 204)
+        #expect(Self.lines(try bob.get(bobPath).text, containing: "DESCRIPTION") == ["DESCRIPTION:Bob's later"])
+        #expect(!(try anna.get(annaPath).text.contains("VALARM")))
+
+        // Withdrawn and shared again, Bob starts with no alarm of his own.
+        let withdraw = Self.share([], remove: ["/dav/principals/bob/"])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", withdraw, headers: Self.xml).status == 200)
+        let again = Self.share([("/dav/principals/bob/", true)])
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", again, headers: Self.xml).status == 200)
+        let uid = try #require(
+            try Self.notifications(bob, "bob").last?.body.child(.calendarServer("invite-notification"))?.child(
+                .calendarServer("uid"))?.text)
+        #expect(
+            try bob.send(
+                "POST", "/dav/calendars/bob/",
+                Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml
+            ).status == 200)
+        #expect(!(try bob.get(bobPath).text.contains("VALARM")))
     }
 }

@@ -170,20 +170,18 @@ extension DAVContext {
     }
 
     /// What the user may do with a calendar and its objects: everything with their own
-    /// (read with a subscribed one);
-    /// a read-write sharee everything with the objects but not the calendar's own
-    /// properties (those are the owner's); a read-only sharee read.
+    /// (read with a subscribed one); a read-write sharee everything too, as clients expect
+    /// before they offer editing (its properties are the sharee's own: a PROPPATCH sets
+    /// their name, colour, order and transparency, the rest stays the owner's); a read-only
+    /// sharee read and free-busy. (A read-only sharee may still PROPPATCH their own
+    /// properties; DAV:write-properties is left out because clients take it for a writable
+    /// calendar.)
     static func privileges(in calendar: EventCalendar?) -> String {
         // A subscribed calendar's objects come from its feed: read-only for everyone.
         if calendar?.subscriptionURL != nil { return readPrivileges }
         return switch calendar?.access {
-        case nil: privileges
+        case nil, .readWrite: privileges
         case .read: readPrivileges
-        case .readWrite:
-            "<D:privilege><D:read/></D:privilege><D:privilege><C:read-free-busy/></D:privilege>"
-                + "<D:privilege><D:write-content/></D:privilege>"
-                + "<D:privilege><D:bind/></D:privilege><D:privilege><D:unbind/></D:privilege>"
-                + "<D:privilege><D:read-current-user-privilege-set/></D:privilege>"
         }
     }
 

@@ -423,6 +423,20 @@ enum PostgresSchema {
             FOREIGN KEY (calendar_id, user_id) REFERENCES grants(calendar_id, user_id) ON DELETE CASCADE
         );
         """,
+        // 19: a sharee's own VALARMs and TRANSP on the objects of a calendar shared with them
+        // (PersonalData), gone with the object or the share; `tag` makes their ETag their own.
+        """
+        CREATE TABLE personal_data (
+            object_id BIGINT NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+            calendar_id BIGINT NOT NULL,
+            user_id BIGINT NOT NULL,
+            data BYTEA NOT NULL,
+            tag TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (object_id, user_id),
+            FOREIGN KEY (calendar_id, user_id) REFERENCES grants(calendar_id, user_id) ON DELETE CASCADE
+        );
+        CREATE INDEX personal_data_calendar ON personal_data(calendar_id, user_id);
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.

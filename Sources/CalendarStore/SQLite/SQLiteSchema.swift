@@ -457,6 +457,20 @@ enum SQLiteSchema {
             FOREIGN KEY (calendar_id, user_id) REFERENCES grants(calendar_id, user_id) ON DELETE CASCADE
         ) WITHOUT ROWID;
         """,
+        // 19: a sharee's own VALARMs and TRANSP on the objects of a calendar shared with them
+        // (PersonalData), gone with the object or the share; `tag` makes their ETag their own.
+        """
+        CREATE TABLE personal_data (
+            object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+            calendar_id INTEGER NOT NULL,
+            user_id INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (object_id, user_id),
+            FOREIGN KEY (calendar_id, user_id) REFERENCES grants(calendar_id, user_id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX personal_data_calendar ON personal_data(calendar_id, user_id);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
