@@ -33,7 +33,9 @@ extension DatabaseBackend {
         ("grants", ["calendar_id", "user_id", "access", "status", "alias", "summary"]),
         ("grant_properties", ["calendar_id", "user_id", "name", "value"]),
         ("user_addresses", ["address", "user_id", "position"]),
-        ("schedule_inbox", ["id", "user_id", "name", "uid", "method", "sender", "data", "created"]),
+        ("schedule_inbox", ["id", "user_id", "name", "uid", "method", "sender", "data", "created", "sequence"]),
+        ("schedule_inbox_state", ["user_id", "sequence", "horizon"]),
+        ("schedule_inbox_tombstones", ["user_id", "name", "sequence"]),
         (
             "feed_sources",
             [

@@ -330,3 +330,56 @@ extension SchedulingRFCTests {
         #expect(try Helpers.only(bob, "/dav/calendars/bob/personal/").text.contains("SUMMARY:Planning!"))
     }
 }
+
+extension SchedulingRFCTests {
+    /// RFC 6638 §2.2 with RFC 6578: the inbox answers sync-collection from its own change
+    /// log: an initial sync lists every message, a later one the messages delivered and
+    /// (404) removed since, `DAV:limit` gives a checkpoint, and a token of another
+    /// collection or another user's inbox is refused.
+    @Test(arguments: ServerSetup.all) func theInboxSyncs(_ setup: ServerSetup) throws {
+        let server = try TestServer(setup, users: ["anna", "bob"])
+        let (anna, bob) = (server.dav("anna"), server.dav("bob"))
+        let inbox = "/dav/inbox/bob/"
+        func deliver(_ uid: String) throws -> String {
+            let message = try server.backend.scheduling.deliver(
+                Array(CalDAVSharingTests.event(uid, ["DTSTART:20270105T090000Z"]).utf8), uid: uid, method: "REQUEST",
+                sender: "mailto:anna@example.com", to: "bob", now: 1_800_000_000)
+            return inbox + message.name
+        }
+        let first = try deliver("one")
+        let second = try deliver("two")
+        let reports = try bob.propfind(inbox, props: [.dav("supported-report-set"), .syncToken]).multistatus()
+        #expect(
+            reports.responses[0].property(.dav("supported-report-set"))?.descendants.contains {
+                $0.name == .dav("sync-collection")
+            } == true)
+        let initial = try bob.syncCollection(inbox, props: [.getETag, .caldav("calendar-data")]).multistatus()
+        #expect(Set(initial.hrefs) == [first, second])
+        #expect(initial.responses.allSatisfy { $0.property(.caldav("calendar-data"))?.text.contains("UID:") == true })
+        let token = try #require(initial.syncToken)
+        #expect(reports.responses[0].property(.syncToken)?.text == token)
+        #expect(try bob.syncCollection(inbox, token: token).multistatus().responses.isEmpty)
+
+        #expect(try bob.delete(first).status == 204)
+        let third = try deliver("three")
+        let later = try bob.syncCollection(inbox, token: token).multistatus()
+        let statuses = Dictionary(uniqueKeysWithValues: later.responses.map { ($0.href, $0.status ?? 200) })
+        #expect(statuses == [first: 404, third: 200])
+        let newToken = try #require(later.syncToken)
+        #expect(newToken != token)
+
+        // One at a time from the old token: the oldest change, then the rest.
+        let page = try bob.syncCollection(inbox, token: token, limit: 1)
+        let paged = try page.multistatus()
+        #expect(paged.responses.map(\.href).filter { $0 != inbox } == [first])
+        #expect(paged.responses.contains { $0.href == inbox && $0.status == 507 }, "\(page.text)")
+        let rest = try bob.syncCollection(inbox, token: try #require(paged.syncToken)).multistatus()
+        #expect(rest.responses.map(\.href) == [third])
+
+        // A calendar's token is not the inbox's; Anna cannot sync Bob's inbox.
+        let foreign = try bob.syncCollection(inbox, token: "almanac-sync:someid:1")
+        #expect(foreign.status == 403 && foreign.precondition == .dav("valid-sync-token"), "\(foreign.text)")
+        let byAnna = try anna.syncCollection(inbox, token: "")
+        #expect([403, 404].contains(byAnna.status) && !byAnna.text.contains(third), "\(byAnna.text)")
+    }
+}

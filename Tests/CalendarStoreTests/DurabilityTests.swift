@@ -65,7 +65,7 @@ import Testing
             DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
             ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size;
             ALTER TABLE calendars DROP COLUMN object_count; ALTER TABLE calendars DROP COLUMN object_bytes;
-            \(Self.rangeIndexBeforeSchema8) \(Self.undoSchemas9To19) PRAGMA user_version = 2;
+            \(Self.rangeIndexBeforeSchema8) \(Self.undoSchemas9To20) PRAGMA user_version = 2;
             """)
         let reopened = try DatabaseBackend(directory: directory.path)
         let listed = try reopened.eventStore(for: "alice").resources(calendar: calendarID)
@@ -105,13 +105,13 @@ import Testing
         DROP TABLE object_ranges; ALTER TABLE old_ranges RENAME TO object_ranges;
         """
 
-    /// Removes what schemas 9 and 11 to 19 added: when each object was created, what a
+    /// Removes what schemas 9 and 11 to 20 added: when each object was created, what a
     /// tombstone's resource held, the idempotency keys, the webhooks' tables and the
     /// objects' identifier index, the availability schedules, the bookings' tables and the
     /// sharing columns and tables (schema 10's token column goes with the tokens' table, or
     /// by itself; schema 14's webhook column with the webhooks' tables).
-    static let undoSchemas9To19 = """
-        DROP TABLE personal_data; DROP TABLE grant_properties; DROP TABLE store_repairs; DROP TABLE server_secrets; DROP INDEX bookings_retry_key; ALTER TABLE bookings DROP COLUMN retry_key;
+    static let undoSchemas9To20 = """
+        DROP TABLE schedule_inbox_tombstones; DROP TABLE schedule_inbox_state; DROP TABLE personal_data; DROP TABLE grant_properties; DROP TABLE store_repairs; DROP TABLE server_secrets; DROP INDEX bookings_retry_key; ALTER TABLE bookings DROP COLUMN retry_key;
         ALTER TABLE objects DROP COLUMN created_sequence; ALTER TABLE tombstones DROP COLUMN identifier;
         ALTER TABLE tombstones DROP COLUMN uid; DROP TABLE idempotency_keys;
         DROP TABLE webhook_attempts; DROP TABLE webhook_queues; DROP TABLE webhook_deliveries;
@@ -141,7 +141,7 @@ import Testing
                 }), in: directory)
         try Self.sqlite3(
             directory.path + "/almanac.sqlite",
-            Self.rangeIndexBeforeSchema8 + Self.undoSchemas9To19
+            Self.rangeIndexBeforeSchema8 + Self.undoSchemas9To20
                 + " ALTER TABLE api_tokens DROP COLUMN rate_limit; PRAGMA user_version = 7;")
         let reopened = try DatabaseBackend(directory: directory.path)
         #expect(try reopened.integrityCheck() == ["ok"])

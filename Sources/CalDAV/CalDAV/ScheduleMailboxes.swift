@@ -10,17 +10,18 @@ import Scheduling
 // see busy time of.
 extension DAVContext {
     func inboxProperties() throws(StoreError) -> [PropertyName: String] {
-        let messages = try handler.backend.scheduling.inboxEntries(of: user)
+        let token = try handler.backend.scheduling.inboxSyncToken(of: user)
         let calendar = try store.defaultSchedulingCalendar()
         return [
             .resourceType: "<D:collection/><C:schedule-inbox/>",
             .displayName: "Inbox",
-            .getCTag: XMLText.escape("\"inbox-\(messages.count)-\(messages.last?.name ?? "")\""),
+            .getCTag: XMLText.escape("\"\(token)\""),
+            .syncToken: XMLText.escape(token.description),
             .owner: "<D:href>\(XMLText.escape(principalHref))</D:href>",
             .scheduleDefaultCalendarURL:
                 "<D:href>\(XMLText.escape(DAVPath.calendar(user: user, name: calendar.name).href))</D:href>",
             .supportedReportSet: Self.reports(["calendar-query", "calendar-multiget"], namespace: "C")
-                + Self.anywhereReports,
+                + Self.reports(["sync-collection"], namespace: "D") + Self.anywhereReports,
         ]
     }
 

@@ -437,6 +437,23 @@ enum PostgresSchema {
         );
         CREATE INDEX personal_data_calendar ON personal_data(calendar_id, user_id);
         """,
+        // 20: the schedule inbox's change log, for sync-collection (RFC 6578 on the inbox): a
+        // sequence per user, each message's and each removal's place in it, and the oldest
+        // place a token may still start from.
+        """
+        ALTER TABLE schedule_inbox ADD COLUMN sequence BIGINT NOT NULL DEFAULT 0;
+        CREATE TABLE schedule_inbox_state (
+            user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            sequence BIGINT NOT NULL,
+            horizon BIGINT NOT NULL
+        );
+        CREATE TABLE schedule_inbox_tombstones (
+            user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            name TEXT COLLATE "C" NOT NULL,
+            sequence BIGINT NOT NULL,
+            PRIMARY KEY (user_id, name)
+        );
+        """,
     ]
 
     /// Applies the migrations not yet applied; returns how many it applied.

@@ -43,6 +43,31 @@ public protocol SchedulingStore: Sendable {
     func inboxMessage(named name: String, of user: String) throws(StoreError) -> InboxMessage?
     /// Removes a message (a client processed it).
     func removeInboxMessage(named name: String, of user: String) throws(StoreError)
+    /// What changed in `user`'s inbox since `token` (an initial sync, listing every message,
+    /// when nil), in change order: the messages delivered and the names removed since. A
+    /// token of another collection, or older than the removals the inbox remembers, is
+    /// ``StoreError/Code/invalidSyncToken``.
+    func inboxChanges(of user: String, since token: SyncToken?) throws(StoreError) -> InboxChanges
+    /// `user`'s inbox's sync token now (its CTag too).
+    func inboxSyncToken(of user: String) throws(StoreError) -> SyncToken
+}
+
+/// What changed in an inbox since a sync token (RFC 6578 on the schedule inbox).
+public struct InboxChanges: Sendable, Hashable {
+    /// A message delivered since the token, or removed since it.
+    public struct Change: Sendable, Hashable {
+        public var name: String
+        public var sequence: Int
+        public var isRemoved: Bool
+    }
+
+    /// Oldest first.
+    public var changes: [Change]
+    /// The inbox's token now.
+    public var token: SyncToken
+
+    /// The token of inboxes: their own collection name in ``SyncToken``.
+    public static let collection = "inbox"
 }
 
 extension SchedulingStore {
