@@ -320,9 +320,12 @@ extension CalDAVSharingTests {
 }
 
 extension CalDAVSharingTests {
+    /// A default alarm as Apple's clients set it on a calendar (draft-daboo-valarm-extensions §9).
+    static let defaultAlarm = "BEGIN:VALARM&#13;\nACTION:DISPLAY&#13;\nTRIGGER:-PT15M&#13;\nEND:VALARM&#13;\n"
+
     /// The sharing protocol's per-user properties: a sharee (read-only or read-write) sets
-    /// their own name, colour, order and schedule-calendar-transp for a shared calendar;
-    /// the owner and the other sharees keep theirs. Anything else is the owner's (403,
+    /// their own name, colour, order, schedule-calendar-transp and default alarms for a
+    /// shared calendar; the owner and the other sharees keep theirs. Anything else is the owner's (403,
     /// the rest 424, nothing saved), and a withdrawn share forgets them.
     @Test func shareesKeepTheirOwnCalendarProperties() throws {
         let server = try TestServer(users: ["anna", "bob", "carol"])
@@ -340,7 +343,9 @@ extension CalDAVSharingTests {
                     Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml
                 ).status == 200)
         }
-        let names: [DAVName] = [.dav("displayname"), .apple("calendar-color")]
+        let names: [DAVName] = [
+            .dav("displayname"), .apple("calendar-color"), .caldav("default-alarm-vevent-datetime"),
+        ]
         func seen(_ client: DAVClient, _ path: String) throws -> [String?] {
             let response = try client.propfind(path, props: names).multistatus().responses[0]
             return names.map { response.property($0)?.text }
@@ -348,11 +353,16 @@ extension CalDAVSharingTests {
         let update =
             "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:A=\"http://apple.com/ns/ical/\"><D:set><D:prop>"
             + "<D:displayname>Anna's team</D:displayname><A:calendar-color>#FF0000</A:calendar-color>"
-            + "</D:prop></D:set></D:propertyupdate>"
+            + "<C:default-alarm-vevent-datetime xmlns:C=\"urn:ietf:params:xml:ns:caldav\">\(Self.defaultAlarm)"
+            + "</C:default-alarm-vevent-datetime></D:prop></D:set></D:propertyupdate>"
         #expect(try bob.send("PROPPATCH", "/dav/calendars/bob/anna-team/", update).status == 207)
-        #expect(try seen(bob, "/dav/calendars/bob/anna-team/") == ["Anna's team", "#FF0000"])
-        #expect(try seen(anna, "/dav/calendars/anna/team/")[0] == "team")
-        #expect(try seen(carol, "/dav/calendars/carol/anna-team/")[0] == "team")
+        let bobs = try seen(bob, "/dav/calendars/bob/anna-team/")
+        #expect(bobs[0...1] == ["Anna's team", "#FF0000"])
+        #expect(bobs[2]?.contains("TRIGGER:-PT15M") == true, "\(bobs)")
+        for (client, path) in [(anna, "/dav/calendars/anna/team/"), (carol, "/dav/calendars/carol/anna-team/")] {
+            let theirs = try seen(client, path)
+            #expect(theirs[0] == "team" && theirs[2] == nil, "\(theirs)")
+        }
 
         let description =
             "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><D:set><D:prop>"

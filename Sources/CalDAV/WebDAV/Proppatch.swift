@@ -54,9 +54,12 @@ extension DAVContext {
 
 extension DAVContext {
     /// The properties a sharee keeps for themselves on a calendar shared with them (the
-    /// CalendarServer sharing protocol's per-user properties).
+    /// CalendarServer sharing protocol's per-user properties), the default alarms Apple's
+    /// clients keep on a calendar (draft-daboo-valarm-extensions §9) among them.
     static let personalProperties: Set<PropertyName> = [
         .displayName, .calendarColor, .calendarOrder, .scheduleCalendarTransp,
+        PropertyName(DAVNamespace.caldav, "default-alarm-vevent-datetime"),
+        PropertyName(DAVNamespace.caldav, "default-alarm-vevent-date"),
     ]
 
     /// PROPPATCH by a sharee: every change is one of ``personalProperties`` and is kept for
