@@ -17,8 +17,11 @@ let package = Package(
     targets: [
         // Core: integer civil dates and times (no Foundation Calendar).
         .target(name: "CivilTime"),
+        // Core: JSON values that keep their members' order, read and written (jCal, the API,
+        // webhooks and the CLI speak it).
+        .target(name: "JSON"),
         // Core: RFC 5545 syntax, values, serialization and jCal.
-        .target(name: "ICalendar", dependencies: ["CivilTime"]),
+        .target(name: "ICalendar", dependencies: ["CivilTime", "JSON"]),
         // Core: recurrence expansion, occurrence sets, TZID resolution, VTIMEZONE.
         .target(name: "Recurrence", dependencies: ["CivilTime", "ICalendar"]),
         // The system SQLite (Debian's libsqlite3-dev).
@@ -53,13 +56,14 @@ let package = Package(
         .target(name: "StoreAdapters", dependencies: ["CalendarStore", "Availability", "CalendarViews"]),
         // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure
         // values, and one function that reads an event's stored object).
-        .target(name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CalendarStore"]),
+        .target(
+            name: "AddToCalendar", dependencies: ["CivilTime", "ICalendar", "JSON", "Recurrence", "CalendarStore"]),
         // The JSON API under /api/v1 (pure request → response over the store).
         .target(
             name: "JSONAPI",
             dependencies: [
-                "Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "CivilTime", "Recurrence", "Availability",
-                "AddToCalendar",
+                "Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "JSON", "CivilTime", "Recurrence",
+                "Availability", "AddToCalendar",
                 "CalendarViews", "StoreAdapters", "Scheduling",
             ],
             resources: [.embedInCode("Resources/openapi.json")]),
@@ -82,7 +86,7 @@ let package = Package(
         // Webhook delivery from the store's outbox: signed, ordered per calendar, retried.
         .target(
             name: "Webhooks",
-            dependencies: ["CalendarStore", "Accounts", "Outbound", "CivilTime", "HTTPTypes", "ICalendar"]),
+            dependencies: ["CalendarStore", "Accounts", "Outbound", "CivilTime", "HTTPTypes", "ICalendar", "JSON"]),
         // Scheduling (RFC 6638, RFC 5546 iTIP): who organizes and attends an object, the
         // messages writes send, answers applied (values in, values out), and the agent
         // that delivers them between the store's users.
@@ -101,8 +105,8 @@ let package = Package(
         .target(
             name: "AlmanacCLI",
             dependencies: [
-                "CivilTime", "ICalendar", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer", "HTTPServer",
-                "HTTPTypes",
+                "CivilTime", "ICalendar", "JSON", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer",
+                "HTTPServer", "HTTPTypes",
                 "Availability", "AddToCalendar",
                 "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions", "Scheduling", "Outbound",
             ]),
@@ -116,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "AlmanacBenchmarks",
             dependencies: [
-                "ICalendar", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport", "AlmanacServer",
+                "ICalendar", "JSON", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport",
+                "AlmanacServer",
                 "Accounts", "HTTPServer", "HTTPTypes", "Webhooks", "CivilTime", "Outbound",
             ],
             path: "Benchmarks/AlmanacBenchmarks"
@@ -155,7 +160,8 @@ let package = Package(
         .executableTarget(name: "StoreCrashWorker", dependencies: ["CalendarStore"], path: "Tests/StoreCrashWorker"),
 
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "AlmanacTestSupport"]),
-        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "AlmanacTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "ICalendarTests", dependencies: ["ICalendar", "JSON", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "RecurrenceTests", dependencies: ["Recurrence", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
@@ -165,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "AlmanacServerTests",
             dependencies: [
-                "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
+                "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "JSON", "CivilTime",
                 "JSONAPI", "Webhooks", "Subscriptions", "Outbound",
                 "AlmanacTestSupport", "AlmanacTesting",
             ]),
@@ -178,13 +184,14 @@ let package = Package(
             name: "OutboundTests", dependencies: ["Outbound", "HTTPTypes", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "AddToCalendarTests",
-            dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "CivilTime", "AlmanacTestSupport"]),
+            dependencies: ["AddToCalendar", "CalendarStore", "ICalendar", "JSON", "CivilTime", "AlmanacTestSupport"]),
 
         .testTarget(
             name: "CalDAVTests",
             dependencies: ["CalDAV", "CalendarStore", "HTTPTypes", "AlmanacTestSupport", "AlmanacTesting"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "AlmanacTestSupport", "AlmanacTesting"]),
+        .testTarget(
+            name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "JSON", "AlmanacTestSupport", "AlmanacTesting"]),
         .testTarget(
             name: "AlmanacClientTests",
             dependencies: ["AlmanacClient", "Accounts", "AlmanacTesting", "AlmanacTestSupport"]),

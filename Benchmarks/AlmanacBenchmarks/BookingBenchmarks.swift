@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import ICalendar
+import JSON
 import Synchronization
 
 /// Bookings as an app's backend uses them, over the benchmark store of 10 calendars of

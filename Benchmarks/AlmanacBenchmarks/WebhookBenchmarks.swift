@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import ICalendar
+import JSON
 import Outbound
 import Synchronization
 import Webhooks

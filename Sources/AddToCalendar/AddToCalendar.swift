@@ -1,6 +1,7 @@
 import CalendarStore
 import CivilTime
 import ICalendar
+import JSON
 import Recurrence
 
 /// Everything a page or app needs to offer "Add to Calendar" for one entry: the

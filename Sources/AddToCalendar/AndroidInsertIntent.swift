@@ -1,5 +1,6 @@
 import Foundation
 import ICalendar
+import JSON
 
 /// The extras of Android's `Intent.ACTION_INSERT` on `CalendarContract.Events`, and the
 /// `intent:` URI that carries them from a web page. All-day entries are given at

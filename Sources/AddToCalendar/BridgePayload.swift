@@ -1,5 +1,6 @@
 import CivilTime
 import ICalendar
+import JSON
 
 /// The message a web page hands to its native shell (iOS EventKit, Android
 /// `CalendarContract`) to add an event. Every key is always present; what an

@@ -1,6 +1,7 @@
 import CalendarStore
 import CivilTime
 import ICalendar
+import JSON
 import Recurrence
 
 /// `almanac ics expand`: every instance in a window, from a file.

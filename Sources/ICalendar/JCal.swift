@@ -1,4 +1,5 @@
 import CivilTime
+import JSON
 
 /// jCal, the JSON form of iCalendar (RFC 7265), in both directions.
 ///

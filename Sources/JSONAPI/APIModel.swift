@@ -1,6 +1,7 @@
 import CalendarStore
 import CivilTime
 import ICalendar
+import JSON
 import Recurrence
 import Scheduling
 

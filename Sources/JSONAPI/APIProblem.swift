@@ -2,6 +2,7 @@ import Accounts
 import CalendarStore
 import HTTPTypes
 import ICalendar
+import JSON
 
 /// An RFC 9457 problem: a stable `type` per kind of error, its status, and a detail
 /// for people.

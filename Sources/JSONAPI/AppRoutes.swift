@@ -3,6 +3,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 import Recurrence
 
 extension APIContext {

@@ -5,6 +5,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 import StoreAdapters
 
 extension APIContext {

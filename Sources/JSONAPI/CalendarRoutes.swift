@@ -2,6 +2,7 @@ import CalendarStore
 import Foundation
 import HTTPTypes
 import ICalendar
+import JSON
 
 extension APIContext {
     /// GET /calendars?limit&cursor: the user's calendars by order, then title, then id.

@@ -3,6 +3,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 import Scheduling
 
 /// Who is asking: a signed-in user, through their password or session (full access),

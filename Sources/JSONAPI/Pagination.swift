@@ -3,6 +3,7 @@ import CalendarStore
 import Foundation
 import HTTPTypes
 import ICalendar
+import JSON
 import Synchronization
 
 /// Cursor pagination of the API's listings: `limit` (1 to ``maxPageSize``, default

@@ -3,6 +3,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 
 extension APIContext {
     static let scheduleFields: Set<String> = ["title", "timeZone", "hours", "exceptions", "default"]

@@ -2,6 +2,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 import Recurrence
 import Scheduling
 

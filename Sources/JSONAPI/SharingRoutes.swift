@@ -1,6 +1,7 @@
 import CalendarStore
 import HTTPTypes
 import ICalendar
+import JSON
 
 // Sharing through the API: the owner lists, sets and removes a calendar's shares; a
 // sharee reads their notifications and answers an invitation. A share set here is an

@@ -1,6 +1,7 @@
 import CalendarStore
 import HTTPTypes
 import ICalendar
+import JSON
 
 // Subscribed calendars through the API: subscribe to a feed URL, list the subscriptions
 // with how their feeds fare, ask for a refresh. A subscribed calendar is otherwise a

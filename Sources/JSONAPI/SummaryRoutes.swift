@@ -3,6 +3,7 @@ import CalendarViews
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 import Recurrence
 import StoreAdapters
 

@@ -2,6 +2,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 
 /// What the API needs of the server's webhook delivery, which lives beside it: the
 /// outbound address rules and a test delivery. The server passes its own

@@ -2,6 +2,7 @@ import CalendarStore
 import CivilTime
 import HTTPTypes
 import ICalendar
+import JSON
 
 /// The JSON body of a delivery, built from the outbox row alone, so every attempt sends
 /// the same document (docs/webhooks.md lists the members).

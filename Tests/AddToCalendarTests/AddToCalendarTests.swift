@@ -3,6 +3,7 @@ import AlmanacTestSupport
 import CalendarStore
 import Foundation
 import ICalendar
+import JSON
 import Testing
 
 /// Payload and link vectors. Expected instants come from Foundation's own calendar

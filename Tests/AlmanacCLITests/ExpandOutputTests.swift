@@ -3,6 +3,7 @@ import AlmanacTestSupport
 import CivilTime
 import Foundation
 import ICalendar
+import JSON
 import Recurrence
 import Testing
 

@@ -3,6 +3,7 @@ import CalendarStore
 import Foundation
 import HTTPTypes
 import ICalendar
+import JSON
 import Testing
 
 /// One failed sign-in, rendered by each protocol in its own form: CalDAV as plain text

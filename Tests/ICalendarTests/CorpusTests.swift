@@ -1,5 +1,6 @@
 import Foundation
 import ICalendar
+import JSON
 import Testing
 
 /// The fixture corpora under Fixtures/ and the generated corpus.

@@ -1,4 +1,5 @@
 import ICalendar
+import JSON
 import Testing
 
 @Suite struct JCalTests {

@@ -1,6 +1,7 @@
 import CalendarStore
 import CivilTime
 import ICalendar
+import JSON
 import Recurrence
 
 /// `almanac add|list|agenda|remove|alarms`: events in the local store.

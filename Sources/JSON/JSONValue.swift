@@ -1,4 +1,5 @@
-/// A JSON value that keeps object members in order, for jCal (RFC 7265).
+/// A JSON value that keeps object members in order: jCal (RFC 7265), the JSON API,
+/// webhooks and the CLI all speak it.
 ///
 /// Order matters for a lossless round trip (parameters, then values), which
 /// Foundation's JSON types do not promise; this type also keeps integers and
@@ -106,7 +107,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// A finite double as JSON text that reads back as a float: `5.0`, not `5`.
-    static func numberText(_ value: Double) -> String {
+    public static func numberText(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) + ".0" : "\(value)"
     }
 
