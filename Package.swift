@@ -24,12 +24,18 @@ let package = Package(
         .target(name: "ICalendar", dependencies: ["CivilTime", "JSON"]),
         // Core: recurrence expansion, occurrence sets, TZID resolution, VTIMEZONE.
         .target(name: "Recurrence", dependencies: ["CivilTime", "ICalendar"]),
+        // OpenSSL's libcrypto (Debian's libssl-dev).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
+        .target(name: "Accounts", dependencies: ["COpenSSL"]),
         // The system SQLite (Debian's libsqlite3-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq, PostgreSQL's client library (Debian's libpq-dev).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Core: the EventKit-style event store on SQLite (embedded) or PostgreSQL (shared).
-        .target(name: "CalendarStore", dependencies: ["CivilTime", "ICalendar", "Recurrence", "CSQLite", "CLibPQ"]),
+        .target(
+            name: "CalendarStore",
+            dependencies: ["CivilTime", "ICalendar", "Recurrence", "Accounts", "CSQLite", "CLibPQ"]),
         // libmicrohttpd (Debian's libmicrohttpd-dev).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // HTTP as plain values: request, response, headers, status, percent-encoding, the
@@ -37,10 +43,6 @@ let package = Package(
         .target(name: "HTTPTypes"),
         // Transport: HTTP/1.1 on libmicrohttpd, imported only by AlmanacServer and the CLI.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPTypes"]),
-        // OpenSSL's libcrypto (Debian's libssl-dev).
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
-        .target(name: "Accounts", dependencies: ["COpenSSL"]),
         // CalDAV and WebDAV: pure request to response over the store.
         .target(
             name: "CalDAV",

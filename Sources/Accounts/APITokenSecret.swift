@@ -10,15 +10,7 @@ public enum APITokenSecret {
     }
 
     /// The hash the store keeps, lowercase hex.
-    public static func hash(_ token: String) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in Crypto.sha256(Array(token.utf8)) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public static func hash(_ token: String) -> String { Crypto.hex(Crypto.sha256(Array(token.utf8))) }
 
     /// Whether `text` has a token's shape (before looking it up).
     public static func isWellFormed(_ text: String) -> Bool {

@@ -55,6 +55,7 @@ public enum Crypto {
         }
     }
 
+    /// `bytes` as lowercase hex digits: the server's one hex encoder.
     public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

@@ -1,4 +1,4 @@
-import Dispatch
+import Accounts
 
 #if canImport(Glibc)
     import Glibc
@@ -7,25 +7,6 @@ import Dispatch
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// Work spread over the processor's cores.
-public enum Parallel {
-    /// `transform` applied to every element, in order; in parallel when there are
-    /// enough elements to be worth it. `transform` must not touch shared mutable state.
-    public static func map<T: Sendable, R: Sendable>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
-        guard items.count > 16 else { return items.map(transform) }
-        let results = UnsafeMutableBufferPointer<R?>.allocate(capacity: items.count)
-        results.initialize(repeating: nil)
-        defer { results.deallocate() }
-        let chunks = min(items.count, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) * 4)
-        nonisolated(unsafe) let output = results
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            // Each chunk writes its own slots only.
-            for index in stride(from: chunk, to: items.count, by: chunks) { output[index] = transform(items[index]) }
-        }
-        return results.map { $0! }
-    }
-}
 
 /// Fresh identifiers: random (version 4) UUIDs in their usual text form.
 enum Identifiers {
@@ -38,11 +19,7 @@ enum Identifiers {
     }
 
     /// `count` random bytes as lowercase hex digits.
-    static func randomHex(bytes count: Int) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(
-            decoding: randomBytes(count).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
-    }
+    static func randomHex(bytes count: Int) -> String { Crypto.hex(randomBytes(count)) }
 
     static func newUUID() -> String {
         var bytes = randomBytes(16)
@@ -89,19 +66,8 @@ enum Identifiers {
 }
 
 extension String {
+    /// Padded with zeros on the left to `width` characters.
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}
-
-/// The current time in Unix seconds.
-enum WallClock {
-    static func now() -> Int { Int(time(nil)) }
-
-    /// Unix milliseconds.
-    static func nowMilliseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int(now.tv_sec) * 1_000 + Int(now.tv_nsec) / 1_000_000
     }
 }
