@@ -762,7 +762,7 @@ struct DatabaseBookingStore: BookingStore {
         let name = request.name.utf8
         guard !name.isEmpty, name.count <= Booking.maxNameBytes, !name.contains(where: { $0 < 0x20 || $0 == 0x7f })
         else { throw StoreError(.invalidArgument, "a name is 1 to \(Booking.maxNameBytes) bytes, on one line") }
-        guard isValidEmail(request.email) else {
+        guard EmailAddress.isDeliverable(request.email, maxBytes: Booking.maxEmailBytes) else {
             throw StoreError(.invalidArgument, "the e-mail address is not one (name@example.com)")
         }
         if let note = request.note {
@@ -776,21 +776,6 @@ struct DatabaseBookingStore: BookingStore {
             }
         }
         guard request.start < request.end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
-    }
-
-    /// `local@domain`: printable ASCII without spaces, quotes, angle brackets, commas,
-    /// semicolons or colons (nothing a mailto: URI or a parameter would need escaped),
-    /// one `@`, a dot in the domain.
-    static func isValidEmail(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard (3...Booking.maxEmailBytes).contains(bytes.count),
-            bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7f && !Array("\"<>(),;:[]\\".utf8).contains($0) })
-        else { return false }
-        let parts = bytes.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3, parts[1].contains(UInt8(ascii: ".")),
-            parts[1].first != UInt8(ascii: "."), parts[1].last != UInt8(ascii: ".")
-        else { return false }
-        return true
     }
 
     /// The event a slot's booking writes: the type's title and the booker's name, the

@@ -68,21 +68,39 @@ extension SQLConnection {
     }
 }
 
-/// E-mail addresses as users have them.
+/// E-mail addresses: the server's one set of rules for what it takes as an address
+/// (a user's, the relay's sender, a booker's), strict enough that an address can go into
+/// a `mailto:` URI, an iCalendar parameter or a mail header without escaping.
 public enum EmailAddress {
     /// `address` (optionally `mailto:`, any case) as stored: lowercased, one `@` between a
-    /// local part and a domain of printable ASCII without spaces, at most 254 bytes; nil
-    /// for anything else.
+    /// local part and a domain, printable ASCII without spaces, quotes, angle brackets,
+    /// parentheses, square brackets, commas, semicolons, colons or backslashes, at most
+    /// 254 bytes; nil for anything else.
     public static func normalized(_ address: String) -> String? {
         var text = Substring(address)
         if text.lowercased().hasPrefix("mailto:") { text = text.dropFirst(7) }
         let lowered = text.lowercased()
-        let bytes = Array(lowered.utf8)
-        guard bytes.count <= 254,
-            bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") }),
+        return parts(of: Array(lowered.utf8)) == nil ? nil : lowered
+    }
+
+    /// Whether `text`, as a stranger typed it (a booker), is an address to write to: the
+    /// rules of ``normalized(_:)`` (without `mailto:`), at most `maxBytes`, and a domain
+    /// with a dot inside it.
+    public static func isDeliverable(_ text: String, maxBytes: Int) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= maxBytes, let (_, domain) = parts(of: bytes) else { return false }
+        return domain.count >= 3 && domain.dropFirst().dropLast().contains(UInt8(ascii: "."))
+            && domain.first != UInt8(ascii: ".") && domain.last != UInt8(ascii: ".")
+    }
+
+    /// The local part and the domain of an address that keeps the character rules.
+    private static func parts(of bytes: [UInt8]) -> (local: ArraySlice<UInt8>, domain: ArraySlice<UInt8>)? {
+        guard bytes.count <= 254, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !forbidden.contains($0) }),
             let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1,
             bytes.lastIndex(of: UInt8(ascii: "@")) == at
         else { return nil }
-        return lowered
+        return (bytes[..<at], bytes[(at + 1)...])
     }
+
+    private static let forbidden = Set("\"<>(),;:[]\\".utf8)
 }
