@@ -505,11 +505,13 @@ public enum ITIP {
     static let timing = ["DTSTART", "DTEND", "DURATION", "DUE", "RRULE", "RDATE", "EXDATE", "EXRULE"]
 
     /// The organizer's new version of a scheduling object as RFC 6638 keeps it: each
-    /// component whose time or recurrence changed since `old`, that was cancelled, or
+    /// component whose time or recurrence changed since `old`, whose STATUS changed, or
     /// that lost an attendee gets a SEQUENCE above its old one unless the client raised it
-    /// already (§3.2.5, RFC 5546 §2.1.4); where the time or recurrence changed, every
-    /// attendee but the organizer is asked again, PARTSTAT=NEEDS-ACTION with RSVP=TRUE
-    /// (§3.2.8). A new override is compared with the instance it replaces.
+    /// already (§3.2.5, RFC 5546 §2.1.4); where the time or recurrence changed (beyond
+    /// instances taken out), every attendee the server schedules but the organizer is
+    /// asked again, PARTSTAT=NEEDS-ACTION with RSVP=TRUE (§3.2.8); otherwise their stored
+    /// answers stand, whatever the organizer's client sent (§3.2.1: PARTSTAT is the
+    /// attendee's). A new override is compared with the instance it replaces.
     public static func revising(_ new: Component, from old: Component, organizer: String) -> Component {
         var olds: [String?: Component] = [:]
         for component in old.components where scheduled.contains(component.name) {
@@ -533,26 +535,100 @@ public enum ITIP {
                 continue
             }
             sequenceBefore = max(sequenceBefore, 0)
-            let moved = timingOf(component, dropping: key != nil) != timingOf(before, dropping: key != nil)
-            let cancelled =
-                component.property("STATUS")?.value.uppercased() == "CANCELLED"
-                && before.property("STATUS")?.value.uppercased() != "CANCELLED"
+            let timingNow = timingOf(component, dropping: key != nil)
+            let timingBefore = timingOf(before, dropping: key != nil)
+            let moved = timingNow != timingBefore
+            // Instances only taken out (EXDATEs added) move none that stay: SEQUENCE rises,
+            // the answers to the rest stand.
+            let onlyExcluded =
+                moved
+                && timingNow.filter { !$0.hasPrefix("EXDATE;") } == timingBefore.filter { !$0.hasPrefix("EXDATE;") }
+                && exclusions(of: before).isSubset(of: exclusions(of: component))
+            let statusChanged =
+                (component.property("STATUS")?.value.uppercased() ?? "")
+                != (before.property("STATUS")?.value.uppercased() ?? "")
             let now = Set(component.properties(named: "ATTENDEE").map { address($0.value) })
             let removed = before.properties(named: "ATTENDEE").contains { !now.contains(address($0.value)) }
-            guard moved || cancelled || removed else { continue }
-            if sequence(of: component) <= sequenceBefore {
+            if moved || statusChanged || removed, sequence(of: component) <= sequenceBefore {
                 result.components[index].setProperty(Property(name: "SEQUENCE", value: String(sequenceBefore + 1)))
             }
-            guard moved else { continue }
             for position in result.components[index].properties.indices
-            where result.components[index].properties[position].name == "ATTENDEE"
-                && address(result.components[index].properties[position].value) != organizer
-            {
-                result.components[index].properties[position][parameter: "PARTSTAT"] = "NEEDS-ACTION"
-                result.components[index].properties[position][parameter: "RSVP"] = "TRUE"
+            where result.components[index].properties[position].name == "ATTENDEE" {
+                let attendee = result.components[index].properties[position]
+                let who = address(attendee.value)
+                guard who != organizer, (attendee[parameter: "SCHEDULE-AGENT"]?.uppercased() ?? "SERVER") == "SERVER"
+                else { continue }
+                if moved && !onlyExcluded {
+                    result.components[index].properties[position][parameter: "PARTSTAT"] = "NEEDS-ACTION"
+                    result.components[index].properties[position][parameter: "RSVP"] = "TRUE"
+                } else if let answered = before.properties(named: "ATTENDEE").first(where: { address($0.value) == who })
+                {
+                    // An attendee's answer is theirs (§3.2.1): an organizer's write from a copy
+                    // older than it, or one that sets it, keeps the answer stored.
+                    result.components[index].properties[position][parameter: "PARTSTAT"] =
+                        answered[parameter: "PARTSTAT"]
+                    result.components[index].properties[position][parameter: "RSVP"] = answered[parameter: "RSVP"]
+                }
             }
         }
         return result
+    }
+
+    /// The RECURRENCE-IDs (as answers key them) of the instances `new`'s master takes out
+    /// with EXDATEs that `old`'s did not: those written in the master's own form (the
+    /// TZID and VALUE of its DTSTART), as clients write them.
+    public static func instancesExcluded(from old: Component, to new: Component) -> [String] {
+        guard let master = recurringMaster(of: new), let start = master.property("DTSTART") else { return [] }
+        let before = recurringMaster(of: old).map(exclusions(of:)) ?? []
+        return master.properties(named: "EXDATE").filter {
+            $0[parameter: "TZID"] == start[parameter: "TZID"]
+                && ($0[parameter: "VALUE"] ?? "DATE-TIME") == (start[parameter: "VALUE"] ?? "DATE-TIME")
+        }.flatMap { property in
+            property.value.split(separator: ",").map(String.init).filter {
+                !before.contains("\(property[parameter: "TZID"] ?? "");\(property[parameter: "VALUE"] ?? ""):\($0)")
+            }
+        }
+    }
+
+    /// What of an organizer's object its attendees are told: its scheduled components
+    /// without what only the organizer's own calendar keeps (their alarms and TRANSP,
+    /// Thunderbird's alarm state and generation counter), the stamps every save renews
+    /// (DTSTAMP, LAST-MODIFIED) and the server's delivery notes (SCHEDULE-STATUS,
+    /// SCHEDULE-FORCE-SEND). Two versions that agree here need not be sent again.
+    public static func toldAttendees(_ calendar: Component) -> [Component] {
+        let ownOnly: Set<String> = ["DTSTAMP", "LAST-MODIFIED", "TRANSP", "X-MOZ-LASTACK", "X-MOZ-GENERATION"]
+        return calendar.components.filter { scheduled.contains($0.name) }.map { component in
+            var told = component
+            told.components.removeAll { $0.name == "VALARM" }
+            told.properties.removeAll { ownOnly.contains($0.name) || $0.name.hasPrefix("X-MOZ-SNOOZE-TIME") }
+            for index in told.properties.indices
+            where told.properties[index].name == "ATTENDEE" || told.properties[index].name == "ORGANIZER" {
+                told.properties[index][parameter: "SCHEDULE-STATUS"] = nil
+                told.properties[index][parameter: "SCHEDULE-FORCE-SEND"] = nil
+            }
+            return told
+        }.sorted { ($0.property("RECURRENCE-ID")?.value ?? "") < ($1.property("RECURRENCE-ID")?.value ?? "") }
+    }
+
+    /// Whether an organizer's client asks for the REQUEST to be sent again
+    /// (`SCHEDULE-FORCE-SEND=REQUEST` on an attendee, RFC 6638 §7.2).
+    public static func forcesRequest(_ calendar: Component) -> Bool {
+        calendar.components.contains { component in
+            scheduled.contains(component.name)
+                && component.properties(named: "ATTENDEE").contains {
+                    $0[parameter: "SCHEDULE-FORCE-SEND"]?.uppercased() == "REQUEST"
+                }
+        }
+    }
+
+    /// The instances a component's EXDATEs take out, as `TZID;VALUE:value` texts.
+    static func exclusions(of component: Component) -> Set<String> {
+        Set(
+            component.properties(named: "EXDATE").flatMap { property in
+                property.value.split(separator: ",").map {
+                    "\(property[parameter: "TZID"] ?? "");\(property[parameter: "VALUE"] ?? ""):\($0)"
+                }
+            })
     }
 
     /// A component's timing as text to compare (an override's without the rule parts it

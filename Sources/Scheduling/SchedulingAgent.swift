@@ -248,6 +248,16 @@ public struct SchedulingAgent: Sendable {
             // A moved, rescheduled or cancelled meeting gets a higher SEQUENCE, and its
             // attendees are asked again (RFC 6638 §3.2.5, §3.2.8).
             let revised = old.map { ITIP.revising(object, from: $0, organizer: organizer) } ?? object
+            // A save that changes nothing the attendees are told (the organizer's alarm
+            // dismissed, snoozed or moved, their TRANSP) is stored and sent to no one: a
+            // fresh REQUEST would re-mail every attendee outside and ask for answers again.
+            if let old, ITIP.toldAttendees(revised) == ITIP.toldAttendees(old), !ITIP.forcesRequest(object) {
+                return Plan(
+                    data: revised == object ? data : revised.serialized(),
+                    work: .organize(
+                        revised, previous: old, uid: uid, attendees: [], dropped: [], remote: [], droppedRemote: [],
+                        from: organizer, name: nil))
+            }
             let wanted = Self.scheduled(in: revised, mine: mine)
             guard !wanted.isEmpty || old != nil else { return untouched }
             try checkSize(of: revised, by: user)
@@ -287,12 +297,21 @@ public struct SchedulingAgent: Sendable {
                     stored, previous: old, uid: uid, attendees: local, dropped: dropped, remote: remote,
                     droppedRemote: droppedRemote, from: organizer, name: name))
         }
-        // An attendee's copy: their answers, if they changed.
+        // An attendee's copy: their answers, if they changed, unless their client answers
+        // itself (SCHEDULE-AGENT on the ORGANIZER, RFC 6638 §7.1).
         guard let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains),
+            Self.serverReplies(for: object),
             localUser(organizer, except: user) != nil || (mail != nil && IMIP.bare(organizer) != nil)
         else { return untouched }
-        let answers = ITIP.participation(of: me, in: object)
+        var answers = ITIP.participation(of: me, in: object)
         let before = old.map { ITIP.participation(of: me, in: $0) } ?? [:]
+        // An instance the attendee took out of the series (an EXDATE added, Apple's and
+        // Thunderbird's "delete this occurrence") is one they decline (§3.2.2.1, §3.2.6).
+        if let old {
+            for key in ITIP.instancesExcluded(from: old, to: object) where answers[key] == nil {
+                answers[key] = "DECLINED"
+            }
+        }
         // SCHEDULE-FORCE-SEND=REPLY on the ORGANIZER (RFC 6638 §7.3) sends every answer
         // again; the parameter itself is not stored.
         let (stored, forced) = ITIP.takingForcedReply(object)
@@ -309,9 +328,12 @@ public struct SchedulingAgent: Sendable {
         // The copy says how the REPLY went (§7.3): delivered to a local organizer, handed
         // to the relay for one outside (5.1 once the relay refuses it).
         let status = localUser(organizer, except: user) != nil ? Self.delivered : Self.sent
+        // The mailed REPLY carries the declined instances the copy no longer has.
+        let replied = ITIP.applying(
+            changed.filter { ITIP.position(of: $0.key, in: stored) == nil }, from: me, to: stored)
         return Plan(
             data: ITIP.settingOrganizerStatus(status, in: stored).serialized(),
-            work: .answer(uid: uid, answers: changed, attendee: me, organizer: organizer, object: stored))
+            work: .answer(uid: uid, answers: changed, attendee: me, organizer: organizer, object: replied))
     }
 
     /// Sends what a committed write planned. Each delivery is its own write in the
@@ -402,8 +424,10 @@ public struct SchedulingAgent: Sendable {
     }
 
     /// After `user` deleted `data` from `calendar`: an organizer's deletion cancels it
-    /// for every local attendee; an attendee's declines it.
-    public func deleted(_ data: [UInt8], by user: String, in calendar: EventCalendar) {
+    /// for every local attendee; an attendee's declines it, unless `answering` is false (the
+    /// client sent `Schedule-Reply: F`, RFC 6638 §8.1), the organizer's SCHEDULE-AGENT
+    /// says the client answers (§7.1), or the organizer had cancelled it already.
+    public func deleted(_ data: [UInt8], by user: String, in calendar: EventCalendar, reply answering: Bool = true) {
         guard calendar.access == nil, calendar.subscriptionURL == nil, let object = Self.parse(data),
             let uid = Self.uid(of: object), let organizer = ITIP.organizer(of: object),
             // Another copy in the user's calendars keeps the event (the old copy of a move).
@@ -418,7 +442,9 @@ public struct SchedulingAgent: Sendable {
                 scheduled.compactMap { localUser($0.address, except: user) }, uid: uid, object: object, from: organizer)
             let remote = scheduled.map(\.address).filter { localUser($0, except: user) == nil && IMIP.bare($0) != nil }
             _ = mailTo(remote, ITIP.message(.cancel, object, stamp: now()), from: organizer, name: nil)
-        } else if let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains) {
+        } else if answering, Self.serverReplies(for: object), !Self.isCancelled(object),
+            let me = ITIP.attendees(of: object).map(\.address).first(where: mine.contains)
+        {
             let answers = ITIP.participation(of: me, in: object).mapValues { _ in "DECLINED" }
             if localUser(organizer, except: user) != nil {
                 reply(uid: uid, answers: answers, attendee: me, organizer: organizer)
@@ -431,6 +457,20 @@ public struct SchedulingAgent: Sendable {
     }
 
     // MARK: -
+
+    /// Whether the server sends an attendee's answers for `object`: the SCHEDULE-AGENT of its
+    /// ORGANIZER is absent or SERVER (RFC 6638 §7.1).
+    static func serverReplies(for object: Component) -> Bool {
+        object.components.allSatisfy { component in
+            (component.property("ORGANIZER")?[parameter: "SCHEDULE-AGENT"]?.uppercased() ?? "SERVER") == "SERVER"
+        }
+    }
+
+    /// Whether every component of `object` is cancelled (the organizer cancelled it).
+    static func isCancelled(_ object: Component) -> Bool {
+        let scheduled = object.components.filter { ITIP.scheduled.contains($0.name) }
+        return !scheduled.isEmpty && scheduled.allSatisfy { $0.property("STATUS")?.value.uppercased() == "CANCELLED" }
+    }
 
     /// Cancels the organizer's object in each attendee's copy (one of this organizer's:
     /// another's object of the same UID is left alone) and sends them the CANCEL. A copy

@@ -383,3 +383,148 @@ extension SchedulingRFCTests {
         #expect([403, 404].contains(byAnna.status) && !byAnna.text.contains(third), "\(byAnna.text)")
     }
 }
+
+extension SchedulingRFCTests {
+    /// RFC 6638 §3.2.1 (PARTSTAT is the attendee's) and §3.2.10 (why answers leave the
+    /// organizer's tag alone): an organizer's write from a copy older than an answer, or one
+    /// that sets another attendee's answer, keeps the answers stored. RFC 5546 §2.1.4: a
+    /// change of STATUS raises SEQUENCE; instances only taken out (EXDATE) raise it but ask
+    /// nobody again (§3.2.8 is for moved or new instances).
+    @Test(arguments: ServerSetup.everyStore) func answersStandAgainstStaleAndExcludingWrites(_ setup: ServerSetup)
+        throws
+    {
+        let server = try TestServer(setup, users: ["anna", "bob", "carol"])
+        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        for (client, user) in [(bob, "bob"), (carol, "carol")] {
+            #expect(try client.mkcalendar("/dav/calendars/\(user)/personal/").status == 201)
+        }
+        let series = Self.meeting.replacingOccurrences(
+            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nRRULE:FREQ=DAILY;COUNT=5\r\nSTATUS:TENTATIVE")
+        #expect(try anna.put(Self.path, series).status == 201)
+        let stale = try Self.annas(anna)
+        let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        #expect(
+            try bob.put(
+                bobs.href,
+                bobs.text.replacingOccurrences(
+                    of: "PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bob@example.com",
+                    with: "PARTSTAT=ACCEPTED:mailto:bob@example.com"), ifMatch: bobs.etag
+            ).status == 204)
+        #expect(Helpers.partstat(of: "bob@example.com", in: try Self.annas(anna)) == "ACCEPTED")
+
+        // Anna's client writes from the copy it read before Bob answered, and claims Carol accepted.
+        let retitled = stale.replacingOccurrences(of: "SUMMARY:Planning", with: "SUMMARY:Planning (room 2)")
+            .replacingOccurrences(
+                of: "PARTSTAT=NEEDS-ACTION;RSVP=TRUE;SCHEDULE-AGENT=SERVER:mailto:carol",
+                with: "PARTSTAT=ACCEPTED;SCHEDULE-AGENT=SERVER:mailto:carol")
+        #expect(try anna.put(Self.path, retitled).status == 204)
+        var text = try Self.annas(anna)
+        #expect(text.contains("SUMMARY:Planning (room 2)"))
+        #expect(Helpers.partstat(of: "bob@example.com", in: text) == "ACCEPTED", "\(text)")
+        #expect(Helpers.partstat(of: "carol@example.com", in: text) == "NEEDS-ACTION", "\(text)")
+        #expect(Self.sequence(text) == nil, "a title and answers are no significant change")
+
+        // TENTATIVE → CONFIRMED is significant; answers stand.
+        #expect(
+            try anna.put(Self.path, text.replacingOccurrences(of: "STATUS:TENTATIVE", with: "STATUS:CONFIRMED"))
+                .status == 204)
+        text = try Self.annas(anna)
+        #expect(Self.sequence(text) == 1 && Helpers.partstat(of: "bob@example.com", in: text) == "ACCEPTED")
+
+        // One instance taken out: SEQUENCE rises, Bob is not asked again.
+        let excluded = text.replacingOccurrences(
+            of: "RRULE:FREQ=DAILY;COUNT=5", with: "RRULE:FREQ=DAILY;COUNT=5\r\nEXDATE:20270113T100000Z")
+        #expect(try anna.put(Self.path, excluded).status == 204)
+        text = try Self.annas(anna)
+        #expect(Self.sequence(text) == 2 && Helpers.partstat(of: "bob@example.com", in: text) == "ACCEPTED", "\(text)")
+        let copy = try Helpers.only(bob, "/dav/calendars/bob/personal/").text
+        #expect(copy.contains("EXDATE:20270113T100000Z"))
+        #expect(Helpers.partstat(of: "bob@example.com", in: copy) == "ACCEPTED")
+    }
+
+    /// RFC 6638 §3.2.2.1 and §3.2.6: an attendee who takes one instance out of their copy
+    /// (an EXDATE, "delete this occurrence") declines it: the organizer's copy gets the
+    /// instance with the attendee DECLINED, and a REPLY. §8.1: a DELETE with
+    /// `Schedule-Reply: F` sends nothing; §7.1: nothing is sent for an attendee whose copy's
+    /// ORGANIZER says SCHEDULE-AGENT=CLIENT; a copy the organizer cancelled is deleted
+    /// without a reply.
+    @Test func anAttendeesExclusionDeclinesAndTheirDeleteMayStaySilent() throws {
+        let server = try TestServer(users: ["anna", "bob", "carol"])
+        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        for (client, user) in [(bob, "bob"), (carol, "carol")] {
+            #expect(try client.mkcalendar("/dav/calendars/\(user)/personal/").status == 201)
+        }
+        let series = Self.meeting.replacingOccurrences(
+            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nRRULE:FREQ=DAILY;COUNT=5")
+        #expect(try anna.put(Self.path, series).status == 201)
+        let replies = { try Helpers.inbox(anna, "anna").filter { $0.contains("METHOD:REPLY") }.count }
+
+        let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        let withoutOne = bobs.text.replacingOccurrences(
+            of: "RRULE:FREQ=DAILY;COUNT=5", with: "RRULE:FREQ=DAILY;COUNT=5\r\nEXDATE:20270112T100000Z")
+        #expect(try bob.put(bobs.href, withoutOne, ifMatch: bobs.etag).status == 204)
+        let text = try Self.annas(anna)
+        #expect(
+            Helpers.partstat(of: "bob@example.com", in: text, instance: "20270112T100000Z") == "DECLINED", "\(text)")
+        #expect(Helpers.partstat(of: "bob@example.com", in: text) == "NEEDS-ACTION")
+        #expect(try replies() == 1)
+
+        // Carol's client answers itself (SCHEDULE-AGENT=CLIENT on her copy's ORGANIZER): nothing is sent.
+        let carols = try Helpers.only(carol, "/dav/calendars/carol/personal/")
+        let own = carols.text.replacingOccurrences(
+            of: "ORGANIZER;CN=Anna:", with: "ORGANIZER;CN=Anna;SCHEDULE-AGENT=CLIENT:"
+        ).replacingOccurrences(
+            of: "PARTSTAT=NEEDS-ACTION;RSVP=TRUE;SCHEDULE-AGENT=SERVER:mailto:carol",
+            with: "PARTSTAT=TENTATIVE;SCHEDULE-AGENT=SERVER:mailto:carol")
+        let answered = try carol.put(carols.href, own, ifMatch: carols.etag)
+        #expect(answered.status == 204, "\(answered.text)")
+        #expect(try replies() == 1)
+        #expect(Helpers.partstat(of: "carol@example.com", in: try Self.annas(anna)) == "NEEDS-ACTION")
+
+        // Bob deletes without a reply.
+        let copy = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        #expect(try bob.send("DELETE", copy.href, headers: ["Schedule-Reply": "F"]).status == 204)
+        #expect(try replies() == 1)
+        #expect(Helpers.partstat(of: "bob@example.com", in: try Self.annas(anna)) == "NEEDS-ACTION")
+
+        // Anna cancels; Carol deletes the cancelled copy: Anna is not told Carol declined.
+        let cancelled = try Self.annas(anna).replacingOccurrences(
+            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nSTATUS:CANCELLED")
+        #expect(try anna.put(Self.path, cancelled).status == 204)
+        let gone = try Helpers.only(carol, "/dav/calendars/carol/personal/")
+        #expect(gone.text.contains("STATUS:CANCELLED"))
+        #expect(try carol.delete(gone.href).status == 204)
+        #expect(try replies() == 1)
+    }
+}
+
+extension SchedulingRFCTests {
+    /// RFC 6638 §3.2.1.2 sends attendees what changed for them: an organizer's save that
+    /// changes only her own alarm, Thunderbird's alarm state or her transparency reaches no
+    /// attendee (no REQUEST, their copy and tag untouched); SCHEDULE-FORCE-SEND=REQUEST
+    /// (§7.2) sends it anyway.
+    @Test func theOrganizersOwnAlarmsTellNobody() throws {
+        let (_, anna, bob, _) = try Self.invitedAndAccepted(.inProcess)
+        let requests = { try Helpers.inbox(bob, "bob").filter { $0.contains("METHOD:REQUEST") }.count }
+        let before = try requests()
+        let bobsBefore = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        let reminded = try Self.annas(anna).replacingOccurrences(
+            of: "END:VEVENT",
+            with: "X-MOZ-LASTACK:20270111T095000Z\r\nTRANSP:TRANSPARENT\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\n"
+                + "DESCRIPTION:Planning\r\nTRIGGER:-PT10M\r\nEND:VALARM\r\nEND:VEVENT")
+        #expect(try anna.put(Self.path, reminded).status == 204)
+        #expect(try Self.annas(anna).contains("TRIGGER:-PT10M"))
+        #expect(try requests() == before)
+        let bobsAfter = try Helpers.only(bob, "/dav/calendars/bob/personal/")
+        #expect(bobsAfter.etag == bobsBefore.etag && !bobsAfter.text.contains("X-MOZ-LASTACK"))
+
+        let forced = try Self.annas(anna).replacingOccurrences(
+            of: ":mailto:bob@example.com", with: ";SCHEDULE-FORCE-SEND=REQUEST:mailto:bob@example.com")
+        #expect(try anna.put(Self.path, forced).status == 204)
+        #expect(try requests() == before + 1)
+    }
+}

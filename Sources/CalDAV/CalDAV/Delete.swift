@@ -20,7 +20,9 @@ extension DAVContext {
                 }
                 try store.deleteResource(named: name, calendar: calendar, ifMatch: expected)
                 if let old, Self.mentionsOrganizer(old.data) {
-                    handler.scheduling.deleted(old.data, by: user, in: calendar.calendar)
+                    // `Schedule-Reply: F`: the attendee's client answers itself, or not at all (RFC 6638 §8.1).
+                    let reply = request.headers["Schedule-Reply"]?.trimmingCharacters(in: .whitespaces) != "F"
+                    handler.scheduling.deleted(old.data, by: user, in: calendar.calendar, reply: reply)
                 }
             case .inboxItem(_, let name):
                 try handler.backend.scheduling.removeInboxMessage(named: name, of: user)
