@@ -80,7 +80,7 @@ public enum ITIP {
     /// The iTIP message of `method` for an object: a VCALENDAR with METHOD.
     /// - REQUEST: the organizer's components without the parameters only the server
     ///   and the organizer's client use (SCHEDULE-STATUS, SCHEDULE-FORCE-SEND) and without
-    ///   the organizer's alarms.
+    ///   the organizer's alarms, DTSTAMP the time of the message.
     /// - CANCEL: each component marked cancelled, its SEQUENCE one higher.
     /// - REPLY (for `attendee`): each component that lists them, holding only what a
     ///   reply carries (RFC 5546 §3.2.3): UID, RECURRENCE-ID, DTSTAMP, DTSTART, SEQUENCE,
@@ -101,9 +101,11 @@ public enum ITIP {
             }
             switch method {
             case .request, .counter:
+                // DTSTAMP is when the message was made (RFC 5545 §3.8.7.2 with METHOD), which
+                // orders messages of one SEQUENCE (RFC 5546 §2.1.5).
                 var copy = withoutServerParameters(component)
                 copy.components.removeAll { $0.name == "VALARM" }
-                if method == .counter { copy.setProperty(dtstamp) }
+                copy.setProperty(dtstamp)
                 members.append(copy)
             case .cancel:
                 var copy = withoutServerParameters(component)

@@ -53,6 +53,8 @@ public struct SchedulingAgent: Sendable {
             case organizerChange = "allowed-organizer-scheduling-object-change"
             /// More attendees than the server schedules (RFC 4791 §5.3.2.1).
             case maxAttendees = "max-attendees-per-instance"
+            /// Components naming different organizers (RFC 6638 §3.2.4.2).
+            case sameOrganizer = "same-organizer-in-all-components"
         }
 
         public var precondition: Precondition
@@ -226,6 +228,15 @@ public struct SchedulingAgent: Sendable {
         guard calendar.access == nil, calendar.subscriptionURL == nil, let object = Self.parse(data),
             let uid = Self.uid(of: object)
         else { return untouched }
+        let organizers = Set(
+            object.components.filter { ITIP.scheduled.contains($0.name) }.compactMap {
+                $0.property("ORGANIZER").map { ITIP.address($0.value) }
+            })
+        guard organizers.count <= 1 else {
+            throw WriteRefusal(
+                precondition: .sameOrganizer,
+                message: "every component of a scheduling object names the same ORGANIZER (RFC 6638 §3.2.4.2)")
+        }
         let old =
             (previous ?? otherCopy(of: uid, by: user, except: ResourceLocation(calendar: calendar.id, name: name)))
             .flatMap(Self.parse)

@@ -528,3 +528,34 @@ extension SchedulingRFCTests {
         #expect(try requests() == before + 1)
     }
 }
+
+extension SchedulingRFCTests {
+    /// RFC 6638 §3.2.4.2: every component of a scheduling object names the same ORGANIZER
+    /// (403 `same-organizer-in-all-components`, nothing stored or sent); RFC 5545
+    /// §3.8.7.2: a REQUEST's DTSTAMP is when it was sent, not the stored one.
+    @Test func organizersAgreeAndRequestsAreStampedWhenSent() throws {
+        let (_, anna, bob, _) = try Self.invitedAndAccepted(.inProcess)
+        let request = try #require(try Helpers.inbox(bob, "bob").last)
+        #expect(request.contains("DTSTAMP:") && !request.contains("DTSTAMP:20261101T000000Z"), "\(request)")
+
+        let override = """
+            BEGIN:VEVENT\r
+            UID:planning\r
+            DTSTAMP:20261101T000000Z\r
+            RECURRENCE-ID:20270112T100000Z\r
+            DTSTART:20270112T120000Z\r
+            DTEND:20270112T130000Z\r
+            ORGANIZER:mailto:bob@example.com\r
+            ATTENDEE:mailto:carol@example.com\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let mixed = Self.meeting.replacingOccurrences(
+            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nRRULE:FREQ=DAILY;COUNT=3"
+        ).replacingOccurrences(of: "END:VCALENDAR\r\n", with: override)
+        let refused = try anna.put("/dav/calendars/anna/work/mixed.ics", mixed)
+        #expect(refused.status == 403 && refused.precondition == .caldav("same-organizer-in-all-components"))
+        #expect(try anna.get("/dav/calendars/anna/work/mixed.ics").status == 404)
+    }
+}
