@@ -170,12 +170,38 @@ let package = Package(
             name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport", "AlmanacTesting"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
+        // The server as a whole: bookings across API, pages and store; trust between users.
         .testTarget(
             name: "AlmanacServerTests",
             dependencies: [
-                "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "JSON", "CivilTime",
-                "JSONAPI", "Webhooks", "Subscriptions", "Outbound",
+                "AlmanacServer", "CalendarStore", "HTTPTypes", "Webhooks", "Subscriptions", "Outbound",
                 "AlmanacTestSupport", "AlmanacTesting",
+            ]),
+        .testTarget(
+            name: "JSONAPITests",
+            dependencies: [
+                "JSONAPI", "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "JSON", "CivilTime",
+                "Recurrence", "AlmanacTestSupport", "AlmanacTesting", "HTTPServer",
+            ]),
+        .testTarget(
+            name: "WebCalendarTests",
+            dependencies: [
+                "WebCalendar", "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
+                "AlmanacTestSupport", "AlmanacTesting", "HTTPServer",
+            ]),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: [
+                "Webhooks", "AlmanacServer", "CalendarStore", "HTTPTypes", "ICalendar", "CivilTime", "Outbound",
+                "AlmanacTestSupport", "AlmanacTesting", "HTTPServer",
+            ]),
+        .testTarget(
+            name: "FeedsTests",
+            dependencies: ["Feeds", "CalendarStore", "HTTPTypes", "ICalendar", "AlmanacTesting", "HTTPServer"]),
+        .testTarget(
+            name: "SubscriptionsTests",
+            dependencies: [
+                "Subscriptions", "CalendarStore", "HTTPTypes", "Outbound", "Webhooks", "AlmanacTesting", "HTTPServer",
             ]),
         .testTarget(
             name: "AvailabilityTests",

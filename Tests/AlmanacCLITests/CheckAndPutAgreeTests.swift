@@ -8,7 +8,7 @@ import Testing
 /// with documented repairs (docs/icalendar-diagnostics.md, "What the store and the
 /// server accept"): over a table of inputs — valid, each repair, each refusal — both
 /// give the same verdict, the same warnings, and for a refusal the same error.
-@Suite struct AcceptancePolicyTests {
+@Suite struct CheckAndPutAgreeTests {
     enum Verdict: Sendable {
         /// Valid RFC 5545: no diagnostic at all.
         case valid
