@@ -56,6 +56,10 @@ let package = Package(
         .target(name: "CalendarViews", dependencies: ["CivilTime", "Recurrence"]),
         // The store's values as Availability and CalendarViews take them (both stay pure).
         .target(name: "StoreAdapters", dependencies: ["CalendarStore", "Availability", "CalendarViews"]),
+        // Bookings: the slot rules, the engine that checks them in the store's transaction, the
+        // booker's tokens and the sweeper of expired holds.
+        .target(
+            name: "Bookings", dependencies: ["Availability", "CalendarStore", "StoreAdapters", "Accounts", "CivilTime"]),
         // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure
         // values, and one function that reads an event's stored object).
         .target(
@@ -64,6 +68,7 @@ let package = Package(
         .target(
             name: "JSONAPI",
             dependencies: [
+                "Bookings",
                 "Accounts", "CalendarStore", "HTTPTypes", "ICalendar", "JSON", "CivilTime", "Recurrence",
                 "Availability", "AddToCalendar",
                 "CalendarViews", "StoreAdapters", "Scheduling",
@@ -73,6 +78,7 @@ let package = Package(
         .target(
             name: "WebCalendar",
             dependencies: [
+                "Bookings",
                 "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPTypes",
                 "Accounts", "ICalendar", "CivilTime", "Recurrence", "Scheduling",
             ],
@@ -100,6 +106,7 @@ let package = Package(
         .target(
             name: "AlmanacServer",
             dependencies: [
+                "Bookings",
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
                 "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound",
             ]),
@@ -107,6 +114,7 @@ let package = Package(
         .target(
             name: "AlmanacCLI",
             dependencies: [
+                "Bookings",
                 "CivilTime", "ICalendar", "JSON", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer",
                 "HTTPServer", "HTTPTypes",
                 "Availability", "AddToCalendar",
@@ -170,12 +178,18 @@ let package = Package(
             name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport", "AlmanacTesting"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "AlmanacTestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
-        // The server as a whole: bookings across API, pages and store; trust between users.
+        // The server as a whole: the mail budget and trust between users across its parts.
         .testTarget(
             name: "AlmanacServerTests",
             dependencies: [
                 "AlmanacServer", "CalendarStore", "HTTPTypes", "Webhooks", "Subscriptions", "Outbound",
                 "AlmanacTestSupport", "AlmanacTesting",
+            ]),
+        .testTarget(
+            name: "BookingsTests",
+            dependencies: [
+                "Bookings", "AlmanacServer", "CalendarStore", "HTTPTypes", "Webhooks", "AlmanacTestSupport",
+                "AlmanacTesting", "HTTPServer",
             ]),
         .testTarget(
             name: "JSONAPITests",

@@ -1,4 +1,5 @@
 import Accounts
+import Bookings
 import CalDAV
 import CalendarStore
 import Feeds

@@ -316,7 +316,7 @@ public enum AvailabilitySearch {
     }
 
     /// The earliest instant a slot may start under the minimum notice.
-    static func earliestStart(rules: AvailabilityRules, now: Int) -> Int {
+    public static func earliestStart(rules: AvailabilityRules, now: Int) -> Int {
         switch rules.minimumNotice {
         case .none: return now
         case .seconds(let seconds): return now + seconds

@@ -1,6 +1,7 @@
 import Accounts
 import AddToCalendar
 import Availability
+import Bookings
 import CalendarStore
 import CalendarViews
 import CivilTime

@@ -1,3 +1,4 @@
+import Availability
 import CivilTime
 
 /// The slots a booking type offers, from busy time, holds and the type's own bookings:

@@ -1,3 +1,5 @@
+import Accounts
+
 /// The links a booker gets: `bkc_` (cancel) or `bkr_` (reschedule) and 32 random hex
 /// digits (128 bits), usable without signing in. Only their SHA-256 is stored, as for
 /// API tokens.

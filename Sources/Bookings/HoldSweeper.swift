@@ -5,19 +5,19 @@ import Synchronization
 /// Drops booking holds that ran out, every few seconds while the server runs, so each
 /// `hold.expired` webhook goes out soon after its hold ends. (A hold stops counting the
 /// moment it expires whether or not it has been swept: every check reads `expires`.)
-final class HoldSweeper: Sendable {
+public final class HoldSweeper: Sendable {
     let store: any BookingStore
     let now: @Sendable () -> Int
     let interval: Double
     private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
 
-    init(store: any BookingStore, interval: Double = 5, now: @escaping @Sendable () -> Int) {
+    public init(store: any BookingStore, interval: Double = 5, now: @escaping @Sendable () -> Int) {
         self.store = store
         self.interval = interval
         self.now = now
     }
 
-    func start() {
+    public func start() {
         timer.withLock { timer in
             guard timer == nil else { return }
             let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
@@ -34,7 +34,7 @@ final class HoldSweeper: Sendable {
         }
     }
 
-    func stop() {
+    public func stop() {
         timer.withLock { timer in
             timer?.cancel()
             timer = nil

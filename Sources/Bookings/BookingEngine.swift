@@ -1,6 +1,7 @@
 import Availability
 import CalendarStore
 import CivilTime
+import StoreAdapters
 
 /// Booking types' slots and bookings: the store's situation read through the pure
 /// slot rules. The JSON API, the public booking page and the CLI all go through this,
