@@ -7,6 +7,7 @@ import Recurrence
 public enum CalendarFileSplitter {
     /// One object found in the file.
     public struct Object: Sendable {
+        /// The UID its components share (derived from the content when the file gave none).
         public var uid: String
         /// The 1-based line of its first component in the file.
         public var line: Int
@@ -21,10 +22,14 @@ public enum CalendarFileSplitter {
 
     /// A part of the file that cannot be stored, with why.
     public struct Rejection: Sendable, CustomStringConvertible {
+        /// The 1-based line of the problem in the file (else of the rejected component).
         public var line: Int
+        /// The UID of the object rejected; nil for a component other than VEVENT, VTODO or VJOURNAL.
         public var uid: String?
+        /// Why it cannot be stored, for people.
         public var reason: String
 
+        /// `line N (UID x): reason`.
         public var description: String { "line \(line)\(uid.map { " (UID \($0))" } ?? ""): \(reason)" }
     }
 
@@ -37,7 +42,9 @@ public enum CalendarFileSplitter {
 
     /// What ``read(_:)`` found in a file.
     public struct Split: Sendable {
+        /// The objects found, in file order.
         public var objects: [Object]
+        /// The parts that cannot be stored, in file order.
         public var rejections: [Rejection]
         /// What lenient reading recovered from outside every object (the VCALENDAR's own
         /// lines), in file order; each object carries its own.

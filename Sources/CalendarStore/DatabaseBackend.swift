@@ -150,6 +150,7 @@ public final class DatabaseBackend: StoreBackend {
         }
     }
 
+    /// The user with this name; `notFound` when there is none.
     public func user(named name: String) throws(StoreError) -> User {
         let found = try database.read { (connection) throws(StoreError) -> User? in
             try connection.firstRow(
@@ -201,6 +202,7 @@ public final class DatabaseBackend: StoreBackend {
     /// A store acting for `user` (who must exist).
     public func eventStore(for user: String) throws(StoreError) -> any EventStore { try databaseStore(for: user) }
 
+    /// See ``StoreBackend/eventStore(for:)-(User)``; a user not read from this backend is looked up by name.
     public func eventStore(for user: User) throws(StoreError) -> any EventStore {
         guard let id = user.storeID else { return try databaseStore(for: user.name) }
         return DatabaseEventStore(backend: self, userID: id, user: user.name)
@@ -218,9 +220,12 @@ public final class DatabaseBackend: StoreBackend {
     /// The access tokens, sign-in sessions, view settings and added marks kept in this
     /// database.
     public var appState: any AppStateStore { DatabaseAppState(backend: self) }
+    /// The webhook subscriptions and outbox kept in this database.
     public var webhooks: any WebhookStore { DatabaseWebhookStore(backend: self) }
+    /// The subscribed calendars and feed sources kept in this database.
     public var subscriptions: any SubscriptionStore { DatabaseSubscriptionStore(backend: self) }
 
+    /// See ``StoreBackend/feed(token:kind:)``; nil for an empty token.
     public func feed(token: String, kind: FeedKind) throws(StoreError) -> (owner: String, calendar: String)? {
         guard !token.isEmpty else { return nil }
         let column = kind == .events ? "feed_token" : "busy_feed_token"

@@ -5,8 +5,11 @@
 extension DatabaseBackend {
     /// What a copy moved, table by table, and how it was verified.
     public struct CopyReport: Sendable, Equatable {
+        /// The rows copied of one table.
         public struct TableCount: Sendable, Equatable {
+            /// The table's name.
             public var table: String
+            /// How many rows were copied.
             public var count: Int
         }
 

@@ -1,5 +1,6 @@
 // The change log: what changed since a sync token, and forgetting old tombstones.
 extension DatabaseEventStore {
+    /// See ``EventStore/changes(since:calendar:limit:includingData:)``.
     public func changes(
         since token: SyncToken?, calendar: some CalendarReference, limit: Int?, includingData: Bool
     ) throws(StoreError) -> ChangeSet {
@@ -109,6 +110,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/pruneTombstones(through:calendar:)``; needs write access to the calendar.
     public func pruneTombstones(through token: SyncToken, calendar: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let row = try calendarRow(calendar, connection, write: true)

@@ -40,6 +40,8 @@ extension DatabaseEventStore {
 
     // MARK: Save
 
+    /// See ``EventStore/save(_:span:ifMatch:)``; an event without a start, or ending before it starts,
+    /// is `invalidArgument`.
     @discardableResult
     public func save(_ event: Event, span: Span, ifMatch: String?) throws(StoreError) -> Event {
         guard event.start != nil || event.component.name != ComponentType.event.rawValue else {
@@ -184,6 +186,7 @@ extension DatabaseEventStore {
 
     // MARK: Remove
 
+    /// See ``EventStore/remove(_:span:ifMatch:)``; an event never saved is `notFound`.
     public func remove(_ event: Event, span: Span, ifMatch: String?) throws(StoreError) {
         guard let identifier = event.localIdentifier else {
             throw StoreError(.notFound, "the event was never saved")
@@ -215,6 +218,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/removeEvents(in:calendar:title:timeZone:)``.
     @discardableResult
     public func removeEvents(in range: TimeRange, calendar: String, title: String?, timeZone: String?)
         throws(StoreError) -> [EventOccurrence]
@@ -224,6 +228,8 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/replaceEvents(in:calendar:with:timeZone:)``; an event already saved
+    /// (with a local identifier) is `invalidArgument`.
     public func replaceEvents(in range: TimeRange?, calendar: String, with events: [Event], timeZone: String?)
         throws(StoreError) -> (removed: Int, added: [Event])
     {

@@ -245,6 +245,7 @@ extension DatabaseEventStore {
         return OccurrenceList(occurrences: result, truncatedSeries: truncated)
     }
 
+    /// See ``EventStore/busyTime(in:calendars:timeZone:)``; every visible calendar when `calendars` is nil.
     public func busyTime(in range: TimeRange, calendars: [String]?, timeZone: String?) throws(StoreError) -> [BusyTime]
     {
         var zone: ZoneRules?
@@ -254,6 +255,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/busyTime(in:calendar:timeZone:)``.
     public func busyTime(in range: TimeRange, calendar: some CalendarReference, timeZone: ZoneRules?)
         throws(StoreError) -> [BusyTime]
     {
@@ -369,6 +371,7 @@ extension DatabaseEventStore {
         if occurrences.count > limit { occurrences.removeLast(occurrences.count - limit) }
     }
 
+    /// See ``EventStore/occurrences(in:calendars:matching:timeZone:limit:)``.
     public func occurrences(
         in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?, limit: Int
     )
@@ -428,6 +431,8 @@ extension DatabaseEventStore {
         return event
     }
 
+    /// See ``EventStore/event(withIdentifier:)``; a UID in one of the user's own calendars wins over
+    /// one in a shared calendar. `notFound` when the user sees none.
     public func event(withIdentifier identifier: String) throws(StoreError) -> Event {
         try database.read { (connection) throws(StoreError) -> Event in
             let (object, calendar) = try locate(identifier, write: false, connection)
@@ -435,6 +440,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/events(inCalendar:after:limit:)``; at least one event is asked for.
     public func events(inCalendar calendar: String, after cursor: String?, limit: Int) throws(StoreError) -> [Event] {
         try database.read { (connection) throws(StoreError) -> [Event] in
             let row = try calendarRow(calendar, connection, write: false)
@@ -445,6 +451,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/events(withExternalIdentifier:)``; at most one per calendar, by calendar order.
     public func events(withExternalIdentifier uid: String) throws(StoreError) -> [Event] {
         try database.read { (connection) throws(StoreError) -> [Event] in
             var result: [Event] = []
@@ -462,6 +469,8 @@ extension DatabaseEventStore {
 
     // MARK: Alarms
 
+    /// See ``EventStore/alarms(firingIn:calendars:timeZone:limit:)``; `expansionLimit` when a series cut
+    /// by the expansion bounds could have fired within the answer.
     public func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int)
         throws(StoreError) -> [AlarmFiring]
     {
@@ -493,6 +502,7 @@ extension DatabaseEventStore {
         return result
     }
 
+    /// See ``EventStore/events(withAlarmsFiringIn:calendar:)``; times read in the calendar's zone.
     public func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String> {
         try database.read { (connection) throws(StoreError) -> Set<String> in
             try events(

@@ -2,6 +2,7 @@ import ICalendar
 
 // Importing many objects at once: parsed and indexed on every core, written under one lock.
 extension DatabaseEventStore {
+    /// See ``EventStore/importResources(_:calendar:)``; parsed on every core, written under one lock.
     public func importResources(_ objects: [[UInt8]], calendar: String) throws(StoreError) -> [Result<
         ResourceInfo, StoreError
     >] {
@@ -15,6 +16,7 @@ extension DatabaseEventStore {
         return try importParsed(parsed, data: objects, calendar: calendar)
     }
 
+    /// See ``EventStore/importObjects(_:calendar:)``; the split components are checked, not parsed again.
     public func importObjects(_ objects: [CalendarFileSplitter.Object], calendar: String) throws(StoreError)
         -> [Result<ResourceInfo, StoreError>]
     {

@@ -11,6 +11,8 @@ extension DatabaseEventStore {
         var info: ResourceInfo
     }
 
+    /// See ``EventStore/report(_:content:calendar:)``; floating times are read in the query's zone,
+    /// else the calendar's.
     public func report(_ query: ResourceQuery, content: ResourceContent, calendar: some CalendarReference)
         throws(StoreError) -> ResourceReport
     {

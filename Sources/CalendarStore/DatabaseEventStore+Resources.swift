@@ -2,6 +2,8 @@ import Recurrence
 
 // Reading calendar object resources: by name, all of a calendar, by time range.
 extension DatabaseEventStore {
+    /// The resource at `name` with its bytes, as this user sees it (a sharee's own alarms and ETag);
+    /// `notFound` when there is none.
     public func resource(named name: String, calendar: some CalendarReference) throws(StoreError) -> StoredResource {
         try database.read { (connection) throws(StoreError) -> StoredResource in
             let row = try calendarRow(calendar, connection, write: false)
@@ -16,6 +18,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/resources(calendar:)``; each ETag as this user sees it.
     public func resources(calendar: some CalendarReference) throws(StoreError) -> [ResourceInfo] {
         try database.read { (connection) throws(StoreError) -> [ResourceInfo] in
             let row = try calendarRow(calendar, connection, write: false)
@@ -26,6 +29,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/resources(overlapping:componentType:calendar:)``; each ETag as this user sees it.
     public func resources(overlapping range: TimeRange, componentType: ComponentType, calendar: some CalendarReference)
         throws(StoreError) -> [ResourceInfo]
     {
@@ -39,6 +43,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/resources(named:calendar:)``; each as this user sees it.
     public func resources(named names: [String], calendar: some CalendarReference) throws(StoreError)
         -> [StoredResource]
     {

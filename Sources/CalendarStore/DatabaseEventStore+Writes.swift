@@ -209,6 +209,7 @@ extension DatabaseEventStore {
                 eventIdentifier: object.identifier, uid: object.uid, resource: object.name), connection)
     }
 
+    /// See ``EventStore/writeResource(_:name:calendar:ifMatch:ifNoneMatch:)``; the Schedule-Tag stays as it was.
     public func writeResource(
         _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool
     )
@@ -219,6 +220,8 @@ extension DatabaseEventStore {
             ifScheduleTagMatch: nil)
     }
 
+    /// See ``EventStore/writeResource(_:name:calendar:ifMatch:ifNoneMatch:scheduleTag:ifScheduleTagMatch:)``;
+    /// a name that is not one path segment of at most 255 bytes is `invalidArgument`.
     public func writeResource(
         _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool,
         scheduleTag: ScheduleTagChange?, ifScheduleTagMatch: String?
@@ -296,6 +299,7 @@ extension DatabaseEventStore {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && name.utf8.count <= 255
     }
 
+    /// See ``EventStore/deleteResource(named:calendar:ifMatch:)``; `ifMatch` is judged on the ETag this user sees.
     public func deleteResource(named name: String, calendar: some CalendarReference, ifMatch: String?)
         throws(StoreError)
     {

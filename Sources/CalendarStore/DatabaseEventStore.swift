@@ -8,6 +8,7 @@ import ICalendar
 public struct DatabaseEventStore: EventStore {
     let backend: DatabaseBackend
     let userID: Int64
+    /// The name of the user this store acts for.
     public let user: String
 
     var database: any StoreDatabase { backend.database }
@@ -123,6 +124,7 @@ extension DatabaseEventStore {
 
     // MARK: Calendars
 
+    /// See ``EventStore/calendars()``.
     public func calendars() throws(StoreError) -> [EventCalendar] {
         try database.read { (connection) throws(StoreError) -> [EventCalendar] in
             var rows = try connection.rows(
@@ -132,16 +134,20 @@ extension DatabaseEventStore {
         }
     }
 
+    /// The calendar with this identifier if this user owns it or accepted a share of it; `notFound` otherwise.
     public func calendar(withIdentifier identifier: String) throws(StoreError) -> EventCalendar {
         try database.read { (connection) throws(StoreError) -> EventCalendar in
             try calendarRow(identifier, connection, write: false).calendar
         }
     }
 
+    /// See ``EventStore/calendar(named:)``; `notFound` when there is none.
     public func calendar(named name: String) throws(StoreError) -> EventCalendar {
         try calendarHandle(named: name).calendar
     }
 
+    /// The calendar with this collection name (the user's own first, else a share's name in their home),
+    /// with its row, for later calls on it; `notFound` when there is none.
     public func calendarHandle(named name: String) throws(StoreError) -> CalendarHandle {
         try database.read { (connection) throws(StoreError) -> CalendarHandle in
             // The user's own calendar of that name, else a calendar shared with them under it.
@@ -159,6 +165,8 @@ extension DatabaseEventStore {
         }
     }
 
+    /// Creates a calendar owned by the user, a colour from ``CalendarPalette`` when it has none;
+    /// `invalidArgument` for a missing title or an unknown zone, `alreadyExists` when `name` is taken.
     public func createCalendar(_ calendar: EventCalendar, name: String?) throws(StoreError) -> EventCalendar {
         try validate(calendar)
         let identifier = Identifiers.newUUID()
@@ -254,6 +262,8 @@ extension DatabaseEventStore {
         return sequence
     }
 
+    /// Saves a calendar's settable fields and dead properties and bumps its sequence;
+    /// only the owner may (`forbidden`). `ifMatch` as in ``EventStore/updateCalendar(_:ifMatch:)``.
     public func updateCalendar(_ calendar: EventCalendar, ifMatch: String?) throws(StoreError) -> EventCalendar {
         try validate(calendar)
         return try database.write { (connection) throws(StoreError) -> EventCalendar in
@@ -276,6 +286,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// Deletes one of the user's calendars with its objects; a sharee's deletion leaves the share instead.
     public func deleteCalendar(withIdentifier identifier: String, ifMatch: String?) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let shared = try calendarRow(identifier, connection, write: false)
@@ -297,6 +308,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/calendar(titled:createIfMissing:)``; only the user's own calendars count.
     public func calendar(titled title: String, createIfMissing: Bool) throws(StoreError) -> EventCalendar? {
         let wanted = title.lowercased()
         let find = { (connection: Connection) throws(StoreError) -> EventCalendar? in
@@ -318,6 +330,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/setFeedToken(_:for:calendar:)``; only the owner may (`forbidden`).
     public func setFeedToken(_ token: String?, for kind: FeedKind, calendar identifier: String) throws(StoreError)
         -> EventCalendar
     {

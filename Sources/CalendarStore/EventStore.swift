@@ -22,6 +22,8 @@ public protocol EventStore: Sendable {
 
     /// The user's calendars and those shared with them, by `order`, then title.
     func calendars() throws(StoreError) -> [EventCalendar]
+    /// The calendar with this identifier, when the user owns it or has accepted a share of it;
+    /// `notFound` otherwise, so a calendar they may not see is not revealed.
     func calendar(withIdentifier identifier: String) throws(StoreError) -> EventCalendar
     /// The calendar whose collection name is `name` in the user's home: one of their own,
     /// else one shared with them (by the name its share has there).
@@ -146,19 +148,25 @@ public protocol EventStore: Sendable {
     /// ``ICalendar/AcceptancePolicy`` accepts them (its repairs come back as warnings;
     /// a refusal is `invalidCalendarData` with the parser's line, and nothing changes).
     /// `ifMatch` requires the current ETag; `ifNoneMatch` (`*`) requires that nothing is
-    /// there yet. Returns the new ETag, and whether the name was free (created) or replaced.
-    /// Writes a resource as ``writeResource(_:name:calendar:ifMatch:ifNoneMatch:)`` does,
-    /// changing or keeping its Schedule-Tag (nil: as it was); with `ifScheduleTagMatch`,
-    /// its Schedule-Tag must still be that, checked inside the write (RFC 6638 §3.2.10).
+    /// there yet. The Schedule-Tag changes or stays as `scheduleTag` says (nil: as it
+    /// was); with `ifScheduleTagMatch`, it must still be that, checked inside the write
+    /// (RFC 6638 §3.2.10). A sharee's VALARMs and TRANSP are kept as theirs. Returns the
+    /// new ETag, and whether the name was free (created) or replaced.
     func writeResource(
         _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool,
         scheduleTag: ScheduleTagChange?, ifScheduleTagMatch: String?
     ) throws(StoreError) -> ResourceWrite
+    /// Stores iCalendar bytes at `name` in a calendar, as sent, with the checks, `ifMatch` and `ifNoneMatch` of
+    /// ``writeResource(_:name:calendar:ifMatch:ifNoneMatch:scheduleTag:ifScheduleTagMatch:)``, the Schedule-Tag
+    /// kept as it was. Returns the new ETag, and whether the name was free (created) or replaced.
     func writeResource(
         _ data: [UInt8], name: String, calendar: some CalendarReference, ifMatch: String?, ifNoneMatch: Bool
     )
         throws(StoreError) -> ResourceWrite
+    /// The resource at `name` in a calendar with its bytes and ETag (a sharee's as they see it); `notFound` if none.
     func resource(named name: String, calendar: some CalendarReference) throws(StoreError) -> StoredResource
+    /// Deletes the resource at `name`, leaving a tombstone for sync; `ifMatch` (the ETag the user sees,
+    /// or `*`) must match, else `preconditionFailed`. `notFound` when there is none.
     func deleteResource(named name: String, calendar: some CalendarReference, ifMatch: String?) throws(StoreError)
     /// Every resource of a calendar with its ETag, by name.
     func resources(calendar: some CalendarReference) throws(StoreError) -> [ResourceInfo]
@@ -282,12 +290,16 @@ extension EventStore {
         return list.occurrences
     }
 
+    /// The complete occurrences in `range` (every visible calendar when nil), unlimited, floating times
+    /// in each calendar's zone; `expansionLimit` when a series was cut.
     public func events(in range: TimeRange, calendars: [String]? = nil, matching filter: EventFilter = .all)
         throws(StoreError) -> [EventOccurrence]
     {
         try events(in: range, calendars: calendars, matching: filter, timeZone: nil, limit: .max)
     }
 
+    /// The complete occurrences in `range`, floating times read in `timeZone`, unlimited;
+    /// `expansionLimit` when a series was cut.
     public func events(in range: TimeRange, calendars: [String]?, matching filter: EventFilter, timeZone: String?)
         throws(StoreError) -> [EventOccurrence]
     {
@@ -299,30 +311,38 @@ extension EventStore {
         calendar: EventCalendar, resource: StoredResource
     )? { try ownResource(withUID: uid, except: nil) }
 
+    /// Saves an event with span `.thisEvent` (an occurrence of a series becomes an override), without an ETag check.
     @discardableResult
     public func save(_ event: Event) throws(StoreError) -> Event { try save(event, span: .thisEvent, ifMatch: nil) }
 
+    /// Saves an event with `span`, without an ETag check.
     @discardableResult
     public func save(_ event: Event, span: Span) throws(StoreError) -> Event {
         try save(event, span: span, ifMatch: nil)
     }
 
+    /// Removes an event with `span`, without an ETag check.
     public func remove(_ event: Event, span: Span) throws(StoreError) { try remove(event, span: span, ifMatch: nil) }
 
+    /// Saves a calendar's caller-settable fields without an ETag check.
     public func updateCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar {
         try updateCalendar(calendar, ifMatch: nil)
     }
 
+    /// Deletes a calendar and everything in it, without an ETag check.
     public func deleteCalendar(withIdentifier identifier: String) throws(StoreError) {
         try deleteCalendar(withIdentifier: identifier, ifMatch: nil)
     }
 
+    /// Removes an event with span `.thisEvent` (an occurrence: only that instance), without an ETag check.
     public func remove(_ event: Event) throws(StoreError) { try remove(event, span: .thisEvent, ifMatch: nil) }
 
+    /// Creates a calendar owned by the user, named by a new UUID.
     public func createCalendar(_ calendar: EventCalendar) throws(StoreError) -> EventCalendar {
         try createCalendar(calendar, name: nil)
     }
 
+    /// ``removeEvents(in:calendar:title:timeZone:)`` with floating times read in each calendar's zone.
     @discardableResult
     public func removeEvents(in range: TimeRange, calendar: String, title: String? = nil) throws(StoreError)
         -> [EventOccurrence]
@@ -330,6 +350,8 @@ extension EventStore {
         try removeEvents(in: range, calendar: calendar, title: title, timeZone: nil)
     }
 
+    /// The first `limit` alarm firings in `range` (all visible calendars when nil), floating times
+    /// read in each calendar's zone.
     public func alarms(firingIn range: TimeRange, calendars: [String]? = nil, limit: Int = 10_000) throws(StoreError)
         -> [AlarmFiring]
     {

@@ -2,9 +2,13 @@
 /// later, a PostgreSQL cluster. Interfaces hold one backend per process and act
 /// for a user through `eventStore(for:)`.
 public protocol StoreBackend: Sendable {
+    /// Creates a user with an optional display name and password hash (PHC string form); names are unique
+    /// (`alreadyExists`), 1 to 64 letters, digits, `.`, `_`, `-` or `@` (`invalidArgument`).
     @discardableResult
     func createUser(named name: String, displayName: String?, passwordHash: String?) throws(StoreError) -> User
+    /// Every user, by name.
     func users() throws(StoreError) -> [User]
+    /// The user with this name; `notFound` when there is none.
     func user(named name: String) throws(StoreError) -> User
     /// Sets (or, with nil, removes) a user's password hash and, in the same transaction,
     /// ends every sign-in session of theirs (a changed password locks out whoever had the
@@ -13,6 +17,7 @@ public protocol StoreBackend: Sendable {
     func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (
         sessions: Int, tokens: Int
     )
+    /// Removes a user with their calendars and everything in them; `notFound` when there is none.
     func removeUser(named name: String) throws(StoreError)
     /// The store acting for `user`; `notFound` when there is no such user.
     func eventStore(for user: String) throws(StoreError) -> any EventStore
@@ -55,6 +60,7 @@ extension StoreBackend {
             + Identifiers.newUUID().lowercased().filter { $0 != "-" }
     }
 
+    /// Creates a user without a display name or password hash.
     @discardableResult
     public func createUser(named name: String) throws(StoreError) -> User {
         try createUser(named: name, displayName: nil, passwordHash: nil)

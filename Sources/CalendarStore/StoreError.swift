@@ -56,7 +56,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case insufficientStorage
     }
 
+    /// What went wrong, stable across versions (the HTTP layers map it to a status).
     public var code: Code
+    /// What went wrong, for people.
     public var message: String
     /// The resource or object involved, if any (a CalDAV resource name, an event identifier).
     public var resource: String?
@@ -72,6 +74,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// For `database`: the statement that failed.
     public var sql: String?
 
+    /// An error of `code`; the other fields say more where the code calls for it.
     public init(
         _ code: Code, _ message: String, resource: String? = nil, conflictingResource: String? = nil,
         diagnostic: ICalendarError? = nil, sqliteCode: Int32? = nil, sqlState: String? = nil, sql: String? = nil

@@ -1,5 +1,6 @@
 /// A user's note that they added an event to a device calendar.
 public struct AddedMark: Sendable, Hashable {
+    /// The local identifier of the event added.
     public var eventIdentifier: String
     /// `ios`, `android` or `web`, when told.
     public var platform: String?
@@ -8,6 +9,7 @@ public struct AddedMark: Sendable, Hashable {
     /// Unix seconds.
     public var added: Int
 
+    /// Creates a mark; `added` is set by the store when it is kept.
     public init(eventIdentifier: String, platform: String? = nil, nativeIdentifier: String? = nil, added: Int = 0) {
         self.eventIdentifier = eventIdentifier
         self.platform = platform

@@ -43,10 +43,12 @@ public protocol AppStateStore: Sendable {
     func createSession(_ session: SignInSession, secretHash: String) throws(StoreError)
     /// The unexpired session whose secret has this hash, or nil.
     func session(secretHash: String) throws(StoreError) -> SignInSession?
+    /// Ends the session whose secret has this hash (signing out); nothing when there is none.
     func deleteSession(secretHash: String) throws(StoreError)
 
     // MARK: View settings
 
+    /// The user's view settings; `notFound` when there is no such user.
     func viewSettings(user: String) throws(StoreError) -> ViewSettings
     /// Refuses a first weekday outside 1…7 and an unknown zone with `invalidArgument`.
     func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError)
@@ -55,6 +57,7 @@ public protocol AppStateStore: Sendable {
 
     /// A user's schedules, their default first, then by title.
     func schedules(user: String) throws(StoreError) -> [StoredSchedule]
+    /// One of the user's schedules; `notFound` when they have none of that id.
     func schedule(id: String, user: String) throws(StoreError) -> StoredSchedule
     /// The user's default schedule, or nil when they have none.
     func defaultSchedule(user: String) throws(StoreError) -> StoredSchedule?
@@ -63,6 +66,8 @@ public protocol AppStateStore: Sendable {
     /// The user's first schedule is their default.
     @discardableResult
     func saveSchedule(_ schedule: StoredSchedule, ifMatch: String?) throws(StoreError) -> StoredSchedule
+    /// Deletes one of the user's schedules (`ifMatch`: its ETag must still be that); when it was
+    /// the default, their oldest other schedule becomes it. `notFound` when they have none of that id.
     func deleteSchedule(id: String, user: String, ifMatch: String?) throws(StoreError)
 
     // MARK: Added marks
@@ -72,5 +77,6 @@ public protocol AppStateStore: Sendable {
     func markAdded(_ mark: AddedMark, user: String) throws(StoreError) -> AddedMark
     /// The user's mark on an event, or nil.
     func addedMark(event identifier: String, user: String) throws(StoreError) -> AddedMark?
+    /// Removes the user's mark on an event; nothing when there is none.
     func removeAddedMark(event identifier: String, user: String) throws(StoreError)
 }

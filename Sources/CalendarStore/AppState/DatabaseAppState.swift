@@ -9,6 +9,8 @@ public struct DatabaseAppState: AppStateStore {
 
     // MARK: Access tokens
 
+    /// See ``AppStateStore/createAccessToken(_:secretHash:)``; a name outside 1 to 200 bytes or a rate limit
+    /// outside ``AccessToken/rateLimits`` is `invalidArgument`, an unknown user `notFound`.
     public func createAccessToken(_ token: AccessToken, secretHash: String) throws(StoreError) {
         guard !token.name.isEmpty, token.name.utf8.count <= 200 else {
             throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
@@ -45,18 +47,21 @@ public struct DatabaseAppState: AppStateStore {
             rateLimit: row.optionalInt(5))
     }
 
+    /// See ``AppStateStore/accessToken(secretHash:)``.
     public func accessToken(secretHash: String) throws(StoreError) -> AccessToken? {
         try database.read { (connection) throws(StoreError) -> AccessToken? in
             try connection.firstRow(Self.tokenColumns + " WHERE t.secret_hash = ?", [.text(secretHash)], token)
         }
     }
 
+    /// See ``AppStateStore/accessTokens(user:)``.
     public func accessTokens(user: String) throws(StoreError) -> [AccessToken] {
         try database.read { (connection) throws(StoreError) -> [AccessToken] in
             try connection.rows(Self.tokenColumns + " WHERE u.name = ? ORDER BY t.created, t.id", [.text(user)], token)
         }
     }
 
+    /// See ``AppStateStore/revokeAccessToken(id:user:)``.
     public func revokeAccessToken(id: String, user: String) throws(StoreError) {
         let removed = try database.write { (connection) throws(StoreError) -> Int in
             try connection.run(
@@ -66,6 +71,7 @@ public struct DatabaseAppState: AppStateStore {
         if removed == 0 { throw StoreError(.notFound, "\(user) has no token \(id)", resource: id) }
     }
 
+    /// See ``AppStateStore/noteCreation(ofEvent:byToken:)``; noting an event twice changes nothing.
     public func noteCreation(ofEvent identifier: String, byToken tokenID: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             _ = try connection.run(
@@ -74,6 +80,7 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    /// See ``AppStateStore/eventsCreated(byToken:)``.
     public func eventsCreated(byToken tokenID: String) throws(StoreError) -> Set<String> {
         try database.read { (connection) throws(StoreError) -> Set<String> in
             Set(
@@ -85,6 +92,7 @@ public struct DatabaseAppState: AppStateStore {
 
     // MARK: The server's own secrets
 
+    /// See ``AppStateStore/serverSecret(named:)``.
     public func serverSecret(named name: String) throws(StoreError) -> [UInt8] {
         let read = { (connection: Connection) throws(StoreError) -> [UInt8]? in
             try connection.firstRow("SELECT secret FROM server_secrets WHERE name = ?", [.text(name)]) { $0.bytes(0) }
@@ -106,6 +114,7 @@ public struct DatabaseAppState: AppStateStore {
 
     // MARK: Idempotency keys
 
+    /// See ``AppStateStore/idempotencyRecord(user:key:now:)``.
     public func idempotencyRecord(user: String, key: String, now: Int) throws(StoreError) -> IdempotencyRecord? {
         try database.read { (connection) throws(StoreError) -> IdempotencyRecord? in
             try connection.firstRow(
@@ -126,6 +135,7 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    /// See ``AppStateStore/keepIdempotentAnswer(_:user:key:)``; nothing when the key is not recorded.
     public func keepIdempotentAnswer(_ answer: IdempotencyRecord.Answer, user: String, key: String)
         throws(StoreError)
     {
@@ -144,6 +154,7 @@ public struct DatabaseAppState: AppStateStore {
 
     // MARK: Sign-in sessions
 
+    /// See ``AppStateStore/createSession(_:secretHash:)``; `notFound` for an unknown user.
     public func createSession(_ session: SignInSession, secretHash: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             guard
@@ -161,6 +172,7 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    /// See ``AppStateStore/session(secretHash:)``.
     public func session(secretHash: String) throws(StoreError) -> SignInSession? {
         try database.read { (connection) throws(StoreError) -> SignInSession? in
             try connection.firstRow(
@@ -170,6 +182,7 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    /// See ``AppStateStore/deleteSession(secretHash:)``.
     public func deleteSession(secretHash: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             _ = try connection.run("DELETE FROM sessions WHERE secret_hash = ?", [.text(secretHash)])
@@ -178,6 +191,7 @@ public struct DatabaseAppState: AppStateStore {
 
     // MARK: View settings
 
+    /// See ``AppStateStore/viewSettings(user:)``.
     public func viewSettings(user: String) throws(StoreError) -> ViewSettings {
         let found = try database.read { (connection) throws(StoreError) -> ViewSettings? in
             try connection.firstRow("SELECT first_weekday, time_zone FROM users WHERE name = ?", [.text(user)]) { row in
@@ -188,6 +202,7 @@ public struct DatabaseAppState: AppStateStore {
         return found
     }
 
+    /// See ``AppStateStore/setViewSettings(_:user:)``; `notFound` for an unknown user.
     public func setViewSettings(_ settings: ViewSettings, user: String) throws(StoreError) {
         if let day = settings.firstWeekday, !(1...7).contains(day) {
             throw StoreError(.invalidArgument, "the first weekday is 1 (Monday) to 7 (Sunday)")
@@ -217,6 +232,7 @@ public struct DatabaseAppState: AppStateStore {
             created: row.int(5), modified: row.int(6))
     }
 
+    /// See ``AppStateStore/schedules(user:)``.
     public func schedules(user: String) throws(StoreError) -> [StoredSchedule] {
         try database.read { (connection) throws(StoreError) -> [StoredSchedule] in
             try connection.rows(
@@ -230,6 +246,7 @@ public struct DatabaseAppState: AppStateStore {
             Self.scheduleColumns + " WHERE s.identifier = ? AND u.name = ?", [.text(id), .text(user)], Self.schedule)
     }
 
+    /// See ``AppStateStore/schedule(id:user:)``.
     public func schedule(id: String, user: String) throws(StoreError) -> StoredSchedule {
         let found = try database.read { (connection) throws(StoreError) -> StoredSchedule? in
             try schedule(id: id, user: user, connection)
@@ -238,6 +255,7 @@ public struct DatabaseAppState: AppStateStore {
         return found
     }
 
+    /// See ``AppStateStore/defaultSchedule(user:)``.
     public func defaultSchedule(user: String) throws(StoreError) -> StoredSchedule? {
         try database.read { (connection) throws(StoreError) -> StoredSchedule? in
             try defaultSchedule(user: user, connection)
@@ -249,6 +267,8 @@ public struct DatabaseAppState: AppStateStore {
             Self.scheduleColumns + " WHERE u.name = ? AND s.is_default = 1", [.text(user)], Self.schedule)
     }
 
+    /// See ``AppStateStore/saveSchedule(_:ifMatch:)``; a title outside 1 to 200 bytes, data over
+    /// ``StoredSchedule/maxBytes`` or a user's schedule past ``StoredSchedule/maxPerUser`` is `invalidArgument`.
     public func saveSchedule(_ schedule: StoredSchedule, ifMatch: String?) throws(StoreError) -> StoredSchedule {
         guard !schedule.title.isEmpty, schedule.title.utf8.count <= 200 else {
             throw StoreError(.invalidArgument, "a schedule's title is 1–200 bytes")
@@ -310,6 +330,7 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    /// See ``AppStateStore/deleteSchedule(id:user:ifMatch:)``.
     public func deleteSchedule(id: String, user: String, ifMatch: String?) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             guard let existing = try schedule(id: id, user: user, connection) else {
@@ -332,6 +353,7 @@ public struct DatabaseAppState: AppStateStore {
 
     // MARK: Added marks
 
+    /// See ``AppStateStore/markAdded(_:user:)``; a mark made again keeps its first `added` time.
     public func markAdded(_ mark: AddedMark, user: String) throws(StoreError) -> AddedMark {
         try database.write { (connection) throws(StoreError) -> AddedMark in
             // The user and their event in the transaction that stores the mark.
@@ -372,12 +394,14 @@ public struct DatabaseAppState: AppStateStore {
         }
     }
 
+    /// See ``AppStateStore/addedMark(event:user:)``.
     public func addedMark(event identifier: String, user: String) throws(StoreError) -> AddedMark? {
         try database.read { (connection) throws(StoreError) -> AddedMark? in
             try addedMark(event: identifier, user: user, connection)
         }
     }
 
+    /// See ``AppStateStore/removeAddedMark(event:user:)``.
     public func removeAddedMark(event identifier: String, user: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             _ = try connection.run(

@@ -4,18 +4,26 @@ import Synchronization
 /// hash of the request that first used it, and that request's answer once it is known.
 /// Kept for ``lifetime`` seconds.
 public struct IdempotencyRecord: Sendable, Hashable {
+    /// The caller's hash of the request that first used the key, to tell a reuse with another request.
     public var requestHash: String
     /// The first request's answer; nil while it runs, or when the server stopped after
     /// its write committed and before its answer was kept.
     public var answer: Answer?
 
+    /// The HTTP answer a retry gets again.
     public struct Answer: Sendable, Hashable {
+        /// The HTTP status code.
         public var status: Int
+        /// The `Content-Type` header; nil without one.
         public var contentType: String?
+        /// The `Location` header; nil without one.
         public var location: String?
+        /// The `ETag` header; nil without one.
         public var etag: String?
+        /// The response body's bytes.
         public var body: [UInt8]
 
+        /// Creates an answer from a response's status, headers and body.
         public init(status: Int, contentType: String?, location: String?, etag: String?, body: [UInt8]) {
             self.status = status
             self.contentType = contentType
@@ -38,6 +46,7 @@ public struct IdempotencyRecord: Sendable, Hashable {
 /// Set it around the request with `IdempotencyClaim.$current.withValue(claim) { … }`:
 /// every write of ``DatabaseBackend`` reads it on the calling thread.
 public final class IdempotencyClaim: Sendable {
+    /// The claim of the request running on this task; nil outside a request with a key.
     @TaskLocal public static var current: IdempotencyClaim?
 
     let user: String
@@ -53,6 +62,7 @@ public final class IdempotencyClaim: Sendable {
 
     private let state = Mutex(State())
 
+    /// A claim of `key` for `user`'s request with this hash, made at `now` (Unix seconds).
     public init(user: String, key: String, requestHash: String, now: Int) {
         self.user = user
         self.key = key

@@ -5,6 +5,7 @@ public struct ViewSettings: Sendable, Hashable {
     /// An IANA zone.
     public var timeZone: String?
 
+    /// Creates settings; nil leaves a setting unset.
     public init(firstWeekday: Int? = nil, timeZone: String? = nil) {
         self.firstWeekday = firstWeekday
         self.timeZone = timeZone

@@ -13,11 +13,16 @@ import Recurrence
 /// rules that decide what is free live above the store (the Availability module); the
 /// store only guarantees that they are applied to what is committed.
 public protocol BookingStore: Sendable {
+    /// Saves a new type of its owner's; throws `notFound` for an unknown owner, `invalidArgument`
+    /// for a field out of bounds or a calendar not theirs to book into, `alreadyExists` for a taken slug.
     func createBookingType(_ type: BookingType) throws(StoreError) -> BookingType
+    /// The owner's booking types, by title (then identifier).
     func bookingTypes(owner: String) throws(StoreError) -> [BookingType]
+    /// One of the owner's types; throws `notFound` when they have none of that id.
     func bookingType(id: String, owner: String) throws(StoreError) -> BookingType
     /// The type whose public page is `/book/{slug}`.
     func bookingType(slug: String) throws(StoreError) -> BookingType
+    /// Replaces a type's fields (checked as on creation) when `ifMatch` is nil or its ETag; `modified` moves on.
     func updateBookingType(_ type: BookingType, ifMatch: String?) throws(StoreError) -> BookingType
     /// Removes a type with its holds and its bookings' records (the events stay).
     func deleteBookingType(id: String, owner: String, ifMatch: String?) throws(StoreError)
@@ -45,6 +50,7 @@ public protocol BookingStore: Sendable {
     /// starting in a range, those after `cursor` (a booking id of the user's own).
     func bookings(owner: String, type: String?, in range: TimeRange?, after cursor: String?, limit: Int)
         throws(StoreError) -> [Booking]
+    /// One of the owner's bookings; throws `notFound` when they have none of that id.
     func booking(id: String, owner: String) throws(StoreError) -> Booking
     /// The booking a cancel (or reschedule) token's hash belongs to.
     func booking(tokenHash: String, purpose: BookingTokenPurpose) throws(StoreError) -> Booking
@@ -65,11 +71,14 @@ public protocol BookingStore: Sendable {
 
 /// Which of a booking's two tokens.
 public enum BookingTokenPurpose: Sendable {
+    /// The token that cancels the booking.
     case cancel
+    /// The token that moves the booking to another slot.
     case reschedule
 }
 
 extension DatabaseBackend {
+    /// The booking store on this backend's database.
     public var bookings: any BookingStore { DatabaseBookingStore(backend: self) }
 }
 

@@ -10,8 +10,11 @@ public struct BookingType: Sendable, Hashable {
     /// Where the public booking page is (`/book/{slug}`); nil for none. Lower-case letters,
     /// digits and `-`, unique on the server.
     public var slug: String?
+    /// Shown on the booking page; a slot's event is titled with it and the booker's name. 1 to 500 bytes.
     public var title: String
+    /// Text for the booking page; nil for none. At most 10,000 bytes.
     public var description: String?
+    /// Where bookings take place, written into a slot's event; nil for none. At most 10,000 bytes.
     public var location: String?
     /// The lengths a booker may choose, in seconds; the first is the default.
     public var durations: [Int]
@@ -24,6 +27,7 @@ public struct BookingType: Sendable, Hashable {
     public var schedule: String?
     /// Seconds kept free before and after each booking.
     public var bufferBefore: Int
+    /// Seconds kept free after each booking.
     public var bufferAfter: Int
     /// Seconds between now and the earliest bookable start.
     public var notice: Int
@@ -33,6 +37,7 @@ public struct BookingType: Sendable, Hashable {
     public var step: Int?
     /// At most this many bookings of this type a day or a week (in the schedule's zone).
     public var dailyLimit: Int?
+    /// At most this many bookings of this type a week (in the schedule's zone); nil for no limit.
     public var weeklyLimit: Int?
     /// Seats per occurrence of ``classEvent``: a seated type (nil for one booker per slot).
     /// An occurrence's or the series' `X-ALMANAC-CAPACITY` overrides it.
@@ -47,12 +52,16 @@ public struct BookingType: Sendable, Hashable {
     /// everyone free at once, any one of them (assigned fairly), or at least
     /// ``groupMinimum`` of them.
     public var hosts: [BookingHost]
+    /// How ``hosts`` make a slot; ``GroupMode/single`` for a type without hosts.
     public var groupMode: GroupMode
+    /// How many hosts an ``GroupMode/nOfGroup`` booking takes; nil for every other mode.
     public var groupMinimum: Int?
     /// Whether all-day events (not marked TRANSP:TRANSPARENT) block the day; true by
     /// default, so a trainer's day off in the calendar is never booked.
     public var allDayIsBusy: Bool
+    /// When the type was created, in Unix seconds (set by the store).
     public var created: Int
+    /// When the type last changed, in Unix seconds; set by the store and part of ``etag``.
     public var modified: Int
 
     /// How a group type's hosts make a slot.
@@ -78,6 +87,8 @@ public struct BookingType: Sendable, Hashable {
         }
     }
 
+    /// Creates a type with a new identifier and the defaults a new type gets; `created` and `modified`
+    /// are set by the store when it is saved.
     public init(
         id: String = BookingType.newIdentifier(), owner: String, slug: String? = nil, title: String,
         description: String? = nil, location: String? = nil, durations: [Int], calendar: String,
@@ -116,25 +127,36 @@ public struct BookingType: Sendable, Hashable {
         self.modified = modified
     }
 
+    /// Whether it books seats of ``classEvent`` rather than whole slots.
     public var isSeated: Bool { classEvent != nil }
 
     /// Quoted; changes whenever the type does.
     public var etag: String { "\"" + id + "-" + String(modified) + "\"" }
 
+    /// A new random identifier: `bt_` and 24 hex digits.
     public static func newIdentifier() -> String { "bt_" + Identifiers.randomHex(bytes: 12) }
 
+    /// The hold time a new type gets: five minutes, in seconds.
     public static let defaultHoldSeconds = 300
     /// Bounds the store enforces.
     public static let maxPerUser = 100
+    /// The most durations a type offers.
     public static let maxDurations = 10
+    /// The longest title, in UTF-8 bytes.
     public static let maxTitleBytes = 500
+    /// The longest description or location, in UTF-8 bytes.
     public static let maxTextBytes = 10_000
+    /// The most calendars ``busyCalendars`` may name.
     public static let maxBusyCalendars = 100
     /// Durations, buffers, notice and steps: at most 31 days; holds at most an hour.
     public static let maxSeconds = 31 * 86_400
+    /// The longest hold time, in seconds.
     public static let maxHoldSeconds = 3_600
+    /// The largest ``windowDays``.
     public static let maxWindowDays = 3_660
+    /// The most seats of a class occurrence.
     public static let maxCapacity = 10_000
+    /// The most hosts a group type has.
     public static let maxHosts = 50
 
     /// Whether `slug` may name a booking page (`manage` and `reschedule` name the
@@ -155,10 +177,14 @@ public struct BookingType: Sendable, Hashable {
 public struct BookingHost: Sendable, Hashable {
     /// 1 to 100 bytes on one line, without commas; unique in the type.
     public var name: String
+    /// The calendar the host's bookings are written to.
     public var calendar: String
+    /// The calendars whose busy time is the host's; nil for ``calendar`` alone.
     public var busyCalendars: [String]?
+    /// The owner's schedule the host follows; nil for the type's.
     public var schedule: String?
 
+    /// Creates a host; the store checks the calendars and schedule when the type is saved.
     public init(name: String, calendar: String, busyCalendars: [String]? = nil, schedule: String? = nil) {
         self.name = name
         self.calendar = calendar
@@ -176,8 +202,11 @@ public struct Booking: Sendable, Hashable {
 
     /// `bk_` and 24 hex digits.
     public var id: String
+    /// The identifier of its booking type.
     public var type: String
+    /// The user who owns the booking type.
     public var owner: String
+    /// The identifier of the calendar the booking was written to.
     public var calendar: String
     /// The event written for it, or the class it holds a seat of (for a group type, the
     /// first of ``events``).
@@ -186,28 +215,43 @@ public struct Booking: Sendable, Hashable {
     public var recurrenceID: String?
     /// Unix seconds.
     public var start: Int
+    /// When the booked slot (or class occurrence) ends, in Unix seconds.
     public var end: Int
+    /// The booker's name; at most 200 bytes.
     public var name: String
+    /// The booker's e-mail address; at most 254 bytes.
     public var email: String
+    /// What the booker wrote with it; nil for nothing. At most 2,000 bytes.
     public var note: String?
+    /// Whether it stands, was cancelled or waits for a seat.
     public var status: Status
+    /// When it was booked, in Unix seconds.
     public var created: Int
+    /// When it last changed (cancelled, rescheduled, promoted), in Unix seconds.
     public var modified: Int
     /// A group booking's hosts and the event it wrote in each one's calendar, in order.
     public var hosts: [String] = []
+    /// The event written in each of ``hosts``' calendars, in the same order.
     public var events: [String] = []
 
+    /// The state of a booking.
     public enum Status: String, Sendable, Hashable {
+        /// Booked: the slot or seat is taken.
         case confirmed
+        /// Cancelled by the booker or the owner; it no longer takes the slot or seat.
         case cancelled
         /// Waiting for a seat of a full occurrence.
         case waitlisted
     }
 
+    /// A new random identifier: `bk_` and 24 hex digits.
     public static func newIdentifier() -> String { "bk_" + Identifiers.randomHex(bytes: 12) }
 
+    /// The longest booker's name, in UTF-8 bytes.
     public static let maxNameBytes = 200
+    /// The longest e-mail address, in UTF-8 bytes.
     public static let maxEmailBytes = 254
+    /// The longest note, in UTF-8 bytes.
     public static let maxNoteBytes = 2_000
 }
 
@@ -216,8 +260,11 @@ public struct Booking: Sendable, Hashable {
 public struct BookingHold: Sendable, Hashable {
     /// `hd_` and 24 hex digits: whoever knows it may book the slot it holds.
     public var id: String
+    /// The identifier of its booking type.
     public var type: String
+    /// Start of the held slot, in Unix seconds.
     public var start: Int
+    /// End of the held slot, in Unix seconds.
     public var end: Int
     /// The class occurrence of a held seat.
     public var recurrenceID: String?
@@ -226,18 +273,23 @@ public struct BookingHold: Sendable, Hashable {
     /// The hosts a group type's hold keeps.
     public var hosts: [String] = []
 
+    /// A new random identifier: `hd_` and 24 hex digits.
     public static func newIdentifier() -> String { "hd_" + Identifiers.randomHex(bytes: 12) }
 }
 
 /// A class occurrence as a seated type sees it.
 public struct ClassOccurrence: Sendable, Hashable {
+    /// When the occurrence starts, in Unix seconds.
     public var start: Int
+    /// When the occurrence ends, in Unix seconds.
     public var end: Int
     /// The RECURRENCE-ID text (nil for a one-off class).
     public var recurrenceID: String?
+    /// Seats: the occurrence's `X-ALMANAC-CAPACITY`, else the series', else the type's, else 1.
     public var capacity: Int
     /// Attendees that have not declined, booked here or not.
     public var taken: Int
+    /// Whether the occurrence is cancelled (STATUS:CANCELLED).
     public var isCancelled: Bool
 }
 
@@ -246,9 +298,12 @@ public struct ClassOccurrence: Sendable, Hashable {
 /// group type's booking takes, and whether a class occurrence that is on offer has no
 /// seat left (only its waiting list takes a booker then).
 public struct SlotDecision: Sendable, Hashable {
+    /// The names of the hosts a group type's booking takes (empty for other types).
     public var hosts: [String]
+    /// Whether the class occurrence has no seat left, so only its waiting list takes the booker.
     public var isFull: Bool
 
+    /// Creates a decision; the defaults suit a slot of a type without hosts.
     public init(hosts: [String] = [], isFull: Bool = false) {
         self.hosts = hosts
         self.isFull = isFull
@@ -263,11 +318,17 @@ public typealias SlotRule = (BookingSituation) throws(StoreError) -> SlotDecisio
 /// type's calendars, the holds of other bookers, the type's bookings around the slot
 /// (for the daily and weekly limits) and, for a seated type, the class occurrences.
 public struct BookingSituation: Sendable {
+    /// The booking type decided about.
     public var type: BookingType
+    /// The type's schedule, else the owner's default; nil when the owner has none.
     public var schedule: StoredSchedule?
+    /// Busy time of the type's calendars in the range; empty for a seated or group type.
     public var busy: [BusyTime]
+    /// Other bookers' holds of the type live at the time asked, overlapping the range.
     public var holds: [BookingHold]
+    /// The type's confirmed bookings from 8 days before the range to 8 days after (for the limits).
     public var bookings: [Booking]
+    /// A seated type's class occurrences in the range; empty for other types.
     public var occurrences: [ClassOccurrence]
     /// A group type's hosts, each with what decides their slots (in the type's order).
     public var hosts: [HostSituation] = []
@@ -278,27 +339,38 @@ public struct BookingSituation: Sendable {
 
 /// One host of a group type in a ``BookingSituation``.
 public struct HostSituation: Sendable {
+    /// The host as the type names them.
     public var host: BookingHost
+    /// The host's schedule, else the type's.
     public var schedule: StoredSchedule?
+    /// Busy time of the host's calendars in the range.
     public var busy: [BusyTime]
     /// The live holds and confirmed bookings (around the range) that take this host.
     public var holds: [BookingHold]
+    /// The confirmed bookings around the range that take this host.
     public var bookings: [Booking]
 }
 
 /// A booking to make: a slot (start and end), or a seat of the class occurrence
 /// starting at `start`.
 public struct BookingRequest: Sendable {
+    /// The identifier of the booking type.
     public var type: String
+    /// The slot's start (for a seat, the class occurrence's), in Unix seconds.
     public var start: Int
+    /// The slot's end, in Unix seconds.
     public var end: Int
+    /// The booker's name.
     public var name: String
+    /// The booker's e-mail address.
     public var email: String
+    /// What the booker wrote; nil for nothing.
     public var note: String?
     /// A hold of the same slot the booker made, which this booking consumes.
     public var hold: String?
     /// SHA-256 hex of the tokens the booker gets (the store keeps only the hashes).
     public var cancelTokenHash: String
+    /// SHA-256 hex of the reschedule token.
     public var rescheduleTokenHash: String
     /// What recognizes a repeat of this very request (the public page: a hash of the
     /// visitor's own form token and the time), so a double submit answers the booking
@@ -306,6 +378,7 @@ public struct BookingRequest: Sendable {
     /// (an e-mail address) finds another booker's booking.
     public var retryKey: String?
 
+    /// Creates a request; the store checks the name, e-mail and note lengths when it books.
     public init(
         type: String, start: Int, end: Int, name: String, email: String, note: String? = nil, hold: String? = nil,
         cancelTokenHash: String, rescheduleTokenHash: String, retryKey: String? = nil

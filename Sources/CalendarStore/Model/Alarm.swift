@@ -17,11 +17,15 @@ public struct Alarm: Sendable, Hashable {
 
     /// ACTION.
     public enum Action: String, Sendable, Hashable {
+        /// Shows the DESCRIPTION.
         case display = "DISPLAY"
+        /// Plays a sound.
         case audio = "AUDIO"
+        /// Sends an e-mail to its ATTENDEEs (SUMMARY the subject, DESCRIPTION the body).
         case email = "EMAIL"
     }
 
+    /// The VALARM component itself, with every property the view does not model.
     public var component: Component
 
     /// An alarm firing `trigger` with `action` (and a DESCRIPTION, which DISPLAY and EMAIL need).

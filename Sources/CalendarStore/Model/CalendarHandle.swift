@@ -25,11 +25,15 @@ public protocol CalendarReference: Sendable {
 }
 
 extension String: CalendarReference {
+    /// The string itself: a calendar identifier.
     public var calendarIdentifier: String { self }
+    /// Always nil: the calendar is looked up by identifier in each call.
     public var handle: CalendarHandle? { nil }
 }
 
 extension CalendarHandle: CalendarReference {
+    /// The identifier of the calendar resolved.
     public var calendarIdentifier: String { calendar.id }
+    /// The handle itself.
     public var handle: CalendarHandle? { self }
 }

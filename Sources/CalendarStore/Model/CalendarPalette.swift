@@ -5,6 +5,7 @@
 /// order that keeps neighbours apart; yellow is darkened to read on white. The rest are
 /// further, lighter or darker hues for users with many calendars.
 public enum CalendarPalette {
+    /// The palette, `#RRGGBB`, in the order new calendars take them.
     public static let colors: [String] = [
         "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#B8A000", "#000000",
         "#7B3294", "#1B7837", "#8C510A", "#C51B7D", "#4D4D4D", "#2166AC", "#B2182B", "#35978F",

@@ -269,13 +269,17 @@ extension DateTimeValue {
 
 /// Whether an event blocks time for free/busy and conflict checks (TRANSP).
 public enum Availability: String, Sendable, Hashable {
+    /// `busy`: the event blocks its time (TRANSP:OPAQUE, the default); `free`: it does not (TRANSPARENT).
     case busy, free
 }
 
 /// An event's STATUS.
 public enum EventStatus: String, Sendable, Hashable, CaseIterable {
+    /// Not yet certain.
     case tentative = "TENTATIVE"
+    /// Taking place.
     case confirmed = "CONFIRMED"
+    /// Called off; it no longer takes time.
     case cancelled = "CANCELLED"
 }
 
@@ -292,6 +296,7 @@ public struct Participant: Sendable, Hashable {
     /// Other parameters, kept as they were.
     public var otherParameters: [Parameter]
 
+    /// A participant with these parameters and no others.
     public init(address: String, name: String? = nil, participationStatus: String? = nil, role: String? = nil) {
         self.address = address
         self.name = name

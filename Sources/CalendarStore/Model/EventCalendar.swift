@@ -2,8 +2,11 @@ import ICalendar
 
 /// The component types a calendar can hold (CalDAV `supported-calendar-component-set`).
 public enum ComponentType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Events (VEVENT).
     case event = "VEVENT"
+    /// To-dos (VTODO).
     case todo = "VTODO"
+    /// Journal entries (VJOURNAL).
     case journal = "VJOURNAL"
 }
 
@@ -15,6 +18,7 @@ public enum ComponentType: String, Sendable, Hashable, CaseIterable, Codable {
 public struct EventCalendar: Sendable, Hashable, Identifiable {
     /// A subscribed calendar is filled from a feed; a local one by its users.
     public enum Kind: Sendable, Hashable {
+        /// Kept here: its objects are written by its owner and the users it is shared with read-write.
         case local
         /// A read-only copy of an iCalendar feed, refreshed every `refreshInterval` seconds.
         case subscription(url: String, refreshInterval: Int)
@@ -32,15 +36,19 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
     public internal(set) var access: Access?
     /// The user who owns the calendar.
     public internal(set) var owner: String
+    /// The name shown for the calendar (CalDAV `displayname`); never empty.
     public var title: String
     /// `#RRGGBB` or `#RRGGBBAA`, kept as given.
     public var color: String?
+    /// Free text about the calendar (CalDAV `calendar-description`); nil for none.
     public var calendarDescription: String?
     /// The IANA zone for floating and all-day times shown from this calendar.
     public var timeZone: String?
     /// Where clients sort the calendar among the user's others (Apple `calendar-order`).
     public var order: Int
+    /// The component types it holds; at least one. A resource of another type is `unsupportedComponent`.
     public var componentTypes: Set<ComponentType>
+    /// Whether it is local or subscribed from a feed.
     public var kind: Kind
     /// Properties a client set that the store does not interpret (WebDAV dead
     /// properties), by Clark name (`{namespace}local-name`) to their XML value.
@@ -63,6 +71,7 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
     /// The secret of the calendar's free-busy feed (`/feeds/<token>-busy.ics`), if it has one.
     public internal(set) var busyFeedToken: String?
 
+    /// A calendar to create; the store-assigned fields stay empty until it is saved.
     public init(
         title: String, color: String? = nil, description: String? = nil, timeZone: String? = nil, order: Int = 0,
         componentTypes: Set<ComponentType> = [.event, .todo, .journal], kind: Kind = .local,
@@ -90,9 +99,12 @@ public struct EventCalendar: Sendable, Hashable, Identifiable {
 /// Its text form, `almanac-sync:<calendar id>:<sequence>`, is what clients store
 /// and send back.
 public struct SyncToken: Sendable, Hashable, CustomStringConvertible {
+    /// The identifier of the calendar the token belongs to.
     public var calendar: String
+    /// The calendar's change sequence at this point; 0 before any change.
     public var sequence: Int
 
+    /// A token for `calendar` at `sequence`.
     public init(calendar: String, sequence: Int) {
         self.calendar = calendar
         self.sequence = sequence
@@ -107,6 +119,7 @@ public struct SyncToken: Sendable, Hashable, CustomStringConvertible {
         self.init(calendar: String(parts[1]), sequence: sequence)
     }
 
+    /// The text form, `almanac-sync:<calendar id>:<sequence>`.
     public var description: String { "almanac-sync:\(calendar):\(sequence)" }
 }
 
@@ -114,28 +127,34 @@ public struct SyncToken: Sendable, Hashable, CustomStringConvertible {
 public struct ChangeSet: Sendable, Hashable {
     /// One resource's change: its latest, once, at the position of its latest write or deletion.
     public struct Change: Sendable, Hashable {
+        /// How a resource changed since the token.
         public enum Kind: String, Sendable, Hashable {
             /// Written since the token and absent at it (new, or deleted and written again since).
             case created
             /// Written since the token and present at it; objects stored before schema 9
             /// (which did not record when they were created) always count as present.
             case updated
+            /// Deleted since the token (a tombstone).
             case deleted
         }
 
+        /// Whether it was created, updated or deleted.
         public var kind: Kind
+        /// The resource's name in the calendar.
         public var name: String
         /// The change sequence of the write or deletion (the token's position after it).
         public var sequence: Int
         /// The event's identifier (`Event.localIdentifier`) and UID; nil for a deletion
         /// recorded before schema 9, which kept only the name.
         public var eventIdentifier: String?
+        /// The event's UID; nil for a deletion recorded before schema 9.
         public var uid: String?
         /// The resource as it is now; nil for a deletion.
         public var resource: ResourceInfo?
         /// Its bytes, when asked for; nil for a deletion.
         public var data: [UInt8]?
 
+        /// Creates a change; `data` only when the bytes were asked for.
         public init(
             kind: Kind, name: String, sequence: Int, eventIdentifier: String?, uid: String?, resource: ResourceInfo?,
             data: [UInt8]? = nil
@@ -169,9 +188,11 @@ public struct ChangeSet: Sendable, Hashable {
 
 /// A calendar object resource's name and ETag.
 public struct ResourceInfo: Sendable, Hashable {
+    /// The resource's name in its calendar (the last path segment of its URL).
     public var name: String
     /// A strong ETag, quoted as HTTP sends it (`"…"`).
     public var etag: String
+    /// The type of its components.
     public var componentType: ComponentType
     /// The identifier of the event the resource holds (`Event.localIdentifier`).
     public var localIdentifier: String
@@ -201,15 +222,20 @@ public struct ResourceWrite: Sendable, Hashable {
 /// attendee's copy updated from their request), and stays when only an attendee's
 /// answer changes (their own PUT, or a reply applied to the organizer's copy).
 public enum ScheduleTagChange: Sendable, Hashable {
+    /// A new Schedule-Tag: the object changed for the organizer's sake.
     case new
+    /// The Schedule-Tag stays: only an attendee's answer changed.
     case keep
 }
 
 /// Where a calendar object resource is kept: its calendar's identifier and its name there.
 public struct ResourceLocation: Sendable, Hashable {
+    /// The calendar's identifier.
     public var calendar: String
+    /// The resource's name in the calendar.
     public var name: String
 
+    /// The resource `name` in the calendar with identifier `calendar`.
     public init(calendar: String, name: String) {
         self.calendar = calendar
         self.name = name
@@ -218,9 +244,13 @@ public struct ResourceLocation: Sendable, Hashable {
 
 /// A calendar object resource as stored: the iCalendar bytes a client sent.
 public struct StoredResource: Sendable, Hashable {
+    /// The resource's name in its calendar (the last path segment of its URL).
     public var name: String
+    /// A strong ETag, quoted as HTTP sends it (`"…"`).
     public var etag: String
+    /// The type of its components.
     public var componentType: ComponentType
+    /// The UID its components share.
     public var uid: String
     /// The iCalendar text exactly as it was put.
     public var data: [UInt8]
@@ -241,7 +271,9 @@ public struct StoredResource: Sendable, Hashable {
 
 /// A user: someone who owns calendars and signs in to the server.
 public struct User: Sendable, Hashable {
+    /// The name the user signs in with, unique on the server.
     public var name: String
+    /// The name shown for the user; nil for none.
     public var displayName: String?
     /// The password hash as the server stored it (PHC string form), if any.
     public var passwordHash: String?
@@ -252,6 +284,8 @@ public struct User: Sendable, Hashable {
 
 /// What another user may do with a calendar shared with them.
 public enum Access: String, Sendable, Hashable {
+    /// May read the calendar and its objects.
     case read
+    /// May also write, change and delete its objects.
     case readWrite = "read-write"
 }

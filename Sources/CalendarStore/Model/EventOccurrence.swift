@@ -5,7 +5,9 @@ import Synchronization
 
 /// A half-open span of time, `start..<end`, in Unix seconds (UTC).
 public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
+    /// The first second in the range, Unix seconds.
     public var start: Int
+    /// The first second after the range, Unix seconds; never before ``start``.
     public var end: Int
 
     /// A range; `end` must not come before `start`.
@@ -14,12 +16,15 @@ public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
         self.end = max(start, end)
     }
 
+    /// The length in seconds.
     public var duration: Int { end - start }
 
+    /// Whether the two ranges share any second (touching ranges do not overlap).
     public func overlaps(_ other: TimeRange) -> Bool {
         start < other.end && other.start < end
     }
 
+    /// The range as two UTC date-times, each ending in `Z`, joined by `..<`.
     public var description: String {
         "\(CivilDateTime(secondsSinceEpoch: start))Z..<\(CivilDateTime(secondsSinceEpoch: end))Z"
     }
@@ -42,6 +47,7 @@ public struct EventOccurrence: Sendable {
     let source: Source
     /// The start as the event states it: an instant, a floating wall clock, or a date.
     public var start: OccurrenceTime
+    /// The end, in the same form as ``start``.
     public var end: OccurrenceTime
     /// The instance's original start (RECURRENCE-ID); nil for a one-off event.
     public var recurrenceID: OccurrenceTime?
@@ -51,6 +57,7 @@ public struct EventOccurrence: Sendable {
     public var timeZone: String?
     /// The store's identifier of the event (the whole series).
     public var eventIdentifier: String
+    /// The identifier of the calendar the event is in.
     public var calendarIdentifier: String
     /// The stored resource's ETag.
     public var etag: String
@@ -107,6 +114,7 @@ public struct EventOccurrence: Sendable {
     /// The end instant.
     public var endInstant: Int { end.instant(in: viewerZone) }
 
+    /// Whether the start is a date (an all-day instance).
     public var isAllDay: Bool {
         if case .date = start { return true }
         return false
@@ -209,13 +217,16 @@ public struct EventFilter: Sendable, Hashable {
         case contains(String)
     }
 
+    /// The SUMMARY must match this; nil for any title.
     public var title: TitleMatch?
     /// The instance carries this category (ignoring case).
     public var category: String?
+    /// The instance has this STATUS (none counts as confirmed); nil for any.
     public var status: EventStatus?
     /// Which component types to return (events by default).
     public var componentTypes: Set<ComponentType>
 
+    /// A filter; every condition left nil holds for every instance.
     public init(
         title: TitleMatch? = nil, category: String? = nil, status: EventStatus? = nil,
         componentTypes: Set<ComponentType> = [.event]
@@ -226,6 +237,7 @@ public struct EventFilter: Sendable, Hashable {
         self.componentTypes = componentTypes
     }
 
+    /// Matches every event (VEVENT) instance.
     public static let all = EventFilter()
 
     /// Whether only the component type is constrained.
@@ -260,7 +272,9 @@ public struct EventFilter: Sendable, Hashable {
 public struct AlarmFiring: Sendable {
     /// When it fires, Unix seconds (repeats of one alarm are separate firings).
     public var fireTime: Int
+    /// The VALARM that fires.
     public var alarm: Alarm
+    /// The occurrence the alarm belongs to.
     public var occurrence: EventOccurrence
     /// 0 for the first firing, 1… for REPEAT firings.
     public var repetition: Int
@@ -270,12 +284,17 @@ public struct AlarmFiring: Sendable {
 public struct BusyTime: Sendable, Hashable {
     /// Unix seconds.
     public var start: Int
+    /// The end of the instance, in Unix seconds.
     public var end: Int
+    /// The store's identifier of the event (the whole series).
     public var eventIdentifier: String
+    /// The identifier of the calendar the event is in.
     public var calendarIdentifier: String
     /// The instance of a series (nil for a one-off event).
     public var recurrenceID: OccurrenceTime?
+    /// Whether the instance is STATUS:TENTATIVE.
     public var isTentative: Bool
+    /// Whether the instance is all-day (a date start).
     public var isAllDay: Bool
 }
 

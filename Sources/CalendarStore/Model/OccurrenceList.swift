@@ -12,6 +12,7 @@ public struct OccurrenceList: Sendable {
     /// they stopped; those of every other series are all there.
     public var truncatedSeries: [TruncatedEvent]
 
+    /// A list of these occurrences, with the series a bound of expansion cut.
     public init(occurrences: [EventOccurrence], truncatedSeries: [TruncatedEvent] = []) {
         self.occurrences = occurrences
         self.truncatedSeries = truncatedSeries
@@ -33,6 +34,7 @@ public struct OccurrenceList: Sendable {
 public struct TruncatedEvent: Sendable, Hashable, CustomStringConvertible {
     /// The store's identifier of the event.
     public var eventIdentifier: String
+    /// The identifier of the calendar it is stored in.
     public var calendarIdentifier: String
     /// Its UID.
     public var externalIdentifier: String
@@ -43,6 +45,7 @@ public struct TruncatedEvent: Sendable, Hashable, CustomStringConvertible {
     /// The start instant of the last of them; nil when none was.
     public var lastListedStart: Int?
 
+    /// Describes a cut series; ``description`` says it for people.
     public init(
         eventIdentifier: String, calendarIdentifier: String, externalIdentifier: String, title: String?, listed: Int,
         lastListedStart: Int?

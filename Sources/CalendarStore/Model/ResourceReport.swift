@@ -22,6 +22,7 @@ public struct ResourceQuery: Sendable {
     /// the instances (CalDAV's `CALDAV:timezone` of the request); the calendar's when nil.
     public var timeZone: ZoneRules?
 
+    /// A query; every condition left nil holds for every resource.
     public init(
         names: [String]? = nil, componentTypes: Set<ComponentType>? = nil, overlapping: TimeRange? = nil,
         alarmsFiring: TimeRange? = nil, predicate: (@Sendable (Component, Int) -> Bool)? = nil,
@@ -50,13 +51,16 @@ public enum ResourceContent: Sendable {
 /// The resources a ``ResourceQuery`` selected, read in one transaction, in name order
 /// (or in the order of ``ResourceQuery/names``).
 public struct ResourceReport: Sendable {
+    /// One selected resource with what was asked of it.
     public struct Item: Sendable {
+        /// Its listing (name, ETag, type, size, modified), as the reading user sees it.
         public var info: ResourceInfo
         /// The stored bytes, for ``ResourceContent/data``.
         public var data: [UInt8]?
         /// The instances in the range, in start order, for ``ResourceContent/instances(_:limit:)``.
         public var instances: [EventOccurrence]
 
+        /// An item with its listing and whatever content was asked for.
         public init(info: ResourceInfo, data: [UInt8]?, instances: [EventOccurrence]) {
             self.info = info
             self.data = data
@@ -64,6 +68,7 @@ public struct ResourceReport: Sendable {
         }
     }
 
+    /// The selected resources.
     public var items: [Item]
     /// Names asked for that hold nothing.
     public var missing: [String]
@@ -71,6 +76,7 @@ public struct ResourceReport: Sendable {
     /// of expansion stopped a series. Those written are the earliest.
     public var isTruncated: Bool
 
+    /// A report of these items.
     public init(items: [Item], missing: [String], isTruncated: Bool) {
         self.items = items
         self.missing = missing

@@ -166,6 +166,7 @@ struct DatabaseSchedulingStore: SchedulingStore {
 }
 
 extension DatabaseEventStore {
+    /// See ``EventStore/ownResource(withUID:except:)``; subscribed calendars never count.
     public func ownResource(withUID uid: String, except location: ResourceLocation?) throws(StoreError) -> (
         calendar: EventCalendar, resource: StoredResource
     )? {
@@ -192,5 +193,6 @@ extension DatabaseEventStore {
 }
 
 extension DatabaseBackend {
+    /// The scheduling inboxes kept in this database.
     public var scheduling: any SchedulingStore { DatabaseSchedulingStore(backend: self) }
 }

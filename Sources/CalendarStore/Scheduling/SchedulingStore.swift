@@ -3,11 +3,13 @@
 public struct InboxMessage: Sendable, Hashable {
     /// Its resource name in the inbox collection.
     public var name: String
+    /// The UID of the scheduling object it is about.
     public var uid: String
     /// REQUEST, CANCEL or REPLY.
     public var method: String
     /// The calendar user address it came from.
     public var sender: String?
+    /// The message as delivered: an iCalendar object with its METHOD.
     public var data: [UInt8]
     /// Unix seconds.
     public var created: Int
@@ -18,7 +20,9 @@ public struct InboxMessage: Sendable, Hashable {
 
 /// A message of an inbox as a listing names it, without its bytes.
 public struct InboxEntry: Sendable, Hashable {
+    /// Its resource name in the inbox collection.
     public var name: String
+    /// REQUEST, CANCEL or REPLY.
     public var method: String
     /// The message's length in bytes.
     public var size: Int
@@ -56,8 +60,11 @@ public protocol SchedulingStore: Sendable {
 public struct InboxChanges: Sendable, Hashable {
     /// A message delivered since the token, or removed since it.
     public struct Change: Sendable, Hashable {
+        /// The message's resource name in the inbox.
         public var name: String
+        /// The inbox's change sequence of the delivery or removal.
         public var sequence: Int
+        /// Whether the message was removed (else delivered).
         public var isRemoved: Bool
     }
 

@@ -3,6 +3,8 @@
 /// Every change runs in one transaction that locks the calendar's row first, so an
 /// owner's change and a sharee's answer take turns.
 extension DatabaseEventStore {
+    /// See ``EventStore/share(calendar:with:access:invite:summary:)``; only the owner may (`forbidden`), not with
+    /// themselves, and a summary is at most 1,024 bytes (`invalidArgument`).
     public func share(
         calendar identifier: String, with grantee: String, access: Access?, invite: Bool, summary: String?
     ) throws(StoreError) {
@@ -62,6 +64,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/shares(ofCalendar:)``; only the owner may ask (`forbidden`).
     public func shares(ofCalendar identifier: String) throws(StoreError) -> [CalendarShare] {
         try database.read { (connection) throws(StoreError) -> [CalendarShare] in
             let row = try calendarRow(identifier, connection, write: false)
@@ -83,6 +86,8 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/answerShare(ofCalendar:accept:)``; `notFound` when the calendar is not shared with
+    /// the user. Declining returns nil.
     public func answerShare(ofCalendar identifier: String, accept: Bool) throws(StoreError) -> EventCalendar? {
         try database.write { (connection) throws(StoreError) -> EventCalendar? in
             // Any share of this user's, answered or not (calendarRow sees only accepted ones).
@@ -119,6 +124,7 @@ extension DatabaseEventStore {
             inReplyTo: invitation, connection)
     }
 
+    /// See ``EventStore/sharedCalendarIdentifier(owner:name:)``.
     public func sharedCalendarIdentifier(owner: String, name: String) throws(StoreError) -> String? {
         try database.read { (connection) throws(StoreError) -> String? in
             try connection.firstRow(
@@ -130,6 +136,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/personalProperties(ofCalendar:)``; empty when there are none.
     public func personalProperties(ofCalendar identifier: String) throws(StoreError) -> [String: String] {
         try database.read { (connection) throws(StoreError) -> [String: String] in
             var values: [String: String] = [:]
@@ -143,6 +150,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/setPersonalProperties(_:ofCalendar:)``.
     public func setPersonalProperties(_ values: [String: String?], ofCalendar identifier: String)
         throws(StoreError)
     {
@@ -170,6 +178,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/sharingNotifications()``; the newest 500 are kept.
     public func sharingNotifications() throws(StoreError) -> [SharingNotification] {
         try database.read { (connection) throws(StoreError) -> [SharingNotification] in
             try connection.rows(
@@ -190,6 +199,7 @@ extension DatabaseEventStore {
         }
     }
 
+    /// See ``EventStore/removeSharingNotification(_:)``; `notFound` when the user has none of that uid.
     public func removeSharingNotification(_ uid: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             let removed = try connection.run(

@@ -1,7 +1,9 @@
 /// Which of a calendar's secret feeds: the events (`/feeds/<token>.ics`) or only the
 /// busy time, opaque blocks without titles (`/feeds/<token>-busy.ics`).
 public enum FeedKind: String, Sendable, Hashable {
+    /// The calendar's events, as iCalendar (`/feeds/<token>.ics`).
     case events
+    /// Only its busy time, as opaque blocks (`/feeds/<token>-busy.ics`).
     case freeBusy = "free-busy"
 
     /// What follows the token in the feed's file name, before `.ics` (a token is hex, so
@@ -13,15 +15,21 @@ public enum FeedKind: String, Sendable, Hashable {
 public struct CalendarShare: Sendable, Hashable {
     /// Where the share stands: waiting for the sharee, in effect, or refused.
     public enum Status: String, Sendable, Hashable {
+        /// Waiting for the sharee's answer; not in their calendars yet.
         case invited
+        /// In effect: the calendar is among the sharee's.
         case accepted
+        /// Refused or left by the sharee; sharing again makes it an invitation.
         case declined
     }
 
     /// The sharee's user name.
     public var user: String
+    /// The sharee's display name; nil when they have none.
     public var displayName: String?
+    /// What the sharee may do with the calendar.
     public var access: Access
+    /// Whether the share waits for the sharee, is in effect or was refused.
     public var status: Status
     /// The note the owner sent with the share.
     public var summary: String?
@@ -30,6 +38,7 @@ public struct CalendarShare: Sendable, Hashable {
 /// A note to a user about sharing (the CalendarServer sharing protocol's notifications):
 /// an invitation to a calendar, a sharee's answer to one, or a share taken away.
 public struct SharingNotification: Sendable, Hashable {
+    /// What a sharing note tells of.
     public enum Kind: String, Sendable, Hashable {
         /// To a sharee: an invitation, or a change of its access.
         case invite
@@ -41,6 +50,7 @@ public struct SharingNotification: Sendable, Hashable {
 
     /// Unique among the user's notifications; a reply names the invitation's in `inReplyTo`.
     public var uid: String
+    /// Whether it is an invitation, an answer or a removed share.
     public var kind: Kind
     /// Unix seconds.
     public var created: Int
@@ -50,12 +60,18 @@ public struct SharingNotification: Sendable, Hashable {
     public var calendar: String
     /// The calendar's owner and collection name in their home (the CalDAV `hosturl`).
     public var hostOwner: String
+    /// The calendar's collection name in its owner's home.
     public var hostName: String
     /// The calendar's title when the note was written.
     public var title: String
+    /// The access an invitation offers, or the sharee has when they answer; nil for a removed share.
     public var access: Access?
+    /// The share's status: an invitation's (kept up to date as the sharee answers), the answer of a reply,
+    /// or what a removed share had.
     public var status: CalendarShare.Status
+    /// The note the owner sent with an invitation; nil otherwise.
     public var summary: String?
+    /// For a reply: the uid of the invitation it answers; nil otherwise.
     public var inReplyTo: String?
 }
 

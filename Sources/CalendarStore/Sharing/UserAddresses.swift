@@ -4,6 +4,7 @@ extension DatabaseBackend {
     /// The most addresses one user has.
     public static let maxAddresses = 20
 
+    /// See ``StoreBackend/addresses(ofUser:)``; `notFound` when there is no such user.
     public func addresses(ofUser name: String) throws(StoreError) -> [String] {
         try database.read { (connection) throws(StoreError) -> [String] in
             let id = try connection.userRowID(named: name)
@@ -13,6 +14,8 @@ extension DatabaseBackend {
         }
     }
 
+    /// See ``StoreBackend/setAddresses(_:forUser:)``; duplicates are dropped, and one that is no e-mail
+    /// address, or more than ``maxAddresses``, is `invalidArgument`.
     public func setAddresses(_ addresses: [String], forUser name: String) throws(StoreError) {
         var normalized: [String] = []
         for address in addresses {
@@ -41,6 +44,7 @@ extension DatabaseBackend {
         }
     }
 
+    /// See ``StoreBackend/user(withAddress:)``; nil too for text that is no e-mail address.
     public func user(withAddress address: String) throws(StoreError) -> User? {
         guard let clean = EmailAddress.normalized(address) else { return nil }
         return try database.read { (connection) throws(StoreError) -> User? in

@@ -3,16 +3,21 @@ import ICalendar
 /// One feed URL that subscribed calendars are filled from, fetched once for every
 /// subscriber: its validators, the last good copy, when it is next due, how it failed.
 public struct FeedSource: Sendable, Hashable {
+    /// The feed's URL as fetched (http or https; see ``FeedRules/normalized(_:)``).
     public var url: String
     /// The validators of the last good copy, sent back in a conditional GET.
     public var etag: String?
+    /// The last good copy's `Last-Modified`, sent back as `If-Modified-Since`; nil without one.
     public var lastModified: String?
     /// When it last answered (200 or 304), Unix seconds; nil before the first answer.
     public var fetched: Int?
+    /// When it is next due, Unix seconds.
     public var nextFetch: Int
     /// Failed fetches since the last good one.
     public var failures: Int
+    /// What went wrong with the last fetch (after a good one: objects left out); nil when nothing did.
     public var lastError: String?
+    /// The HTTP status of the last fetch (200, 304 or the failure's); nil before any, or without an answer.
     public var lastStatus: Int?
     /// What the feed asks for (REFRESH-INTERVAL, X-PUBLISHED-TTL), seconds.
     public var feedInterval: Int?
@@ -94,9 +99,11 @@ public enum FeedRules {
     public static let maxObjects = 20_000
     /// Polling bounds: never more often than every 15 minutes, at least weekly.
     public static let minimumInterval = 900
+    /// The longest wait between polls: a week, in seconds.
     public static let maximumInterval = 7 * 86_400
     /// How often a feed is polled when neither it nor its subscribers say.
     public static let defaultInterval = 86_400
+    /// The longest feed URL, in UTF-8 bytes.
     public static let maxURLBytes = 2_048
     /// The most subscribed calendars one user has: their share of the server's fetches.
     public static let maxPerUser = 50

@@ -14,11 +14,13 @@ public protocol WebhookStore: Sendable {
     func createWebhook(_ webhook: Webhook, secret: String) throws(StoreError) -> Webhook
     /// A user's subscriptions in id order, at most `limit`, those after `cursor` (an id).
     func webhooks(user: String, after cursor: String?, limit: Int) throws(StoreError) -> [Webhook]
+    /// One of the user's subscriptions, with its count of waiting deliveries; `notFound` otherwise.
     func webhook(id: String, user: String) throws(StoreError) -> Webhook
     /// Changes the URL, types, calendars, description and state (`active` or `paused`).
     /// Making a paused or disabled subscription active clears its failures and retries
     /// what waits at once.
     func updateWebhook(_ webhook: Webhook) throws(StoreError) -> Webhook
+    /// Deletes one of the user's subscriptions with its outbox and attempts; `notFound` otherwise.
     func deleteWebhook(id: String, user: String) throws(StoreError)
     /// The key a subscription's deliveries are signed with.
     func webhookSecret(id: String, user: String) throws(StoreError) -> String
@@ -75,6 +77,7 @@ public struct DatabaseWebhookStore: WebhookStore {
     let backend: DatabaseBackend
     var database: any StoreDatabase { backend.database }
 
+    /// See ``WebhookStore/outboxSignal``.
     public var outboxSignal: OutboxSignal { database.outbox }
 
     // MARK: Subscriptions
@@ -149,6 +152,8 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
     }
 
+    /// See ``WebhookStore/createWebhook(_:secret:)``; a URL, description or calendar list out of bounds,
+    /// or no event type, is `invalidArgument`.
     public func createWebhook(_ webhook: Webhook, secret: String) throws(StoreError) -> Webhook {
         try database.write { (connection) throws(StoreError) -> Webhook in
             let userID = try connection.userRowID(named: webhook.user)
@@ -177,6 +182,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
     }
 
+    /// See ``WebhookStore/webhooks(user:after:limit:)``.
     public func webhooks(user: String, after cursor: String?, limit: Int) throws(StoreError) -> [Webhook] {
         try database.read { (connection) throws(StoreError) -> [Webhook] in
             try connection.rows(
@@ -186,11 +192,13 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
     }
 
+    /// See ``WebhookStore/webhook(id:user:)``.
     public func webhook(id: String, user: String) throws(StoreError) -> Webhook {
         try database.read { (connection) throws(StoreError) -> Webhook in try webhook(id: id, user: user, connection).1
         }
     }
 
+    /// See ``WebhookStore/updateWebhook(_:)``; asking for `disabled` is `invalidArgument`.
     public func updateWebhook(_ webhook: Webhook) throws(StoreError) -> Webhook {
         guard webhook.state != .disabled else {
             throw StoreError(.invalidArgument, "a webhook is made active or paused; only a 410 Gone disables it")
@@ -226,6 +234,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
     }
 
+    /// See ``WebhookStore/deleteWebhook(id:user:)``.
     public func deleteWebhook(id: String, user: String) throws(StoreError) {
         let removed = try database.write { (connection) throws(StoreError) -> Int in
             try connection.run(
@@ -235,6 +244,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         if removed == 0 { throw StoreError(.notFound, "\(user) has no webhook \(id)", resource: id) }
     }
 
+    /// See ``WebhookStore/webhookSecret(id:user:)``; `notFound` for another user's subscription.
     public func webhookSecret(id: String, user: String) throws(StoreError) -> String {
         let secret = try database.read { (connection) throws(StoreError) -> String? in
             try connection.firstRow(
@@ -245,6 +255,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         return secret
     }
 
+    /// See ``WebhookStore/recentAttempts(webhook:user:limit:)``.
     public func recentAttempts(webhook id: String, user: String, limit: Int) throws(StoreError) -> [WebhookAttempt] {
         try database.read { (connection) throws(StoreError) -> [WebhookAttempt] in
             let (rowID, _) = try webhook(id: id, user: user, connection)
@@ -282,6 +293,7 @@ public struct DatabaseWebhookStore: WebhookStore {
             finished: row.optionalInt(17), position: row.int64(0), booking: row.optionalString(18))
     }
 
+    /// See ``WebhookStore/deliveries(webhook:user:before:limit:)``.
     public func deliveries(webhook id: String, user: String, before: Int64?, limit: Int) throws(StoreError)
         -> [WebhookDelivery]
     {
@@ -293,6 +305,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
     }
 
+    /// See ``WebhookStore/replayDeliveries(webhook:user:from:)``.
     public func replayDeliveries(webhook id: String, user: String, from: Int) throws(StoreError) -> Int {
         try database.write { (connection) throws(StoreError) -> Int in
             let (rowID, _) = try webhook(id: id, user: user, connection)
@@ -314,6 +327,8 @@ public struct DatabaseWebhookStore: WebhookStore {
 
     // MARK: Dispatch
 
+    /// See ``WebhookStore/claimQueues(now:limit:lease:owner:perUser:)``; looks in a read transaction
+    /// first, so a poll that finds nothing due takes no write lock.
     public func claimQueues(now: Int, limit: Int, lease: Int, owner: String, perUser: Int) throws(StoreError)
         -> [WebhookQueue]
     {
@@ -353,6 +368,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         Self.deliveryColumns
         + " WHERE d.webhook_id = ? AND d.calendar = ? AND d.state = 'pending' ORDER BY d.id LIMIT 1"
 
+    /// See ``WebhookStore/nextDelivery(in:now:lease:)``.
     public func nextDelivery(in queue: WebhookQueue, now: Int, lease: Int) throws(StoreError) -> WebhookDelivery? {
         let key: [SQLValue] = [.integer(queue.webhookRowID), .text(queue.calendar)]
         if let head = try database.read({ (connection) throws(StoreError) -> WebhookDelivery? in
@@ -375,6 +391,8 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
     }
 
+    /// See ``WebhookStore/finish(_:in:outcome:now:lease:pauseAfter:)``; keeps the last
+    /// ``recentAttemptsKept`` attempts of the subscription.
     public func finish(
         _ delivery: WebhookDelivery, in queue: WebhookQueue, outcome: WebhookOutcome, now: Int, lease: Int,
         pauseAfter: Int
@@ -443,11 +461,13 @@ public struct DatabaseWebhookStore: WebhookStore {
         }
     }
 
+    /// See ``WebhookStore/release(_:)``.
     public func release(_ queue: WebhookQueue) throws(StoreError) {
         _ = try database.write { (connection) throws(StoreError) -> Bool in try Self.update(queue, .release, connection)
         }
     }
 
+    /// See ``WebhookStore/releaseLeases(ofGoneOwners:)``; always 0 on PostgreSQL.
     public func releaseLeases(ofGoneOwners isGone: (String) -> Bool) throws(StoreError) -> Int {
         guard database.dialect == .sqlite else { return 0 }
         return try database.write { (connection) throws(StoreError) -> Int in
@@ -493,6 +513,7 @@ public struct DatabaseWebhookStore: WebhookStore {
         return changed == 1
     }
 
+    /// See ``WebhookStore/pruneDeliveries(finishedBefore:)``.
     public func pruneDeliveries(finishedBefore before: Int) throws(StoreError) -> Int {
         try database.write { (connection) throws(StoreError) -> Int in
             try connection.run(
