@@ -48,6 +48,29 @@ import Testing
         }
     }
 
+    /// Anna makes her Team calendar and shares it with each of `sharees` (read-write when
+    /// the flag says so); each accepts the invitation from their notification collection.
+    static func shareTeam(_ anna: DAVClient, with sharees: [(client: DAVClient, user: String, readWrite: Bool)])
+        throws
+    {
+        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
+        let invite = share(sharees.map { ("/dav/principals/\($0.user)/", $0.readWrite) })
+        #expect(try anna.send("POST", "/dav/calendars/anna/team/", invite, headers: xml).status == 200)
+        for (client, user, _) in sharees { try accept(client, user) }
+    }
+
+    /// `user` accepts their newest invitation to Anna's Team calendar.
+    static func accept(_ client: DAVClient, _ user: String) throws {
+        let uid = try #require(
+            try notifications(client, user).last?.body.child(.calendarServer("invite-notification"))?.child(
+                .calendarServer("uid"))?.text)
+        #expect(
+            try client.send(
+                "POST", "/dav/calendars/\(user)/",
+                reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: xml
+            ).status == 200)
+    }
+
     @Test(arguments: ServerSetup.all) func aSharedCalendarIsInvitedAcceptedSyncedAndRemoved(_ setup: ServerSetup)
         throws
     {
@@ -330,19 +353,7 @@ extension CalDAVSharingTests {
     @Test func shareesKeepTheirOwnCalendarProperties() throws {
         let server = try TestServer(users: ["anna", "bob", "carol"])
         let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
-        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
-        let invite = Self.share([("/dav/principals/bob/", false), ("/dav/principals/carol/", true)])
-        #expect(try anna.send("POST", "/dav/calendars/anna/team/", invite, headers: Self.xml).status == 200)
-        for (client, user) in [(bob, "bob"), (carol, "carol")] {
-            let uid = try #require(
-                try Self.notifications(client, user).first?.body.child(.calendarServer("invite-notification"))?.child(
-                    .calendarServer("uid"))?.text)
-            #expect(
-                try client.send(
-                    "POST", "/dav/calendars/\(user)/",
-                    Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml
-                ).status == 200)
-        }
+        try Self.shareTeam(anna, with: [(bob, "bob", false), (carol, "carol", true)])
         let names: [DAVName] = [
             .dav("displayname"), .apple("calendar-color"), .caldav("default-alarm-vevent-datetime"),
         ]
@@ -398,19 +409,7 @@ extension CalDAVSharingTests {
     {
         let server = try TestServer(setup, users: ["anna", "bob", "carol"])
         let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
-        #expect(try anna.mkcalendar("/dav/calendars/anna/team/").status == 201)
-        let invite = Self.share([("/dav/principals/bob/", true), ("/dav/principals/carol/", false)])
-        #expect(try anna.send("POST", "/dav/calendars/anna/team/", invite, headers: Self.xml).status == 200)
-        for (client, user) in [(bob, "bob"), (carol, "carol")] {
-            let uid = try #require(
-                try Self.notifications(client, user).first?.body.child(.calendarServer("invite-notification"))?.child(
-                    .calendarServer("uid"))?.text)
-            #expect(
-                try client.send(
-                    "POST", "/dav/calendars/\(user)/",
-                    Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml
-                ).status == 200)
-        }
+        try Self.shareTeam(anna, with: [(bob, "bob", true), (carol, "carol", false)])
         func alarm(_ minutes: Int, _ text: String) -> [String] {
             ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(text)", "TRIGGER:-PT\(minutes)M", "END:VALARM"]
         }
@@ -482,14 +481,7 @@ extension CalDAVSharingTests {
         #expect(try anna.send("POST", "/dav/calendars/anna/team/", withdraw, headers: Self.xml).status == 200)
         let again = Self.share([("/dav/principals/bob/", true)])
         #expect(try anna.send("POST", "/dav/calendars/anna/team/", again, headers: Self.xml).status == 200)
-        let uid = try #require(
-            try Self.notifications(bob, "bob").last?.body.child(.calendarServer("invite-notification"))?.child(
-                .calendarServer("uid"))?.text)
-        #expect(
-            try bob.send(
-                "POST", "/dav/calendars/bob/",
-                Self.reply(accept: true, host: "/dav/calendars/anna/team/", inReplyTo: uid), headers: Self.xml
-            ).status == 200)
+        try Self.accept(bob, "bob")
         #expect(!(try bob.get(bobPath).text.contains("VALARM")))
     }
 }

@@ -49,6 +49,24 @@ import Testing
         return (server, anna, bob, carol)
     }
 
+    /// Anna has invited Bob and Carol (each with a calendar of their own) to a daily series
+    /// of five, the meeting with `extra` lines after its SUMMARY; nobody has answered.
+    static func seriesInvited(_ setup: ServerSetup, extra: String = "") throws -> (
+        server: TestServer, anna: DAVClient, bob: DAVClient, carol: DAVClient
+    ) {
+        let server = try TestServer(setup, users: ["anna", "bob", "carol"])
+        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
+        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
+        for (client, user) in [(bob, "bob"), (carol, "carol")] {
+            #expect(try client.mkcalendar("/dav/calendars/\(user)/personal/").status == 201)
+        }
+        let series = meeting.replacingOccurrences(
+            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nRRULE:FREQ=DAILY;COUNT=5" + extra)
+        #expect(try anna.put(path, series).status == 201)
+        return (server, anna, bob, carol)
+    }
+
     static func annas(_ anna: DAVClient) throws -> String { Helpers.unfolded(try anna.get(path).text) }
 
     static func sequence(_ text: String) -> Int? {
@@ -393,16 +411,7 @@ extension SchedulingRFCTests {
     @Test(arguments: ServerSetup.everyStore) func answersStandAgainstStaleAndExcludingWrites(_ setup: ServerSetup)
         throws
     {
-        let server = try TestServer(setup, users: ["anna", "bob", "carol"])
-        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
-        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
-        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
-        for (client, user) in [(bob, "bob"), (carol, "carol")] {
-            #expect(try client.mkcalendar("/dav/calendars/\(user)/personal/").status == 201)
-        }
-        let series = Self.meeting.replacingOccurrences(
-            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nRRULE:FREQ=DAILY;COUNT=5\r\nSTATUS:TENTATIVE")
-        #expect(try anna.put(Self.path, series).status == 201)
+        let (_, anna, bob, _) = try Self.seriesInvited(setup, extra: "\r\nSTATUS:TENTATIVE")
         let stale = try Self.annas(anna)
         let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
         #expect(
@@ -451,16 +460,7 @@ extension SchedulingRFCTests {
     /// ORGANIZER says SCHEDULE-AGENT=CLIENT; a copy the organizer cancelled is deleted
     /// without a reply.
     @Test func anAttendeesExclusionDeclinesAndTheirDeleteMayStaySilent() throws {
-        let server = try TestServer(users: ["anna", "bob", "carol"])
-        for user in ["anna", "bob", "carol"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
-        let (anna, bob, carol) = (server.dav("anna"), server.dav("bob"), server.dav("carol"))
-        #expect(try anna.mkcalendar("/dav/calendars/anna/work/").status == 201)
-        for (client, user) in [(bob, "bob"), (carol, "carol")] {
-            #expect(try client.mkcalendar("/dav/calendars/\(user)/personal/").status == 201)
-        }
-        let series = Self.meeting.replacingOccurrences(
-            of: "SUMMARY:Planning", with: "SUMMARY:Planning\r\nRRULE:FREQ=DAILY;COUNT=5")
-        #expect(try anna.put(Self.path, series).status == 201)
+        let (_, anna, bob, carol) = try Self.seriesInvited(.inProcess)
         let replies = { try Helpers.inbox(anna, "anna").filter { $0.contains("METHOD:REPLY") }.count }
 
         let bobs = try Helpers.only(bob, "/dav/calendars/bob/personal/")
