@@ -32,49 +32,23 @@ enum RouteAccess: Sendable {
     }
 }
 
-/// The values a matched path template gave its `{name}` parts.
-struct PathParameters: Sendable {
-    var values: [String: String] = [:]
-
-    /// The segment `{name}` matched (its `.ics` suffix removed); empty for a name the
-    /// template does not have, which the route table never asks for.
-    subscript(_ name: String) -> String { values[name] ?? "" }
+/// What the API keeps for each route of its table: the access it needs and the handler
+/// that answers it.
+struct APIRoute: Sendable {
+    var access: RouteAccess
+    var handler: @Sendable (APIContext, RouteParameters) throws(APIProblem) -> HTTPResponse
 }
 
-/// One route: a method, a path template (`{name}` matches one segment; `{name}.ics` one
-/// ending in .ics), the access it needs, and the handler that answers it.
-struct Route: Sendable {
-    var method: String
-    var template: String
-    var access: RouteAccess
-    var handler: @Sendable (APIContext, PathParameters) throws(APIProblem) -> HTTPResponse
+/// One route: a method, a path template (HTTPTypes' ``RouteTemplate``), the access it
+/// needs, and the handler that answers it.
+typealias Route = RouteTable<APIRoute>.Route
 
+extension RouteTable<APIRoute>.Route {
     init(
         _ method: String, _ template: String, _ access: RouteAccess,
-        _ handler: @escaping @Sendable (APIContext, PathParameters) throws(APIProblem) -> HTTPResponse
+        _ handler: @escaping @Sendable (APIContext, RouteParameters) throws(APIProblem) -> HTTPResponse
     ) {
-        self.method = method
-        self.template = template
-        self.access = access
-        self.handler = handler
-    }
-
-    /// The parameters when `segments` (a %-decoded path) fit the template, else nil.
-    static func match(_ template: String, _ segments: [String]) -> PathParameters? {
-        let parts = template.split(separator: "/")
-        guard parts.count == segments.count else { return nil }
-        var parameters = PathParameters()
-        for (part, segment) in zip(parts, segments) {
-            if part.hasPrefix("{"), let close = part.firstIndex(of: "}") {
-                let name = String(part[part.index(after: part.startIndex)..<close])
-                let suffix = part[part.index(after: close)...]
-                guard segment.hasSuffix(suffix), segment.count > suffix.count else { return nil }
-                parameters.values[name] = String(segment.dropLast(suffix.count))
-            } else if part != segment {
-                return nil
-            }
-        }
-        return parameters
+        self.init(method, template, APIRoute(access: access, handler: handler))
     }
 }
 
@@ -284,33 +258,30 @@ extension APIContext {
         },
     ]
 
+    /// The table of ``routes``, matched in their order.
+    static let table = RouteTable(routes)
+
     /// Finds the route for the request's path and method (HEAD as GET), checks its
     /// access, and hands the request to its handler: see ``authorizedRoute()``.
     func route() throws(APIProblem) -> HTTPResponse {
         let (route, parameters) = try authorizedRoute()
-        return try route.handler(self, parameters)
+        return try route.payload.handler(self, parameters)
     }
 
     /// The route for the request's path and method (HEAD as GET), once the principal may
     /// use it: 404 for a path no template fits, 405 with `Allow` for a path whose
     /// template has no route for this method, 403 for a token whose scope the route does
     /// not take.
-    func authorizedRoute() throws(APIProblem) -> (Route, PathParameters) {
-        let path = try segments()
-        guard
-            let (template, parameters) = Self.routes.lazy.compactMap({ route in
-                Route.match(route.template, path).map { (route.template, $0) }
-            }).first
-        else {
+    func authorizedRoute() throws(APIProblem) -> (Route, RouteParameters) {
+        switch Self.table.match(method: request.method, segments: try segments()) {
+        case .notFound:
             throw APIProblem(.notFound, "no such resource: \(request.path)")
+        case .methodNotAllowed(let allow):
+            throw methodNotAllowed(allow)
+        case .found(let route, let parameters):
+            if let refusal = route.payload.access.refusal(for: principal.scope) { throw refusal }
+            return (route, parameters)
         }
-        let candidates = Self.routes.filter { $0.template == template }
-        let method = request.method == "HEAD" ? "GET" : request.method
-        guard let route = candidates.first(where: { $0.method == method }) else {
-            throw methodNotAllowed(candidates.map(\.method))
-        }
-        if let refusal = route.access.refusal(for: principal.scope) { throw refusal }
-        return (route, parameters)
     }
 
     func methodNotAllowed(_ allowed: [String]) -> APIProblem {

@@ -167,7 +167,7 @@ public struct JSONAPIHandler: Sendable {
         let claim = IdempotencyClaim(user: principal.user, key: key, requestHash: hash, now: now)
         let response = IdempotencyClaim.$current.withValue(claim) { () -> HTTPResponse in
             do throws(APIProblem) {
-                return try route.handler(context, parameters)
+                return try route.payload.handler(context, parameters)
             } catch {
                 return error.response
             }
@@ -222,7 +222,7 @@ public struct JSONAPIHandler: Sendable {
     /// Every route: its method and path template, one entry per pair (what the OpenAPI
     /// document describes).
     public static var routeTable: [(method: String, template: String)] {
-        APIContext.routes.map { ($0.method, $0.template) }
+        APIContext.routes.map { ($0.method, $0.template.description) }
     }
 
     /// The OpenAPI document (no sign-in needed to read it).
@@ -246,14 +246,10 @@ struct APIContext {
         guard request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/") else {
             throw APIProblem(.notFound, "no such resource: \(request.path)")
         }
-        var result: [String] = []
-        for raw in request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            guard let segment = PercentEncoding.decode(raw), !segment.isEmpty else {
-                throw APIProblem(.notFound, "no such resource: \(request.path)")
-            }
-            result.append(segment)
+        guard let segments = RouteTemplate.segments(of: request.path) else {
+            throw APIProblem(.notFound, "no such resource: \(request.path)")
         }
-        return result
+        return segments
     }
 
     // MARK: Access

@@ -22,29 +22,6 @@ extension WebContext {
     static let bookingViewsPerMinute = 120
     static let bookingPostsPerMinute = 10
 
-    func bookingRoute() throws(WebFailure) -> HTTPResponse {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
-        let isPost = request.method == "POST"
-        guard ["GET", "HEAD", "POST"].contains(request.method) else {
-            var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
-            response.headers.set("Allow", "GET, POST")
-            return response
-        }
-        try throttle(post: isPost)
-        switch (isPost, parts.count, parts.first ?? "") {
-        case (false, 2, "manage") where parts[1].hasSuffix(".ics"):
-            return try bookingICS(String(parts[1].dropLast(4)))
-        case (false, 2, "manage"): return try managePage(token: parts[1], message: nil)
-        case (true, 2, "manage"): return try cancelFromPage(token: parts[1])
-        case (false, 2, "reschedule"): return try reschedulePage(token: parts[1], message: nil)
-        case (true, 2, "reschedule"): return try rescheduleFromPage(token: parts[1])
-        case (false, 1, let slug): return try pickerPage(try bookingType(slug), message: nil)
-        case (false, 2, let slug) where parts[1] == "slot": return try bookingForm(try bookingType(slug), message: nil)
-        case (true, 1, let slug): return try bookFromPage(try bookingType(slug))
-        default: throw WebFailure(404, "There is no booking page at \(request.path).")
-        }
-    }
-
     /// 429 past an address's allowance.
     func throttle(post: Bool) throws(WebFailure) {
         let limit = post ? Self.bookingPostsPerMinute : Self.bookingViewsPerMinute

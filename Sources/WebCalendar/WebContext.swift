@@ -17,35 +17,79 @@ struct WebContext {
 
     var backend: any StoreBackend { calendar.backend }
 
+    /// What answers a route of the pages' table.
+    struct Page: Sendable {
+        var answer: @Sendable (WebContext, RouteParameters) throws(WebFailure) -> HTTPResponse
+    }
+
+    /// Every page and form of the web calendar and the public booking pages, by method and
+    /// path; 404 and 405 (with `Allow`) come from the table.
+    static let table = RouteTable<Page>([
+        .init("GET", "/") { (context, _) throws(WebFailure) in try context.home() },
+        .init("POST", "/login") { (context, _) throws(WebFailure) in try context.signIn() },
+        .init("POST", "/logout") { (context, _) throws(WebFailure) in try context.signOut() },
+        .init("POST", "/settings") { (context, _) throws(WebFailure) in try context.saveSettings() },
+        .init("GET", "/calendar") { (context, _) throws(WebFailure) in try context.calendarPage() },
+        .init("GET", "/calendar/event") { (context, _) throws(WebFailure) in try context.eventPage() },
+        .init("GET", "/calendar/new") { (context, _) throws(WebFailure) in try context.formPage() },
+        .init("GET", "/calendar/edit") { (context, _) throws(WebFailure) in try context.formPage() },
+        .init("POST", "/calendar/save") { (context, _) throws(WebFailure) in try context.saveEvent() },
+        .init("POST", "/calendar/rsvp") { (context, _) throws(WebFailure) in try context.saveAnswer() },
+        .init("POST", "/calendar/proposal") { (context, _) throws(WebFailure) in try context.answerProposalFromPage() },
+        .init("GET", "/calendar/bookings") { (context, _) throws(WebFailure) in try context.bookingTypesPage() },
+        .init("POST", "/calendar/bookings/new") { (context, _) throws(WebFailure) in
+            try context.createBookingTypeFromPage()
+        },
+        .init("POST", "/calendar/bookings/delete") { (context, _) throws(WebFailure) in
+            try context.deleteBookingTypeFromPage()
+        },
+        // The public booking pages (BookingPages.swift): no sign-in, throttled per address.
+        .init("GET", "/book/manage/{token}.ics") { (context, path) throws(WebFailure) in
+            try context.bookingICS(path["token"])
+        },
+        .init("GET", "/book/manage/{token}") { (context, path) throws(WebFailure) in
+            try context.managePage(token: path["token"], message: nil)
+        },
+        .init("POST", "/book/manage/{token}") { (context, path) throws(WebFailure) in
+            try context.cancelFromPage(token: path["token"])
+        },
+        .init("GET", "/book/reschedule/{token}") { (context, path) throws(WebFailure) in
+            try context.reschedulePage(token: path["token"], message: nil)
+        },
+        .init("POST", "/book/reschedule/{token}") { (context, path) throws(WebFailure) in
+            try context.rescheduleFromPage(token: path["token"])
+        },
+        .init("GET", "/book/{slug}") { (context, path) throws(WebFailure) in
+            try context.pickerPage(try context.bookingType(path["slug"]), message: nil)
+        },
+        .init("POST", "/book/{slug}") { (context, path) throws(WebFailure) in
+            try context.bookFromPage(try context.bookingType(path["slug"]))
+        },
+        .init("GET", "/book/{slug}/slot") { (context, path) throws(WebFailure) in
+            try context.bookingForm(try context.bookingType(path["slug"]), message: nil)
+        },
+    ])
+
+    /// `/`: the sign-in form, or the calendar when signed in.
+    func home() throws(WebFailure) -> HTTPResponse {
+        session != nil ? Self.redirect("/calendar") : signInPage(message: nil)
+    }
+
     func route() throws(WebFailure) -> HTTPResponse {
-        switch (request.method, request.path) {
-        case ("GET", "/"), ("HEAD", "/"):
-            if session != nil { return Self.redirect("/calendar") }
-            return signInPage(message: nil)
-        case ("POST", "/login"): return try signIn()
-        case ("POST", "/logout"): return try signOut()
-        case ("POST", "/settings"): return try saveSettings()
-        case ("GET", "/calendar"), ("HEAD", "/calendar"): return try calendarPage()
-        case ("GET", "/calendar/event"): return try eventPage()
-        case ("GET", "/calendar/new"), ("GET", "/calendar/edit"): return try formPage()
-        case ("POST", "/calendar/save"): return try saveEvent()
-        case ("POST", "/calendar/rsvp"): return try saveAnswer()
-        case ("POST", "/calendar/proposal"): return try answerProposalFromPage()
-        case ("GET", "/calendar/bookings"): return try bookingTypesPage()
-        case ("POST", "/calendar/bookings/new"): return try createBookingTypeFromPage()
-        case ("POST", "/calendar/bookings/delete"): return try deleteBookingTypeFromPage()
-        default:
-            if request.path.hasPrefix("/book/") { return try bookingRoute() }
-            if [
-                "/login", "/logout", "/settings", "/calendar/save", "/calendar/rsvp", "/calendar/proposal",
-                "/calendar/bookings/new", "/calendar/bookings/delete",
-            ]
-            .contains(request.path) {
-                var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
-                response.headers.set("Allow", "POST")
-                return response
-            }
-            throw WebFailure(404, "There is no page at \(request.path).")
+        let isBooking = request.path.hasPrefix("/book/")
+        // Every request for a booking page counts against the address's allowance, found or not.
+        if isBooking, ["GET", "HEAD", "POST"].contains(request.method) { try throttle(post: request.method == "POST") }
+        switch Self.table.match(method: request.method, segments: RouteTemplate.segments(of: request.path) ?? [""]) {
+        case .found(let route, let parameters):
+            return try route.payload.answer(self, parameters)
+        case .methodNotAllowed(let allow):
+            var response = HTTPResponse.text(405, "405 Method Not Allowed\n")
+            response.headers.set("Allow", allow.joined(separator: ", "))
+            return response
+        case .notFound:
+            throw WebFailure(
+                404, isBooking ? "There is no booking page at \(request.path)." : "There is no page at \(request.path)."
+            )
         }
     }
 
@@ -258,5 +302,14 @@ struct WebContext {
         } catch {
             throw WebFailure(error)
         }
+    }
+}
+
+extension RouteTable<WebContext.Page>.Route {
+    init(
+        _ method: String, _ template: String,
+        _ answer: @escaping @Sendable (WebContext, RouteParameters) throws(WebFailure) -> HTTPResponse
+    ) {
+        self.init(method, template, WebContext.Page(answer: answer))
     }
 }
