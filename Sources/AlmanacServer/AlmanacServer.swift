@@ -189,59 +189,13 @@ public final class AlmanacServer: Sendable {
             backend: backend,
             configuration: APIConfiguration(
                 rateLimit: apiRateLimit, webhooks: webhookEndpoints, feedRefusal: feedRefusal, mail: mail, now: now))
-        let signedInAPI: HTTPResponder = { request in
-            if request.method == "OPTIONS" { return preflight(request, allowedOrigins: allowedOrigins) }
-            var response: HTTPResponse
-            if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
-                response = JSONAPIHandler.openAPIResponse(to: request)
-            } else if JSONAPIHandler.isBookerRequest(request),
-                web.session(for: request) == nil || request.body.contains(Array("\"token\"".utf8))
-            {
-                response = api.respondToBooker(request)
-            } else if request.headers["Authorization"] == nil, let session = web.session(for: request) {
-                // The web pages' own calls: the session cookie, with its CSRF token on every change.
-                let safe = request.method == "GET" || request.method == "HEAD"
-                let token = request.headers["X-CSRF-Token"] ?? ""
-                if safe || Crypto.constantTimeEqual(Array(token.utf8), Array(session.csrfToken.utf8)) {
-                    response = api.respond(to: request, as: APIPrincipal(user: session.user))
-                } else {
-                    response = JSONAPIHandler.forbidden("a change from the web pages needs the page's X-CSRF-Token")
-                }
-            } else {
-                switch authenticator.authenticateAPI(request) {
-                case .failure(let failure): response = JSONAPIHandler.response(for: failure)
-                case .success(let signedIn):
-                    response = api.respond(to: request, as: APIPrincipal(user: signedIn.user, token: signedIn.token))
-                }
-            }
-            if let origin = request.headers["Origin"], allowedOrigins.contains(origin) {
-                response.headers.set("Access-Control-Allow-Origin", origin)
-                response.headers.set(
-                    "Access-Control-Expose-Headers",
-                    "ETag, Location, Retry-After, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy"
-                )
-                response.headers.set("Vary", "Origin")
-            }
-            return response
-        }
+        // The API's middleware, outermost first: CORS for the allowed browser origins, then
+        // who is calling (credentials, the web session with its CSRF token, or a booker).
+        let signedInAPI = Middleware.cors(allowing: allowedOrigins)(
+            Middleware.apiCaller(authenticator: authenticator, web: web, api: api))
         router.addPrefix(JSONAPIHandler.prefix + "/", signedInAPI)
         router.addPrefix("/events/", methods: ["GET", "HEAD"], signedInAPI)
         return router
-    }
-
-    /// A CORS preflight (no sign-in): allowed for the configured origins only.
-    static func preflight(_ request: HTTPRequest, allowedOrigins: Set<String>) -> HTTPResponse {
-        guard let origin = request.headers["Origin"], allowedOrigins.contains(origin) else {
-            return JSONAPIHandler.forbidden("this origin may not call the API from a browser")
-        }
-        return HTTPResponse(
-            status: 204,
-            headers: [
-                "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
-                "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, Idempotency-Key, X-CSRF-Token",
-                "Access-Control-Max-Age": "600",
-                "Vary": "Origin",
-            ])
     }
 
     /// Starts listening and delivering webhooks (returns at once).

@@ -517,8 +517,9 @@ extension APIContext {
 }
 
 extension JSONAPIHandler {
-    /// Whether `request` is a booker's: a cancel or reschedule of a booking without a
-    /// sign-in, the token in its body (`{"token": "bkc_…"}`).
+    /// Whether `request` may be a booker's: a cancel or reschedule of a booking (a POST the
+    /// path names) without `Authorization`; ``respondToBooker(_:session:)`` tells a booker
+    /// from the signed-in owner.
     public static func isBookerRequest(_ request: HTTPRequest) -> Bool {
         guard request.method == "POST", request.headers["Authorization"] == nil else { return false }
         let parts = request.path.split(separator: "/")
@@ -526,18 +527,29 @@ extension JSONAPIHandler {
             && (parts[4] == "cancel" || parts[4] == "reschedule")
     }
 
-    /// Answers a booker's cancel or reschedule: the token proves it, no account needed.
-    public func respondToBooker(_ request: HTTPRequest) -> HTTPResponse {
+    /// Answers a cancel or reschedule of a booking sent without `Authorization`: a booker's
+    /// when the body holds the booking link's token (`{"token": "bkc_…"}`), which proves it
+    /// without an account; else the web pages' `session` owner's (a change needs the page's
+    /// CSRF token, which the server's middleware checked: `mayChange`).
+    public func respondToBooker(
+        _ request: HTTPRequest, session: (principal: APIPrincipal, mayChange: Bool)? = nil
+    ) -> HTTPResponse {
+        var token: JSONValue?
+        if case .object(let members)? = try? JSONValue(parsing: request.body, maxDepth: 32) {
+            token = members.first { $0.key == "token" }?.value
+        }
+        if token == nil, let session {
+            guard session.mayChange else {
+                return Self.forbidden("a change from the web pages needs the page's X-CSRF-Token")
+            }
+            return respond(to: request, as: session.principal)
+        }
         do throws(APIProblem) {
             let parts = request.path.split(separator: "/").map(String.init)
             let reschedule = parts.last == "reschedule"
-            var token: String?
-            if case .object(let members)? = try? JSONValue(parsing: request.body, maxDepth: 32) {
-                for (key, value) in members where key == "token" {
-                    if case .string(let text) = value { token = text }
-                }
-            }
-            guard let token, BookingToken.purpose(of: token) == (reschedule ? .reschedule : .cancel) else {
+            guard case .string(let token)? = token,
+                BookingToken.purpose(of: token) == (reschedule ? .reschedule : .cancel)
+            else {
                 throw APIProblem(
                     .unauthorized,
                     "sign in, or send the booking's \(reschedule ? "reschedule" : "cancel") token as {\"token\": …}")

@@ -392,3 +392,52 @@ import Webhooks
         #expect(try test.book(seated, "2026-12-02T17:00:00Z", email: "max@example.com").status == 409)
     }
 }
+
+extension BookingTests {
+    /// Signs `user` in to the web pages; their session cookie and the page's CSRF token.
+    func webSession(_ user: String) throws -> (cookie: String, csrf: String) {
+        let form = Array("user=\(user)&password=\(user)%20password".utf8)
+        let answer = try server.send(
+            "POST", "/login", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: form)
+        let cookie = String(try #require(answer.headers["Set-Cookie"]).split(separator: ";")[0])
+        let page = String(
+            decoding: try server.send("GET", "/calendar", headers: ["Cookie": cookie]).body, as: UTF8.self)
+        let csrf = try #require(page.firstRange(of: "name=\"csrf-token\" content=\"").map { page[$0.upperBound...] })
+        return (cookie, String(csrf.prefix { $0 != "\"" }))
+    }
+
+    /// A booking's cancel without `Authorization` is the API's to tell apart, by what the
+    /// request says and never by a byte search of the body: with the link's token it is the
+    /// booker's, even from someone signed in to the pages as another user; without one it is
+    /// the signed-in owner's, whose change needs the page's CSRF token.
+    @Test func aCancelIsTheBookersByItsTokenAndTheOwnersBySession() throws {
+        let test = try BookingTests()
+        let (_, _, type) = try test.studio()
+        func booking(_ start: String, _ email: String) throws -> (id: String, token: String) {
+            let made = try test.book(type, start, email: email)
+            return (
+                try #require(made["booking"]?["id"]?.stringValue), try #require(made["cancelToken"]?.stringValue)
+            )
+        }
+        let first = try booking("2026-11-23T08:00:00Z", "lena@example.com")
+        let second = try booking("2026-11-23T10:00:00Z", "max@example.com")
+        func cancel(_ id: String, _ body: String, cookie: String, csrf: String?) throws -> APIAnswer {
+            var headers: HTTPHeaders = ["Content-Type": "application/json", "Cookie": cookie]
+            if let csrf { headers.set("X-CSRF-Token", csrf) }
+            return APIAnswer(
+                try test.server.send("POST", "/api/v1/bookings/\(id)/cancel", headers: headers, body: Array(body.utf8)))
+        }
+        // Bob, signed in to the pages, cancels Lena's booking with her link's token: the booker's.
+        let bob = try test.webSession("bob")
+        let byLink = try cancel(first.id, #"{"token": "\#(first.token)"}"#, cookie: bob.cookie, csrf: nil)
+        #expect(byLink.status == 200 && byLink["status"]?.stringValue == "cancelled", "\(byLink.text)")
+        // Anna, the owner, cancels Max's from her session: only with the page's CSRF token.
+        let anna = try test.webSession("anna")
+        #expect(try cancel(second.id, "{}", cookie: anna.cookie, csrf: nil).status == 403)
+        let byOwner = try cancel(second.id, "{}", cookie: anna.cookie, csrf: anna.csrf)
+        #expect(byOwner.status == 200 && byOwner["status"]?.stringValue == "cancelled", "\(byOwner.text)")
+        // Bob's session is no owner's: without a token he may not cancel Anna's booking.
+        let third = try booking("2026-11-30T08:00:00Z", "kim@example.com")
+        #expect(try cancel(third.id, "{}", cookie: bob.cookie, csrf: bob.csrf).status == 404)
+    }
+}

@@ -1,0 +1,82 @@
+import Accounts
+import HTTPTypes
+import JSONAPI
+import WebCalendar
+
+/// What wraps a responder: one concern around the next one, composed once when the
+/// server is made. Nothing here reads a request's body to find out who is calling.
+enum Middleware {
+    /// CORS for browsers on `origins` (RFC 9110 has none; the Fetch standard's): an
+    /// OPTIONS preflight is answered here (403 for any other origin), and every answer to
+    /// an allowed origin says it may read it and which headers it may see.
+    static func cors(allowing origins: Set<String>) -> @Sendable (@escaping HTTPResponder) -> HTTPResponder {
+        { next in
+            { request in
+                if request.method == "OPTIONS" { return preflight(request, allowedOrigins: origins) }
+                var response = next(request)
+                if let origin = request.headers["Origin"], origins.contains(origin) {
+                    response.headers.set("Access-Control-Allow-Origin", origin)
+                    response.headers.set(
+                        "Access-Control-Expose-Headers",
+                        "ETag, Location, Retry-After, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy"
+                    )
+                    response.headers.set("Vary", "Origin")
+                }
+                return response
+            }
+        }
+    }
+
+    /// A CORS preflight (no sign-in): allowed for the configured origins only.
+    static func preflight(_ request: HTTPRequest, allowedOrigins: Set<String>) -> HTTPResponse {
+        guard let origin = request.headers["Origin"], allowedOrigins.contains(origin) else {
+            return JSONAPIHandler.forbidden("this origin may not call the API from a browser")
+        }
+        return HTTPResponse(
+            status: 204,
+            headers: [
+                "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
+                "Access-Control-Allow-Headers": "Authorization, Content-Type, If-Match, Idempotency-Key, X-CSRF-Token",
+                "Access-Control-Max-Age": "600",
+                "Vary": "Origin",
+            ])
+    }
+
+    /// Who calls the API, from the request's head alone, then the API as them:
+    /// - `Authorization` (Basic or a Bearer token) for apps and scripts;
+    /// - else the web pages' session cookie, a change carrying the page's `X-CSRF-Token`;
+    /// - a booking link's cancel or reschedule (a POST the path names) is the API's to
+    ///   tell apart: a booker proves themselves with the link's token in the body, an
+    ///   owner by a session as above.
+    /// The OpenAPI document needs no one.
+    static func apiCaller(authenticator: Authenticator, web: WebCalendar, api: JSONAPIHandler) -> HTTPResponder {
+        { request in
+            if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
+                return JSONAPIHandler.openAPIResponse(to: request)
+            }
+            if request.headers["Authorization"] == nil {
+                let session = web.session(for: request).map { session in
+                    (principal: APIPrincipal(user: session.user), mayChange: carriesCSRF(request, session.csrfToken))
+                }
+                if JSONAPIHandler.isBookerRequest(request) { return api.respondToBooker(request, session: session) }
+                if let session {
+                    let safe = request.method == "GET" || request.method == "HEAD"
+                    guard safe || session.mayChange else {
+                        return JSONAPIHandler.forbidden("a change from the web pages needs the page's X-CSRF-Token")
+                    }
+                    return api.respond(to: request, as: session.principal)
+                }
+            }
+            switch authenticator.authenticateAPI(request) {
+            case .failure(let failure): return JSONAPIHandler.response(for: failure)
+            case .success(let signedIn):
+                return api.respond(to: request, as: APIPrincipal(user: signedIn.user, token: signedIn.token))
+            }
+        }
+    }
+
+    /// Whether a request from the web pages carries its session's CSRF token.
+    static func carriesCSRF(_ request: HTTPRequest, _ token: String) -> Bool {
+        Crypto.constantTimeEqual(Array((request.headers["X-CSRF-Token"] ?? "").utf8), Array(token.utf8))
+    }
+}
