@@ -172,7 +172,7 @@ public final class AlmanacServer: Sendable {
         router.add("/", methods: ["GET", "HEAD"], pages)
         for path in ["/login", "/logout", "/settings"] { router.add(path, pages) }
         router.addPrefix("/calendar", pages)
-        router.addPrefix("/book/", pages)
+        router.addPrefix("/book/", Middleware.bookingThrottle(RateLimiter(now: now), web: web)(pages))
         router.addPrefix("/static/", methods: ["GET", "HEAD"], pages)
         // Clients that are given only the server's address start discovery at `/`, and
         // conformance checkers search for principals there too.
@@ -188,11 +188,13 @@ public final class AlmanacServer: Sendable {
         let api = JSONAPIHandler(
             backend: backend,
             configuration: APIConfiguration(
-                rateLimit: apiRateLimit, webhooks: webhookEndpoints, feedRefusal: feedRefusal, mail: mail, now: now))
+                webhooks: webhookEndpoints, feedRefusal: feedRefusal, mail: mail, now: now))
         // The API's middleware, outermost first: CORS for the allowed browser origins, then
         // who is calling (credentials, the web session with its CSRF token, or a booker).
         let signedInAPI = Middleware.cors(allowing: allowedOrigins)(
-            Middleware.apiCaller(authenticator: authenticator, web: web, api: api))
+            Middleware.apiCaller(
+                authenticator: authenticator, web: web, api: api,
+                limit: Middleware.RateLimit(perMinute: apiRateLimit, now: now)))
         router.addPrefix(JSONAPIHandler.prefix + "/", signedInAPI)
         router.addPrefix("/events/", methods: ["GET", "HEAD"], signedInAPI)
         return router

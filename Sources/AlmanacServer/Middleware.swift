@@ -48,8 +48,11 @@ enum Middleware {
     /// - a booking link's cancel or reschedule (a POST the path names) is the API's to
     ///   tell apart: a booker proves themselves with the link's token in the body, an
     ///   owner by a session as above.
+    /// Then each principal's requests count against its rate limit (`limit`).
     /// The OpenAPI document needs no one.
-    static func apiCaller(authenticator: Authenticator, web: WebCalendar, api: JSONAPIHandler) -> HTTPResponder {
+    static func apiCaller(authenticator: Authenticator, web: WebCalendar, api: JSONAPIHandler, limit: RateLimit)
+        -> HTTPResponder
+    {
         { request in
             if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
                 return JSONAPIHandler.openAPIResponse(to: request)
@@ -58,19 +61,78 @@ enum Middleware {
                 let session = web.session(for: request).map { session in
                     (principal: APIPrincipal(user: session.user), mayChange: carriesCSRF(request, session.csrfToken))
                 }
-                if JSONAPIHandler.isBookerRequest(request) { return api.respondToBooker(request, session: session) }
+                if JSONAPIHandler.isBookerRequest(request) {
+                    // A booker is not counted; a signed-in owner (or a booker who is signed in) is.
+                    guard let session else { return api.respondToBooker(request) }
+                    return limit.apply(to: session.principal) { api.respondToBooker(request, session: session) }
+                }
                 if let session {
                     let safe = request.method == "GET" || request.method == "HEAD"
                     guard safe || session.mayChange else {
                         return JSONAPIHandler.forbidden("a change from the web pages needs the page's X-CSRF-Token")
                     }
-                    return api.respond(to: request, as: session.principal)
+                    return limit.apply(to: session.principal) { api.respond(to: request, as: session.principal) }
                 }
             }
             switch authenticator.authenticateAPI(request) {
             case .failure(let failure): return JSONAPIHandler.response(for: failure)
             case .success(let signedIn):
-                return api.respond(to: request, as: APIPrincipal(user: signedIn.user, token: signedIn.token))
+                let principal = APIPrincipal(user: signedIn.user, token: signedIn.token)
+                return limit.apply(to: principal) { api.respond(to: request, as: principal) }
+            }
+        }
+    }
+
+    /// The API's rate limit: each principal's requests a minute (its token's own limit, else
+    /// `perMinute`; 0: none). Past it, 429 with `Retry-After`; every answer carries
+    /// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the
+    /// allowance is whole again), and `RateLimit-Policy` (`1200;w=60`: 1,200 requests in a
+    /// window of 60 seconds).
+    struct RateLimit: Sendable {
+        let perMinute: Int
+        let limiter: RateLimiter
+
+        init(perMinute: Int, now: @escaping @Sendable () -> Int) {
+            self.perMinute = max(0, perMinute)
+            limiter = RateLimiter(now: now)
+        }
+
+        func apply(to principal: APIPrincipal, _ next: () -> HTTPResponse) -> HTTPResponse {
+            guard perMinute > 0 else { return next() }
+            let key = principal.token.map { "token:" + $0.id } ?? "user:" + principal.user
+            let decision = limiter.take(key, perMinute: principal.token?.rateLimit ?? perMinute)
+            var response =
+                decision.retryAfter.map { wait in
+                    JSONAPIHandler.tooManyRequests(
+                        "this \(principal.token == nil ? "user" : "token") may send \(decision.limit) requests a minute; try again in \(wait) s",
+                        retryAfter: wait)
+                } ?? next()
+            response.headers.set("RateLimit-Limit", String(decision.limit))
+            response.headers.set("RateLimit-Remaining", String(decision.remaining))
+            response.headers.set("RateLimit-Reset", String(decision.reset))
+            response.headers.set("RateLimit-Policy", "\(decision.limit);w=60")
+            return response
+        }
+    }
+
+    /// Page views and form posts a minute from one address on the public booking pages.
+    static let bookingViewsPerMinute = 120
+    static let bookingPostsPerMinute = 10
+
+    /// The public booking pages' throttle: every GET, HEAD or POST under `/book/` counts
+    /// against its address's allowance, found or not; past it, the pages' 429.
+    static func bookingThrottle(_ limiter: RateLimiter, web: WebCalendar)
+        -> @Sendable (@escaping HTTPResponder) -> HTTPResponder
+    {
+        { next in
+            { request in
+                guard ["GET", "HEAD", "POST"].contains(request.method) else { return next(request) }
+                let post = request.method == "POST"
+                let decision = limiter.take(
+                    (post ? "post:" : "view:") + IPAddress.clientKey(request.remoteAddress),
+                    perMinute: post ? bookingPostsPerMinute : bookingViewsPerMinute)
+                guard let wait = decision.retryAfter else { return next(request) }
+                return web.tooManyRequests(request, retryAfter: wait)
             }
         }
     }

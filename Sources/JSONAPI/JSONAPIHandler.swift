@@ -28,12 +28,8 @@ public struct APIConfiguration: Sendable {
     /// answer is cut there and says so: `"truncated": true` and `"continueFrom"`, the
     /// time of the first item left out (ask again from there for the rest).
     public var maxItems: Int
-    /// The current time (Unix seconds), for minimum notice in availability and for
-    /// refilling the rate limits' buckets.
+    /// The current time (Unix seconds), for minimum notice in availability.
     public var now: @Sendable () -> Int
-    /// Requests a minute per API token (and per user for Basic and web-session calls)
-    /// unless the token has a limit of its own (``RateLimiter``); 0: no limit.
-    public var rateLimit: Int
     /// The server's webhook delivery (URL checks and test pings); nil where there is
     /// none, and the webhook routes that need it answer 503.
     public var webhooks: (any WebhookEndpoints)?
@@ -44,7 +40,7 @@ public struct APIConfiguration: Sendable {
     public var mail: (any IMIPSender)?
 
     public init(
-        maxRangeDays: Int = 366, maxItems: Int = 10_000, rateLimit: Int = RateLimiter.defaultPerMinute,
+        maxRangeDays: Int = 366, maxItems: Int = 10_000,
         webhooks: (any WebhookEndpoints)? = nil, feedRefusal: (@Sendable (String) -> String?)? = nil,
         mail: (any IMIPSender)? = nil, now: @escaping @Sendable () -> Int
     ) {
@@ -53,7 +49,6 @@ public struct APIConfiguration: Sendable {
         self.mail = mail
         self.maxRangeDays = maxRangeDays
         self.maxItems = max(1, maxItems)
-        self.rateLimit = max(0, rateLimit)
         self.now = now
     }
 }
@@ -64,13 +59,11 @@ public struct APIConfiguration: Sendable {
 public struct JSONAPIHandler: Sendable {
     public let backend: any StoreBackend
     public let configuration: APIConfiguration
-    let limiter: RateLimiter
     let cursors: CursorSigner
 
     public init(backend: any StoreBackend, configuration: APIConfiguration) {
         self.backend = backend
         self.configuration = configuration
-        limiter = RateLimiter(now: configuration.now)
         cursors = CursorSigner(appState: backend.appState)
     }
 
@@ -79,32 +72,17 @@ public struct JSONAPIHandler: Sendable {
     /// The API's path of an event.
     static func eventPath(_ identifier: String) -> String { prefix + "/events/" + PercentEncoding.encode(identifier) }
 
-    /// Answers `request` for `principal` (already authenticated; the caller checks
-    /// a cookie session's CSRF token before handing the request here).
-    /// Each principal's requests count against its rate limit: past it, 429 with
-    /// `Retry-After`; every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and
-    /// `RateLimit-Reset` (seconds until the allowance is whole again), and
-    /// `RateLimit-Policy` (`1200;w=60`: 1,200 requests in a window of 60 seconds).
+    /// Answers `request` for `principal`, already authenticated (the server's middleware
+    /// checks a cookie session's CSRF token and the principal's rate limit first).
     public func respond(to request: HTTPRequest, as principal: APIPrincipal) -> HTTPResponse {
-        guard configuration.rateLimit > 0 else { return answer(request, as: principal) }
-        let key = principal.token.map { "token:" + $0.id } ?? "user:" + principal.user
-        let decision = limiter.take(key, perMinute: principal.token?.rateLimit ?? configuration.rateLimit)
-        var response: HTTPResponse
-        if let wait = decision.retryAfter {
-            var problem = APIProblem(
-                .tooManyRequests,
-                "this \(principal.token == nil ? "user" : "token") may send \(decision.limit) requests a minute; try again in \(wait) s"
-            )
-            problem.headers.set("Retry-After", String(wait))
-            response = problem.response
-        } else {
-            response = answer(request, as: principal)
-        }
-        response.headers.set("RateLimit-Limit", String(decision.limit))
-        response.headers.set("RateLimit-Remaining", String(decision.remaining))
-        response.headers.set("RateLimit-Reset", String(decision.reset))
-        response.headers.set("RateLimit-Policy", "\(decision.limit);w=60")
-        return response
+        answer(request, as: principal)
+    }
+
+    /// 429 as the API answers it: an RFC 9457 problem with `Retry-After`.
+    public static func tooManyRequests(_ message: String, retryAfter: Int) -> HTTPResponse {
+        var problem = APIProblem(.tooManyRequests, message)
+        problem.headers.set("Retry-After", String(retryAfter))
+        return problem.response
     }
 
     /// A change sent with `Idempotency-Key` is carried out once: its key commits with

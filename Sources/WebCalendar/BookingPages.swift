@@ -15,23 +15,9 @@ import StoreAdapters
 /// booking's two links, `/book/manage/{cancel token}` (details, .ics, cancel) and
 /// `/book/reschedule/{reschedule token}` (another time). Every page works without
 /// script; with it, the visitor's zone is detected. Forms carry a double-submit token
-/// (a cookie and a hidden field), and each address has a rate limit.
+/// (a cookie and a hidden field); the server throttles each address (its middleware).
 extension WebContext {
     static let bookingCookie = "almanac_book"
-    /// Page views and form posts a minute from one address.
-    static let bookingViewsPerMinute = 120
-    static let bookingPostsPerMinute = 10
-
-    /// 429 past an address's allowance.
-    func throttle(post: Bool) throws(WebFailure) {
-        let limit = post ? Self.bookingPostsPerMinute : Self.bookingViewsPerMinute
-        let decision = calendar.bookingLimiter.take(
-            (post ? "post:" : "view:") + IPAddress.clientKey(request.remoteAddress), perMinute: limit)
-        if let wait = decision.retryAfter {
-            throw WebFailure(
-                429, "Too many requests from your address; try again in \(wait) seconds.", retryAfter: wait)
-        }
-    }
 
     func bookingType(_ slug: String) throws(WebFailure) -> BookingType {
         guard BookingType.isValidSlug(slug) else { throw WebFailure(404, "There is no booking page \(slug).") }

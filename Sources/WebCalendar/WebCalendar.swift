@@ -22,8 +22,6 @@ public struct WebCalendar: Sendable {
     public let now: @Sendable () -> Int
     /// How long a session lasts, in seconds.
     public var sessionLifetime = 30 * 86_400
-    /// The public booking pages' requests per address.
-    let bookingLimiter: RateLimiter
     /// Sends invitations and answers by mail (iMIP) to people outside the server; nil: none.
     public var mail: (any IMIPSender)?
 
@@ -35,7 +33,6 @@ public struct WebCalendar: Sendable {
         self.backend = backend
         self.verifyPassword = verifyPassword
         self.now = now
-        bookingLimiter = RateLimiter(now: now)
     }
 
     public static let cookieName = "almanac_session"
@@ -71,6 +68,21 @@ public struct WebCalendar: Sendable {
                 response = context.errorPage(error)
             }
         }
+        return secured(response, nonce: nonce)
+    }
+
+    /// The pages' 429 (a throttle past its allowance): the error page with `Retry-After`.
+    public func tooManyRequests(_ request: HTTPRequest, retryAfter: Int) -> HTTPResponse {
+        let nonce = PasswordGenerator.generate(length: 22)
+        let context = WebContext(calendar: self, request: request, session: session(for: request), nonce: nonce)
+        let failure = WebFailure(
+            429, "Too many requests from your address; try again in \(retryAfter) seconds.", retryAfter: retryAfter)
+        return secured(context.errorPage(failure), nonce: nonce)
+    }
+
+    /// `response` with the headers every page carries.
+    func secured(_ response: HTTPResponse, nonce: String) -> HTTPResponse {
+        var response = response
         // Scripts only from this server, and inline only with this page's nonce.
         response.headers.set(
             "Content-Security-Policy",

@@ -43,7 +43,7 @@ struct WebContext {
         .init("POST", "/calendar/bookings/delete") { (context, _) throws(WebFailure) in
             try context.deleteBookingTypeFromPage()
         },
-        // The public booking pages (BookingPages.swift): no sign-in, throttled per address.
+        // The public booking pages (BookingPages.swift): no sign-in (the server throttles them).
         .init("GET", "/book/manage/{token}.ics") { (context, path) throws(WebFailure) in
             try context.bookingICS(path["token"])
         },
@@ -77,8 +77,6 @@ struct WebContext {
 
     func route() throws(WebFailure) -> HTTPResponse {
         let isBooking = request.path.hasPrefix("/book/")
-        // Every request for a booking page counts against the address's allowance, found or not.
-        if isBooking, ["GET", "HEAD", "POST"].contains(request.method) { try throttle(post: request.method == "POST") }
         switch Self.table.match(method: request.method, segments: RouteTemplate.segments(of: request.path) ?? [""]) {
         case .found(let route, let parameters):
             return try route.payload.answer(self, parameters)
