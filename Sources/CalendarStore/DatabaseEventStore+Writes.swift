@@ -29,6 +29,16 @@ extension DatabaseEventStore {
                 "the calendars of this account hold \(bytes) bytes; this write would pass their quota of \(limit) bytes"
             )
         }
+        // What the owner keeps as their own parts of others' shared objects counts too.
+        if let limit = quota.maxBytes, addedBytes > 0 {
+            let personal = try personalBytes(of: calendar.ownerID, connection)
+            if personal > 0, bytes + personal + addedBytes > limit {
+                throw StoreError(
+                    .insufficientStorage,
+                    "this account keeps \(bytes + personal) bytes (its calendars and its own alarms on shared ones); this write would pass its quota of \(limit) bytes"
+                )
+            }
+        }
     }
 
     /// Checks a write against the calendar's rules and the preconditions, writing nothing:

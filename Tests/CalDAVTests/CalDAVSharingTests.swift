@@ -484,4 +484,47 @@ extension CalDAVSharingTests {
         try Self.accept(bob, "bob")
         #expect(!(try bob.get(bobPath).text.contains("VALARM")))
     }
+
+    /// A sharee's own parts are bounded like anything else they keep: one object's at most
+    /// 64 KiB, and all of them counted with their own calendars against their byte quota
+    /// (not the owner's). A refused write keeps what was there.
+    @Test(arguments: ServerSetup.all) func aShareesOwnAlarmsAreBoundedAndCountAgainstTheirQuota(
+        _ setup: ServerSetup
+    ) throws {
+        let server = try TestServer(setup, users: ["anna", "bob"])
+        let (anna, bob) = (server.dav("anna"), server.dav("bob"))
+        try Self.shareTeam(anna, with: [(bob, "bob", true)])
+        let timing = ["DTSTART:20270105T090000Z", "DTEND:20270105T100000Z", "SUMMARY:Planning"]
+        func alarms(_ count: Int, _ text: String) -> [String] {
+            (0..<count).flatMap { index in
+                [
+                    "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(text) \(index)", "TRIGGER:-PT\(index + 1)M",
+                    "END:VALARM",
+                ]
+            }
+        }
+        #expect(try anna.put("/dav/calendars/anna/team/plan.ics", Self.event("plan", timing)).status == 201)
+        let path = "/dav/calendars/bob/anna-team/plan.ics"
+        #expect(try bob.put(path, Self.event("plan", timing + alarms(1, "mine"))).status == 204)
+
+        // 1,000 alarms of about 90 bytes each: past the bound of one object's parts.
+        let many = try bob.put(path, Self.event("plan", timing + alarms(1_000, "again")))
+        #expect(many.status == 507, "\(many.text)")
+        #expect(Self.lines(try bob.get(path).text, containing: "DESCRIPTION") == ["DESCRIPTION:mine 0"])
+
+        // Under a quota that Bob's own calendars nearly fill, a few more alarms do not fit.
+        let filler = Self.event("fill", timing + ["DESCRIPTION:" + String(repeating: "x", count: 3_000)])
+        #expect(try bob.mkcalendar("/dav/calendars/bob/own/").status == 201)
+        #expect(try bob.put("/dav/calendars/bob/own/fill.ics", filler).status == 201)
+        server.backend.quota = StoreQuota(maxBytes: 4_000)
+        let over = try bob.put(path, Self.event("plan", timing + alarms(12, "more")))
+        #expect(over.status == 507, "\(over.text)")
+        #expect(Self.lines(try bob.get(path).text, containing: "DESCRIPTION") == ["DESCRIPTION:mine 0"])
+        // Anna's own writes are hers to count: Bob's parts are not on her bill.
+        #expect(
+            try anna.put("/dav/calendars/anna/team/plan.ics", Self.event("plan", timing + ["LOCATION:Room 2"])).status
+                == 204)
+        server.backend.quota = StoreQuota()
+        #expect(try bob.put(path, Self.event("plan", timing + alarms(12, "more"))).status == 204)
+    }
 }

@@ -124,13 +124,56 @@ extension DatabaseEventStore {
                 "DELETE FROM personal_data WHERE object_id = ? AND user_id = ?", [.integer(rowID), .integer(userID)])
             return nil
         }
+        let data = personal.serialized()
+        try checkPersonalRoom(for: data.count, replacing: rowID, connection)
         let tag = Identifiers.randomHex(bytes: 6)
         try connection.run(
             """
             INSERT INTO personal_data (object_id, calendar_id, user_id, data, tag) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (object_id, user_id) DO UPDATE SET data = excluded.data, tag = excluded.tag
             """,
-            [.integer(rowID), .integer(calendar.rowID), .integer(userID), .blob(personal.serialized()), .text(tag)])
+            [.integer(rowID), .integer(calendar.rowID), .integer(userID), .blob(data), .text(tag)])
         return tag
+    }
+
+    /// Refuses (507) a sharee's parts of one object past ``PersonalData/maxBytes``, and
+    /// parts that would take what the user keeps (their own calendars' objects and their
+    /// parts of others') past the backend's byte quota. The owner's quota counts only the
+    /// shared object itself.
+    func checkPersonalRoom(for count: Int, replacing rowID: Int64, _ connection: Connection) throws(StoreError) {
+        guard count <= PersonalData.maxBytes else {
+            throw StoreError(
+                .insufficientStorage,
+                "your own alarms and transparency on one shared object are at most \(PersonalData.maxBytes) bytes; these are \(count)"
+            )
+        }
+        guard let limit = backend.quota.maxBytes else { return }
+        let personal = try personalBytes(of: userID, besides: rowID, connection)
+        let owned =
+            try connection.firstRow(
+                "SELECT CAST(coalesce(sum(object_bytes), 0) AS BIGINT) FROM calendars WHERE owner_id = ?",
+                [.integer(userID)]
+            ) { $0.int(0) } ?? 0
+        if owned + personal + count > limit {
+            throw StoreError(
+                .insufficientStorage,
+                "this account keeps \(owned + personal) bytes (its calendars and its own alarms on shared ones); these \(count) would pass its quota of \(limit) bytes"
+            )
+        }
+    }
+
+    /// The bytes `user` keeps as their parts of shared objects (but those of object
+    /// `excluded`, about to be replaced).
+    func personalBytes(of user: Int64, besides excluded: Int64 = 0, _ connection: Connection) throws(StoreError) -> Int
+    {
+        // Cast: PostgreSQL sums bigints as numeric.
+        try connection.firstRow(
+            """
+            SELECT CAST(coalesce(sum(length(p.data)), 0) AS BIGINT) FROM grants g
+            JOIN personal_data p ON p.calendar_id = g.calendar_id AND p.user_id = g.user_id
+            WHERE g.user_id = ? AND p.object_id <> ?
+            """,
+            [.integer(user), .integer(excluded)]
+        ) { $0.int(0) } ?? 0
     }
 }

@@ -9,6 +9,10 @@ import ICalendar
 /// A user's parts are kept as a VCALENDAR of stubs: per VEVENT or VTODO that has any, one
 /// of the same name with its UID, its RECURRENCE-ID, its TRANSP and its VALARMs.
 enum PersonalData {
+    /// The most bytes one user's parts of one object may take, as kept: room for alarms
+    /// on a few hundred instances of a series.
+    static let maxBytes = 64 << 10
+
     /// Splits `root` (a VCALENDAR) into what every user shares and the VCALENDAR of stubs
     /// holding the personal parts (nil when it has none).
     static func split(_ root: Component) -> (shared: Component, personal: Component?) {
