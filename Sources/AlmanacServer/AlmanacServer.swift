@@ -21,18 +21,12 @@ public typealias PrincipalVisibility = CalDAV.PrincipalVisibility
 /// The server as one value: the store, authentication and the routes, wired onto
 /// the HTTP transport. `almanac serve` makes one and runs it.
 ///
-/// Routes so far:
-/// - `GET /` — what this server is and where its CalDAV root is (no sign-in).
-/// - `/.well-known/caldav` — a redirect to the CalDAV root (RFC 6764).
-/// - `/dav/…` — the CalDAV tree; every request is authenticated (HTTP Basic).
-/// - `/feeds/<token>.ics` — a calendar's subscription feed (the token is the key).
-/// - `/api/v1/…` — the JSON API (Basic or a personal token as `Bearer`), with CORS
-///   for the configured origins; `/api/v1/openapi.json` needs no sign-in.
-/// - `/events/<id>.ics` — one event as a file to add (signed in).
+/// Every route is in one table (``ServerRoutes``): its method, path template, who may
+/// call it and what answers it; `docs/design.md` lists them.
 public final class AlmanacServer: Sendable {
     public let backend: DatabaseBackend
     public let authenticator: Authenticator
-    let router: Router
+    let routes: ServerRoutes
     let server: HTTPServer
     /// Delivers the webhook outbox while the server runs (nil: this process delivers none).
     public let webhookDispatcher: WebhookDispatcher?
@@ -87,19 +81,20 @@ public final class AlmanacServer: Sendable {
             },
             now: now)
         web.mail = mail
-        router = Self.router(
+        let routes = ServerRoutes(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
             visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit,
             webhookEndpoints: ServerWebhookEndpoints(options: http),
             feedRefusal: subscriptions.map { configuration in
                 { @Sendable url in configuration.policy.refusal(for: url)?.description }
             }, mail: mail, now: now)
-        let router = self.router
+        self.routes = routes
         server = HTTPServer(
-            configuration: configuration, admission: Self.admission(authenticator: authenticator, web: web)
+            configuration: configuration,
+            admission: Self.admission(routes: routes, authenticator: authenticator, web: web)
         ) { request in
             // Expansion for a client that went away stops at its next check (ExpansionBudget).
-            ExpansionBudget.withCancellation(request.isClientGone) { router.respond(to: request) }
+            ExpansionBudget.withCancellation(request.isClientGone) { routes.respond(to: request) }
         }
     }
 
@@ -110,16 +105,20 @@ public final class AlmanacServer: Sendable {
     /// booking form, a booking link's cancel or reschedule.
     static let unauthenticatedBodyLimit = 16 << 10
 
-    /// Who may send a body, and how much, decided when the headers arrive and before any
-    /// of it is read: a signed-in principal (Basic, a token, or a web session) up to the
-    /// server's limit; a sign-in form, booking form or booking link's request (whose
-    /// token is in the body) up to 16 KiB, announced with Content-Length (a chunked body
-    /// from someone not signed in is 411, so nothing unauthenticated streams in).
-    /// Anyone else gets their 401 at once, so no unauthenticated upload is ever buffered.
-    static func admission(authenticator: Authenticator, web: WebCalendar) -> HTTPAdmission {
+    /// Who may send a body, and how much, decided by the route's access (``RouteAccess``)
+    /// when the headers arrive and before any of it is read: a signed-in principal (Basic,
+    /// a token, or a web session, as the route takes) up to the server's limit; anyone
+    /// else on a route open to them (a sign-in form, a booking form, a booking link's
+    /// request) up to 16 KiB, announced with Content-Length (a chunked body from someone
+    /// not signed in is 411, so nothing unauthenticated streams in). Anyone else gets
+    /// their 401, and a request no route takes its 404 or 405, at once: no body is read
+    /// for nothing.
+    static func admission(routes: ServerRoutes, authenticator: Authenticator, web: WebCalendar) -> HTTPAdmission {
         { request in
-            let isForm = request.path == "/login" || request.path.hasPrefix("/book/")
-            if isForm || JSONAPIHandler.isBookerRequest(request) {
+            guard let access = routes.access(for: request) else { return .answer(routes.respond(to: request)) }
+            switch access {
+            case .anyone,
+                .booker where request.headers["Authorization"] == nil:
                 guard let length = request.headers["Content-Length"].flatMap({ Int($0) }) else {
                     return .answer(
                         .text(
@@ -133,72 +132,28 @@ public final class AlmanacServer: Sendable {
                         ))
                 }
                 return .read(upTo: unauthenticatedBodyLimit)
-            }
-            let isAPI = request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/")
-            if request.headers["Authorization"] == nil, web.session(for: request) != nil { return .read(upTo: .max) }
-            if isAPI {
+            case .session:
+                // Without a session the pages answer with their sign-in form: no body needed.
+                return web.session(for: request) == nil ? .answer(web.respond(to: request)) : .read(upTo: .max)
+            case .basic:
+                if case .failure(let failure) = authenticator.authenticate(request) {
+                    return .answer(CalDAVHandler.response(for: failure))
+                }
+                return .read(upTo: .max)
+            case .token, .booker:
+                if request.headers["Authorization"] == nil, web.session(for: request) != nil {
+                    return .read(upTo: .max)
+                }
                 if case .failure(let failure) = authenticator.authenticateAPI(request) {
                     return .answer(JSONAPIHandler.response(for: failure))
                 }
                 return .read(upTo: .max)
             }
-            if case .failure(let failure) = authenticator.authenticate(request) {
-                return .answer(CalDAVHandler.response(for: failure))
-            }
-            return .read(upTo: .max)
         }
     }
 
     /// Answers a request in process, as the listening server would.
-    public func respond(to request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
-
-    static func router(
-        backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
-        visiblePrincipals: PrincipalVisibility, apiRateLimit: Int, webhookEndpoints: ServerWebhookEndpoints,
-        feedRefusal: (@Sendable (String) -> String?)?, mail: (any IMIPSender)?, now: @escaping @Sendable () -> Int
-    ) -> Router {
-        var router = Router()
-        let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, mail: mail, now: now)
-        let dav: HTTPResponder = { request in
-            switch authenticator.authenticate(request) {
-            case .failure(let failure):
-                return CalDAVHandler.response(for: failure)
-            case .success(let user):
-                return caldav.respond(to: request, as: user)
-            }
-        }
-        // The web calendar: `/` is the sign-in form (or the calendar, signed in).
-        let pages: HTTPResponder = { request in web.respond(to: request) }
-        router.add("/", methods: ["GET", "HEAD"], pages)
-        for path in ["/login", "/logout", "/settings"] { router.add(path, pages) }
-        router.addPrefix("/calendar", pages)
-        router.addPrefix("/book/", Middleware.bookingThrottle(RateLimiter(now: now), web: web)(pages))
-        router.addPrefix("/static/", methods: ["GET", "HEAD"], pages)
-        // Clients that are given only the server's address start discovery at `/`, and
-        // conformance checkers search for principals there too.
-        router.add("/", methods: ["PROPFIND", "OPTIONS", "REPORT"], dav)
-        router.addPrefix("/.well-known/caldav") { _ in
-            HTTPResponse(status: 301, headers: ["Location": "/dav/"])
-        }
-        router.addPrefix("/dav", dav)
-        router.addPrefix(FeedHandler.prefix, methods: ["GET", "HEAD"]) { request in
-            FeedHandler.respond(to: request, backend: backend, now: now)
-        }
-
-        let api = JSONAPIHandler(
-            backend: backend,
-            configuration: APIConfiguration(
-                webhooks: webhookEndpoints, feedRefusal: feedRefusal, mail: mail, now: now))
-        // The API's middleware, outermost first: CORS for the allowed browser origins, then
-        // who is calling (credentials, the web session with its CSRF token, or a booker).
-        let signedInAPI = Middleware.cors(allowing: allowedOrigins)(
-            Middleware.apiCaller(
-                authenticator: authenticator, web: web, api: api,
-                limit: Middleware.RateLimit(perMinute: apiRateLimit, now: now)))
-        router.addPrefix(JSONAPIHandler.prefix + "/", signedInAPI)
-        router.addPrefix("/events/", methods: ["GET", "HEAD"], signedInAPI)
-        return router
-    }
+    public func respond(to request: HTTPRequest) -> HTTPResponse { routes.respond(to: request) }
 
     /// Starts listening and delivering webhooks (returns at once).
     public func start() throws(ServerError) {

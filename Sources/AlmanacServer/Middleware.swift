@@ -44,41 +44,43 @@ enum Middleware {
 
     /// Who calls the API, from the request's head alone, then the API as them:
     /// - `Authorization` (Basic or a Bearer token) for apps and scripts;
-    /// - else the web pages' session cookie, a change carrying the page's `X-CSRF-Token`;
-    /// - a booking link's cancel or reschedule (a POST the path names) is the API's to
-    ///   tell apart: a booker proves themselves with the link's token in the body, an
-    ///   owner by a session as above.
+    /// - else the web pages' session cookie, a change carrying the page's `X-CSRF-Token`.
     /// Then each principal's requests count against its rate limit (`limit`).
-    /// The OpenAPI document needs no one.
     static func apiCaller(authenticator: Authenticator, web: WebCalendar, api: JSONAPIHandler, limit: RateLimit)
         -> HTTPResponder
     {
         { request in
-            if request.method == "GET" && request.path == JSONAPIHandler.prefix + "/openapi.json" {
-                return JSONAPIHandler.openAPIResponse(to: request)
-            }
-            if request.headers["Authorization"] == nil {
-                let session = web.session(for: request).map { session in
-                    (principal: APIPrincipal(user: session.user), mayChange: carriesCSRF(request, session.csrfToken))
+            if request.headers["Authorization"] == nil, let session = web.session(for: request) {
+                let principal = APIPrincipal(user: session.user)
+                let safe = request.method == "GET" || request.method == "HEAD"
+                guard safe || carriesCSRF(request, session.csrfToken) else {
+                    return JSONAPIHandler.forbidden("a change from the web pages needs the page's X-CSRF-Token")
                 }
-                if JSONAPIHandler.isBookerRequest(request) {
-                    // A booker is not counted; a signed-in owner (or a booker who is signed in) is.
-                    guard let session else { return api.respondToBooker(request) }
-                    return limit.apply(to: session.principal) { api.respondToBooker(request, session: session) }
-                }
-                if let session {
-                    let safe = request.method == "GET" || request.method == "HEAD"
-                    guard safe || session.mayChange else {
-                        return JSONAPIHandler.forbidden("a change from the web pages needs the page's X-CSRF-Token")
-                    }
-                    return limit.apply(to: session.principal) { api.respond(to: request, as: session.principal) }
-                }
+                return limit.apply(to: principal) { api.respond(to: request, as: principal) }
             }
             switch authenticator.authenticateAPI(request) {
             case .failure(let failure): return JSONAPIHandler.response(for: failure)
             case .success(let signedIn):
                 let principal = APIPrincipal(user: signedIn.user, token: signedIn.token)
                 return limit.apply(to: principal) { api.respond(to: request, as: principal) }
+            }
+        }
+    }
+
+    /// Who calls a booking link's cancel or reschedule: a request with `Authorization`,
+    /// or not a POST, is an account's (`account` answers it); else the API tells a booker,
+    /// whose link's token is in the body, from the owner signed in to the web pages (with
+    /// their CSRF token). A booker is not counted against a rate limit; an owner is.
+    static func bookingCaller(web: WebCalendar, api: JSONAPIHandler, limit: RateLimit, account: @escaping HTTPResponder)
+        -> HTTPResponder
+    {
+        { request in
+            guard request.method == "POST", request.headers["Authorization"] == nil else { return account(request) }
+            guard let session = web.session(for: request) else { return api.respondToBooker(request) }
+            let principal = APIPrincipal(user: session.user)
+            return limit.apply(to: principal) {
+                api.respondToBooker(
+                    request, session: (principal, mayChange: carriesCSRF(request, session.csrfToken)))
             }
         }
     }

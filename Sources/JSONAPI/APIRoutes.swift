@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// What a route asks of the principal behind a request. A password or session has
 /// full access; a token's scope decides. The router checks it before the handler runs.
-enum RouteAccess: Sendable {
+enum ScopeRequirement: Sendable {
     /// Every principal (an add-only token's handler still shows it only its own events).
     case any
     /// A scope that may read everything: read or read-write, not add-only.
@@ -35,7 +35,7 @@ enum RouteAccess: Sendable {
 /// What the API keeps for each route of its table: the access it needs and the handler
 /// that answers it.
 struct APIRoute: Sendable {
-    var access: RouteAccess
+    var access: ScopeRequirement
     var handler: @Sendable (APIContext, RouteParameters) throws(APIProblem) -> HTTPResponse
 }
 
@@ -45,7 +45,7 @@ typealias Route = RouteTable<APIRoute>.Route
 
 extension RouteTable<APIRoute>.Route {
     init(
-        _ method: String, _ template: String, _ access: RouteAccess,
+        _ method: String, _ template: String, _ access: ScopeRequirement,
         _ handler: @escaping @Sendable (APIContext, RouteParameters) throws(APIProblem) -> HTTPResponse
     ) {
         self.init(method, template, APIRoute(access: access, handler: handler))
@@ -273,7 +273,7 @@ extension APIContext {
     /// template has no route for this method, 403 for a token whose scope the route does
     /// not take.
     func authorizedRoute() throws(APIProblem) -> (Route, RouteParameters) {
-        switch Self.table.match(method: request.method, segments: try segments()) {
+        switch Self.table.match(method: request.method, path: request.path) {
         case .notFound:
             throw APIProblem(.notFound, "no such resource: \(request.path)")
         case .methodNotAllowed(let allow):

@@ -517,16 +517,6 @@ extension APIContext {
 }
 
 extension JSONAPIHandler {
-    /// Whether `request` may be a booker's: a cancel or reschedule of a booking (a POST the
-    /// path names) without `Authorization`; ``respondToBooker(_:session:)`` tells a booker
-    /// from the signed-in owner.
-    public static func isBookerRequest(_ request: HTTPRequest) -> Bool {
-        guard request.method == "POST", request.headers["Authorization"] == nil else { return false }
-        let parts = request.path.split(separator: "/")
-        return parts.count == 5 && parts[0] == "api" && parts[1] == "v1" && parts[2] == "bookings"
-            && (parts[4] == "cancel" || parts[4] == "reschedule")
-    }
-
     /// Answers a cancel or reschedule of a booking sent without `Authorization`: a booker's
     /// when the body holds the booking link's token (`{"token": "bkc_…"}`), which proves it
     /// without an account; else the web pages' `session` owner's (a change needs the page's

@@ -218,18 +218,6 @@ struct APIContext {
     let configuration: APIConfiguration
     let cursors: CursorSigner
 
-    /// The path's segments (from `/api/v1/…` or `/events/…`), %-decoded one by one (so
-    /// an encoded `/` stays inside its segment).
-    func segments() throws(APIProblem) -> [String] {
-        guard request.path.hasPrefix(JSONAPIHandler.prefix + "/") || request.path.hasPrefix("/events/") else {
-            throw APIProblem(.notFound, "no such resource: \(request.path)")
-        }
-        guard let segments = RouteTemplate.segments(of: request.path) else {
-            throw APIProblem(.notFound, "no such resource: \(request.path)")
-        }
-        return segments
-    }
-
     // MARK: Access
 
     /// Requires that the principal may see this event: every scope but add-only may; an

@@ -68,7 +68,7 @@ public struct WebCalendar: Sendable {
                 response = context.errorPage(error)
             }
         }
-        return secured(response, nonce: nonce)
+        return Self.secured(response, nonce: nonce)
     }
 
     /// The pages' 429 (a throttle past its allowance): the error page with `Retry-After`.
@@ -77,11 +77,11 @@ public struct WebCalendar: Sendable {
         let context = WebContext(calendar: self, request: request, session: session(for: request), nonce: nonce)
         let failure = WebFailure(
             429, "Too many requests from your address; try again in \(retryAfter) seconds.", retryAfter: retryAfter)
-        return secured(context.errorPage(failure), nonce: nonce)
+        return Self.secured(context.errorPage(failure), nonce: nonce)
     }
 
     /// `response` with the headers every page carries.
-    func secured(_ response: HTTPResponse, nonce: String) -> HTTPResponse {
+    static func secured(_ response: HTTPResponse, nonce: String) -> HTTPResponse {
         var response = response
         // Scripts only from this server, and inline only with this page's nonce.
         response.headers.set(
@@ -97,7 +97,9 @@ public struct WebCalendar: Sendable {
 }
 
 /// A request that cannot be answered as asked: its status and what to tell the visitor.
-struct WebFailure: Error {
+/// The pages answer it with ``WebContext/errorPage(_:)``, which knows the visitor's way
+/// back; on its own it is the same page for a visitor who is not signed in.
+struct WebFailure: HTTPResponseError {
     var status: Int
     var message: String
     /// Seconds to wait before trying again (a 429's `Retry-After`).
@@ -107,6 +109,24 @@ struct WebFailure: Error {
         self.status = status
         self.message = message
         self.retryAfter = retryAfter
+    }
+
+    var response: HTTPResponse {
+        let nonce = PasswordGenerator.generate(length: 22)
+        var response = HTTPResponse(
+            status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"],
+            body: Array(
+                HTML.page(
+                    title: "Error", nonce: nonce, csrf: nil, bridge: nil, body: page(back: "<a href=\"/\">Sign in</a>")
+                )
+                .utf8))
+        if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+        return WebCalendar.secured(response, nonce: nonce)
+    }
+
+    /// The page's content: the status, the message and `back`, the way back.
+    func page(back: String) -> String {
+        "<main class=\"page\"><h1>\(status)</h1><p role=\"alert\">\(HTML.escape(message))</p><p>\(back)</p></main>"
     }
 
     init(_ error: StoreError) {

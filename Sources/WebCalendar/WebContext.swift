@@ -77,7 +77,7 @@ struct WebContext {
 
     func route() throws(WebFailure) -> HTTPResponse {
         let isBooking = request.path.hasPrefix("/book/")
-        switch Self.table.match(method: request.method, segments: RouteTemplate.segments(of: request.path) ?? [""]) {
+        switch Self.table.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             return try route.payload.answer(self, parameters)
         case .methodNotAllowed(let allow):
@@ -202,10 +202,7 @@ struct WebContext {
         var back = session == nil ? "<a href=\"/\">Sign in</a>" : "<a href=\"/calendar\">Back to the calendar</a>"
         // A booker has no account to sign in to: the way back is the browser's.
         if request.path.hasPrefix("/book/") { back = "Go back and try again." }
-        var response = html(
-            "Error",
-            "<main class=\"page\"><h1>\(failure.status)</h1><p role=\"alert\">\(HTML.escape(failure.message))</p><p>\(back)</p></main>",
-            status: failure.status)
+        var response = html("Error", failure.page(back: back), status: failure.status)
         if let wait = failure.retryAfter { response.headers.set("Retry-After", String(wait)) }
         return response
     }

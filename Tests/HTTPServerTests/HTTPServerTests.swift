@@ -177,18 +177,6 @@ import Testing
         #expect(Array(answered.prefix(2)) == ["127.0.0.2/first", "127.0.0.3/other"], "\(answered)")
     }
 
-    @Test func routerMatchesPathsAndMethods() {
-        var router = Router()
-        router.add("/health", methods: ["GET"]) { _ in .text(200, "ok") }
-        router.addPrefix("/dav/") { request in .text(207, request.method) }
-        #expect(router.respond(to: HTTPRequest(method: "GET", path: "/health")).status == 200)
-        let wrongMethod = router.respond(to: HTTPRequest(method: "POST", path: "/health"))
-        #expect(wrongMethod.status == 405)
-        #expect(wrongMethod.headers["allow"] == "GET")
-        #expect(router.respond(to: HTTPRequest(method: "REPORT", path: "/dav/anna/")).status == 207)
-        #expect(router.respond(to: HTTPRequest(method: "GET", path: "/nothing")).status == 404)
-    }
-
     @Test func gracefulStopLetsARequestInProgressFinish() async throws {
         let started = DispatchSemaphore(value: 0)
         let server = try server { _ in
