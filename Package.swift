@@ -59,7 +59,8 @@ let package = Package(
         // Bookings: the slot rules, the engine that checks them in the store's transaction, the
         // booker's tokens and the sweeper of expired holds.
         .target(
-            name: "Bookings", dependencies: ["Availability", "CalendarStore", "StoreAdapters", "Accounts", "CivilTime"]),
+            name: "Bookings",
+            dependencies: ["Availability", "CalendarStore", "StoreAdapters", "Accounts", "CivilTime", "ICalendar"]),
         // "Add to Calendar": bridge payload, Android intent, web links and .ics for an event (pure
         // values, and one function that reads an event's stored object).
         .target(
@@ -200,7 +201,8 @@ let package = Package(
         .testTarget(
             name: "WebCalendarTests",
             dependencies: [
-                "WebCalendar", "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "CivilTime",
+                "WebCalendar", "AlmanacServer", "Bookings", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar",
+                "CivilTime",
                 "AlmanacTestSupport", "AlmanacTesting", "HTTPServer",
             ]),
         .testTarget(

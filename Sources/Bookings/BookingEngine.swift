@@ -1,6 +1,7 @@
 import Availability
 import CalendarStore
 import CivilTime
+import ICalendar
 import StoreAdapters
 
 /// Booking types' slots and bookings: the store's situation read through the pure
@@ -162,33 +163,251 @@ public struct BookingEngine: Sendable {
         durations.map { "\($0 / 60) minutes" }.joined(separator: " or ")
     }
 
-    /// Holds a slot (or a seat) for the type's hold time.
-    public func hold(type: BookingType, start: Int, end: Int, now: Int) throws(StoreError) -> BookingHold {
-        try store.hold(
-            type: type.id, owner: type.owner, start: start, end: end, now: now,
-            check: Self.check(start: start, end: end, now: now))
+    /// Saves a new booking type once its fields pass ``BookingRules/validate(_:)-(BookingType)``
+    /// (what it names, the store checks).
+    public func create(_ type: BookingType) throws(StoreError) -> BookingType {
+        try BookingRules.validate(type)
+        return try store.createBookingType(type)
     }
 
-    /// Books a slot or a seat, checked under the booking calendar's lock.
+    /// Replaces a type's fields, checked as on creation, when `ifMatch` is nil or its ETag.
+    public func update(_ type: BookingType, ifMatch: String?) throws(StoreError) -> BookingType {
+        try BookingRules.validate(type)
+        return try store.updateBookingType(type, ifMatch: ifMatch)
+    }
+
+    /// Holds a slot (or a seat) for the type's hold time, when it is on offer under the
+    /// booking calendar's lock.
+    public func hold(type: BookingType, start: Int, end: Int, now: Int) throws(StoreError) -> BookingHold {
+        let check = Self.check(start: start, end: end, now: now)
+        return try store.withLockedType(type.id, owner: type.owner, now: now) {
+            (locked) throws(StoreError) -> BookingHold in
+            let situation = try locked.situation(
+                in: BookingRules.around(start: start, end: end, locked.type), ownHold: nil, ownBooking: nil)
+            let hosts = try BookingRules.seated(try check(situation), locked.type)
+            let hold = BookingHold(
+                id: BookingHold.newIdentifier(), type: type.id, start: start, end: end,
+                recurrenceID: try BookingRules.seat(at: start, in: situation)?.recurrenceID,
+                expires: now + locked.type.holdSeconds, hosts: hosts)
+            try locked.insert(hold)
+            return hold
+        }
+    }
+
+    /// Books a slot (writing its event) or a seat (adding the booker as an attendee of
+    /// the class occurrence; on a waiting list when the class is full and the type keeps
+    /// one), checked under the booking calendar's lock; a group type's booking writes the
+    /// event into each host's calendar it takes. A request with the
+    /// ``BookingRequest/retryKey`` of a booking that still stands answers that booking
+    /// with `isNew` false.
     public func book(_ request: BookingRequest, type: BookingType, now: Int) throws(StoreError) -> (
         booking: Booking, isNew: Bool
     ) {
-        try store.book(
-            request, owner: type.owner, now: now, check: Self.check(start: request.start, end: request.end, now: now))
+        try BookingRules.validate(request)
+        let check = Self.check(start: request.start, end: request.end, now: now)
+        return try store.withLockedType(type.id, owner: type.owner, now: now) {
+            (locked) throws(StoreError) -> (booking: Booking, isNew: Bool) in
+            let type = locked.type
+            // A retry of this very request (its own key) answers the booking it made, while
+            // that stands: sent again after a cancellation, it books anew.
+            if let key = request.retryKey, let existing = try locked.booking(retryKey: key) { return (existing, false) }
+            if let hold = request.hold {
+                guard let held = try locked.hold(id: hold), held.start == request.start, held.end == request.end else {
+                    throw StoreError(.slotTaken, "the hold \(hold) ran out or is of another slot", resource: hold)
+                }
+            }
+            let situation = try locked.situation(
+                in: BookingRules.around(start: request.start, end: request.end, type), ownHold: request.hold,
+                ownBooking: nil)
+            let seat = try BookingRules.seat(at: request.start, in: situation)
+            // The same rules for a seat and for the waiting list: a class that has begun,
+            // is too soon or too far ahead is refused either way.
+            let decision = try check(situation)
+            var status = Booking.Status.confirmed
+            var hosts = decision.hosts
+            if decision.isFull {
+                guard type.waitlist else { throw StoreError(.slotTaken, "the class at that time is full") }
+                // A waiting list as long as the class is big (at least 10, at most 100):
+                // strangers cannot add rows without end.
+                guard
+                    try locked.waitingCount(start: request.start)
+                        < min(Booking.maxWaiting, max(10, seat?.capacity ?? 1))
+                else { throw StoreError(.slotTaken, "the class at that time is full, and so is its waiting list") }
+                status = .waitlisted
+                hosts = []
+            }
+            var booking = Booking(
+                id: Booking.newIdentifier(), type: type.id, owner: type.owner, calendar: type.calendar,
+                eventIdentifier: nil, recurrenceID: seat?.recurrenceID, start: request.start, end: request.end,
+                name: request.name, email: request.email, note: request.note, status: status, created: now,
+                modified: now)
+            if let seat {
+                booking.eventIdentifier = try locked.eventIdentifier(of: type.classEvent ?? "")
+                booking.end = seat.end
+                if status == .confirmed { try Self.addAttendee(booking, locked) }
+            } else if !type.hosts.isEmpty {
+                booking.hosts = hosts
+                booking.events = try Self.writeHostEvents(booking, locked)
+                booking.eventIdentifier = booking.events.first
+            } else {
+                booking.eventIdentifier = try locked.createEvent(
+                    BookingRules.event(for: booking, type: type, calendar: type.calendar))
+            }
+            try locked.insert(
+                booking, cancelTokenHash: request.cancelTokenHash, rescheduleTokenHash: request.rescheduleTokenHash,
+                retryKey: request.retryKey)
+            if let hold = request.hold { try locked.removeHold(id: hold) }
+            if status == .confirmed { try locked.tell(.bookingCreated, booking) }
+            return (booking, true)
+        }
     }
 
-    /// Cancels a booking; a seat it frees goes to the first on the waiting list when the
-    /// class is still on offer by the same rules as a booking.
+    /// Cancels a booking: a slot's events get STATUS:CANCELLED (synced devices show them
+    /// cancelled); a seat's attendee is removed, and the first on the waiting list, if
+    /// any, takes the seat when the class is still on offer with a seat by the same rules
+    /// as a booking. Cancelling a cancelled booking changes nothing.
     public func cancel(_ booking: Booking, now: Int) throws(StoreError) -> Booking {
-        try store.cancel(
-            booking: booking.id, owner: booking.owner, now: now,
-            promote: Self.check(start: booking.start, end: booking.end, now: now))
+        let promote = Self.check(start: booking.start, end: booking.end, now: now)
+        return try store.withLockedBooking(booking.id, owner: booking.owner, now: now) {
+            (locked, booking) throws(StoreError) -> Booking in
+            guard booking.status != .cancelled else { return booking }
+            let wasConfirmed = booking.status == .confirmed
+            var booking = booking
+            booking.status = .cancelled
+            booking.modified = now
+            try locked.update(booking)
+            if locked.type.isSeated {
+                guard wasConfirmed else { return booking }
+                // A class occurrence since removed has no attendee to take out.
+                try Self.unlessGone { () throws(StoreError) in try Self.removeAttendee(booking, locked) }
+                if var next = try locked.firstWaiting(start: booking.start),
+                    let decision = try? promote(
+                        try locked.situation(
+                            in: BookingRules.around(start: next.start, end: next.end, locked.type), ownHold: nil,
+                            ownBooking: nil)),
+                    !decision.isFull
+                {
+                    try Self.addAttendee(next, locked)
+                    next.status = .confirmed
+                    next.modified = now
+                    try locked.update(next)
+                    try locked.tell(.bookingCreated, next)
+                }
+            } else if !booking.events.isEmpty || booking.eventIdentifier != nil {
+                // An event the owner has since deleted needs no cancelling.
+                for identifier in booking.events.isEmpty ? [booking.eventIdentifier ?? ""] : booking.events {
+                    try Self.unlessGone { () throws(StoreError) in
+                        try Self.move(identifier, to: nil, locked)
+                    }
+                }
+            }
+            try locked.tell(.bookingCancelled, booking)
+            return booking
+        }
     }
 
-    /// Moves a booking to another free slot (or seat), atomically.
+    /// Moves a confirmed booking to `start..<end` (a seat: to the occurrence starting
+    /// then) when it is free, the booking's own time left out of the busy time; a group
+    /// booking's hosts it keeps move their event, those it leaves cancel theirs, new ones
+    /// get one.
     public func reschedule(_ booking: Booking, start: Int, end: Int, now: Int) throws(StoreError) -> Booking {
-        try store.reschedule(
-            booking: booking.id, owner: booking.owner, start: start, end: end, now: now,
-            check: Self.check(start: start, end: end, now: now))
+        let check = Self.check(start: start, end: end, now: now)
+        return try store.withLockedBooking(booking.id, owner: booking.owner, now: now) {
+            (locked, booking) throws(StoreError) -> Booking in
+            guard booking.status == .confirmed else {
+                throw StoreError(.invalidArgument, "only a confirmed booking moves (this one is \(booking.status))")
+            }
+            guard start < end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
+            let situation = try locked.situation(
+                in: BookingRules.around(start: start, end: end, locked.type), ownHold: nil, ownBooking: booking)
+            let hosts = try BookingRules.seated(try check(situation), locked.type)
+            var booking = booking
+            if !locked.type.hosts.isEmpty {
+                var kept: [String: String] = [:]
+                for (host, identifier) in zip(booking.hosts, booking.events) {
+                    if hosts.contains(host) {
+                        kept[host] = identifier
+                        try Self.move(identifier, to: (start, end), locked)
+                    } else {
+                        try Self.unlessGone { () throws(StoreError) in try Self.move(identifier, to: nil, locked) }
+                    }
+                }
+                booking.start = start
+                booking.end = end
+                let added = hosts.filter { kept[$0] == nil }
+                var fresh = booking
+                fresh.hosts = added
+                var made = Dictionary(uniqueKeysWithValues: zip(added, try Self.writeHostEvents(fresh, locked)))
+                booking.hosts = hosts
+                booking.events = hosts.compactMap { kept[$0] ?? made.removeValue(forKey: $0) }
+                booking.eventIdentifier = booking.events.first
+            } else if let seat = try BookingRules.seat(at: start, in: situation) {
+                try Self.removeAttendee(booking, locked)
+                booking.start = seat.start
+                booking.end = seat.end
+                booking.recurrenceID = seat.recurrenceID
+                try Self.addAttendee(booking, locked)
+            } else if let identifier = booking.eventIdentifier {
+                try Self.move(identifier, to: (start, end), locked)
+                booking.start = start
+                booking.end = end
+            }
+            booking.modified = now
+            try locked.update(booking)
+            try locked.tell(.bookingRescheduled, booking)
+            return booking
+        }
+    }
+
+    // MARK: What a booking writes
+
+    /// A group booking's event in each of its hosts' calendars (one UID for all), in the
+    /// hosts' order; their identifiers.
+    static func writeHostEvents(_ booking: Booking, _ locked: any BookingTransaction) throws(StoreError) -> [String] {
+        var written: [String] = []
+        for name in booking.hosts {
+            guard let host = locked.type.hosts.first(where: { $0.name == name }) else {
+                throw StoreError(.slotTaken, "\(locked.type.title) has no host \(name) any more")
+            }
+            var event = BookingRules.event(for: booking, type: locked.type, calendar: host.calendar)
+            event.component.setProperty(Property(name: "UID", value: booking.id + "@almanac"))
+            event.component.setProperty(Property(name: "X-ALMANAC-HOST", text: name))
+            if let identifier = try locked.createEvent(event) { written.append(identifier) }
+        }
+        return written
+    }
+
+    static func addAttendee(_ booking: Booking, _ locked: any BookingTransaction) throws(StoreError) {
+        var event = try locked.occurrence(of: booking.eventIdentifier ?? "", startingAt: booking.start)
+        event.attendees.append(BookingRules.attendee(booking))
+        try locked.save(event)
+    }
+
+    static func removeAttendee(_ booking: Booking, _ locked: any BookingTransaction) throws(StoreError) {
+        var event = try locked.occurrence(of: booking.eventIdentifier ?? "", startingAt: booking.start)
+        event.attendees.removeAll {
+            $0.otherParameters.contains { $0.name == "X-ALMANAC-BOOKING" && $0.value == booking.id }
+        }
+        try locked.save(event)
+    }
+
+    /// Moves a booking's event to new times (nil: cancels it), one SEQUENCE on.
+    static func move(_ identifier: String, to times: (start: Int, end: Int)?, _ locked: any BookingTransaction)
+        throws(StoreError)
+    {
+        var event = try locked.event(identifier)
+        if let times {
+            event.start = DateTimeValue(CivilDateTime(secondsSinceEpoch: times.start), form: .utc)
+            event.end = DateTimeValue(CivilDateTime(secondsSinceEpoch: times.end), form: .utc)
+        } else {
+            event.component.setProperty(Property(name: "STATUS", value: "CANCELLED"))
+        }
+        event.sequence += 1
+        try locked.save(event)
+    }
+
+    /// Runs `body`, taking a missing event or class occurrence for done.
+    static func unlessGone(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        do { try body() } catch  where error.code == .notFound || error.code == .slotTaken {}
     }
 }

@@ -197,7 +197,7 @@ extension APIContext {
         }
         var type = BookingType(owner: principal.user, title: "", durations: [], calendar: "")
         try apply(body, to: &type)
-        let saved = try attempt { () throws(StoreError) in try backend.bookings.createBookingType(type) }
+        let saved = try attempt { () throws(StoreError) in try bookingEngine.create(type) }
         var response = json(Self.json(saved), status: 201, etag: saved.etag)
         response.headers.set("Location", JSONAPIHandler.prefix + "/booking-types/" + saved.id)
         return response
@@ -217,7 +217,7 @@ extension APIContext {
         var type = try bookingType(id)
         try apply(body, to: &type)
         let saved = try attempt { () throws(StoreError) in
-            try backend.bookings.updateBookingType(type, ifMatch: ifMatch)
+            try bookingEngine.update(type, ifMatch: ifMatch)
         }
         return json(Self.json(saved), etag: saved.etag)
     }

@@ -1,3 +1,4 @@
+import Bookings
 import CalendarStore
 import CivilTime
 import Foundation
@@ -72,7 +73,7 @@ extension WebContext {
             title: (fields["title"] ?? "").trimmingCharacters(in: .whitespaces),
             durations: [minutes * 60], calendar: fields["calendar"] ?? "")
         do {
-            _ = try backend.bookings.createBookingType(type)
+            _ = try BookingEngine(store: backend.bookings).create(type)
         } catch  where [.invalidArgument, .alreadyExists, .notFound, .forbidden].contains(error.code) {
             return try bookingTypesPage(message: error.message, status: 400)
         } catch {

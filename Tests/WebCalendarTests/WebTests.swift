@@ -2,6 +2,7 @@ import Accounts
 import AlmanacServer
 import AlmanacTestSupport
 import AlmanacTesting
+import Bookings
 import CalendarStore
 import CivilTime
 import Foundation
@@ -510,11 +511,11 @@ import Testing
         #expect(taken.status == 400 && taken.text.contains("taken"), "\(taken.text)")
         // A booking shows among the coming ones.
         let tokens = (cancel: String(repeating: "a", count: 64), reschedule: String(repeating: "b", count: 64))
-        _ = try web.backend.bookings.book(
+        _ = try BookingEngine(store: web.backend.bookings).book(
             BookingRequest(
                 type: type.id, start: 1_796_374_800, end: 1_796_377_500, name: "Lena", email: "lena@example.com",
                 cancelTokenHash: tokens.cancel, rescheduleTokenHash: tokens.reschedule),
-            owner: "anna", now: 1_796_083_200, check: { _ in SlotDecision() })
+            type: type, now: 1_796_083_200)
         #expect(
             try web.send("GET", "/calendar/bookings", cookie: cookie).text.contains("Lena &lt;lena@example.com&gt;"))
         let removed = try web.send(

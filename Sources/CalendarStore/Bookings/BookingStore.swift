@@ -2,19 +2,20 @@ import CivilTime
 import ICalendar
 import Recurrence
 
-/// Booking types, holds and bookings. Reached through ``DatabaseBackend/bookings``.
+/// Booking types, holds and bookings as rows. Reached through ``DatabaseBackend/bookings``.
 ///
-/// Every change that takes a slot or a seat (a hold, a booking, a reschedule) runs in
-/// one transaction that locks the booking calendar's row, gathers the situation again
-/// (``BookingSituation``: busy time, other holds, the type's bookings, class seats) and
-/// asks the caller's `check` whether the slot is still free: two bookers racing for the
-/// last seat or the same slot, in one process or several on PostgreSQL, take turns, and
-/// the second sees the first's booking and gets ``StoreError/Code/slotTaken``. The
-/// rules that decide what is free live above the store (the Availability module); the
-/// store only guarantees that they are applied to what is committed.
+/// The store keeps rows and runs transactions; the rules (what is free, who is seated,
+/// what a booking writes, when webhooks are told) are the Bookings module's, and run
+/// inside ``withLockedType(_:owner:now:_:)``: one write transaction that locks the
+/// type's calendars, so every change that takes a slot or a seat reads the situation
+/// again (``BookingSituation``) and two bookers racing for the last seat or the same
+/// slot, in one process or several on PostgreSQL, take turns and the second sees the
+/// first's booking.
 public protocol BookingStore: Sendable {
     /// Saves a new type of its owner's; throws `notFound` for an unknown owner, `invalidArgument`
-    /// for a field out of bounds or a calendar not theirs to book into, `alreadyExists` for a taken slug.
+    /// for a calendar not theirs to book into, a schedule they do not have, or a class event
+    /// outside the booking calendar, and `alreadyExists` for a taken slug. The type's own
+    /// fields are the caller's to check (the Bookings module's rules).
     func createBookingType(_ type: BookingType) throws(StoreError) -> BookingType
     /// The owner's booking types, by title (then identifier).
     func bookingTypes(owner: String) throws(StoreError) -> [BookingType]
@@ -22,7 +23,8 @@ public protocol BookingStore: Sendable {
     func bookingType(id: String, owner: String) throws(StoreError) -> BookingType
     /// The type whose public page is `/book/{slug}`.
     func bookingType(slug: String) throws(StoreError) -> BookingType
-    /// Replaces a type's fields (checked as on creation) when `ifMatch` is nil or its ETag; `modified` moves on.
+    /// Replaces a type's fields (its references checked as on creation) when `ifMatch` is
+    /// nil or its ETag; `modified` moves on.
     func updateBookingType(_ type: BookingType, ifMatch: String?) throws(StoreError) -> BookingType
     /// Removes a type with its holds and its bookings' records (the events stay).
     func deleteBookingType(id: String, owner: String, ifMatch: String?) throws(StoreError)
@@ -31,21 +33,20 @@ public protocol BookingStore: Sendable {
     /// from a week before to a week after, for the limits), with the holds live at `now`.
     func situation(type: String, owner: String, in range: TimeRange, now: Int) throws(StoreError)
         -> BookingSituation
-    /// Holds `start..<end` (a slot, or a seat of the class occurrence starting then) for
-    /// the type's hold time, when `check` finds it free in the situation around it.
-    func hold(type: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule) throws(StoreError)
-        -> BookingHold
+    /// Runs `body` in one write transaction with the type's calendars locked (every
+    /// calendar a booking of it may write, in one order) and its holds that ran out by
+    /// `now` dropped; what `body` does commits with it, or nothing does when it throws.
+    /// The transaction is only valid inside `body`.
+    func withLockedType<T: Sendable>(
+        _ type: String, owner: String, now: Int, _ body: (any BookingTransaction) throws(StoreError) -> T
+    ) throws(StoreError) -> T
+    /// ``withLockedType(_:owner:now:_:)`` for the type of one of the owner's bookings,
+    /// read again once the calendars are locked.
+    func withLockedBooking<T: Sendable>(
+        _ id: String, owner: String, now: Int, _ body: (any BookingTransaction, Booking) throws(StoreError) -> T
+    ) throws(StoreError) -> T
     /// Gives a hold back before it runs out.
     func releaseHold(id: String, type: String) throws(StoreError)
-    /// Books a slot (writing its event) or a seat (adding the booker as an attendee of
-    /// the class occurrence; on a waiting list when `check` finds it full and the type
-    /// keeps one), when `check` finds it on offer; for a group type `check` names the
-    /// hosts it takes, and the event is written into each one's calendar. A request
-    /// with the ``BookingRequest/retryKey`` of a booking made before answers that
-    /// booking with `isNew` false.
-    func book(_ request: BookingRequest, owner: String, now: Int, check: SlotRule) throws(StoreError) -> (
-        booking: Booking, isNew: Bool
-    )
     /// A user's bookings by start (then id), at most `limit`, optionally of one type and
     /// starting in a range, those after `cursor` (a booking id of the user's own).
     func bookings(owner: String, type: String?, in range: TimeRange?, after cursor: String?, limit: Int)
@@ -54,15 +55,6 @@ public protocol BookingStore: Sendable {
     func booking(id: String, owner: String) throws(StoreError) -> Booking
     /// The booking a cancel (or reschedule) token's hash belongs to.
     func booking(tokenHash: String, purpose: BookingTokenPurpose) throws(StoreError) -> Booking
-    /// Cancels a booking: a slot's event gets STATUS:CANCELLED (synced devices show it
-    /// cancelled), a seat's attendee is removed and the first on the waiting list, if
-    /// any, takes the seat when `promote` still finds the class on offer with a seat
-    /// (not begun, within the notice and window). Cancelling a cancelled booking changes nothing.
-    func cancel(booking id: String, owner: String, now: Int, promote: SlotRule) throws(StoreError) -> Booking
-    /// Moves a confirmed booking to `start..<end` (a seat: to the occurrence starting
-    /// then) when `check` finds it free, the booking's own time left out of the busy time.
-    func reschedule(booking id: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule)
-        throws(StoreError) -> Booking
     /// Removes the holds that ran out by `now` (each tells `hold.expired` to webhooks);
     /// how many.
     @discardableResult
@@ -151,46 +143,11 @@ struct DatabaseBookingStore: BookingStore {
 
     // MARK: Types
 
-    /// Every way a type can be refused, checked before anything is written.
-    func validate(_ type: BookingType, ownerID: Int64, _ connection: Connection) throws(StoreError) {
+    /// What a type names must exist and be the owner's to use: its calendars, schedules
+    /// and class event; its slug must be free. Checked before anything is written.
+    func checkReferences(_ type: BookingType, ownerID: Int64, _ connection: Connection) throws(StoreError) {
         func check(_ condition: Bool, _ message: String) throws(StoreError) {
             if !condition { throw StoreError(.invalidArgument, message) }
-        }
-        func inRange(_ value: Int?, _ range: ClosedRange<Int>, _ name: String) throws(StoreError) {
-            guard let value else { return }
-            try check(range.contains(value), "\(name) is \(range.lowerBound) to \(range.upperBound)")
-        }
-        try check(
-            !type.title.isEmpty && type.title.utf8.count <= BookingType.maxTitleBytes,
-            "a booking type's title is 1 to \(BookingType.maxTitleBytes) bytes")
-        for text in [type.description, type.location] {
-            try check((text?.utf8.count ?? 0) <= BookingType.maxTextBytes, "a text is at most 10,000 bytes")
-        }
-        if let slug = type.slug {
-            try check(
-                BookingType.isValidSlug(slug),
-                "a slug is 1 to 64 lower-case letters, digits and '-' (not first or last)")
-        }
-        try check(
-            (1...BookingType.maxDurations).contains(type.durations.count),
-            "a booking type has 1 to \(BookingType.maxDurations) durations")
-        for duration in type.durations {
-            try check(
-                (60...BookingType.maxSeconds).contains(duration) && duration % 60 == 0,
-                "a duration is whole minutes, a minute to 31 days")
-        }
-        try check(Set(type.durations).count == type.durations.count, "durations are different from each other")
-        for value in [type.bufferBefore, type.bufferAfter, type.notice] {
-            try inRange(value, 0...BookingType.maxSeconds, "a buffer or notice (seconds)")
-        }
-        try inRange(type.step, 60...BookingType.maxSeconds, "step (seconds)")
-        try inRange(type.windowDays, 1...BookingType.maxWindowDays, "windowDays")
-        try inRange(type.dailyLimit, 1...10_000, "dailyLimit")
-        try inRange(type.weeklyLimit, 1...10_000, "weeklyLimit")
-        try inRange(type.capacity, 1...BookingType.maxCapacity, "capacity")
-        try inRange(type.holdSeconds, 30...BookingType.maxHoldSeconds, "holdSeconds")
-        if type.capacity != nil || type.waitlist {
-            try check(type.classEvent != nil, "seats (capacity, waitlist) are of a class: name its classEvent")
         }
         let events = DatabaseEventStore(backend: backend, userID: ownerID, user: type.owner)
         // A booking page publishes the busy time of its calendars to anyone and lets
@@ -206,40 +163,15 @@ struct DatabaseBookingStore: BookingStore {
         }
         let calendar = try own(type.calendar, "booking calendar")
         try check(calendar.writable, "the booking calendar must be writable by \(type.owner)")
-        if let busy = type.busyCalendars {
-            try check(
-                busy.count <= BookingType.maxBusyCalendars, "at most \(BookingType.maxBusyCalendars) busy calendars")
-            for identifier in busy { _ = try own(identifier, "busy calendar \(identifier)") }
-        }
+        for identifier in type.busyCalendars ?? [] { _ = try own(identifier, "busy calendar \(identifier)") }
         if let schedule = type.schedule {
             guard try DatabaseAppState(backend: backend).schedule(id: schedule, user: type.owner, connection) != nil
             else { throw StoreError(.invalidArgument, "\(type.owner) has no schedule \(schedule)", resource: schedule) }
         }
-        try check(
-            (type.groupMode == .single) == type.hosts.isEmpty,
-            "a group type (collective, round-robin, n-of-group) has hosts, and only a group type has them")
-        try check(type.hosts.count <= BookingType.maxHosts, "a group has at most \(BookingType.maxHosts) hosts")
-        try check(type.hosts.isEmpty || type.classEvent == nil, "a class with seats is not a group type")
-        try check(
-            Set(type.hosts.map(\.name)).count == type.hosts.count, "each host of a group has a name of its own")
-        if type.groupMode == .nOfGroup {
-            try check(
-                (1...max(1, type.hosts.count)).contains(type.groupMinimum ?? 0),
-                "n-of-group needs groupMinimum, 1 to the number of hosts")
-        } else {
-            try check(type.groupMinimum == nil, "groupMinimum belongs to n-of-group")
-        }
         for host in type.hosts {
-            let name = host.name.utf8
-            try check(
-                !name.isEmpty && name.count <= 100 && !name.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0x2c }),
-                "a host's name is 1 to 100 bytes on one line, without commas")
             let row = try own(host.calendar, "calendar of host \(host.name)")
             try check(row.writable, "the calendar of host \(host.name) must be writable by \(type.owner)")
-            for identifier in host.busyCalendars ?? [] {
-                try check(!identifier.contains(","), "a calendar id has no comma")
-                _ = try own(identifier, "busy calendar \(identifier)")
-            }
+            for identifier in host.busyCalendars ?? [] { _ = try own(identifier, "busy calendar \(identifier)") }
             if let schedule = host.schedule,
                 try DatabaseAppState(backend: backend).schedule(id: schedule, user: type.owner, connection) == nil
             {
@@ -284,7 +216,7 @@ struct DatabaseBookingStore: BookingStore {
                     "SELECT id FROM users WHERE name = ?", [.text(type.owner)], { $0.int64(0) })
             else { throw StoreError(.notFound, "no user \(type.owner)", resource: type.owner) }
             if let lock = connection.dialect.lockUser { try connection.run(lock, [.integer(ownerID)]) }
-            try validate(type, ownerID: ownerID, connection)
+            try checkReferences(type, ownerID: ownerID, connection)
             let count =
                 try connection.firstRow("SELECT count(*) FROM booking_types WHERE user_id = ?", [.integer(ownerID)]) {
                     $0.int(0)
@@ -331,7 +263,7 @@ struct DatabaseBookingStore: BookingStore {
         try database.write { (connection) throws(StoreError) -> BookingType in
             let row = try typeRow(id: type.id, owner: type.owner, connection)
             try StoreError.checkIfMatch(ifMatch, current: row.type.etag, resource: type.id)
-            try validate(type, ownerID: row.ownerID, connection)
+            try checkReferences(type, ownerID: row.ownerID, connection)
             // Modified moves on even within one second: the ETag must change.
             let modified = max(WallClock.now(), row.type.modified + 1)
             let all = columns(type) + [("modified", .int(modified))]
@@ -530,12 +462,6 @@ struct DatabaseBookingStore: BookingStore {
         }
     }
 
-    /// The range a decision about `start..<end` reads: the buffers and a day either side.
-    static func around(start: Int, end: Int, _ type: BookingType) -> TimeRange {
-        let margin = type.bufferBefore + type.bufferAfter + 86_400
-        return TimeRange(start: start.subtractingSaturated(margin), end: end.addingSaturated(margin))
-    }
-
     /// The type's row, its booking calendar locked until the transaction ends (so
     /// decisions about its slots take turns), and the holds that ran out dropped.
     func lockedType(id: String, owner: String, now: Int, _ connection: Connection) throws(StoreError) -> (
@@ -556,47 +482,6 @@ struct DatabaseBookingStore: BookingStore {
     }
 
     // MARK: Holds
-
-    func hold(type: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule) throws(StoreError)
-        -> BookingHold
-    {
-        try database.write { (connection) throws(StoreError) -> BookingHold in
-            let (row, _) = try lockedType(id: type, owner: owner, now: now, connection)
-            let situation = try situation(
-                row, in: Self.around(start: start, end: end, row.type), now: now, connection)
-            let hosts = try Self.seated(try check(situation), row.type, start: start)
-            let recurrenceID = try seat(at: start, in: situation)?.recurrenceID
-            let hold = BookingHold(
-                id: BookingHold.newIdentifier(), type: type, start: start, end: end, recurrenceID: recurrenceID,
-                expires: now + row.type.holdSeconds, hosts: hosts)
-            try connection.run(
-                "INSERT INTO booking_holds (identifier, type_id, starts, ends, recurrence_id, hosts, expires) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    .text(hold.id), .integer(row.rowID), .int(start), .int(end), .optional(recurrenceID),
-                    Self.listText(hosts), .int(hold.expires),
-                ])
-            return hold
-        }
-    }
-
-    /// The hosts a decision takes, when it leaves a seat (a hold and a reschedule take no
-    /// place on a waiting list).
-    static func seated(_ decision: SlotDecision, _ type: BookingType, start: Int) throws(StoreError) -> [String] {
-        guard !decision.isFull else {
-            throw StoreError(.slotTaken, "the class of \(type.title) at that time is full")
-        }
-        return decision.hosts
-    }
-
-    /// For a seated type, the class occurrence starting at `start` (it must exist); nil
-    /// for a type of whole slots.
-    func seat(at start: Int, in situation: BookingSituation) throws(StoreError) -> ClassOccurrence? {
-        guard situation.type.isSeated else { return nil }
-        guard let occurrence = situation.occurrences.first(where: { $0.start == start }) else {
-            throw StoreError(.slotTaken, "no class of \(situation.type.title) starts then")
-        }
-        return occurrence
-    }
 
     func releaseHold(id: String, type: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
@@ -653,197 +538,6 @@ struct DatabaseBookingStore: BookingStore {
     }
 
     // MARK: Bookings
-
-    func book(_ request: BookingRequest, owner: String, now: Int, check: SlotRule) throws(StoreError) -> (
-        booking: Booking, isNew: Bool
-    ) {
-        try Self.validate(request)
-        return try database.write { (connection) throws(StoreError) -> (booking: Booking, isNew: Bool) in
-            let (row, calendar) = try lockedType(id: request.type, owner: owner, now: now, connection)
-            // A retry of this very request (its own key) answers the booking it made, while
-            // that stands: sent again after a cancellation, it books anew.
-            if let key = request.retryKey,
-                let existing = try connection.firstRow(
-                    Self.bookingColumns
-                        + " WHERE b.type_id = ? AND b.retry_key = ? AND b.status IN ('confirmed', 'waitlisted')",
-                    [.integer(row.rowID), .text(key)],
-                    Self.booking)
-            {
-                return (existing, false)
-            }
-            if let hold = request.hold {
-                let held = try connection.firstRow(
-                    Self.holdColumns + " WHERE h.identifier = ? AND h.type_id = ?", [.text(hold), .integer(row.rowID)],
-                    Self.hold)
-                guard let held, held.start == request.start, held.end == request.end else {
-                    throw StoreError(.slotTaken, "the hold \(hold) ran out or is of another slot", resource: hold)
-                }
-            }
-            let situation = try situation(
-                row, in: Self.around(start: request.start, end: request.end, row.type), now: now,
-                ownHold: request.hold, connection)
-            let seat = try seat(at: request.start, in: situation)
-            // The same rules for a seat and for the waiting list: a class that has begun,
-            // is too soon or too far ahead is refused either way.
-            let decision = try check(situation)
-            var status = Booking.Status.confirmed
-            var hosts = decision.hosts
-            if decision.isFull {
-                guard row.type.waitlist else {
-                    throw StoreError(.slotTaken, "the class at that time is full")
-                }
-                // A waiting list as long as the class is big (at least 10, at most 100):
-                // strangers cannot add rows without end.
-                let waiting =
-                    try connection.firstRow(
-                        "SELECT count(*) FROM bookings WHERE type_id = ? AND starts = ? AND status = 'waitlisted'",
-                        [.integer(row.rowID), .int(request.start)], { $0.int(0) }) ?? 0
-                guard waiting < min(Booking.maxWaiting, max(10, seat?.capacity ?? 1)) else {
-                    throw StoreError(.slotTaken, "the class at that time is full, and so is its waiting list")
-                }
-                status = .waitlisted
-                hosts = []
-            }
-            var booking = Booking(
-                id: Booking.newIdentifier(), type: row.type.id, owner: owner, calendar: row.type.calendar,
-                eventIdentifier: nil, recurrenceID: seat?.recurrenceID, start: request.start, end: request.end,
-                name: request.name, email: request.email, note: request.note, status: status, created: now,
-                modified: now)
-            let events = events(row)
-            if let seat {
-                booking.eventIdentifier = try events.locate(
-                    row.type.classEvent ?? "", write: false, connection
-                ).0.identifier
-                booking.end = seat.end
-                if status == .confirmed { try addAttendee(booking, events: events, connection) }
-            } else if !row.type.hosts.isEmpty {
-                booking.hosts = hosts
-                booking.events = try writeHostEvents(booking, type: row.type, events: events, connection)
-                booking.eventIdentifier = booking.events.first
-            } else {
-                booking.eventIdentifier = try events.create(
-                    Self.event(for: booking, type: row.type, calendar: calendar.calendar.id), connection
-                ).localIdentifier
-            }
-            try connection.run(
-                """
-                INSERT INTO bookings (identifier, type_id, calendar, event_identifier, recurrence_id, starts, ends, name,
-                    email, note, status, cancel_token, reschedule_token, created, modified, hosts, events, retry_key)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(booking.id), .integer(row.rowID), .text(booking.calendar),
-                    .optional(booking.eventIdentifier), .optional(booking.recurrenceID), .int(booking.start),
-                    .int(booking.end), .text(booking.name), .text(booking.email), .optional(booking.note),
-                    .text(status.rawValue), .text(request.cancelTokenHash), .text(request.rescheduleTokenHash),
-                    .int(now), .int(now), Self.listText(booking.hosts), Self.listText(booking.events),
-                    .optional(request.retryKey),
-                ])
-            if let hold = request.hold {
-                try connection.run("DELETE FROM booking_holds WHERE identifier = ?", [.text(hold)])
-            }
-            if status == .confirmed { try tell(.bookingCreated, booking, ownerID: row.ownerID, connection) }
-            return (booking, true)
-        }
-    }
-
-    /// A group booking's event in each of its hosts' calendars (one UID for all), in the
-    /// hosts' order; their identifiers.
-    func writeHostEvents(_ booking: Booking, type: BookingType, events: DatabaseEventStore, _ connection: Connection)
-        throws(StoreError) -> [String]
-    {
-        var written: [String] = []
-        for name in booking.hosts {
-            guard let host = type.hosts.first(where: { $0.name == name }) else {
-                throw StoreError(.slotTaken, "\(type.title) has no host \(name) any more")
-            }
-            var event = Self.event(for: booking, type: type, calendar: host.calendar)
-            event.component.setProperty(Property(name: "UID", value: booking.id + "@almanac"))
-            event.component.setProperty(Property(name: "X-ALMANAC-HOST", text: name))
-            if let identifier = try events.create(event, connection).localIdentifier { written.append(identifier) }
-        }
-        return written
-    }
-
-    /// The request's own fields: the booker's name, e-mail and note within bounds and
-    /// free of what could break the lines they are written into.
-    static func validate(_ request: BookingRequest) throws(StoreError) {
-        let name = request.name.utf8
-        guard !name.isEmpty, name.count <= Booking.maxNameBytes, !name.contains(where: { $0 < 0x20 || $0 == 0x7f })
-        else { throw StoreError(.invalidArgument, "a name is 1 to \(Booking.maxNameBytes) bytes, on one line") }
-        guard EmailAddress.isDeliverable(request.email, maxBytes: Booking.maxEmailBytes) else {
-            throw StoreError(.invalidArgument, "the e-mail address is not one (name@example.com)")
-        }
-        if let note = request.note {
-            guard note.utf8.count <= Booking.maxNoteBytes else {
-                throw StoreError(.invalidArgument, "a note is at most \(Booking.maxNoteBytes) bytes")
-            }
-            if let scalar = ValueCharacters.forbidden(in: note, allowingLineBreaks: true) {
-                throw StoreError(
-                    .invalidArgument, "the note holds \(ValueCharacters.name(of: scalar)), which iCalendar cannot store"
-                )
-            }
-        }
-        guard request.start < request.end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
-    }
-
-    /// The event a slot's booking writes: the type's title and the booker's name, the
-    /// booker as an accepted attendee, the note and the type's location.
-    static func event(for booking: Booking, type: BookingType, calendar: String) -> Event {
-        var event = Event(
-            title: type.title + ": " + booking.name,
-            start: DateTimeValue(CivilDateTime(secondsSinceEpoch: booking.start), form: .utc),
-            end: DateTimeValue(CivilDateTime(secondsSinceEpoch: booking.end), form: .utc),
-            calendarIdentifier: calendar)
-        event.notes = booking.note
-        event.location = type.location
-        event.attendees = [attendee(booking)]
-        event.component.setProperty(Property(name: "X-ALMANAC-BOOKING", value: booking.id))
-        return event
-    }
-
-    static func attendee(_ booking: Booking) -> Participant {
-        var attendee = Participant(
-            address: "mailto:" + booking.email, name: booking.name, participationStatus: "ACCEPTED",
-            role: "REQ-PARTICIPANT")
-        attendee.otherParameters = [Parameter(name: "X-ALMANAC-BOOKING", value: booking.id)]
-        return attendee
-    }
-
-    /// The class occurrence of a seat booking, as an event to edit and save.
-    func classOccurrence(_ booking: Booking, events: DatabaseEventStore, _ connection: Connection) throws(StoreError)
-        -> Event
-    {
-        let (object, calendar) = try events.locate(booking.eventIdentifier ?? "", write: true, connection)
-        let listed = try events.occurrences(
-            in: TimeRange(start: booking.start, end: booking.start + 1), calendars: [calendar], filter: .all,
-            timeZone: nil, connection)
-        guard
-            let occurrence = listed.occurrences.first(where: {
-                $0.eventIdentifier == object.identifier && $0.startInstant == booking.start
-            })
-        else { throw StoreError(.slotTaken, "the class of \(booking.id) no longer takes place then") }
-        return occurrence.event
-    }
-
-    func addAttendee(_ booking: Booking, events: DatabaseEventStore, _ connection: Connection) throws(StoreError) {
-        var event = try classOccurrence(booking, events: events, connection)
-        event.attendees.append(Self.attendee(booking))
-        _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
-    }
-
-    func removeAttendee(_ booking: Booking, events: DatabaseEventStore, _ connection: Connection) throws(StoreError) {
-        var event = try classOccurrence(booking, events: events, connection)
-        event.attendees.removeAll {
-            $0.otherParameters.contains { $0.name == "X-ALMANAC-BOOKING" && $0.value == booking.id }
-        }
-        _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
-    }
-
-    /// Runs `body`, taking a missing event or class occurrence for done.
-    static func unlessGone(_ body: () throws(StoreError) -> Void) throws(StoreError) {
-        do { try body() } catch  where error.code == .notFound || error.code == .slotTaken {}
-    }
 
     /// Records a booking's change for the owner's webhooks.
     func tell(_ type: WebhookEventType, _ booking: Booking, ownerID: Int64, _ connection: Connection)
@@ -921,137 +615,5 @@ struct DatabaseBookingStore: BookingStore {
                 Self.bookingColumns + " WHERE b.identifier = ?", [.text(id)], Self.booking)
         else { throw StoreError(.notFound, "\(owner) has no booking \(id)", resource: id) }
         return (booking, row, calendar)
-    }
-
-    func setStatus(_ booking: inout Booking, _ status: Booking.Status, now: Int, _ connection: Connection)
-        throws(StoreError)
-    {
-        booking.status = status
-        booking.modified = now
-        try connection.run(
-            "UPDATE bookings SET status = ?, modified = ? WHERE identifier = ?",
-            [.text(status.rawValue), .int(now), .text(booking.id)])
-    }
-
-    func cancel(booking id: String, owner: String, now: Int, promote: SlotRule) throws(StoreError) -> Booking {
-        try database.write { (connection) throws(StoreError) -> Booking in
-            var (booking, row, _) = try lockedBooking(id: id, owner: owner, now: now, connection)
-            guard booking.status != .cancelled else { return booking }
-            let wasConfirmed = booking.status == .confirmed
-            let events = events(row)
-            try setStatus(&booking, .cancelled, now: now, connection)
-            if row.type.isSeated {
-                guard wasConfirmed else { return booking }
-                // A class occurrence since removed has no attendee to take out.
-                try Self.unlessGone { () throws(StoreError) in try removeAttendee(booking, events: events, connection) }
-                // The first on the waiting list takes the freed seat, when the class is still
-                // on offer with a seat by the rules every booking follows.
-                if let next = try connection.firstRow(
-                    Self.bookingColumns
-                        + " WHERE b.type_id = ? AND b.starts = ? AND b.status = 'waitlisted' ORDER BY b.created, b.id",
-                    [.integer(row.rowID), .int(booking.start)], Self.booking),
-                    let decision = try? promote(
-                        try situation(
-                            row, in: Self.around(start: next.start, end: next.end, row.type), now: now, connection)
-                    ), !decision.isFull
-                {
-                    var promoted = next
-                    try addAttendee(promoted, events: events, connection)
-                    try setStatus(&promoted, .confirmed, now: now, connection)
-                    try tell(.bookingCreated, promoted, ownerID: row.ownerID, connection)
-                }
-            } else if !booking.events.isEmpty || booking.eventIdentifier != nil {
-                // An event the owner has since deleted needs no cancelling.
-                for identifier in booking.events.isEmpty ? [booking.eventIdentifier ?? ""] : booking.events {
-                    try Self.unlessGone { () throws(StoreError) in
-                        try move(identifier, to: 0, 0, events: events, cancel: true, connection)
-                    }
-                }
-            }
-            try tell(.bookingCancelled, booking, ownerID: row.ownerID, connection)
-            return booking
-        }
-    }
-
-    func reschedule(booking id: String, owner: String, start: Int, end: Int, now: Int, check: SlotRule)
-        throws(StoreError) -> Booking
-    {
-        try database.write { (connection) throws(StoreError) -> Booking in
-            var (booking, row, _) = try lockedBooking(id: id, owner: owner, now: now, connection)
-            guard booking.status == .confirmed else {
-                throw StoreError(.invalidArgument, "only a confirmed booking moves (this one is \(booking.status))")
-            }
-            guard start < end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
-            let situation = try situation(
-                row, in: Self.around(start: start, end: end, row.type), now: now, ownBooking: booking, connection)
-            let hosts = try Self.seated(try check(situation), row.type, start: start)
-            let events = events(row)
-            if !row.type.hosts.isEmpty {
-                // The hosts it keeps move their event; hosts it leaves cancel theirs; new ones get one.
-                var kept: [String: String] = [:]
-                for (host, identifier) in zip(booking.hosts, booking.events) {
-                    if hosts.contains(host) {
-                        kept[host] = identifier
-                        try move(identifier, to: start, end, events: events, cancel: false, connection)
-                    } else {
-                        try Self.unlessGone { () throws(StoreError) in
-                            try move(identifier, to: start, end, events: events, cancel: true, connection)
-                        }
-                    }
-                }
-                booking.start = start
-                booking.end = end
-                let added = hosts.filter { kept[$0] == nil }
-                var fresh = booking
-                fresh.hosts = added
-                let written = try writeHostEvents(fresh, type: row.type, events: events, connection)
-                var made = Dictionary(uniqueKeysWithValues: zip(added, written))
-                booking.hosts = hosts
-                booking.events = hosts.compactMap { kept[$0] ?? made.removeValue(forKey: $0) }
-                booking.eventIdentifier = booking.events.first
-                try connection.run(
-                    "UPDATE bookings SET hosts = ?, events = ?, event_identifier = ? WHERE identifier = ?",
-                    [
-                        Self.listText(booking.hosts), Self.listText(booking.events),
-                        .optional(booking.eventIdentifier), .text(booking.id),
-                    ])
-            } else if let seat = try seat(at: start, in: situation) {
-                try removeAttendee(booking, events: events, connection)
-                booking.start = seat.start
-                booking.end = seat.end
-                booking.recurrenceID = seat.recurrenceID
-                try addAttendee(booking, events: events, connection)
-            } else if let identifier = booking.eventIdentifier {
-                try move(identifier, to: start, end, events: events, cancel: false, connection)
-                booking.start = start
-                booking.end = end
-            }
-            booking.modified = now
-            try connection.run(
-                "UPDATE bookings SET starts = ?, ends = ?, recurrence_id = ?, modified = ? WHERE identifier = ?",
-                [
-                    .int(booking.start), .int(booking.end), .optional(booking.recurrenceID), .int(now),
-                    .text(booking.id),
-                ])
-            try tell(.bookingRescheduled, booking, ownerID: row.ownerID, connection)
-            return booking
-        }
-    }
-
-    /// Moves a booking's event to new times (or cancels it), one SEQUENCE on.
-    func move(
-        _ identifier: String, to start: Int, _ end: Int, events: DatabaseEventStore, cancel: Bool,
-        _ connection: Connection
-    ) throws(StoreError) {
-        let (object, calendar) = try events.locate(identifier, write: true, connection)
-        var event = try events.event(from: object, calendar: calendar)
-        if cancel {
-            event.component.setProperty(Property(name: "STATUS", value: "CANCELLED"))
-        } else {
-            event.start = DateTimeValue(CivilDateTime(secondsSinceEpoch: start), form: .utc)
-            event.end = DateTimeValue(CivilDateTime(secondsSinceEpoch: end), form: .utc)
-        }
-        event.sequence += 1
-        _ = try events.save(event, span: .thisEvent, ifMatch: nil, connection)
     }
 }

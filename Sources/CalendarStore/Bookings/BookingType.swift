@@ -244,6 +244,30 @@ public struct Booking: Sendable, Hashable {
         case waitlisted
     }
 
+    /// A booking as the rules make it (the identifier from ``newIdentifier()``).
+    public init(
+        id: String, type: String, owner: String, calendar: String, eventIdentifier: String?, recurrenceID: String?,
+        start: Int, end: Int, name: String, email: String, note: String?, status: Status, created: Int,
+        modified: Int, hosts: [String] = [], events: [String] = []
+    ) {
+        self.id = id
+        self.type = type
+        self.owner = owner
+        self.calendar = calendar
+        self.eventIdentifier = eventIdentifier
+        self.recurrenceID = recurrenceID
+        self.start = start
+        self.end = end
+        self.name = name
+        self.email = email
+        self.note = note
+        self.status = status
+        self.created = created
+        self.modified = modified
+        self.hosts = hosts
+        self.events = events
+    }
+
     /// A new random identifier: `bk_` and 24 hex digits.
     public static func newIdentifier() -> String { "bk_" + Identifiers.randomHex(bytes: 12) }
 
@@ -273,6 +297,19 @@ public struct BookingHold: Sendable, Hashable {
     /// The hosts a group type's hold keeps.
     public var hosts: [String] = []
 
+    /// A hold as the rules make it (the identifier from ``newIdentifier()``).
+    public init(
+        id: String, type: String, start: Int, end: Int, recurrenceID: String?, expires: Int, hosts: [String] = []
+    ) {
+        self.id = id
+        self.type = type
+        self.start = start
+        self.end = end
+        self.recurrenceID = recurrenceID
+        self.expires = expires
+        self.hosts = hosts
+    }
+
     /// A new random identifier: `hd_` and 24 hex digits.
     public static func newIdentifier() -> String { "hd_" + Identifiers.randomHex(bytes: 12) }
 }
@@ -292,27 +329,6 @@ public struct ClassOccurrence: Sendable, Hashable {
     /// Whether the occurrence is cancelled (STATUS:CANCELLED).
     public var isCancelled: Bool
 }
-
-/// What a slot rule decides about a slot in a ``BookingSituation`` (it throws
-/// ``StoreError/Code/slotTaken`` when the slot is not on offer at all): the hosts a
-/// group type's booking takes, and whether a class occurrence that is on offer has no
-/// seat left (only its waiting list takes a booker then).
-public struct SlotDecision: Sendable, Hashable {
-    /// The names of the hosts a group type's booking takes (empty for other types).
-    public var hosts: [String]
-    /// Whether the class occurrence has no seat left, so only its waiting list takes the booker.
-    public var isFull: Bool
-
-    /// Creates a decision; the defaults suit a slot of a type without hosts.
-    public init(hosts: [String] = [], isFull: Bool = false) {
-        self.hosts = hosts
-        self.isFull = isFull
-    }
-}
-
-/// The rules every path that takes a slot or a seat runs inside the store's transaction
-/// (a hold, a booking, the waiting list, a reschedule, a promotion from the waiting list).
-public typealias SlotRule = (BookingSituation) throws(StoreError) -> SlotDecision
 
 /// What a booking decision reads, gathered in one transaction: the busy time of the
 /// type's calendars, the holds of other bookers, the type's bookings around the slot
