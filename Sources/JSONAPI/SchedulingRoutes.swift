@@ -42,12 +42,12 @@ extension APIContext {
     /// attendees over all occurrences. A new event whose UID the user keeps in their own
     /// calendars is judged against that copy, as ``SchedulingAgent/prepare`` judges it.
     func requireOwnPart(of stored: Event?, becoming edited: Event, span: Span) throws(APIProblem) {
-        let object: Object?
+        let object: SchedulingAgent.OwnObject?
         if let stored {
-            object = ownObject(keeping: stored)
+            object = SchedulingAgent.ownObject(keeping: stored, in: store)
         } else if !edited.externalIdentifier.isEmpty {
             object = (try? store.ownResource(withUID: edited.externalIdentifier)).map {
-                Object(calendar: $0.calendar, resource: $0.resource)
+                SchedulingAgent.OwnObject(calendar: $0.calendar, resource: $0.resource)
             }
         } else {
             object = nil
@@ -80,88 +80,9 @@ extension APIContext {
         }
     }
 
-    /// Runs an event write and then schedules what it changed in the event's object
-    /// (`stored`: the event before; nil for a new one): invitations, answers,
-    /// cancellations. Objects are found where the events are kept (calendar and resource
-    /// name), never by UID, which the client chooses and may share with another of the
-    /// user's objects. Returns the event as it is afterwards (SCHEDULE-STATUS set).
+    /// Runs an event write and then schedules what it changed (``SchedulingAgent/scheduling(in:of:_:)``).
     func scheduling(of stored: Event?, _ write: () throws(APIProblem) -> Event) throws(APIProblem) -> Event {
-        let before = stored.flatMap(ownObject(keeping:))
-        let written = try write()
-        let now = ownObject(keeping: written)
-        var changes: [(after: Object, previous: Object?)] = []
-        if let before {
-            let remaining = ownObject(at: before)
-            if let now, now.location == before.location {
-                changes = [(now, before)]
-            } else if let remaining {
-                // This and the following occurrences became a new series: the old one ends
-                // (an update), the new one is new to everyone.
-                changes = [(remaining, before)] + (now.map { [($0, nil)] } ?? [])
-            } else if let now {
-                changes = [(now, before)]  // moved to another calendar
-            } else {
-                schedulingAgent.deleted(before.resource.data, by: store.user, in: before.calendar)
-            }
-        } else if let now {
-            changes = [(now, nil)]
-        }
-        for change in changes { schedule(change.after, previous: change.previous) }
-        guard let identifier = written.localIdentifier else { return written }
-        return (try? store.event(withIdentifier: identifier)) ?? written
-    }
-
-    /// Delivers what writing `after` over `previous` changed, setting SCHEDULE-STATUS.
-    private func schedule(_ after: Object, previous: Object?) {
-        let agent = schedulingAgent
-        let plan: SchedulingAgent.Plan
-        do {
-            plan = try agent.prepare(
-                after.resource.data, previous: previous?.resource.data, by: store.user, in: after.calendar,
-                name: after.resource.name)
-        } catch {
-            // ``requireOwnPart`` ran the same checks before the write.
-            return
-        }
-        guard plan.schedules else { return }
-        if plan.data != after.resource.data {
-            _ = try? store.writeResource(
-                plan.data, name: after.resource.name, calendar: after.calendar.id, ifMatch: after.resource.etag,
-                ifNoneMatch: false, scheduleTag: plan.scheduleTag, ifScheduleTagMatch: nil)
-        }
-        agent.deliver(plan)
-    }
-
-    /// A calendar object in one of the user's own calendars.
-    struct Object {
-        var calendar: EventCalendar
-        var resource: StoredResource
-        var location: ResourceLocation { ResourceLocation(calendar: calendar.id, name: resource.name) }
-    }
-
-    /// The object at `object`'s location now.
-    func ownObject(at object: Object) -> Object? {
-        (try? store.resource(named: object.resource.name, calendar: object.calendar.id)).map {
-            Object(calendar: object.calendar, resource: $0)
-        }
-    }
-
-    /// The object that keeps `event`, when it is in one of the user's own local calendars
-    /// (scheduling acts for the calendar's owner only).
-    func ownObject(keeping event: Event) -> Object? {
-        // An occurrence's event may not say where it is kept; its series does.
-        var event = event
-        if event.resourceName == nil, let identifier = event.localIdentifier,
-            let stored = try? store.event(withIdentifier: identifier)
-        {
-            event = stored
-        }
-        guard let name = event.resourceName, let identifier = event.calendarIdentifier,
-            let calendar = try? store.calendar(withIdentifier: identifier),
-            calendar.access == nil, calendar.kind == .local,
-            let resource = try? store.resource(named: name, calendar: calendar.id)
-        else { return nil }
-        return Object(calendar: calendar, resource: resource)
+        try schedulingAgent.scheduling(in: store, of: stored, write)
     }
 
     /// POST /events/{id}/rsvp: `{"status": "accepted"|"declined"|"tentative", "recurrenceId"}`
