@@ -55,7 +55,7 @@ enum CommandTable {
 
     static let zoneOption = OptionSpec.valued(
         "--tz", "ZONE", "the IANA zone times are read and shown in (Europe/Berlin)",
-        .value("the calendar's zone, else $TZ, else /etc/localtime"))
+        .value("the user's zone from the web calendar's settings, else $TZ, else /etc/localtime"))
 
     /// The filters of the commands that list what a range holds.
     static let onlyCalendarOption = OptionSpec.valued(
@@ -64,8 +64,9 @@ enum CommandTable {
         "--title", "TEXT", "only titles containing this (ignoring case)", .value("any title"))
 
     static let whenText = """
-        WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM" (in --tz, else the calendar's zone,
-        else the local zone), a time ending in Z (UTC), today or tomorrow.
+        WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM" (in --tz, else the user's zone, else
+        the local zone), a time ending in Z (UTC), today or tomorrow. Listings start
+        with the zone their times are in.
         """
 
     // MARK: ics
@@ -279,9 +280,10 @@ enum CommandTable {
         details: nil)
 
     static let add = CommandSpec(
-        ["add"], summary: "add an event (creates the calendar when missing)",
+        ["add"], summary: "add an event",
         options: [
             .valued("--calendar", "TITLE", "the calendar", .required),
+            .flag("--create", "make the calendar when there is none of that title (the first one needs none)"),
             .valued("--title", "TEXT", "the event's title", .required),
             .valued("--start", "WHEN", "when it starts", .required),
             .valued(
@@ -360,7 +362,11 @@ enum CommandTable {
     static let importFile = CommandSpec(
         ["import"], operands: "FILE|-", operandKind: .file,
         summary: "import a .ics file, one object per UID (again: replaces by UID)",
-        options: [.valued("--calendar", "TITLE", "the calendar to import into (created when missing)", .required)]
+        options: [
+            .valued(
+                "--calendar", "TITLE", "the calendar to import into", .note("the name the file gives (X-WR-CALNAME)")),
+            .flag("--create", "make the calendar when there is none of that title (the first one needs none)"),
+        ]
             + storeOptions,
         example: "almanac import google-export.ics --calendar Work",
         details: "Each rejected object is reported as FILE:LINE: UID …: reason; exit 1 if anything was rejected.")

@@ -43,6 +43,8 @@ enum ExpandCommand {
                 maxIdlePeriods: ExpansionLimits.default.maxIdlePeriods)
         }
 
+        // Instants are written in the viewer's zone with its offset (`…+01:00`), in UTC as `…Z`.
+        let shown = zoneName == "UTC" ? nil : viewerZone
         let lenient = options.has("--lenient")
         let document = try ICSCommand.load(operands[0], policy: try ICSCommand.ReadingPolicy(options), io: io)
         var output: [UInt8] = []
@@ -77,9 +79,10 @@ enum ExpandCommand {
                     let (position, index) = located[place]
                     let occurrence = series[position].occurrences[index]
                     if format == "jsonl" {
-                        json(occurrence, into: &lines, tail: occurrence.isOverride ? nil : shared[position])
+                        json(
+                            occurrence, into: &lines, tail: occurrence.isOverride ? nil : shared[position], zone: shown)
                     } else {
-                        lines += Array(text(occurrence).utf8)
+                        lines += Array(text(occurrence, zone: shown).utf8)
                     }
                     lines.append(0x0A)
                 }
@@ -174,13 +177,18 @@ enum ExpandCommand {
     /// One instance as a JSON object (`uid`, `recurrenceId`, `start`, `end`, `allDay`,
     /// `tzid`, `override`, `status`, and `summary` when there is one), written into
     /// `output`; `tail` is ``jsonTail(_:)`` of its component when already written.
-    static func json(_ occurrence: Occurrence, into output: inout [UInt8], tail: [UInt8]? = nil) {
+    static func json(_ occurrence: Occurrence, into output: inout [UInt8], tail: [UInt8]? = nil, zone: ZoneRules? = nil)
+    {
         func literal(_ text: StaticString) {
             output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
         func time(_ value: OccurrenceTime) {
             output.append(0x22)
-            value.appendText(to: &output)
+            if let zone, case .instant(let seconds) = value {
+                output += Array(TimeInput.rfc3339(seconds, zone: zone).utf8)
+            } else {
+                value.appendText(to: &output)
+            }
             output.append(0x22)
         }
         literal("{\"uid\":")
@@ -214,11 +222,16 @@ enum ExpandCommand {
         return tail
     }
 
-    static func text(_ occurrence: Occurrence) -> String {
-        var line = occurrence.start.text + "  " + occurrence.end.text
+    /// `start  end  summary  (uid recurrence-id)`, instants in `zone` with its offset (nil: UTC, `…Z`).
+    static func text(_ occurrence: Occurrence, zone: ZoneRules? = nil) -> String {
+        func time(_ value: OccurrenceTime) -> String {
+            guard let zone, case .instant(let seconds) = value else { return value.text }
+            return TimeInput.rfc3339(seconds, zone: zone)
+        }
+        var line = time(occurrence.start) + "  " + time(occurrence.end)
         if let summary = occurrence.component.property("SUMMARY") { line += "  " + summary.textValue() }
         line += "  (" + occurrence.uid
-        if let id = occurrence.recurrenceID { line += " " + id.text }
+        if let id = occurrence.recurrenceID { line += " " + time(id) }
         return line + ")"
     }
 }

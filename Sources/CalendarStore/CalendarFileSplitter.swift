@@ -1,3 +1,4 @@
+import CivilTime
 import ICalendar
 import Recurrence
 
@@ -52,6 +53,9 @@ public enum CalendarFileSplitter {
         /// How often the publisher asks subscribers to poll, in seconds: the calendar's
         /// `REFRESH-INTERVAL` (RFC 7986 §5.7), else its `X-PUBLISHED-TTL`; nil for neither.
         public var refreshInterval: Int? = nil
+        /// The calendar's name as the file gives it (`NAME`, RFC 7986, else
+        /// `X-WR-CALNAME`); nil for none.
+        public var calendarName: String? = nil
     }
 
     /// The polling interval a VCALENDAR asks for (see ``Split/refreshInterval``), up to a year.
@@ -153,6 +157,21 @@ public enum CalendarFileSplitter {
                             "floating times read in \(zoneName), the calendar's X-WR-TIMEZONE, and stored with TZID=\(zoneName)",
                             severity: .warning, line: line, component: component.name, property: "X-WR-TIMEZONE"))
                 }
+                // A TZID no zone answers to (not IANA, not Windows, no VTIMEZONE here) is read
+                // as UTC: say so, once per name.
+                let carried = Set(timeZones.compactMap { $0.property("TZID")?.value })
+                var unknown: [String] = []
+                for property in component.properties {
+                    guard let tzid = property[parameter: "TZID"], !unknown.contains(tzid), !carried.contains(tzid),
+                        TimeZoneDatabase.zone(named: tzid) == nil, WindowsZones.all[tzid] == nil
+                    else { continue }
+                    unknown.append(tzid)
+                    warnings.append(
+                        ICalendarError(
+                            .invalidValue,
+                            "TZID \(tzid) is no time zone this server knows and the file has no VTIMEZONE for it; \(property.name) is read as UTC",
+                            severity: .warning, line: line, component: component.name, property: property.name))
+                }
                 if groups[uid] == nil {
                     order.append(uid)
                     groups[uid] = (line, [], [])
@@ -177,8 +196,12 @@ public enum CalendarFileSplitter {
             }
         }
         let outside = document.warnings.indices.filter { !placed.contains($0) }.map { document.warnings[$0] }
-        let interval = document.components.first { $0.name == "VCALENDAR" }.flatMap(refreshInterval(of:))
-        return Split(objects: objects, rejections: rejections, warnings: outside, refreshInterval: interval)
+        let root = document.components.first { $0.name == "VCALENDAR" }
+        let name = (root?.property("NAME") ?? root?.property("X-WR-CALNAME")).map { $0.textValue() }
+        return Split(
+            objects: objects, rejections: rejections, warnings: outside,
+            refreshInterval: root.flatMap(refreshInterval(of:)),
+            calendarName: name.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// What makes one component of a file unimportable: what ``ICalendar/AcceptancePolicy``

@@ -55,6 +55,14 @@ import Testing
         let (status, io) = run(["ics", "expand", "cal.ics", "--from", "2026-11-30", "--to", "2026-12-01"])
         #expect(status == 0)
         #expect(io.text == "2026-11-30T08:30:00Z  2026-11-30T08:45:00Z  Stand-up  (standup 2026-11-30T08:30:00Z)\n")
+        // With --tz, instants are written in that zone with its offset (Berlin is UTC+1 in November).
+        let (_, berlin) = run([
+            "ics", "expand", "cal.ics", "--from", "2026-11-30", "--to", "2026-12-01", "--tz", "Europe/Berlin",
+        ])
+        #expect(
+            berlin.text
+                == "2026-11-30T09:30:00+01:00  2026-11-30T09:45:00+01:00  Stand-up  (standup 2026-11-30T09:30:00+01:00)\n"
+        )
     }
 
     @Test(arguments: [

@@ -26,10 +26,21 @@ import Testing
                 return left.offset < right.offset
             }
             for occurrence in sorted.map(\.element) {
+                // Instants in the viewer's zone with its offset, as `ics expand --tz` writes them.
+                func text(_ time: OccurrenceTime) -> String {
+                    guard zone != .utc, case .instant(let seconds) = time else { return time.text }
+                    let offset = zone.offset(at: seconds).seconds
+                    let local = CivilDateTime(secondsSinceEpoch: seconds + offset).description
+                    guard offset != 0 else { return local + "Z" }
+                    let hours = abs(offset) / 3600
+                    let minutes = abs(offset) % 3600 / 60
+                    return local + (offset < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + "\(hours):"
+                        + (minutes < 10 ? "0" : "") + "\(minutes)"
+                }
                 var members: [(key: String, value: JSONValue)] = [
                     ("uid", .string(occurrence.uid)),
-                    ("recurrenceId", occurrence.recurrenceID.map { .string($0.text) } ?? .null),
-                    ("start", .string(occurrence.start.text)), ("end", .string(occurrence.end.text)),
+                    ("recurrenceId", occurrence.recurrenceID.map { .string(text($0)) } ?? .null),
+                    ("start", .string(text(occurrence.start))), ("end", .string(text(occurrence.end))),
                     ("allDay", .bool(occurrence.isAllDay)), ("tzid", occurrence.tzid.map(JSONValue.string) ?? .null),
                     ("override", .bool(occurrence.isOverride)),
                     ("status", occurrence.component.property("STATUS").map { .string($0.textValue()) } ?? .null),

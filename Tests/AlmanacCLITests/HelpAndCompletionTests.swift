@@ -44,7 +44,7 @@ import Testing
                 ["add"],
                 store + [
                     "--calendar", "--title", "--start", "--end", "--duration", "--tz", "--rrule", "--alarm",
-                    "--location", "--notes", "--url", "--all-day",
+                    "--location", "--notes", "--url", "--all-day", "--create",
                 ]
             ),
             (["list"], store + ["--from", "--to", "--calendar", "--title", "--tz", "--json"]),
@@ -54,7 +54,7 @@ import Testing
                 ["remove"],
                 store + ["--calendar", "--from", "--to", "--title", "--id", "--occurrence", "--span", "--tz"]
             ),
-            (["import"], store + ["--calendar"]),
+            (["import"], store + ["--calendar", "--create"]),
             (["export"], store + ["--calendar"]),
             (["feed", "create"], store + ["--base-url", "--busy"]),
             (["feed", "rotate"], store + ["--base-url", "--busy"]),

@@ -35,7 +35,8 @@ import Testing
 
         // Times are read and shown in TZ=Europe/Berlin (UTC+1 in December).
         let (_, listed) = run(["list", "--from", "2026-11-30", "--to", "2026-12-14"])
-        let lines = listed.text.split(separator: "\n").map {
+        #expect(listed.text.hasPrefix(Self.berlin))
+        let lines = listed.text.split(separator: "\n").dropFirst().map {
             $0.split(separator: " ", maxSplits: 4).prefix(4).joined(separator: " ")
         }
         #expect(
@@ -54,14 +55,123 @@ import Testing
         let (_, agenda) = run(["agenda"])
         #expect(
             agenda.text
-                == "Tuesday 2026-12-01\n  18:00–19:30  Leg day  [Trainings]\n\nWednesday 2026-12-02\n  all day      Holiday  [Trainings]\n"
+                == Self.berlin
+                + "Tuesday 2026-12-01\n  18:00–19:30  Leg day  [Trainings]\n\nWednesday 2026-12-02\n  all day      Holiday  [Trainings]\n"
         )
 
         let (_, alarms) = run(["alarms", "--from", "2026-12-01", "--to", "2026-12-16"])
         #expect(
             alarms.text.split(separator: "\n").map { String($0.prefix(16)) } == [
-                "2026-12-01 17:45", "2026-12-08 17:45", "2026-12-15 17:45",
+                "Times in Europe/", "2026-12-01 17:45", "2026-12-08 17:45", "2026-12-15 17:45",
             ])
+    }
+
+    /// `agenda`, `list` and `cal` say which events are cancelled or tentative, so a
+    /// cancelled booking never reads as an appointment.
+    @Test func cancelledAndTentativeEventsAreMarked() throws {
+        let file = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN",
+            "BEGIN:VEVENT", "UID:c", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T080000Z",
+            "DTEND:20261201T090000Z", "SUMMARY:Session: Lena", "STATUS:CANCELLED", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:t", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T170000Z",
+            "DTEND:20261201T180000Z", "SUMMARY:Spin", "STATUS:TENTATIVE", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:y", "DTSTAMP:20261101T000000Z", "DTSTART:20261201T110000Z",
+            "DTEND:20261201T120000Z", "SUMMARY:Yoga", "END:VEVENT",
+            "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let (status, imported) = run(
+            ["import", "day.ics", "--calendar", "Trainings"], io(files: ["day.ics": Array(file.utf8)]))
+        #expect(status == 0, "\(imported.errors)")
+        // Times in TZ=Europe/Berlin (UTC+1 in December).
+        let day =
+            "  09:00–10:00  Session: Lena  [Trainings]  (cancelled)\n  12:00–13:00  Yoga  [Trainings]\n"
+            + "  18:00–19:00  Spin  [Trainings]  (tentative)\n"
+        #expect(run(["agenda"]).1.text == Self.berlin + "Tuesday 2026-12-01\n" + day)
+        #expect(run(["cal", "--month", "2026-12"]).1.text.hasSuffix("Tuesday 2026-12-01\n" + day))
+        let listed = run(["list", "--from", "2026-12-01", "--to", "2026-12-02"]).1.text.split(separator: "\n")
+            .dropFirst()
+        #expect(listed.map { $0.contains("(cancelled)") } == [true, false, false])
+        #expect(listed.map { $0.contains("(tentative)") } == [false, false, true])
+    }
+
+    /// A title that is none of the user's calendars never makes one by accident: the
+    /// first calendar is made as asked, later ones need --create, and the refusal names
+    /// the closest title. Nothing is written by a refused command.
+    @Test func aTypoNeverMakesACalendar() throws {
+        let add = ["--title", "Leg day", "--start", "2026-12-01 18:00", "--duration", "1h"]
+        #expect(run(["add", "--calendar", "Trainings"] + add).0 == 0)
+        let (status, typo) = run(["add", "--calendar", "Trainigs"] + add)
+        #expect(status == 1)
+        #expect(
+            typo.errors == [
+                "almanac: no calendar titled 'Trainigs'; did you mean 'Trainings'? (add --create to make a new one, 'almanac calendar list' lists them)"
+            ], "\(typo.errors)")
+        let file =
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART:20261201T090000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let (imported, _) = run(
+            ["import", "a.ics", "--calendar", "Trainigs"], io(files: ["a.ics": Array(file.utf8)]))
+        #expect(imported == 1)
+        #expect(!run(["calendar", "list"]).1.text.contains("Trainigs"))
+        #expect(
+            run(["list", "--from", "2026-12-01", "--to", "2026-12-02"]).1.text.components(separatedBy: "Leg day").count
+                == 2)
+        // Asked for, it is made.
+        #expect(run(["add", "--calendar", "Gym", "--create"] + add).0 == 0)
+        #expect(run(["calendar", "list"]).1.text.contains("Gym"))
+    }
+
+    /// One rule for the zone of every command's times: --tz, else the user's own zone
+    /// (stored by the web calendar), else TZ; and every listing says which it is.
+    @Test func everyCommandShowsTimesInOneNamedZone() throws {
+        #expect(
+            run([
+                "add", "--calendar", "Trainings", "--title", "Stand-up", "--start", "2026-12-01 08:00Z", "--duration",
+                "15m",
+            ]).0 == 0)
+        // TZ=Europe/Berlin here: 08:00Z is 09:00 there (UTC+1 in December).
+        let agenda = run(["agenda"]).1.text
+        #expect(agenda.hasPrefix("Times in Europe/Berlin (UTC+01:00 now)\n"), "\(agenda)")
+        #expect(agenda.contains("  09:00–09:15  Stand-up"))
+        // The user's stored zone wins over TZ; --tz over both.
+        let backend = try DatabaseBackend(directory: directory.path)
+        var settings = try backend.appState.viewSettings(user: "tester")
+        settings.timeZone = "America/New_York"
+        try backend.appState.setViewSettings(settings, user: "tester")
+        for command in [
+            ["agenda"], ["list", "--from", "2026-11-29", "--to", "2026-12-06"], ["cal", "--month", "2026-12"],
+        ] {
+            let text = run(command).1.text
+            #expect(text.hasPrefix("Times in America/New_York (UTC-05:00 now)\n"), "\(command): \(text)")
+            #expect(text.contains("03:00–03:15"), "\(command): \(text)")
+            let tokyo = run(command + ["--tz", "Asia/Tokyo"]).1.text
+            #expect(
+                tokyo.hasPrefix("Times in Asia/Tokyo (UTC+09:00 now)\n") && tokyo.contains("17:00–17:15"), "\(command)")
+        }
+        let free = run(["free", "--calendar", "Trainings", "--from", "2026-12-01", "--to", "2026-12-02"]).1.text
+        #expect(free.hasPrefix("Times in America/New_York (UTC-05:00 now)\n"), "\(free)")
+        let alarms = run(["alarms", "--from", "2026-12-01", "--to", "2026-12-02"]).1.text
+        #expect(alarms.hasPrefix("Times in America/New_York"), "\(alarms)")
+    }
+
+    /// An import takes the file's own calendar name when none is given, and warns of every
+    /// guess: an unknown TZID read as UTC.
+    @Test func importUsesTheFilesNameAndWarnsOfGuesses() throws {
+        let file = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "X-WR-CALNAME:Team",
+            "BEGIN:VEVENT", "UID:mars", "DTSTAMP:20261101T000000Z", "DTSTART;TZID=Mars/Olympus:20261201T090000",
+            "DTEND;TZID=Mars/Olympus:20261201T100000", "SUMMARY:Rover check", "END:VEVENT",
+            "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let (status, imported) = run(["import", "team.ics"], io(files: ["team.ics": Array(file.utf8)]))
+        #expect(status == 0, "\(imported.errors)")
+        #expect(imported.text.hasPrefix("Imported 1 object into Team (1 event)"), "\(imported.text)")
+        #expect(imported.errors.contains { $0.contains("Mars/Olympus") }, "\(imported.errors)")
+        #expect(imported.text.contains("1 warning"), "\(imported.text)")
+        // A file that names no calendar needs --calendar.
+        let bare =
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART:20261201T090000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let (refused, answer) = run(["import", "bare.ics"], io(files: ["bare.ics": Array(bare.utf8)]))
+        #expect(refused == 2 && answer.errors.first?.contains("--calendar") == true, "\(answer.errors)")
     }
 
     @Test func badInputChangesNothing() throws {
@@ -113,7 +223,7 @@ import Testing
         #expect(removed.text.hasPrefix("Removed 2 occurrences from Gym\n"))
         let listed = run(["list", "--from", "2026-12-01", "--to", "2026-12-06"]).1.text
         #expect(
-            listed.split(separator: "\n").map { $0.prefix(10) } == [
+            listed.split(separator: "\n").dropFirst().map { $0.prefix(10) } == [
                 "2026-12-01", "2026-12-02", "2026-12-04", "2026-12-05",
             ])
 
@@ -124,7 +234,10 @@ import Testing
         let eventID = String(occurrenceID.split(separator: "/")[0])
         #expect(run(["remove", "--id", eventID, "--occurrence", "2026-12-07 07:00", "--span", "future"]).0 == 0)
         let after = run(["list", "--from", "2026-12-01", "--to", "2026-12-20", "--title", "Spin"]).1.text
-        #expect(after.split(separator: "\n").map { $0.prefix(10) } == ["2026-12-01", "2026-12-05", "2026-12-06"])
+        #expect(
+            after.split(separator: "\n").dropFirst().map { $0.prefix(10) } == [
+                "2026-12-01", "2026-12-05", "2026-12-06",
+            ])
         let (missing, io) = run(["remove", "--id", eventID, "--occurrence", "2026-12-25 07:00"])
         #expect(missing == 1 && io.errors.first?.contains("no occurrence") == true)
     }
@@ -156,10 +269,12 @@ import Testing
         let bytes = try #require(out.written["team-out.ics"])
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin"))
-        #expect(run(["import", "team-out.ics", "--calendar", "Copy"], io(files: ["team-out.ics": bytes])).0 == 0)
+        #expect(
+            run(["import", "team-out.ics", "--calendar", "Copy", "--create"], io(files: ["team-out.ics": bytes])).0 == 0
+        )
         let original = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--calendar", "Team"]).1.text
         let copy = run(["list", "--from", "2026-12-01", "--to", "2026-12-05", "--calendar", "Copy"]).1.text
-        let strip = { (text: String) in text.split(separator: "\n").map { $0.split(separator: "[")[0] } }
+        let strip = { (text: String) in text.split(separator: "\n").dropFirst().map { $0.split(separator: "[")[0] } }
         // Two events start at the same time; their order in a listing is not the point here.
         #expect(strip(original).sorted() == strip(copy).sorted())
         #expect(strip(original).count == 4)
@@ -283,7 +398,8 @@ import Testing
                 "list", "--from", "2026-12-01", "--to", "2026-12-05", "--database", target, "--tz", "UTC",
             ])
             #expect(listed == 0)
-            #expect(list.text.split(separator: "\n").count == 4)
+            #expect(list.text.hasPrefix("Times in UTC (UTC+00:00 now)\n"))
+            #expect(list.text.split(separator: "\n").count == 5)
             let (checked, check) = run(["db", "check", "--database", target])
             #expect(checked == 0)
             #expect(check.text.contains("ok — 1 users, 1 calendars, 2 objects"))
@@ -350,7 +466,7 @@ import Testing
         ])
         #expect(freeStatus == 0, "\(free.errors)")
         #expect(
-            free.text == """
+            free.text == Self.berlin + """
                 2026-12-21 08:00–12:00
                 2026-12-21 12:00–16:00
                 2026-12-22 08:00–12:00

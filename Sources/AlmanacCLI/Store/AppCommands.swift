@@ -76,7 +76,7 @@ enum AppCommands {
         guard !titles.isEmpty else { throw .usage("'free' needs --calendar TITLE (comma-separate several)") }
         var calendars: [EventCalendar] = []
         for title in titles { calendars.append(try context.calendar(titled: title)) }
-        let zone = try context.zone(options, calendar: calendars.first)
+        let zone = try context.zone(options)
         let range = try context.range(options, zone: zone, days: 7)
         func seconds(_ option: String, default value: Int) throws(CommandFailure) -> Int {
             guard let text = options[option] else { return value }
@@ -123,6 +123,7 @@ enum AppCommands {
         let slots = AvailabilitySearch.freeSlots(
             busy: busy.map(BusyBlock.init), rules: rules, from: range.start, to: range.end,
             now: includePast ? nil : io.now)
+        if !options.has("--json") { io.write(context.zoneLine(zone)) }
         for slot in slots {
             let start = zone.localTime(at: slot.start)
             let end = zone.localTime(at: slot.end)

@@ -40,7 +40,7 @@ enum CalCommand {
             return found.occurrences
         }
         let color = io.isTerminal && io.environment["NO_COLOR"] == nil
-        var output = ""
+        var output = context.zoneLine(zone)
         let occurrences: [EventOccurrence]
         if let text = options["--week"] {
             guard let (year, week) = CalendarUnitText.week(text), let monday = isoWeekMonday(year: year, week: week)
@@ -151,7 +151,8 @@ enum CalCommand {
             }
             output +=
                 "  " + EventCommands.when(occurrence, zone: zone, clockOnly: true)
-                + "  \(occurrence.title ?? "(untitled)")  [\(titles[occurrence.calendarIdentifier] ?? "")]\n"
+                + "  \(occurrence.title ?? "(untitled)")  [\(titles[occurrence.calendarIdentifier] ?? "")]"
+                + EventCommands.statusMark(occurrence) + "\n"
         }
         return output
     }

@@ -50,10 +50,8 @@ enum EventCommands {
 
         let context = try StoreContext(options, io: io)
         // Read and check everything before the calendar is created, so a mistake creates nothing.
-        let existing = try StoreContext.run { () throws(StoreError) in
-            try context.store.calendar(titled: calendarTitle, createIfMissing: false)
-        }
-        let zone = try context.zone(options, calendar: existing)
+        let existing = try context.calendarToWrite(titled: calendarTitle, create: options.has("--create"))
+        let zone = try context.zone(options)
         var start = try TimeInput.parse(startText, now: io.now, zone: zone, option: "--start")
         var end = try options["--end"].map { (text) throws(CommandFailure) in
             try TimeInput.parse(text, now: io.now, zone: zone, option: "--end")
@@ -116,7 +114,7 @@ enum EventCommands {
                     .jsonText + "\n")
             return reportTruncation(found, io: io)
         }
-        var output = ""
+        var output = context.zoneLine(zone)
         var day: CivilDate?
         for occurrence in occurrences {
             if agenda {
@@ -130,10 +128,11 @@ enum EventCommands {
                 output += when(occurrence, zone: zone, clockOnly: false)
             }
             output += "  \(occurrence.title ?? "(untitled)")  [\(titles[occurrence.calendarIdentifier] ?? "")]"
+            output += statusMark(occurrence)
             if !agenda { output += "  \(occurrence.identifier)" }
             output += "\n"
         }
-        if agenda && occurrences.isEmpty && found.isComplete { output = "Nothing in the next 7 days.\n" }
+        if agenda && occurrences.isEmpty && found.isComplete { output += "Nothing in the next 7 days.\n" }
         io.write(output)
         return reportTruncation(found, io: io)
     }
@@ -145,6 +144,15 @@ enum EventCommands {
             io.writeError("almanac: \(series); ask for a shorter range (--from, --to) for the rest")
         }
         return found.isComplete ? 0 : 1
+    }
+
+    /// `  (cancelled)` or `  (tentative)` after an event that is not simply on; else nothing.
+    static func statusMark(_ occurrence: EventOccurrence) -> String {
+        switch occurrence.status {
+        case .cancelled: "  (cancelled)"
+        case .tentative: "  (tentative)"
+        default: ""
+        }
     }
 
     /// `2026-12-01 18:00–19:30`, or `2026-12-02 all day`; with `clockOnly`, without the date.
@@ -250,7 +258,7 @@ enum EventCommands {
             throw .usage("'remove --calendar' needs --from and --to (or use --id)")
         }
         let calendar = try context.calendar(titled: calendarTitle)
-        let zone = try context.zone(options, calendar: calendar)
+        let zone = try context.zone(options)
         let range = try context.range(options, zone: zone, days: 1)
         let removed = try StoreContext.run { () throws(StoreError) in
             try context.store.removeEvents(
@@ -304,7 +312,7 @@ enum EventCommands {
             io.write(JSONValue.array(values).jsonText + "\n")
             return status
         }
-        var output = ""
+        var output = context.zoneLine(zone)
         for firing in firings {
             output +=
                 TimeInput.text(firing.fireTime, zone: zone) + "  " + (firing.alarm.action?.rawValue ?? "ALARM")

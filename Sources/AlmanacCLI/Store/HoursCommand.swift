@@ -78,7 +78,7 @@ enum HoursCommand {
         let saved = try StoreContext.run { () throws(StoreError) in try appState.saveSchedule(stored, ifMatch: nil) }
         io.write("\(saved.title) (\(schedule.timeZone)): \(schedule.hoursText)")
         let count = schedule.exceptions.count
-        io.write(count == 0 ? "\n" : "; \(count) date\(count == 1 ? "" : "s") differ\n")
+        io.write(count == 0 ? "\n" : count == 1 ? "; 1 date differs\n" : "; \(count) dates differ\n")
         return 0
     }
 }

@@ -20,7 +20,6 @@ enum ImportExportCommands {
         let options = try Options(arguments, for: CommandTable.importFile)
         guard options.operands.count == 1 else { throw .usage("'import' takes one FILE (or - for standard input)") }
         let path = options.operands[0]
-        let calendarTitle = try options.required("--calendar", command: "import")
         let data = try io.read(path: path)
         let split: CalendarFileSplitter.Split
         do {
@@ -28,8 +27,17 @@ enum ImportExportCommands {
         } catch {
             throw CommandFailure(status: 1, "\(path): \(error)")
         }
+        // The calendar the option names, else the one the file names (X-WR-CALNAME).
+        guard let calendarTitle = options["--calendar"] ?? split.calendarName else {
+            throw .usage("the file names no calendar (X-WR-CALNAME): say which with --calendar TITLE")
+        }
         let context = try StoreContext(options, io: io)
-        let calendar = try context.calendar(titled: calendarTitle, create: true)
+        var calendar: EventCalendar
+        if let existing = try context.calendarToWrite(titled: calendarTitle, create: options.has("--create")) {
+            calendar = existing
+        } else {
+            calendar = try context.calendar(titled: calendarTitle, create: true)
+        }
         var rejections = split.rejections.map {
             (line: $0.line, text: "\(path):\($0.line): \($0.uid.map { "UID \($0): " } ?? "")\($0.reason)")
         }

@@ -72,10 +72,56 @@ struct StoreContext {
         return found
     }
 
-    /// The zone times are read and shown in: `--tz`, else the calendar's, else the local zone.
-    func zone(_ options: Options, calendar: EventCalendar? = nil) throws(CommandFailure) -> ZoneRules {
-        let name = options["--tz"] ?? calendar?.timeZone ?? TimeInput.localZoneName(environment: io.environment)
+    /// The calendar a write goes to: the user's calendar with this title (ignoring
+    /// case), or nil when it is to be made, which needs `create` (`--create`) unless the
+    /// user has no calendar yet. A title that is none of theirs otherwise is refused,
+    /// naming the closest one, so a typo never makes a calendar.
+    func calendarToWrite(titled title: String, create: Bool) throws(CommandFailure) -> EventCalendar? {
+        let calendars = try Self.run { () throws(StoreError) in try store.calendars() }
+        if let found = calendars.first(where: { $0.title.lowercased() == title.lowercased() }) { return found }
+        guard create || calendars.isEmpty else {
+            let closest = calendars.min {
+                Self.distance($0.title.lowercased(), title.lowercased())
+                    < Self.distance($1.title.lowercased(), title.lowercased())
+            }
+            let hint = closest.map { "did you mean '\($0.title)'? " } ?? ""
+            throw CommandFailure(
+                status: 1,
+                "no calendar titled '\(title)'; \(hint)(add --create to make a new one, 'almanac calendar list' lists them)"
+            )
+        }
+        return nil
+    }
+
+    /// Edits (insertions, deletions, substitutions) from `a` to `b`.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var row = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var previous = row[0]
+            row[0] = i + 1
+            for (j, y) in b.enumerated() {
+                let next = min(row[j + 1] + 1, row[j] + 1, previous + (x == y ? 0 : 1))
+                previous = row[j + 1]
+                row[j + 1] = next
+            }
+        }
+        return row[b.count]
+    }
+
+    /// The zone times are read and shown in, by one rule for every command: `--tz`, else
+    /// the user's own zone (the web calendar's setting, stored at their first sign-in),
+    /// else `TZ`, else the system's. Output names it (``zoneLine(_:)``).
+    func zone(_ options: Options) throws(CommandFailure) -> ZoneRules {
+        let stored = (try? backend.appState.viewSettings(user: user))?.timeZone
+        let name = options["--tz"] ?? stored ?? TimeInput.localZoneName(environment: io.environment)
         return try TimeInput.zone(named: name, option: "--tz")
+    }
+
+    /// The line that heads a command's times: `Times in Europe/Berlin (UTC+01:00 now)`.
+    func zoneLine(_ zone: ZoneRules) -> String {
+        "Times in \(zone.identifier) (UTC\(TimeInput.offsetText(zone.offset(at: io.now))) now)\n"
     }
 
     /// `--from`/`--to` as a range: defaults from today's midnight, for `days` days.

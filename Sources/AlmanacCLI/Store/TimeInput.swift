@@ -121,11 +121,14 @@ enum TimeInput {
 
     /// RFC 3339 with the zone's offset at that instant: `2026-12-01T18:00:00+01:00`.
     static func rfc3339(_ instant: Int, zone: ZoneRules) -> String {
-        let offset = zone.offset(at: instant).seconds
-        let local = CivilDateTime(secondsSinceEpoch: instant + offset)
-        if offset == 0 { return local.description + "Z" }
-        let magnitude = abs(offset)
-        return local.description + (offset < 0 ? "-" : "+") + twoDigits(magnitude / 3600) + ":"
-            + twoDigits(magnitude % 3600 / 60)
+        let offset = zone.offset(at: instant)
+        let local = CivilDateTime(secondsSinceEpoch: instant + offset.seconds)
+        return local.description + (offset.seconds == 0 ? "Z" : offsetText(offset))
+    }
+
+    /// `+01:00`, `-05:00`, `+00:00`.
+    static func offsetText(_ offset: UTCOffset) -> String {
+        let magnitude = abs(offset.seconds)
+        return (offset.seconds < 0 ? "-" : "+") + twoDigits(magnitude / 3600) + ":" + twoDigits(magnitude % 3600 / 60)
     }
 }
