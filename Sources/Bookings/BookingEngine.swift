@@ -240,7 +240,7 @@ public struct BookingEngine: Sendable {
                 id: Booking.newIdentifier(), type: type.id, owner: type.owner, calendar: type.calendar,
                 eventIdentifier: nil, recurrenceID: seat?.recurrenceID, start: request.start, end: request.end,
                 name: request.name, email: request.email, note: request.note, status: status, created: now,
-                modified: now)
+                modified: now, timeZone: request.timeZone)
             if let seat {
                 booking.eventIdentifier = try locked.eventIdentifier(of: type.classEvent ?? "")
                 booking.end = seat.end
@@ -297,7 +297,7 @@ public struct BookingEngine: Sendable {
                 // An event the owner has since deleted needs no cancelling.
                 for identifier in booking.events.isEmpty ? [booking.eventIdentifier ?? ""] : booking.events {
                     try Self.unlessGone { () throws(StoreError) in
-                        try Self.move(identifier, to: nil, locked)
+                        try Self.move(identifier, to: nil, declining: booking.id, locked)
                     }
                 }
             }
@@ -391,16 +391,25 @@ public struct BookingEngine: Sendable {
         try locked.save(event)
     }
 
-    /// Moves a booking's event to new times (nil: cancels it), one SEQUENCE on.
-    static func move(_ identifier: String, to times: (start: Int, end: Int)?, _ locked: any BookingTransaction)
-        throws(StoreError)
-    {
+    /// Moves a booking's event to new times (nil: cancels it), one SEQUENCE on. A booker
+    /// who cancels (`declining`, their booking's id) is marked as having declined, so no
+    /// page says they are coming.
+    static func move(
+        _ identifier: String, to times: (start: Int, end: Int)?, declining booking: String? = nil,
+        _ locked: any BookingTransaction
+    ) throws(StoreError) {
         var event = try locked.event(identifier)
         if let times {
             event.start = DateTimeValue(CivilDateTime(secondsSinceEpoch: times.start), form: .utc)
             event.end = DateTimeValue(CivilDateTime(secondsSinceEpoch: times.end), form: .utc)
         } else {
             event.component.setProperty(Property(name: "STATUS", value: "CANCELLED"))
+        }
+        for index in event.attendees.indices
+        where event.attendees[index].otherParameters.contains(where: {
+            $0.name == "X-ALMANAC-BOOKING" && $0.value == booking
+        }) {
+            event.attendees[index].participationStatus = "DECLINED"
         }
         event.sequence += 1
         try locked.save(event)

@@ -111,6 +111,9 @@ public enum BookingRules {
             }
         }
         guard request.start < request.end else { throw StoreError(.invalidArgument, "a booking ends after it starts") }
+        if let zone = request.timeZone, TimeZoneDatabase.zone(named: zone) == nil {
+            throw StoreError(.invalidArgument, "unknown time zone \(zone) (an IANA name such as Europe/Berlin)")
+        }
     }
 
     /// The event a slot's booking writes: the type's title and the booker's name, the

@@ -403,7 +403,8 @@ extension APIContext {
             ("id", .string(booking.id)), ("bookingTypeId", .string(booking.type)),
             ("status", .string(booking.status.rawValue)), ("start", .string(utc(booking.start))),
             ("end", .string(utc(booking.end))), ("name", .string(booking.name)), ("email", .string(booking.email)),
-            ("note", booking.note.map(JSONValue.string) ?? .null), ("calendarId", .string(booking.calendar)),
+            ("note", booking.note.map(JSONValue.string) ?? .null),
+            ("timeZone", booking.timeZone.map(JSONValue.string) ?? .null), ("calendarId", .string(booking.calendar)),
             ("eventId", booking.eventIdentifier.map(JSONValue.string) ?? .null),
             ("recurrenceId", booking.recurrenceID.map(JSONValue.string) ?? .null),
             ("hosts", .array(booking.hosts.map(JSONValue.string))),
@@ -422,7 +423,8 @@ extension APIContext {
     /// 409 when the slot is taken. A retry is safe with `Idempotency-Key`; without one,
     /// every request books (nothing is looked up by e-mail address).
     func createBooking() throws(APIProblem) -> HTTPResponse {
-        let body = try body(allowing: ["bookingType", "start", "duration", "name", "email", "note", "hold"])
+        let body = try body(
+            allowing: ["bookingType", "start", "duration", "name", "email", "note", "hold", "timeZone"])
         guard case .string(let typeID)? = body["bookingType"] else {
             throw APIModel.wrongType("bookingType", "the booking type's id")
         }
@@ -446,7 +448,7 @@ extension APIContext {
             type: type.id, start: start, end: end, name: try text("name", required: true) ?? "",
             email: try text("email", required: true) ?? "", note: try text("note", required: false),
             hold: try text("hold", required: false), cancelTokenHash: BookingToken.hash(tokens.cancel),
-            rescheduleTokenHash: BookingToken.hash(tokens.reschedule))
+            rescheduleTokenHash: BookingToken.hash(tokens.reschedule), timeZone: try text("timeZone", required: false))
         let now = configuration.now()
         let (booking, _) = try attempt { () throws(StoreError) in
             try bookingEngine.book(asked, type: type, now: now)
@@ -456,7 +458,7 @@ extension APIContext {
         let site = request.origin ?? ""
         let targets = AddToCalendarTargets(
             booking: booking, type: type, zoneName: zoneName,
-            notes: "Cancel: " + site + links.manage + "\nReschedule: " + site + links.reschedule)
+            notes: "Manage or cancel: " + site + links.manage + "\nReschedule: " + site + links.reschedule)
         var response = json(
             .object([
                 ("booking", Self.json(booking)), ("cancelToken", .string(tokens.cancel)),

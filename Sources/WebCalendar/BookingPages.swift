@@ -423,7 +423,7 @@ extension WebContext {
             type: type.id, start: start, end: end, name: name, email: email, note: note,
             cancelTokenHash: BookingToken.hash(tokens.cancel),
             rescheduleTokenHash: BookingToken.hash(tokens.reschedule),
-            retryKey: retryKey)
+            retryKey: retryKey, timeZone: fields["tz"].flatMap { TimeZoneDatabase.zone(named: $0) != nil ? $0 : nil })
         let booked: (booking: Booking, isNew: Bool)
         do {
             booked = try BookingEngine(store: backend.bookings).book(request, type: type, now: calendar.now())
@@ -462,19 +462,19 @@ extension WebContext {
         actions: String = ""
     ) -> HTTPResponse {
         let zone = TimeZoneDatabase.zone(named: zoneName) ?? .utc
-        let manage = cancel.map { "/book/manage/" + $0 }
+        let links = Self.bookingLinks(cancel: cancel, reschedule: reschedule)
         let site = request.origin ?? ""
         let notes = [
-            manage.map { "Cancel: " + site + $0 }, reschedule.map { "Reschedule: \(site)/book/reschedule/" + $0 },
+            links.manage.map { "Manage or cancel: " + site + $0 }, links.reschedule.map { "Reschedule: " + site + $0 },
         ]
         .compactMap { $0 }.joined(separator: "\n")
         let targets = AddToCalendarTargets(
             booking: booking, type: type, zoneName: zoneName, notes: notes.isEmpty ? nil : notes)
-        let links = [
+        let calendars = [
             ("Google Calendar", targets.google.url), ("Outlook.com", targets.outlook.url),
             ("Office 365", targets.office365.url), ("Yahoo Calendar", targets.yahoo.url),
         ]
-        let ics = manage.map { $0 + ".ics" }
+        let ics = links.manage.map { $0 + ".ics" }
         let body = """
             <main class="page booking confirmation">
             <h1 role="status">\(HTML.escape(headline))</h1>
@@ -491,14 +491,14 @@ extension WebContext {
             <details class="add-links" open>
             <summary>Add to Calendar</summary>
             <ul>
-            \(links.map { "<li><a href=\"\(HTML.escape($0.1))\" target=\"_blank\" rel=\"noopener\">\($0.0)</a></li>" }.joined())
+            \(calendars.map { "<li><a href=\"\(HTML.escape($0.1))\" target=\"_blank\" rel=\"noopener\">\($0.0)</a></li>" }.joined())
             \(ics.map { "<li><a href=\"\(HTML.escape($0))\" download>Download .ics</a></li>" } ?? "")
             </ul>
             </details>
             </div>
             """)
             \(actions)
-            \(manage != nil || reschedule != nil ? "<p class=\"booking-links\">Keep these links to change your booking: " + [manage.map { "<a href=\"\(HTML.escape($0))\">Cancel</a>" }, reschedule.map { "<a href=\"/book/reschedule/\(HTML.escape($0))\">Reschedule</a>" }].compactMap { $0 }.joined(separator: " · ") + "</p>" : "")
+            \(booking.status == .cancelled || (links.manage == nil && links.reschedule == nil) ? "" : "<p class=\"booking-links\">Keep these links to change your booking: " + [links.cancel.map { "<a href=\"\(HTML.escape($0))\">Cancel</a>" }, links.reschedule.map { "<a href=\"\(HTML.escape($0))\">Reschedule</a>" }].compactMap { $0 }.joined(separator: " · ") + "</p>")
             </main>
             """
         return html(headline, body)
@@ -519,29 +519,55 @@ extension WebContext {
         }
     }
 
-    /// The zone a booking's page shows it in: the page's `tz`, else the type's schedule's.
-    func zoneName(for type: BookingType) -> String {
-        bookingQuery["tz"].flatMap { TimeZoneDatabase.zone(named: $0) != nil ? $0 : nil }
+    /// The paths a booker keeps, from the tokens known: the manage page (details, .ics),
+    /// the cancel confirmation, and another time (by the reschedule token, else through
+    /// the manage token, which may do anything the reschedule token may).
+    static func bookingLinks(cancel: String?, reschedule: String?) -> (
+        manage: String?, cancel: String?, reschedule: String?
+    ) {
+        let manage = cancel.map { "/book/manage/" + $0 }
+        return (
+            manage, manage.map { $0 + "/cancel" },
+            reschedule.map { "/book/reschedule/" + $0 } ?? manage.map { $0 + "/reschedule" }
+        )
+    }
+
+    /// The zone a booking's page shows it in: the page's `tz`, else the zone the booker
+    /// booked in, else the type's schedule's.
+    func zoneName(for type: BookingType, booking: Booking? = nil) -> String {
+        bookingQuery["tz"].flatMap { TimeZoneDatabase.zone(named: $0) != nil ? $0 : nil } ?? booking?.timeZone
             ?? (try? BookingEngine(store: backend.bookings).scheduleZone(of: type)) ?? "UTC"
     }
 
+    /// `/book/manage/{token}`: the booking, with its .ics, and the ways to change it.
     func managePage(token: String, message: String?) throws(WebFailure) -> HTTPResponse {
         let (booking, type) = try booking(token: token, purpose: .cancel)
-        let form = formToken
         let actions =
-            booking.status == .cancelled
-            ? "<p role=\"status\">This booking is cancelled.</p>"
-            : """
+            booking.status == .cancelled ? "<p role=\"status\">This booking is cancelled.</p>" : ""
+        return confirmation(
+            booking, type: type, zoneName: zoneName(for: type, booking: booking), cancel: token, reschedule: nil,
+            headline: message ?? (booking.status == .cancelled ? "Cancelled" : "Your booking"), actions: actions)
+    }
+
+    /// `/book/manage/{token}/cancel`: "Cancel this booking?", with the button that does.
+    func cancelConfirmation(token: String) throws(WebFailure) -> HTTPResponse {
+        let (booking, type) = try booking(token: token, purpose: .cancel)
+        guard booking.status != .cancelled else { return Self.redirect("/book/manage/" + token) }
+        let zoneName = zoneName(for: type, booking: booking)
+        let when = Self.when(
+            booking.start, booking.end, zone: TimeZoneDatabase.zone(named: zoneName) ?? .utc, zoneName: zoneName)
+        let form = formToken
+        let body = """
+            <main class="page booking">
+            <h1>Cancel this booking?</h1>
+            <p>\(HTML.escape(type.title)), \(HTML.escape(when)). The time goes back to others; this cannot be undone.</p>
             <form method="post" action="/book/manage/\(HTML.escape(token))" class="cancel-form">
             <input type="hidden" name="csrf" value="\(HTML.escape(form.value))">
-            <button type="submit" class="danger">Cancel this booking</button>
+            <p class="actions"><button type="submit" class="danger">Yes, cancel the booking</button> <a class="button" href="/book/manage/\(HTML.escape(token))">Keep it</a></p>
             </form>
+            </main>
             """
-        var response = confirmation(
-            booking, type: type, zoneName: zoneName(for: type), cancel: token, reschedule: nil,
-            headline: message ?? (booking.status == .cancelled ? "Cancelled" : "Your booking"), actions: actions)
-        response = withFormToken(response, form)
-        return response
+        return withFormToken(html("Cancel " + type.title, body), form)
     }
 
     func cancelFromPage(token: String) throws(WebFailure) -> HTTPResponse {
@@ -556,8 +582,8 @@ extension WebContext {
     func bookingICS(_ token: String) throws(WebFailure) -> HTTPResponse {
         let (booking, type) = try booking(token: token, purpose: .cancel)
         let targets = AddToCalendarTargets(
-            booking: booking, type: type, zoneName: zoneName(for: type),
-            notes: "Cancel: " + (request.origin ?? "") + "/book/manage/" + token)
+            booking: booking, type: type, zoneName: zoneName(for: type, booking: booking),
+            notes: "Manage or cancel: " + (request.origin ?? "") + "/book/manage/" + token)
         return HTTPResponse(
             status: 200,
             headers: [
@@ -566,8 +592,12 @@ extension WebContext {
             ], body: targets.ics.bytes)
     }
 
-    func reschedulePage(token: String, message: String?, status: Int = 200) throws(WebFailure) -> HTTPResponse {
-        let (booking, type) = try booking(token: token, purpose: .reschedule)
+    /// Another time for a booking, by its reschedule token (`/book/reschedule/{token}`) or
+    /// its manage token (`/book/manage/{token}/reschedule`): the picker in the booker's zone.
+    func reschedulePage(token: String, purpose: BookingToken.Purpose, message: String?, status: Int = 200)
+        throws(WebFailure) -> HTTPResponse
+    {
+        let (booking, type) = try booking(token: token, purpose: purpose)
         guard booking.status == .confirmed else {
             return html(
                 "Reschedule",
@@ -576,33 +606,36 @@ extension WebContext {
         }
         var query = bookingQuery
         if query["duration"] == nil, !type.isSeated { query["duration"] = String((booking.end - booking.start) / 60) }
+        if query["tz"] == nil, let zone = booking.timeZone { query["tz"] = zone }
         let state = try pickerState(type, query: query)
         let form = formToken
         let zoneName = state.zoneName
+        let base = purpose == .cancel ? "/book/manage/\(token)/reschedule" : "/book/reschedule/" + token
         let body = """
             <main class="page booking">
             \(header(type, duration: state.duration))
             <p class="chosen-time">Now: <strong>\(HTML.escape(Self.when(booking.start, booking.end, zone: state.zone, zoneName: zoneName)))</strong>. Pick another time:</p>
             \(message.map { "<p class=\"error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? "")
-            \(picker(state, base: "/book/reschedule/" + token, reschedule: (token, form.value)))
+            \(picker(state, base: base, reschedule: (token, form.value)))
             </main>
             """
         return withFormToken(html("Reschedule " + type.title, body, status: status), form)
     }
 
-    func rescheduleFromPage(token: String) throws(WebFailure) -> HTTPResponse {
+    func rescheduleFromPage(token: String, purpose: BookingToken.Purpose) throws(WebFailure) -> HTTPResponse {
         let fields = try checkedBookingForm()
-        let (booking, type) = try booking(token: token, purpose: .reschedule)
+        let (booking, type) = try booking(token: token, purpose: purpose)
         let (start, end) = try offeredTime(type, start: fields["start"], duration: fields["duration"])
         do {
             let moved = try BookingEngine(store: backend.bookings).reschedule(
                 booking, start: start, end: end, now: calendar.now())
             return confirmation(
-                moved, type: type, zoneName: zoneName(for: type), cancel: nil, reschedule: token,
+                moved, type: type, zoneName: zoneName(for: type, booking: moved),
+                cancel: purpose == .cancel ? token : nil, reschedule: purpose == .reschedule ? token : nil,
                 headline: "Your booking moved")
         } catch  where error.code == .slotTaken {
             return try reschedulePage(
-                token: token, message: "That time was just taken. Please pick another.", status: 409)
+                token: token, purpose: purpose, message: "That time was just taken. Please pick another.", status: 409)
         } catch {
             throw WebFailure(error)
         }

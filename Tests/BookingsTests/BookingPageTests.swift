@@ -87,6 +87,50 @@ import Testing
         #expect(bad.status == 400 && bad.text.contains("e-mail") && bad.text.contains("value=\"nope\""), "\(bad.text)")
     }
 
+    /// A booker in New York keeps her zone and both of her links: the manage page (found
+    /// by its token alone) shows the booking in the zone she booked in, moving it there
+    /// keeps the zone, both links and the .ics; cancelling asks first, and a cancelled
+    /// booking offers no links to change it.
+    @Test func aBookersZoneAndLinksOutliveARescheduleAndACancelAsksFirst() throws {
+        let form = try page("GET", "/book/personal/slot?start=2026-11-23T08:00:00Z&duration=60&tz=America/New_York")
+        let token = try formToken(form)
+        let fields =
+            "start=2026-11-23T08%3A00%3A00Z&duration=60&tz=America%2FNew_York&name=Lena&email=lena%40example.com&csrf="
+            + token
+        let booked = try page("POST", "/book/personal", form: fields, cookie: token)
+        // 08:00Z is 03:00 in New York (UTC-5 in November).
+        #expect(booked.text.contains("Monday, 23 November 2026, 03:00–04:00 (America/New_York)"), "\(booked.text)")
+        let manageToken = try #require(
+            booked.text.firstRange(of: "/book/manage/bkc_").map {
+                "bkc_" + booked.text[$0.upperBound...].prefix { $0.isHexDigit }
+            })
+        let manage = try page("GET", "/book/manage/\(manageToken)")
+        #expect(manage.text.contains("03:00–04:00 (America/New_York)"), "the manage link alone knows her zone")
+        for link in ["/book/manage/\(manageToken)/cancel", "/book/manage/\(manageToken)/reschedule", ".ics"] {
+            #expect(manage.text.contains(link), "\(link)")
+        }
+        #expect(try page("GET", "/book/manage/\(manageToken)/reschedule").text.contains("(America/New_York)"))
+        // Moved to 10:00Z (05:00 in New York) through the manage link.
+        let moved = try page(
+            "POST", "/book/manage/\(manageToken)/reschedule",
+            form: "start=2026-11-23T10%3A00%3A00Z&duration=60&csrf=" + token, cookie: token)
+        #expect(moved.status == 200 && moved.text.contains("Your booking moved"), "\(moved.text)")
+        #expect(moved.text.contains("05:00–06:00 (America/New_York)"), "\(moved.text)")
+        for link in ["/book/manage/\(manageToken)/cancel", "/book/manage/\(manageToken)/reschedule", ".ics"] {
+            #expect(moved.text.contains(link), "after moving: \(link)")
+        }
+        // Cancelling asks first; then nothing offers to change it.
+        let confirm = try page("GET", "/book/manage/\(manageToken)/cancel")
+        #expect(
+            confirm.text.contains("<h1>Cancel this booking?</h1>") && confirm.text.contains("class=\"cancel-form\""))
+        #expect(try page("GET", "/book/manage/\(manageToken)").text.contains("Keep these links"))
+        let cancelled = try page("POST", "/book/manage/\(manageToken)", form: "csrf=" + token, cookie: token)
+        #expect(cancelled.status == 303)
+        let after = try page("GET", "/book/manage/\(manageToken)")
+        #expect(after.text.contains("<h1 role=\"status\">Cancelled</h1>") && !after.text.contains("Keep these links"))
+        #expect(!after.text.contains("/reschedule"), "\(after.text)")
+    }
+
     @Test func unknownPagesLinksAndMethodsAreRefused() throws {
         #expect(try page("GET", "/book/nobody").status == 404)
         #expect(try page("GET", "/book/manage").status == 404)

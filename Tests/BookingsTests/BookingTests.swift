@@ -136,6 +136,8 @@ import Webhooks
         #expect(cancelled.status == 200 && cancelled["status"]?.stringValue == "cancelled", "\(cancelled.text)")
         let after = try test.server.eventStore(for: "anna").event(withIdentifier: eventID)
         #expect(after.status == .cancelled && after.sequence == event.sequence + 1)
+        // The booker who cancelled is no longer shown as coming.
+        #expect(after.attendees.map(\.participationStatus) == ["DECLINED"])
         #expect(try test.slots(type) == ["2026-11-23T08:00:00Z", "2026-11-23T10:00:00Z"])
         // A reschedule token moves a booking to another free slot, and only to a free one.
         let second = try test.book(type, "2026-11-23T08:00:00Z", email: "max@example.com")

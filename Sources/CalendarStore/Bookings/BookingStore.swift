@@ -304,7 +304,7 @@ struct DatabaseBookingStore: BookingStore {
 
     static let bookingColumns = """
         SELECT b.identifier, t.identifier, u.name, b.calendar, b.event_identifier, b.recurrence_id, b.starts, b.ends,
-            b.name, b.email, b.note, b.status, b.created, b.modified, b.id, t.id, b.hosts, b.events
+            b.name, b.email, b.note, b.status, b.created, b.modified, b.id, t.id, b.hosts, b.events, b.time_zone
         FROM bookings b JOIN booking_types t ON t.id = b.type_id JOIN users u ON u.id = t.user_id
         """
 
@@ -314,7 +314,8 @@ struct DatabaseBookingStore: BookingStore {
             eventIdentifier: row.optionalString(4), recurrenceID: row.optionalString(5), start: row.int(6),
             end: row.int(7), name: row.string(8), email: row.string(9), note: row.optionalString(10),
             status: Booking.Status(rawValue: row.string(11)) ?? .cancelled, created: row.int(12),
-            modified: row.int(13), hosts: list(row.optionalString(16)), events: list(row.optionalString(17)))
+            modified: row.int(13), hosts: list(row.optionalString(16)), events: list(row.optionalString(17)),
+            timeZone: row.optionalString(18))
     }
 
     /// The seven days around a range that the daily and weekly limits read.

@@ -126,8 +126,9 @@ struct DatabaseBookingTransaction: BookingTransaction {
         try connection.run(
             """
             INSERT INTO bookings (identifier, type_id, calendar, event_identifier, recurrence_id, starts, ends, name,
-                email, note, status, cancel_token, reschedule_token, created, modified, hosts, events, retry_key)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                email, note, status, cancel_token, reschedule_token, created, modified, hosts, events, retry_key,
+                time_zone)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(booking.id), .integer(row.rowID), .text(booking.calendar), .optional(booking.eventIdentifier),
@@ -135,7 +136,7 @@ struct DatabaseBookingTransaction: BookingTransaction {
                 .text(booking.email), .optional(booking.note), .text(booking.status.rawValue), .text(cancelTokenHash),
                 .text(rescheduleTokenHash), .int(booking.created), .int(booking.modified),
                 DatabaseBookingStore.listText(booking.hosts), DatabaseBookingStore.listText(booking.events),
-                .optional(retryKey),
+                .optional(retryKey), .optional(booking.timeZone),
             ])
     }
 

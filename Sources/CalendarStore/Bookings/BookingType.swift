@@ -233,6 +233,9 @@ public struct Booking: Sendable, Hashable {
     public var hosts: [String] = []
     /// The event written in each of ``hosts``' calendars, in the same order.
     public var events: [String] = []
+    /// The zone the booker booked in (an IANA name), which their pages and messages
+    /// show the booking in; nil when they gave none.
+    public var timeZone: String? = nil
 
     /// The state of a booking.
     public enum Status: String, Sendable, Hashable {
@@ -248,7 +251,7 @@ public struct Booking: Sendable, Hashable {
     public init(
         id: String, type: String, owner: String, calendar: String, eventIdentifier: String?, recurrenceID: String?,
         start: Int, end: Int, name: String, email: String, note: String?, status: Status, created: Int,
-        modified: Int, hosts: [String] = [], events: [String] = []
+        modified: Int, hosts: [String] = [], events: [String] = [], timeZone: String? = nil
     ) {
         self.id = id
         self.type = type
@@ -266,6 +269,7 @@ public struct Booking: Sendable, Hashable {
         self.modified = modified
         self.hosts = hosts
         self.events = events
+        self.timeZone = timeZone
     }
 
     /// A new random identifier: `bk_` and 24 hex digits.
@@ -393,13 +397,16 @@ public struct BookingRequest: Sendable {
     /// made instead of booking twice; nil: every request books. Nothing a stranger knows
     /// (an e-mail address) finds another booker's booking.
     public var retryKey: String?
+    /// The zone the booker books in (an IANA name); nil for none.
+    public var timeZone: String?
 
-    /// Creates a request; the store checks the name, e-mail and note lengths when it books.
+    /// Creates a request; the rules check the name, e-mail, note and zone when it books.
     public init(
         type: String, start: Int, end: Int, name: String, email: String, note: String? = nil, hold: String? = nil,
-        cancelTokenHash: String, rescheduleTokenHash: String, retryKey: String? = nil
+        cancelTokenHash: String, rescheduleTokenHash: String, retryKey: String? = nil, timeZone: String? = nil
     ) {
         self.retryKey = retryKey
+        self.timeZone = timeZone
         self.type = type
         self.start = start
         self.end = end

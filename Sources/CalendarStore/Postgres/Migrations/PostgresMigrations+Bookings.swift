@@ -72,6 +72,9 @@ extension PostgresSchema {
             );
             CREATE INDEX bookings_type_start ON bookings(type_id, starts);
             ALTER TABLE webhook_deliveries ADD COLUMN booking TEXT;
-            """)
+            """),
+        // 15: the zone the booker booked in, so every page and message about their booking
+        // shows it in their zone.
+        Migration(15, #"ALTER TABLE bookings ADD COLUMN time_zone TEXT COLLATE "C";"#),
     ]
 }

@@ -72,6 +72,9 @@ extension SQLiteSchema {
             );
             CREATE INDEX bookings_type_start ON bookings(type_id, starts);
             ALTER TABLE webhook_deliveries ADD COLUMN booking TEXT;
-            """)
+            """),
+        // 21: the zone the booker booked in, so every page and message about their booking
+        // shows it in their zone.
+        Migration(21, "ALTER TABLE bookings ADD COLUMN time_zone TEXT;"),
     ]
 }
