@@ -83,7 +83,9 @@ let package = Package(
                 "CalendarStore", "CalendarViews", "AddToCalendar", "Availability", "StoreAdapters", "HTTPTypes",
                 "Accounts", "ICalendar", "CivilTime", "Recurrence", "Scheduling",
             ],
-            resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]),
+            resources: [
+                .embedInCode("Resources/app.css"), .embedInCode("Resources/app.js"), .embedInCode("Resources/icon.svg"),
+            ]),
         // Subscription feeds: a calendar's read-only .ics at a secret URL.
         .target(name: "Feeds", dependencies: ["CalendarStore", "HTTPTypes"]),
         // libcurl (Debian's libcurl4-openssl-dev), the server's outbound HTTP client.

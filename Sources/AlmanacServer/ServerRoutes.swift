@@ -64,6 +64,7 @@ struct ServerRoutes: Sendable {
             route("*", "/calendar/{page...}", .session, pages),
             route("*", "/book/{page...}", .booker, bookingPages),
             route("GET", "/static/{file...}", .anyone, pages),
+            route("GET", "/favicon.ico", .anyone, pages),
             // RFC 6764 discovery.
             route("*", "/.well-known/caldav/{rest...}", .anyone) { _ in
                 HTTPResponse(status: 301, headers: ["Location": "/dav/"])

@@ -18,6 +18,17 @@ public struct ViewEvent: Sendable, Hashable {
     public var color: String?
     /// Whether it blocks time (not transparent, not cancelled): only those conflict.
     public var isBusy: Bool
+    /// Whether it takes place: the views mark tentative and cancelled ones.
+    public var status: Status
+
+    /// Whether an occurrence takes place (its STATUS).
+    public enum Status: Sendable, Hashable {
+        case confirmed
+        /// Not yet certain: drawn as such, and still busy.
+        case tentative
+        /// Called off: drawn struck through, never busy.
+        case cancelled
+    }
 
     public struct DateSpan: Sendable, Hashable {
         public var first: CivilDate
@@ -31,7 +42,7 @@ public struct ViewEvent: Sendable, Hashable {
     public init(
         id: String, eventID: String, calendarID: String, title: String, start: Int, end: Int, dates: DateSpan? = nil,
         color: String? = nil,
-        isBusy: Bool = true
+        isBusy: Bool = true, status: Status = .confirmed
     ) {
         self.id = id
         self.eventID = eventID
@@ -41,7 +52,8 @@ public struct ViewEvent: Sendable, Hashable {
         self.end = end
         self.dates = dates
         self.color = color
-        self.isBusy = isBusy
+        self.isBusy = isBusy && status != .cancelled
+        self.status = status
     }
 
     public var isAllDay: Bool { dates != nil }

@@ -8,7 +8,7 @@ extension ViewEvent {
     public init(
         id: String, eventID: String, calendarID: String, title: String, start: OccurrenceTime, end: OccurrenceTime,
         zone: ZoneRules, color: String?,
-        isBusy: Bool
+        isBusy: Bool, status: Status = .confirmed
     ) {
         var dates: DateSpan?
         if case .date(let first) = start {
@@ -20,6 +20,6 @@ extension ViewEvent {
         self.init(
             id: id, eventID: eventID, calendarID: calendarID, title: title, start: startInstant,
             end: max(startInstant, end.instant(in: zone)),
-            dates: dates, color: color, isBusy: isBusy)
+            dates: dates, color: color, isBusy: isBusy, status: status)
     }
 }

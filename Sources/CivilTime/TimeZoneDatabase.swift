@@ -46,6 +46,34 @@ public enum TimeZoneDatabase {
         }
     }
 
+    /// Every zone name the system's database knows (zones and their links, from its
+    /// `tzdata.zi`), sorted; empty where that file is missing.
+    public static let names: [String] = {
+        guard let bytes = readFile(atPath: directory + "/tzdata.zi") else { return [] }
+        var found: Set<String> = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.first == "Z", fields.count > 1 { found.insert(String(fields[1])) }
+            if fields.first == "L", fields.count > 2 { found.insert(String(fields[2])) }
+        }
+        return found.filter(isAcceptable).sorted()
+    }()
+
+    /// The zone a person means by `text`: its exact name, else the one name that
+    /// matches ignoring case, else the one zone whose city it names (`berlin`,
+    /// `New York`: Europe/Berlin, America/New_York); nil when none or several do.
+    public static func name(matching text: String) -> String? {
+        let typed = text.trimmingSpaces()
+        if zone(named: typed) != nil { return typed }
+        let wanted = typed.lowercased().replacingSpaces()
+        let exact = names.filter { $0.lowercased() == wanted }
+        if exact.count == 1 { return exact[0] }
+        let cities = names.filter { name in
+            name.contains("/") && name.split(separator: "/").last.map { $0.lowercased() == wanted } == true
+        }
+        return cities.count == 1 ? cities[0] : nil
+    }
+
     /// The system's zone name from the target of `/etc/localtime` (a link into the
     /// zoneinfo directory, as Debian and most Linux systems set it), or nil.
     public static func localZoneName(link: String = "/etc/localtime") -> String? {
@@ -108,4 +136,13 @@ public enum TimeZoneDatabase {
             if bytes.count > maximumFileSize { return nil }
         }
     }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+
+    /// Spaces as the zone database writes them, `_`.
+    fileprivate func replacingSpaces() -> String { String(map { $0 == " " ? "_" : $0 }) }
 }

@@ -12,7 +12,19 @@ extension ViewEvent {
             id: occurrence.identifier, eventID: occurrence.eventIdentifier, calendarID: occurrence.calendarIdentifier,
             title: occurrence.title ?? "",
             start: occurrence.start, end: occurrence.end, zone: occurrence.viewerZone, color: color,
-            isBusy: !occurrence.isCancelled && !occurrence.isTransparent)
+            isBusy: !occurrence.isCancelled && !occurrence.isTransparent,
+            status: occurrence.status.map(ViewEvent.Status.init) ?? .confirmed)
+    }
+}
+
+extension ViewEvent.Status {
+    /// An event's STATUS as the views mark it.
+    public init(_ status: EventStatus) {
+        switch status {
+        case .confirmed: self = .confirmed
+        case .tentative: self = .tentative
+        case .cancelled: self = .cancelled
+        }
     }
 }
 

@@ -27,6 +27,7 @@ extension WebContext {
                     timeZone: view.zoneName, limit: .max)
                 notice = found.truncationNotice
                 return found.occurrences.map { ViewEvent($0, color: colors[$0.calendarIdentifier]) }
+                    .filter { view.showsCancelled || $0.status != .cancelled }
             } catch {
                 throw WebFailure(error)
             }
@@ -42,15 +43,15 @@ extension WebContext {
             let week = WeekGrid(
                 from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)),
                 today: today, now: now)
-            title = "Week of \(first)"
-            grid = timeGrid(week, view: view, label: "Week of \(first)")
+            title = Self.weekText(first)
+            grid = timeGrid(week, view: view, label: "Week of " + Self.longDate(first))
             previous = Self.supported(view.date.adding(days: -7))
             next = Self.supported(view.date.adding(days: 7))
         case "day":
             let day = WeekGrid(
                 from: view.date, days: 1, zone: view.zone,
                 events: try events(WeekGrid.range(from: view.date, days: 1, zone: view.zone)), today: today, now: now)
-            title = "\(view.date.weekday.englishName) \(view.date)"
+            title = Self.longDate(view.date)
             grid = timeGrid(day, view: view, label: title)
             previous = Self.supported(view.date.adding(days: -1))
             next = Self.supported(view.date.adding(days: 1))
@@ -99,6 +100,16 @@ extension WebContext {
 
     static func supported(_ date: CivilDate) -> CivilDate? { date.isSupported ? date : nil }
 
+    /// A week as people write it: `7 – 13 December 2026`, `30 November – 6 December 2026`,
+    /// `28 December 2026 – 3 January 2027`.
+    static func weekText(_ first: CivilDate) -> String {
+        let last = first.adding(days: 6)
+        let end = "\(last.day) \(last.monthName) \(last.year)"
+        if first.year != last.year { return "\(first.day) \(first.monthName) \(first.year) – " + end }
+        if first.month != last.month { return "\(first.day) \(first.monthName) – " + end }
+        return "\(first.day) – " + end
+    }
+
     /// The previous or next button; without a date (past year 9999 or before year 1), a disabled one.
     func navigationLink(_ view: ViewParameters, to date: CivilDate?, rel: String, label: String, symbol: String)
         -> String
@@ -113,7 +124,7 @@ extension WebContext {
     /// A bookmarkable link to the calendar with these changes, keeping the page's overrides.
     func link(_ view: ViewParameters, date: CivilDate? = nil, view name: String? = nil) -> String {
         var pairs: [(String, String)] = [("view", name ?? view.view), ("date", (date ?? view.date).description)]
-        for (key, value) in request.queryItems where ["firstWeekday", "tz", "cal"].contains(key) {
+        for (key, value) in request.queryItems where ["firstWeekday", "tz", "cal", "cancelled"].contains(key) {
             pairs.append((key, value))
         }
         return HTML.escape("/calendar?" + HTML.query(pairs))
@@ -124,6 +135,27 @@ extension WebContext {
         var pairs = [("id", String(parts[0]))]
         if parts.count == 2 { pairs.append(("occurrence", String(parts[1]))) }
         return HTML.escape("/calendar/event?" + HTML.query(pairs))
+    }
+
+    /// The classes that mark an event's status (` cancelled`, ` tentative`), for CSS.
+    static func statusClass(_ event: ViewEvent) -> String {
+        switch event.status {
+        case .confirmed: ""
+        case .tentative: " tentative"
+        case .cancelled: " cancelled"
+        }
+    }
+
+    /// An event's title as the views show it, its status said before it for screen
+    /// readers (the look says it for the eye).
+    static func title(_ event: ViewEvent) -> String {
+        let prefix =
+            switch event.status {
+            case .confirmed: ""
+            case .tentative: "<span class=\"visually-hidden\">Tentative: </span>"
+            case .cancelled: "<span class=\"visually-hidden\">Cancelled: </span>"
+            }
+        return prefix + HTML.escape(event.title.isEmpty ? "(untitled)" : event.title)
     }
 
     func dot(_ color: String?) -> String {
@@ -154,7 +186,7 @@ extension WebContext {
                 if day.date == view.date { classes.append("selected") }
                 if day.marker.hasConflict { classes.append("conflict") }
                 let label =
-                    "\(day.date.weekday.englishName) \(day.date), \(day.marker.count) event\(day.marker.count == 1 ? "" : "s")"
+                    "\(Self.longDate(day.date)), \(day.marker.count) event\(day.marker.count == 1 ? "" : "s")"
                     + (day.marker.hasConflict ? ", overlapping" : "")
                 html +=
                     "<td role=\"gridcell\" class=\"\(classes.joined(separator: " "))\" data-date=\"\(day.date)\" data-count=\"\(day.marker.count)\""
@@ -170,9 +202,11 @@ extension WebContext {
                     html +=
                         "<ul class=\"events\">"
                         + day.events.prefix(3).map { event in
-                            "<li>\(dot(event.color))<a href=\"\(eventLink(event))\">\(HTML.escape(event.title.isEmpty ? "(untitled)" : event.title))</a></li>"
+                            "<li class=\"event\(Self.statusClass(event))\">\(dot(event.color))<a href=\"\(eventLink(event))\">\(Self.title(event))</a></li>"
                         }.joined()
-                        + (day.events.count > 3 ? "<li class=\"more\">+\(day.events.count - 3) more</li>" : "")
+                        + (day.events.count > 3
+                            ? "<li class=\"more\"><a href=\"\(link(view, date: day.date, view: "day"))\">+\(day.events.count - 3) more</a></li>"
+                            : "")
                         + "</ul>"
                 }
                 html += "</td>"
@@ -218,8 +252,8 @@ extension WebContext {
             for item in grid.allDay.filter({ $0.lane == lane }).sorted(by: { $0.first < $1.first }) {
                 if item.first > column { html += "<td role=\"gridcell\" colspan=\"\(item.first - column)\"></td>" }
                 html +=
-                    "<td role=\"gridcell\" colspan=\"\(item.span)\" class=\"all-day-event\" style=\"border-color:\(HTML.escape(Self.safeColor(item.event.color)))\">"
-                    + "<a href=\"\(eventLink(item.event))\">\(HTML.escape(item.event.title))</a></td>"
+                    "<td role=\"gridcell\" colspan=\"\(item.span)\" class=\"all-day-event\(Self.statusClass(item.event))\" style=\"border-color:\(HTML.escape(Self.safeColor(item.event.color)))\">"
+                    + "<a href=\"\(eventLink(item.event))\">\(Self.title(item.event))</a></td>"
                 column = item.first + item.span
             }
             if column < count { html += "<td role=\"gridcell\" colspan=\"\(count - column)\"></td>" }
@@ -254,8 +288,8 @@ extension WebContext {
                 let style =
                     "top:\(top(placed.startMinute));height:\(Self.percent(height));left:\(Self.percent(width * Double(placed.lane)));width:\(Self.percent(width));border-color:\(Self.safeColor(placed.event.color))"
                 html +=
-                    "<a class=\"timed-event\" href=\"\(eventLink(placed.event))\" style=\"\(HTML.escape(style))\" data-lane=\"\(placed.lane)\" data-lanes=\"\(placed.lanes)\" data-start-minute=\"\(placed.startMinute)\" data-end-minute=\"\(placed.endMinute)\">"
-                    + "<span class=\"time\">\(Self.wallClock(placed.event.start, view.zone))</span> \(HTML.escape(placed.event.title))</a>"
+                    "<a class=\"timed-event\(Self.statusClass(placed.event))\" href=\"\(eventLink(placed.event))\" style=\"\(HTML.escape(style))\" data-lane=\"\(placed.lane)\" data-lanes=\"\(placed.lanes)\" data-start-minute=\"\(placed.startMinute)\" data-end-minute=\"\(placed.endMinute)\">"
+                    + "<span class=\"time\">\(Self.wallClock(placed.event.start, view.zone))</span> \(Self.title(placed.event))</a>"
             }
             if let minute = column.nowMinute {
                 html +=
@@ -274,7 +308,7 @@ extension WebContext {
         for day in month.weeks.joined() {
             let selected = day.date == view.date
             html +=
-                "<div class=\"day-detail\" data-date=\"\(day.date)\"\(selected ? "" : " hidden")><h2>\(day.date.weekday.englishName) \(day.date)</h2>"
+                "<div class=\"day-detail\" data-date=\"\(day.date)\"\(selected ? "" : " hidden")><h2>\(Self.longDate(day.date))</h2>"
                 + dayList(day.events, view: view) + "</div>"
         }
         return html + "</section>"
@@ -297,7 +331,7 @@ extension WebContext {
                     event.isAllDay
                     ? "All day" : Self.wallClock(event.start, view.zone) + "–" + Self.wallClock(event.end, view.zone)
                 return
-                    "<li>\(dot(event.color))<span class=\"time\">\(time)</span> <a href=\"\(eventLink(event))\">\(HTML.escape(event.title.isEmpty ? "(untitled)" : event.title))</a></li>"
+                    "<li class=\"event\(Self.statusClass(event))\">\(dot(event.color))<span class=\"time\">\(time)</span> <a href=\"\(eventLink(event))\">\(Self.title(event))</a></li>"
             }.joined() + "</ul>"
     }
 
@@ -320,19 +354,28 @@ extension WebContext {
             html +=
                 "<label>\(dot(colors[item.id]))<input type=\"checkbox\" name=\"cal\" value=\"\(HTML.escape(item.id))\"\(view.visible.contains(item.id) ? " checked" : "")> \(HTML.escape(item.title))</label>"
         }
-        return html + "</fieldset><button type=\"submit\" class=\"apply\">Apply</button></form>"
+        // Unchecked, the box sends nothing and the hidden field says hide; checked, its
+        // later value wins.
+        html +=
+            "</fieldset><input type=\"hidden\" name=\"cancelled\" value=\"hide\"><label class=\"show-cancelled\"><input type=\"checkbox\" name=\"cancelled\" value=\"show\"\(view.showsCancelled ? " checked" : "")> Show cancelled events</label>"
+        return html + "<button type=\"submit\" class=\"apply\">Apply</button></form>"
     }
 
     func settingsForm(_ view: ViewParameters) -> String {
         let options = Weekday.allCases.map { day in
             "<option value=\"\(day.englishName.lowercased())\"\(day == view.firstWeekday ? " selected" : "")>\(day.englishName)</option>"
         }.joined()
+        // A zone that could not be saved comes back as typed, with why.
+        let rejected = request.queryValue("tzError")
+        let zones = TimeZoneDatabase.names.map { "<option value=\"\(HTML.escape($0))\">" }.joined()
         return """
             <form class="settings" method="post" action="/settings">
             <input type="hidden" name="csrf" value="\(HTML.escape(session?.csrfToken ?? ""))">
             <fieldset><legend>Settings</legend>
             <label>Weeks start on <select name="firstWeekday">\(options)</select></label>
-            <label>Time zone <input name="tz" value="\(HTML.escape(view.zoneName))"></label>
+            \(rejected.map { "<p class=\"error\" role=\"alert\" id=\"tz-error\">There is no time zone “\(HTML.escape($0))”. Type a city or pick one from the list (such as Europe/Berlin).</p>" } ?? "")
+            <label>Time zone <input name="tz" value="\(HTML.escape(rejected ?? view.zoneName))"\(rejected == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"tz-error\"") list="zone-names" autocomplete="off" spellcheck="false"></label>
+            <datalist id="zone-names">\(zones)</datalist>
             <button type="submit">Save</button>
             </fieldset>
             </form>

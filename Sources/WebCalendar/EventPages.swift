@@ -55,14 +55,16 @@ extension WebContext {
         var editPairs = [("id", id)]
         if let occurrenceID { editPairs.append(("occurrence", occurrenceID)) }
         let body = """
-            <header class="bar"><a class="button" href="/calendar?\(HTML.escape(HTML.query([("view", "month"), ("date", view.date.description)])))">‹ Calendar</a></header>
-            <main class="page event">
+            <header class="bar"><a class="button" href="\(HTML.escape(calendarReturn(view)))">‹ Calendar</a></header>
+            <main class="page event\(event.status == .cancelled ? " cancelled" : "")">
             <h1>\(HTML.escape(event.title ?? "(untitled)"))</h1>
+            \(Self.statusNote(event.status))
             <dl>
             <dt>When</dt><dd>\(HTML.escape(when))</dd>
             \(event.location.map { "<dt>Where</dt><dd>\(HTML.escape($0))</dd>" } ?? "")
             <dt>Calendar</dt><dd>\(HTML.escape(calendarTitle))</dd>
-            \(event.component.property("RRULE").map { "<dt>Repeats</dt><dd><code>\(HTML.escape($0.value))</code></dd>" } ?? "")
+            \(event.component.property("RRULE").map { rule in "<dt>Repeats</dt><dd>" + (RepeatText.describe(rule.value).map(HTML.escape) ?? "<code>\(HTML.escape(rule.value))</code>") + "</dd>" } ?? "")
+            \(Self.alarmText(event).map { "<dt>Alert</dt><dd>\(HTML.escape($0))</dd>" } ?? "")
             \(event.notes.map { "<dt>Notes</dt><dd class=\"notes\">\(HTML.escape($0))</dd>" } ?? "")
             </dl>
             \(try attendeesSection(event, id: id, occurrence: occurrenceID, user: session.user, zone: view.zone))
@@ -77,10 +79,49 @@ extension WebContext {
             </ul>
             </details>
             </div>
-            <p><a class="button" href="/calendar/edit?\(HTML.escape(HTML.query(editPairs)))">Edit</a></p>
+            <p class="actions"><a class="button" href="/calendar/edit?\(HTML.escape(HTML.query(editPairs)))">Edit</a> <a class="button danger" href="\(HTML.escape(Self.deleteLink(id: id, occurrence: occurrenceID)))">Delete…</a></p>
             </main>
             """
         return html(event.title ?? "Event", body)
+    }
+
+    /// The event's first alert in words ("15 minutes before"), when it has one relative
+    /// to its start.
+    static func alarmText(_ event: Event) -> String? {
+        guard case .relative(let offset, false)? = event.alarms.first?.trigger, offset.nominalDays == 0,
+            offset.exactSeconds <= 0
+        else { return event.alarms.isEmpty ? nil : "Yes" }
+        let minutes = -offset.exactSeconds / 60
+        switch minutes {
+        case 0: return "At the start"
+        case let value where value % 1_440 == 0: return "\(value / 1_440) day\(value == 1_440 ? "" : "s") before"
+        case let value where value % 60 == 0: return "\(value / 60) hour\(value == 60 ? "" : "s") before"
+        default: return "\(minutes) minute\(minutes == 1 ? "" : "s") before"
+        }
+    }
+
+    /// Where "‹ Calendar" leads: back to the view the event was opened from (this site's
+    /// own `/calendar` page, as the browser names it), else the month.
+    func calendarReturn(_ view: ViewParameters) -> String {
+        if let referer = request.headers["Referer"], let origin = request.origin,
+            referer.hasPrefix(origin + "/calendar?"),
+            !referer.contains("\"")
+        {
+            return String(referer.dropFirst(origin.count))
+        }
+        return "/calendar?" + HTML.query([("view", "month"), ("date", view.date.description)])
+    }
+
+    /// What an event page says first when the event is not simply on: cancelled (a
+    /// booker's cancellation, an organizer's), or not yet certain.
+    static func statusNote(_ status: EventStatus?) -> String {
+        switch status {
+        case .cancelled:
+            "<p class=\"status-note cancelled\" role=\"status\"><strong>Cancelled.</strong> This event does not take place; it stays in the calendar so everyone can see it was called off.</p>"
+        case .tentative:
+            "<p class=\"status-note tentative\" role=\"status\"><strong>Tentative.</strong> Not yet certain.</p>"
+        default: ""
+        }
     }
 
     /// `Tuesday 2026-12-01 18:00–19:30 (Europe/Berlin)` or `2026-12-24 – 2026-12-26, all day`.
@@ -207,7 +248,19 @@ extension WebContext {
                 </fieldset>
                 """
         }
-        html += "<button type=\"submit\">\(conflicts.isEmpty ? "Save" : "Save anyway")</button></form></main>"
+        html += "<p class=\"actions\"><button type=\"submit\">\(conflicts.isEmpty ? "Save" : "Save anyway")</button>"
+        if let id = fields["id"], !id.isEmpty {
+            let occurrence = fields["occurrence"].flatMap { $0.isEmpty ? nil : $0 }
+            let page = "/calendar/event?" + HTML.query([("id", id)] + (occurrence.map { [("occurrence", $0)] } ?? []))
+            html +=
+                " <a class=\"button\" href=\"\(HTML.escape(page))\">Cancel</a>"
+                + " <a class=\"button danger\" href=\"\(HTML.escape(Self.deleteLink(id: id, occurrence: occurrence)))\">Delete…</a>"
+        } else {
+            let day = fields["startDate"] ?? view.date.description
+            html +=
+                " <a class=\"button\" href=\"\(HTML.escape("/calendar?" + HTML.query([("view", "day"), ("date", day)])))\">Cancel</a>"
+        }
+        html += "</p></form></main>"
         return html
     }
 
@@ -330,7 +383,10 @@ extension WebContext {
         }
         let saved: Event
         do {
-            saved = try store.save(event, span: span)
+            // Attendees of a meeting the user organizes are told, as a CalDAV write tells them.
+            saved = try schedulingAgent.scheduling(in: store, of: original) { () throws(StoreError) -> Event in
+                try store.save(event, span: span)
+            }
         } catch {
             return refuse(error.message)
         }

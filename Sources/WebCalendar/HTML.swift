@@ -42,6 +42,7 @@ enum HTML {
         <title>\(escape(title)) · Almanac</title>
         \(csrf.map { "<meta name=\"csrf-token\" content=\"\(escape($0))\">" } ?? "")
         <link rel="stylesheet" href="/static/app.css">
+        <link rel="icon" href="/static/icon.svg" type="image/svg+xml">
         <script type="module" src="/static/app.js" nonce="\(nonce)"></script>
         </head>
         <body>

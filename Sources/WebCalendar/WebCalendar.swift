@@ -58,7 +58,7 @@ public struct WebCalendar: Sendable {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let nonce = PasswordGenerator.generate(length: 22)
         var response: HTTPResponse
-        if request.path.hasPrefix("/static/") {
+        if request.path.hasPrefix("/static/") || request.path == "/favicon.ico" {
             response = StaticFiles.response(to: request)
         } else {
             let context = WebContext(calendar: self, request: request, session: session(for: request), nonce: nonce)

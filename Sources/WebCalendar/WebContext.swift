@@ -34,6 +34,8 @@ struct WebContext {
         .init("GET", "/calendar/new") { (context, _) throws(WebFailure) in try context.formPage() },
         .init("GET", "/calendar/edit") { (context, _) throws(WebFailure) in try context.formPage() },
         .init("POST", "/calendar/save") { (context, _) throws(WebFailure) in try context.saveEvent() },
+        .init("GET", "/calendar/delete") { (context, _) throws(WebFailure) in try context.deletePage() },
+        .init("POST", "/calendar/delete") { (context, _) throws(WebFailure) in try context.deleteEvent() },
         .init("POST", "/calendar/rsvp") { (context, _) throws(WebFailure) in try context.saveAnswer() },
         .init("POST", "/calendar/proposal") { (context, _) throws(WebFailure) in try context.answerProposalFromPage() },
         .init("GET", "/calendar/bookings") { (context, _) throws(WebFailure) in try context.bookingTypesPage() },
@@ -53,11 +55,20 @@ struct WebContext {
         .init("POST", "/book/manage/{token}") { (context, path) throws(WebFailure) in
             try context.cancelFromPage(token: path["token"])
         },
+        .init("GET", "/book/manage/{token}/cancel") { (context, path) throws(WebFailure) in
+            try context.cancelConfirmation(token: path["token"])
+        },
+        .init("GET", "/book/manage/{token}/reschedule") { (context, path) throws(WebFailure) in
+            try context.reschedulePage(token: path["token"], purpose: .cancel, message: nil)
+        },
+        .init("POST", "/book/manage/{token}/reschedule") { (context, path) throws(WebFailure) in
+            try context.rescheduleFromPage(token: path["token"], purpose: .cancel)
+        },
         .init("GET", "/book/reschedule/{token}") { (context, path) throws(WebFailure) in
-            try context.reschedulePage(token: path["token"], message: nil)
+            try context.reschedulePage(token: path["token"], purpose: .reschedule, message: nil)
         },
         .init("POST", "/book/reschedule/{token}") { (context, path) throws(WebFailure) in
-            try context.rescheduleFromPage(token: path["token"])
+            try context.rescheduleFromPage(token: path["token"], purpose: .reschedule)
         },
         .init("GET", "/book/{slug}") { (context, path) throws(WebFailure) in
             try context.pickerPage(try context.bookingType(path["slug"]), message: nil)
@@ -236,6 +247,8 @@ struct WebContext {
         var zoneName: String
         var calendars: [EventCalendar]
         var visible: Set<String>
+        /// Whether cancelled events are drawn (struck through), else left out (`cancelled=hide`).
+        var showsCancelled = true
     }
 
     func parameters(store: any EventStore, user: String) throws(WebFailure) -> ViewParameters {
@@ -269,7 +282,7 @@ struct WebContext {
         let visible = chosen.isEmpty ? Set(calendars.map(\.id)) : Set(chosen)
         return ViewParameters(
             view: view, date: date, firstWeekday: firstWeekday, zone: zone, zoneName: zoneName, calendars: calendars,
-            visible: visible)
+            visible: visible, showsCancelled: query["cancelled"] != "hide")
     }
 
     /// `YYYY-MM-DD` in the supported years (0001–9999).
@@ -282,7 +295,14 @@ struct WebContext {
         if let day = fields["firstWeekday"].flatMap({ Weekday(englishName: $0) }) {
             settings.firstWeekday = day.rawValue
         }
-        if let zone = fields["tz"], !zone.isEmpty { settings.timeZone = zone }
+        if let typed = fields["tz"], !typed.isEmpty {
+            // A city ("Berlin") is the zone it names; anything else comes back to the form
+            // with what was typed and why, the stored setting unchanged.
+            guard let zone = TimeZoneDatabase.name(matching: typed) else {
+                return Self.redirect("/calendar?" + HTML.query([("tzError", typed)]))
+            }
+            settings.timeZone = zone
+        }
         do {
             try backend.appState.setViewSettings(settings, user: session.user)
         } catch {

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
 import browser_support  # noqa: E402
-from browser_support import api, browser, check, heading, wait_for  # noqa: E402
+from browser_support import api, browser, check, heading, sign_in, wait_for  # noqa: E402
 
 XSS = '<img src=x onerror="window.__xss = 1">'
 CLIENT_PYTHON = ".build/client-venv/bin/python"
@@ -93,9 +93,11 @@ def book_through_the_page(driver, server, name, email, artifacts, label):
              for a in driver.find_elements(By.CSS_SELECTOR, ".add-links a")}
     check("calendar.google.com" in links.get("Google Calendar", ""), f"{label}: an Add to Calendar link for Google")
     check(links.get("Download .ics", "").endswith(".ics"), f"{label}: the .ics to download")
-    manage = driver.find_element(By.LINK_TEXT, "Cancel").get_attribute("href")
+    cancel = driver.find_element(By.LINK_TEXT, "Cancel").get_attribute("href")
     reschedule = driver.find_element(By.LINK_TEXT, "Reschedule").get_attribute("href")
-    check("/book/manage/bkc_" in manage and "/book/reschedule/bkr_" in reschedule, f"{label}: the booking's two links")
+    check("/book/manage/bkc_" in cancel and cancel.endswith("/cancel") and "/book/reschedule/bkr_" in reschedule,
+          f"{label}: the booking's two links")
+    manage = cancel[:-len("/cancel")]
     with urllib.request.urlopen(links["Download .ics"]) as response:
         ics = response.read().decode()
     utc = start.replace("-", "").replace(":", "")
@@ -160,28 +162,80 @@ def run(server, almanac, data, artifacts):
     status, listed = call("GET", "/api/v1/bookings")
     check(status == 200 and len(listed["bookings"]) == 2, "the trainer's API lists both bookings")
 
-    # Cancelling through the manage link: the page says so, the next sync shows it cancelled.
-    driver = browser(width=1280)
+    # Cancelling through the manage link, after a confirmation: the page says so, offers no
+    # links to change it any more, and the next sync shows it cancelled.
+    driver = browser(width=1280, zone="America/New_York")
     try:
         driver.get(manage_links[0][0])
         check(heading(driver) == "Your booking", "the manage page shows the booking")
+        driver.find_element(By.CSS_SELECTOR, ".booking-links").find_element(By.LINK_TEXT, "Cancel").click()
+        wait_for(lambda: heading(driver) == "Cancel this booking?", "cancelling asks first")
+        driver.save_screenshot(os.path.join(artifacts, "booking-cancel-confirm-1280.png"))
+        driver.find_element(By.LINK_TEXT, "Keep it").click()
+        wait_for(lambda: heading(driver) == "Your booking", "keeping it changes nothing")
+        driver.find_element(By.CSS_SELECTOR, ".booking-links").find_element(By.LINK_TEXT, "Cancel").click()
+        wait_for(lambda: heading(driver) == "Cancel this booking?", "asked again")
         driver.find_element(By.CSS_SELECTOR, "form.cancel-form button").click()
         wait_for(lambda: heading(driver) == "Cancelled", "the cancellation")
-        check(not driver.find_elements(By.CSS_SELECTOR, "form.cancel-form"), "a cancelled booking offers no cancel")
-        # Rescheduling the other: the next free time of another day.
-        driver.get(manage_links[1][1])
-        check("Pick another time" in driver.find_element(By.CSS_SELECTOR, ".chosen-time").text, "the reschedule page")
+        check(not driver.find_elements(By.CSS_SELECTOR, ".booking-links"), "a cancelled booking offers no links to change it")
+        # Rescheduling the other from its manage page, as the booker in New York: the new
+        # time shows in her zone, with both links and the .ics.
+        driver.get(manage_links[1][0])
+        driver.find_element(By.CSS_SELECTOR, ".booking-links").find_element(By.LINK_TEXT, "Reschedule").click()
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".chosen-time"), "the reschedule page")
+        check("America/New_York" in driver.find_element(By.CSS_SELECTOR, ".chosen-time").text,
+              "the reschedule page shows the booking in the booker's zone")
         days = driver.find_elements(By.CSS_SELECTOR, "table.booking-month td.open a")
         days[-1].click()
         wait_for(lambda: "day=" in driver.current_url, "another day chosen")
-        driver.find_element(By.CSS_SELECTOR, "ul.slots button.slot").click()
+        slot = driver.find_element(By.CSS_SELECTOR, "ul.slots button.slot")
+        chosen = slot.text
+        slot.click()
         wait_for(lambda: heading(driver) == "Your booking moved", "the booking moved")
+        when = driver.find_element(By.CSS_SELECTOR, "main.confirmation dl").text
+        check("America/New_York" in when and chosen in when, f"the moved booking shows in the booker's zone: {when}")
+        links = [a.text for a in driver.find_elements(By.CSS_SELECTOR, ".booking-links a")]
+        check(links == ["Cancel", "Reschedule"], f"after moving, both links are there: {links}")
+        check(driver.find_elements(By.LINK_TEXT, "Download .ics"), "and the .ics")
+        driver.save_screenshot(os.path.join(artifacts, "booking-moved-1280.png"))
+        # Her reschedule link shows it in her zone too.
+        driver.get(manage_links[1][1])
+        check("America/New_York" in driver.find_element(By.CSS_SELECTOR, ".chosen-time").text,
+              "the reschedule link shows the booking in the booker's zone")
     finally:
         driver.quit()
     later = sync(server, after["token"])
     statuses = sorted((o["summary"], o["status"]) for o in later["objects"])
     check(("Personal training: Lena Berg", "CANCELLED") in statuses, f"the sync after shows the cancellation: {statuses}")
     check(any(s[0] == "Personal training: Max Ott" for s in statuses), "and the moved booking")
+
+    # The trainer's own views show the cancelled booking as cancelled, at both widths:
+    # struck through in the month, week and day, and said so on its page.
+    cancelled_day = datetime.fromisoformat(manage_links[0][2].replace("Z", "+00:00")).astimezone(ZoneInfo("Europe/Berlin")).date()
+    for width in (390, 1280):
+        driver = browser(width=width)
+        try:
+            sign_in(driver, server)
+            for view in ("month", "week", "day"):
+                driver.get(f"{server.base}/calendar?view={view}&date={cancelled_day}&tz=Europe/Berlin")
+                marked = [e for e in driver.find_elements(By.CSS_SELECTOR, "li.cancelled > a, td.cancelled a, a.timed-event.cancelled")
+                          if "Lena Berg" in e.get_attribute("textContent")]
+                check(marked, f"{width} px {view}: the cancelled booking is marked cancelled")
+                check(all("line-through" in e.value_of_css_property("text-decoration") for e in marked),
+                      f"{width} px {view}: and drawn struck through")
+                driver.save_screenshot(os.path.join(artifacts, f"trainer-cancelled-{view}-{width}.png"))
+            event = marked[0].get_attribute("href")
+            driver.get(event)
+            note = driver.find_element(By.CSS_SELECTOR, ".status-note.cancelled").text
+            check(note.startswith("Cancelled."), f"{width} px: the event page says it is cancelled")
+            check("Accepted" not in driver.find_element(By.CSS_SELECTOR, "main").text,
+                  f"{width} px: and no one is shown as coming")
+            edit = driver.find_element(By.LINK_TEXT, "Edit")
+            check("line-through" not in edit.value_of_css_property("text-decoration"),
+                  f"{width} px: only the title is struck through, not the page's buttons")
+            driver.save_screenshot(os.path.join(artifacts, f"trainer-cancelled-event-{width}.png"))
+        finally:
+            driver.quit()
 
     # Without JavaScript: the schedule's zone, the same path to a booking; a hostile name is text.
     driver = browser(width=1280, javascript=False)
@@ -191,7 +245,7 @@ def run(server, almanac, data, artifacts):
               "without script the schedule's zone is shown")
         manage, _, _ = book_through_the_page(driver, server, XSS, "ida@example.com", artifacts, "no-script")
         check(XSS in driver.find_element(By.CSS_SELECTOR, "main.confirmation dl").text, "a hostile name shows as text")
-        driver.get(manage)
+        driver.get(manage + "/cancel")
         driver.find_element(By.CSS_SELECTOR, "form.cancel-form button").click()
         wait_for(lambda: heading(driver) == "Cancelled", "cancelled without script")
     finally:
@@ -216,7 +270,7 @@ def run(server, almanac, data, artifacts):
         check(message["component"] == "add-to-calendar" and message["data"]["name"] == "Personal training"
               and message["data"]["startsAtInMillisecondsSinceEpoch"] == start_ms,
               f"the bridge payload has the booked time: {message['data']}")
-        check(message["data"]["notes"].startswith("Cancel: " + server.base + "/book/manage/bkc_"),
+        check(message["data"]["notes"].startswith("Manage or cancel: " + server.base + "/book/manage/bkc_"),
               "the payload's notes carry the booking's links, whole")
     finally:
         driver.quit()

@@ -10,6 +10,7 @@ import interop_support
 from interop_support import check  # noqa: F401
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
 
 def checks():
@@ -64,3 +65,12 @@ def browser(user_agent=None, adapter=False, width=1280, zone=None, javascript=Tr
                                     receive: (message) => window.__messages.push(JSON.parse(JSON.stringify(message))) };
         """})
     return driver
+
+
+def sign_in(driver, server):
+    """Signs the server's user in to the web calendar through its form."""
+    driver.get(server.base + "/")
+    driver.find_element(By.NAME, "user").send_keys(server.user)
+    driver.find_element(By.NAME, "password").send_keys(server.password)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+    wait_for(lambda: "/calendar" in driver.current_url, "signed in")

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
 import browser_support  # noqa: E402
-from browser_support import api, browser, check, heading, wait_for  # noqa: E402
+from browser_support import api, browser, check, heading, sign_in, wait_for  # noqa: E402
 
 XSS = '<img src=x onerror="window.__xss = 1">'
 
@@ -55,14 +55,6 @@ def main():
         finally:
             server.stop()
     print(f"web calendar in Chromium: all {browser_support.checks()} checks passed")
-
-
-def sign_in(driver, server):
-    driver.get(server.base + "/")
-    driver.find_element(By.NAME, "user").send_keys(server.user)
-    driver.find_element(By.NAME, "password").send_keys(server.password)
-    driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
-    wait_for(lambda: "/calendar" in driver.current_url, "signed in")
 
 
 def run(server, almanac, data, artifacts):
@@ -189,6 +181,43 @@ def run(server, almanac, data, artifacts):
         driver.save_screenshot(os.path.join(artifacts, "event-native-390.png"))
     finally:
         driver.quit()
+    delete_path(server, artifacts, event)
+
+
+def delete_path(server, artifacts, event):
+    """Deleting from the event page at both widths: one occurrence of a series after the
+    confirmation names it, then a single event; "Keep" (the Cancel link) changes nothing."""
+    for width in (390, 1280):
+        event({"title": f"Drop-in {width}", "start": "2026-12-08T07:00:00", "end": "2026-12-08T08:00:00",
+                        "rrule": "FREQ=DAILY;COUNT=3"})
+        driver = browser(width=width)
+        try:
+            sign_in(driver, server)
+            driver.get(f"{server.base}/calendar?view=week&date=2026-12-08&tz=Europe/Berlin")
+            instances = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "a.timed-event")
+                         if f"Drop-in {width}" in a.get_attribute("textContent")]
+            check(len(instances) == 3, f"{width} px: the three instances of the series")
+            driver.get(instances[1])
+            driver.find_element(By.LINK_TEXT, "Delete…").click()
+            wait_for(lambda: heading(driver).startswith("Delete"), f"{width} px: the confirmation")
+            choices = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, "input[name=span]")]
+            check(choices == ["this", "future", "all"], f"{width} px: a series asks which occurrences ({choices})")
+            check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"),
+                  f"{width} px: the confirmation fits the screen")
+            driver.save_screenshot(os.path.join(artifacts, f"delete-confirm-{width}.png"))
+            driver.find_element(By.LINK_TEXT, "Cancel").click()
+            wait_for(lambda: "/calendar/event?" in driver.current_url, f"{width} px: Cancel goes back to the event")
+            driver.find_element(By.LINK_TEXT, "Delete…").click()
+            wait_for(lambda: heading(driver).startswith("Delete"), f"{width} px: the confirmation again")
+            driver.find_element(By.CSS_SELECTOR, "form.delete-form button[type=submit]").click()
+            wait_for(lambda: "view=day" in driver.current_url, f"{width} px: after deleting, the day")
+            driver.get(f"{server.base}/calendar?view=week&date=2026-12-08&tz=Europe/Berlin")
+            left = [a for a in driver.find_elements(By.CSS_SELECTOR, "a.timed-event")
+                    if f"Drop-in {width}" in a.get_attribute("textContent")]
+            check(len(left) == 2, f"{width} px: only that occurrence went ({len(left)} left)")
+            driver.save_screenshot(os.path.join(artifacts, f"delete-after-week-{width}.png"))
+        finally:
+            driver.quit()
 
 
 BERLIN = ZoneInfo("Europe/Berlin")

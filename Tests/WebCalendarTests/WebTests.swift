@@ -146,7 +146,8 @@ import Testing
         }
         let (cookie, _) = try signIn()
         let week = try send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
-        #expect(week.status == 200 && week.text.contains("aria-label=\"Week of 2026-11-30\""))
+        #expect(week.status == 200 && week.text.contains("aria-label=\"Week of Monday, 30 November 2026\""))
+        #expect(week.text.contains("<h1>30 November – 6 December 2026</h1>"))
         #expect(week.text.components(separatedBy: "data-lanes=\"3\"").count == 4)
         #expect(week.text.contains("data-lane=\"2\""))
         // The scope toggle keeps the date.
@@ -176,6 +177,20 @@ import Testing
             try web.send("GET", "/calendar?view=month&date=2026-11-29&firstWeekday=monday", cookie: cookie).text
                 .components(
                     separatedBy: "role=\"columnheader\"")[1].contains("Monday"))
+        // A city names its zone; an unknown zone comes back as typed, saying why, and the
+        // stored zone is kept (the calendar still opens).
+        let city = try web.send("POST", "/settings", form: [("csrf", csrf), ("tz", "berlin")], cookie: cookie)
+        #expect(try city.status == 303 && web.backend.appState.viewSettings(user: "anna").timeZone == "Europe/Berlin")
+        let wrong = try web.send("POST", "/settings", form: [("csrf", csrf), ("tz", "Mars/Olympus")], cookie: cookie)
+        let back = try #require(wrong.headers["Location"])
+        #expect(back == "/calendar?tzError=Mars%2FOlympus")
+        #expect((try web.backend.appState.viewSettings(user: "anna").timeZone) == "Europe/Berlin")
+        let form = try web.send("GET", back, cookie: cookie)
+        #expect(form.status == 200 && form.text.contains("There is no time zone “Mars/Olympus”"))
+        #expect(form.text.contains("value=\"Mars/Olympus\" aria-invalid=\"true\""))
+        #expect(
+            form.text.contains("<datalist id=\"zone-names\">") && form.text.contains("<option value=\"Europe/Berlin\">")
+        )
     }
 
     @Test(arguments: ServerSetup.all) func eventPageCarriesTheBridgePayloadAndMarkingNeedsTheToken(_ setup: ServerSetup)
@@ -395,13 +410,116 @@ import Testing
         #expect(try send("GET", "/", cookie: nil).text.contains("data-browser-zone"))
     }
 
+    /// A cancelled event (a booker's cancellation, an organizer's) is drawn struck through
+    /// and said "Cancelled" in the month, week and day views and on its page, or left out
+    /// with the toggle; a tentative one is drawn as tentative. Neither a cancelled one
+    /// nor its page says it takes place.
+    @Test func cancelledAndTentativeEventsAreMarkedInEveryViewOrHidden() throws {
+        let store = try backend.eventStore(for: "anna")
+        func mark(_ id: String, _ status: String) throws {
+            var event = try store.event(withIdentifier: id)
+            event.component.setProperty(Property(name: "STATUS", value: status))
+            _ = try store.save(event)
+        }
+        let session = try add("Session: Lena", "2026-12-03 09:00", "2026-12-03 10:00")
+        try mark(session, "CANCELLED")
+        try mark(try add("Maybe spin", "2026-12-03 18:00", "2026-12-03 19:00"), "TENTATIVE")
+        _ = try add("Yoga", "2026-12-03 12:00", "2026-12-03 13:00")
+        let (cookie, _) = try signIn()
+        for view in ["month", "week", "day"] {
+            let page = try send("GET", "/calendar?view=\(view)&date=2026-12-03&tz=Europe/Berlin", cookie: cookie).text
+            let cancelled = view == "month" ? "<li class=\"event cancelled\">" : "class=\"timed-event cancelled\""
+            let tentative = view == "month" ? "<li class=\"event tentative\">" : "class=\"timed-event tentative\""
+            #expect(page.contains(cancelled), "\(view): \(page)")
+            #expect(page.contains("<span class=\"visually-hidden\">Cancelled: </span>Session: Lena"), "\(view)")
+            #expect(page.contains(tentative) && page.contains("Tentative: </span>Maybe spin"), "\(view)")
+            #expect(page.contains("Yoga</a>"), "\(view)")
+            // The toggle leaves cancelled events out, and the view's links keep it.
+            let hidden = try send(
+                "GET", "/calendar?view=\(view)&date=2026-12-03&tz=Europe/Berlin&cancelled=hide", cookie: cookie
+            ).text
+            #expect(!hidden.contains("Session: Lena") && hidden.contains("Yoga</a>"), "\(view)")
+            #expect(hidden.contains("cancelled=hide"), "\(view)")
+            #expect(hidden.contains("name=\"cancelled\" value=\"show\">"), "the box is unchecked")
+        }
+        let page = try send("GET", "/calendar/event?id=\(session)", cookie: cookie).text
+        #expect(page.contains("<main class=\"page event cancelled\">"))
+        #expect(page.contains("<p class=\"status-note cancelled\" role=\"status\"><strong>Cancelled.</strong>"))
+    }
+
+    /// Deleting from the web: the event page and the edit form lead to a confirmation
+    /// that says what goes; a series offers this occurrence, this and the later ones, or
+    /// all; the post needs the page's CSRF token, and another user cannot delete it.
+    @Test func anEventOrPartsOfASeriesAreDeletedAfterAConfirmation() throws {
+        let store = try backend.eventStore(for: "anna")
+        let single = try add("Leg day", "2026-12-03 18:00", "2026-12-03 19:00")
+        let series = try add("Weekly training", "2026-12-07 18:00", "2026-12-07 19:00", rule: "FREQ=WEEKLY;COUNT=4")
+        func instances() throws -> [Int] {
+            try store.events(in: TimeRange(start: 1_796_083_200, end: 1_800_000_000)).filter {
+                $0.eventIdentifier == series
+            }.map(\.startInstant)
+        }
+        #expect(try instances().count == 4)
+        let (cookie, csrf) = try signIn()
+        // The event page and the edit form link to the confirmation.
+        // "‹ Calendar" goes back to the view the event was opened from; else the month.
+        let fromWeek = try send(
+            "GET", "/calendar/event?id=\(single)", cookie: cookie,
+            headers: ["Host": "cal.example", "Referer": "http://cal.example/calendar?view=week&date=2026-12-03"]
+        ).text
+        #expect(fromWeek.contains("href=\"/calendar?view=week&amp;date=2026-12-03\">‹ Calendar"), "\(fromWeek)")
+        let elsewhere = try send(
+            "GET", "/calendar/event?id=\(single)", cookie: cookie,
+            headers: ["Host": "cal.example", "Referer": "http://other.example/calendar?view=week"]
+        ).text
+        #expect(elsewhere.contains("href=\"/calendar?view=month&amp;date="), "another site's page is not followed")
+        let link = "/calendar/delete?id=\(single)"
+        #expect(try send("GET", "/calendar/event?id=\(single)", cookie: cookie).text.contains("href=\"\(link)\""))
+        #expect(try send("GET", "/calendar/edit?id=\(single)", cookie: cookie).text.contains("href=\"\(link)\""))
+        let confirm = try send("GET", link, cookie: cookie)
+        #expect(confirm.status == 200 && confirm.text.contains("<h1>Delete “Leg day”?</h1>"), "\(confirm.text)")
+        #expect(!confirm.text.contains("name=\"span\" value=\"this\""), "a single event has no choice")
+        // Without the page's token nothing goes; with it, the event does, and the day is shown.
+        #expect(
+            try send("POST", "/calendar/delete", form: [("id", single), ("span", "all")], cookie: cookie).status == 403)
+        let deleted = try send(
+            "POST", "/calendar/delete", form: [("csrf", csrf), ("id", single), ("span", "all")], cookie: cookie)
+        #expect(deleted.status == 303 && deleted.headers["Location"] == "/calendar?view=day&date=2026-12-03")
+        #expect(throws: StoreError.self) { try store.event(withIdentifier: single) }
+
+        // A series: the second instance (2026-12-14T17:00Z) alone, then the fourth on, then all.
+        let page = try send("GET", "/calendar/delete?id=\(series)&occurrence=2026-12-14T17:00:00Z", cookie: cookie).text
+        for span in ["this", "future", "all"] { #expect(page.contains("name=\"span\" value=\"\(span)\""), "\(span)") }
+        func delete(_ occurrence: String?, _ span: String) throws -> Int {
+            var form = [("csrf", csrf), ("id", series), ("span", span)]
+            if let occurrence { form.append(("occurrence", occurrence)) }
+            return try send("POST", "/calendar/delete", form: form, cookie: cookie).status
+        }
+        #expect(try delete("2026-12-14T17:00:00Z", "this") == 303)
+        #expect(try instances() == [1_796_662_800, 1_797_872_400, 1_798_477_200])
+        #expect(try delete("2026-12-28T17:00:00Z", "future") == 303)
+        #expect(try instances() == [1_796_662_800, 1_797_872_400])
+        #expect(try delete(nil, "this") == 400, "an occurrence span names its occurrence")
+        // Bob cannot delete Anna's event, even with his own token.
+        try server.createUser("bob", password: "other horse")
+        let (bobCookie, bobCSRF) = try signIn("bob", password: "other horse")
+        let bobs = try send(
+            "POST", "/calendar/delete", form: [("csrf", bobCSRF), ("id", series), ("span", "all")], cookie: bobCookie)
+        #expect(bobs.status == 404)
+        #expect(try instances().count == 2)
+        #expect(try delete(nil, "all") == 303)
+        #expect(try instances().isEmpty)
+        #expect(throws: StoreError.self) { try store.event(withIdentifier: series) }
+    }
+
     @Test func theMonthListsTheSelectedDaysEventsBelowTheGrid() throws {
         _ = try add("Spin", "2026-12-03 18:00", "2026-12-03 19:00")
         _ = try add("Yoga", "2026-12-04 09:00", "2026-12-04 10:00")
         let (cookie, _) = try signIn()
         let page = try send("GET", "/calendar?view=month&date=2026-12-03&tz=Europe/Berlin", cookie: cookie).text
         let details = try #require(page.components(separatedBy: "<section class=\"day-details\"").last)
-        #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-03\"><h2>Thursday 2026-12-03</h2>"))
+        #expect(
+            details.contains("<div class=\"day-detail\" data-date=\"2026-12-03\"><h2>Thursday, 3 December 2026</h2>"))
         #expect(details.contains("<div class=\"day-detail\" data-date=\"2026-12-04\" hidden>"))
         let third = try #require(
             details.components(separatedBy: "data-date=\"2026-12-03\"").last?.components(separatedBy: "</div>").first)
