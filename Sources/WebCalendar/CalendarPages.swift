@@ -44,7 +44,7 @@ extension WebContext {
                 from: first, zone: view.zone, events: try events(WeekGrid.range(from: first, zone: view.zone)),
                 today: today, now: now)
             title = Self.weekText(first)
-            grid = timeGrid(week, view: view, label: "Week of " + Self.longDate(first))
+            grid = weekStrip(week, view: view) + timeGrid(week, view: view, label: "Week of " + Self.longDate(first))
             previous = Self.supported(view.date.adding(days: -7))
             next = Self.supported(view.date.adding(days: 7))
         case "day":
@@ -298,6 +298,29 @@ extension WebContext {
             html += "</div></td>"
         }
         return html + "</tr></tbody></table>"
+    }
+
+    /// The week on a phone (the stylesheet shows it under 37.5rem, in place of the seven
+    /// squeezed columns): a strip of the seven days with their calendars' dots, each a
+    /// link that chooses it, and the chosen day's events below.
+    func weekStrip(_ grid: WeekGrid, view: ViewParameters) -> String {
+        let chosen = grid.columns.firstIndex { $0.date == view.date } ?? 0
+        var html = "<section class=\"week-strip\" aria-label=\"The week, day by day\"><ol class=\"strip-days\">"
+        for (index, column) in grid.columns.enumerated() {
+            var classes = ["strip-day"]
+            if index == chosen { classes.append("selected") }
+            if column.isToday { classes.append("today") }
+            let label =
+                "\(Self.longDate(column.date)), \(column.marker.count) event\(column.marker.count == 1 ? "" : "s")"
+            html +=
+                "<li><a class=\"\(classes.joined(separator: " "))\" href=\"\(link(view, date: column.date, view: "week"))\" aria-label=\"\(HTML.escape(label))\"\(index == chosen ? " aria-current=\"date\"" : "")>"
+                + "<span class=\"weekday\">\(column.date.weekday.englishName.prefix(3))</span><span class=\"number\">\(column.date.day)</span>"
+                + "<span class=\"markers\">\(column.marker.colors.prefix(3).map { dot($0) }.joined())</span></a></li>"
+        }
+        let allDay = grid.allDay.filter { $0.first <= chosen && chosen < $0.first + $0.span }.map(\.event)
+        let timed = grid.columns[chosen].timed.map(\.event).sorted { $0.start < $1.start }
+        return html + "</ol><div class=\"strip-agenda\"><h2>\(Self.longDate(grid.columns[chosen].date))</h2>"
+            + dayList(allDay + timed, view: view) + "</div></section>"
     }
 
     /// Below the month grid: each day's events as a list, for a phone, where the grid

@@ -18,12 +18,7 @@ extension WebContext {
     /// `GET /calendar/delete?id=ID[&occurrence=RECURRENCE-ID]`: what would be deleted, and
     /// the choice for a series.
     func deletePage() throws(WebFailure) -> HTTPResponse {
-        let session = try requireSession()
-        let store = try store(for: session)
-        let view = try parameters(store: store, user: session.user)
-        guard let id = request.queryValue("id") else { throw WebFailure(404, "Which event?") }
-        let occurrenceID = request.queryValue("occurrence")
-        let (event, occurrence) = try loadEvent(store, id: id, occurrence: occurrenceID, zoneName: view.zoneName)
+        let (session, _, view, id, occurrenceID, event, occurrence) = try requestedEvent()
         let when = occurrence.map { Self.describe($0.start, $0.end, view.zone) }
         var hidden = [("csrf", session.csrfToken), ("id", id)]
         if let occurrenceID { hidden.append(("occurrence", occurrenceID)) }

@@ -22,15 +22,24 @@ extension WebContext {
         }
     }
 
-    /// `/calendar/event?id=ID[&occurrence=RECURRENCE-ID]`: the event, its "Add to Calendar"
-    /// button and links, and what to do with it.
-    func eventPage() throws(WebFailure) -> HTTPResponse {
+    /// The event (or occurrence) a page's `id` and `occurrence` name, for the signed-in user.
+    func requestedEvent() throws(WebFailure) -> (
+        session: SignInSession, store: any EventStore, view: ViewParameters, id: String, occurrenceID: String?,
+        event: Event, occurrence: EventOccurrence?
+    ) {
         let session = try requireSession()
         let store = try store(for: session)
         let view = try parameters(store: store, user: session.user)
         guard let id = request.queryValue("id") else { throw WebFailure(404, "Which event?") }
         let occurrenceID = request.queryValue("occurrence")
         let (event, occurrence) = try loadEvent(store, id: id, occurrence: occurrenceID, zoneName: view.zoneName)
+        return (session, store, view, id, occurrenceID, event, occurrence)
+    }
+
+    /// `/calendar/event?id=ID[&occurrence=RECURRENCE-ID]`: the event, its "Add to Calendar"
+    /// button and links, and what to do with it.
+    func eventPage() throws(WebFailure) -> HTTPResponse {
+        let (session, store, view, id, occurrenceID, event, occurrence) = try requestedEvent()
         let targets: AddToCalendarTargets
         do {
             targets = try AddToCalendarTargets.targets(

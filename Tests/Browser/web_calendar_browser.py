@@ -113,6 +113,26 @@ def run(server, almanac, data, artifacts):
         for width in (390, 1280):
             driver.set_window_size(width, 900)
             driver.save_screenshot(os.path.join(artifacts, f"week-monday-{width}.png"))
+            strip = driver.find_element(By.CSS_SELECTOR, ".week-strip")
+            grid = driver.find_element(By.CSS_SELECTOR, "table.time-grid.week")
+            if width < 600:
+                check(strip.is_displayed() and not grid.is_displayed(), "390 px: the week is a strip of days, not seven columns")
+                days = strip.find_elements(By.CSS_SELECTOR, "a.strip-day")
+                check(len(days) == 7 and all(d.rect["width"] >= 40 for d in days), "390 px: seven days, each a wide enough target")
+                check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"),
+                      "390 px: the week fits the screen")
+                agenda = strip.find_element(By.CSS_SELECTOR, ".strip-agenda").text
+                check("Spin" in agenda and "Yoga" in agenda and "Stretch" in agenda,
+                      "390 px: the chosen day's events below the strip")
+                days[2].click()
+                wait_for(lambda: "date=2026-12-02" in driver.current_url, "390 px: another day chosen")
+                chosen = driver.find_element(By.CSS_SELECTOR, ".strip-agenda")
+                check("Wednesday, 2 December 2026" in chosen.text and "Spin" not in chosen.text,
+                      "390 px: its events shown instead")
+                driver.save_screenshot(os.path.join(artifacts, "week-strip-390.png"))
+                driver.get(f"{server.base}/calendar?view=week&date=2026-12-01&firstWeekday=monday&tz=Europe/Berlin")
+            else:
+                check(grid.is_displayed() and not strip.is_displayed(), "1280 px: the seven-day time grid")
         driver.set_window_size(1280, 900)
         driver.get(f"{server.base}/calendar?view=week&date=2026-12-24&firstWeekday=sunday&tz=Europe/Berlin")
         headers = [h.get_attribute("abbr") for h in driver.find_elements(By.CSS_SELECTOR, "table.week th[role=columnheader]")]
@@ -309,9 +329,12 @@ def recurring_path(server, almanac, data, artifacts, call, cid, single):
                     link = detail.find_element(By.XPATH, f".//a[text()='{title}']")
                 link.click()
                 check_page(driver, key, f"month at {width} px")
-                # Week view: timed events in their column, all-day ones in the all-day row.
+                # Week view: timed events in their column, all-day ones in the all-day row; at
+                # phone width the strip's chosen day lists them.
                 driver.get(f"{server.base}/calendar?view=week&date={date}&tz=Europe/Berlin")
-                if expected[key][3]:
+                if width == 390:
+                    link = driver.find_element(By.XPATH, f"//div[@class='strip-agenda']//a[text()='{title}']")
+                elif expected[key][3]:
                     link = driver.find_element(By.XPATH, f"//td[contains(@class,'all-day-event')]/a[text()='{title}']")
                 else:
                     link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//a[contains(@class,'timed-event')][contains(., '{title}')]")

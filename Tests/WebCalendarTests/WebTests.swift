@@ -148,6 +148,15 @@ import Testing
         let week = try send("GET", "/calendar?view=week&date=2026-12-02&tz=Europe/Berlin", cookie: cookie)
         #expect(week.status == 200 && week.text.contains("aria-label=\"Week of Monday, 30 November 2026\""))
         #expect(week.text.contains("<h1>30 November – 6 December 2026</h1>"))
+        // The phone's strip: seven days, the chosen one current, its events listed below.
+        let strip = try #require(week.text.components(separatedBy: "<section class=\"week-strip\"").last)
+        #expect(strip.components(separatedBy: "<a class=\"strip-day").count == 8)
+        #expect(strip.contains("aria-label=\"Wednesday, 2 December 2026, 0 events\" aria-current=\"date\""))
+        let monday = try send("GET", "/calendar?view=week&date=2026-12-01&tz=Europe/Berlin", cookie: cookie).text
+        let agenda = try #require(monday.components(separatedBy: "<div class=\"strip-agenda\">").last)
+        #expect(
+            agenda.hasPrefix("<h2>Tuesday, 1 December 2026</h2>") && agenda.contains(">A</a>")
+                && agenda.contains(">C</a>"))
         #expect(week.text.components(separatedBy: "data-lanes=\"3\"").count == 4)
         #expect(week.text.contains("data-lane=\"2\""))
         // The scope toggle keeps the date.
