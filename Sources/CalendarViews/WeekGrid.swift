@@ -2,38 +2,46 @@ import CivilTime
 
 /// Day columns from a first day (7 for a week, 1 for a day): an all-day row, where
 /// multi-day events span columns and stack in lanes, and timed events placed by
-/// minute, overlapping ones side by side; each column has its hour marks and, on
-/// today, where now is.
+/// wall-clock minute, overlapping ones side by side; each column has its hour marks
+/// and, on today, where now is.
+///
+/// Every column is the same 24 hours of wall clock, so every day's rows line up with
+/// one hour gutter, on DST-change days too (as Google Calendar and Fantastical draw
+/// them): the hour that clocks skip in spring is an empty row marked as skipped, and
+/// the hour they repeat in autumn is one row holding both of its passes.
 public struct WeekGrid: Sendable {
     public struct Column: Sendable, Hashable {
         public var date: CivilDate
         public var isToday: Bool
-        /// The day's length in minutes: 1440, or 1380/1500 on a DST-change day.
+        /// The day's length in elapsed minutes: 1440, or 1380/1500 on a DST-change day.
+        /// (Placement is by wall clock, on 1440 minutes, whatever the day's length.)
         public var minutes: Int
         public var timed: [Placed]
         public var marker: DayMarker
-        /// Each full hour of the day's wall clock, where it falls: 24 marks, 23 on a
-        /// spring-forward day (the skipped hour has none), 25 on a fall-back day.
+        /// The 24 hours of the day's wall clock, each with how often the day has it.
         public var hours: [HourMark]
-        /// Minutes from midnight to the grid's `now`, when now is on this day.
+        /// The wall-clock minute of the grid's `now`, when now is on this day.
         public var nowMinute: Int?
     }
 
-    /// A full hour of wall-clock time: minutes from the day's midnight (elapsed time, as
-    /// events are placed), the hour shown, and for an hour the day has twice (when
-    /// clocks go back) which of the two it is, by the zone's abbreviation then.
+    /// A full hour of wall-clock time: its wall-clock minute (`hour * 60`), the label
+    /// `HH:00`, and the zone's abbreviation at each time the day's clock reads it: one,
+    /// none for the hour clocks skip when they go forward, two (in order) for the hour
+    /// they repeat when they go back.
     public struct HourMark: Sendable, Hashable {
-        public var minute: Int
         public var hour: Int
-        /// `HH:00`, followed by the zone's abbreviation for an hour that occurs twice.
-        public var label: String
-        /// Whether the day has this wall-clock hour twice.
-        public var isRepeated: Bool
+        public var zones: [String]
+        public var minute: Int { hour * 60 }
+        public var label: String { (hour < 10 ? "0" : "") + String(hour) + ":00" }
+        /// Whether clocks skip this hour (it never happens on this day).
+        public var isSkipped: Bool { zones.isEmpty }
+        /// Whether clocks go through this hour twice on this day.
+        public var isRepeated: Bool { zones.count > 1 }
     }
 
-    /// A timed event in a day column: minutes from that day's midnight (clipped to the
-    /// day; an event crossing midnight shows in both columns), and its place among the
-    /// events it overlaps: column `lane` of `lanes`.
+    /// A timed event in a day column: its wall-clock minutes on that day (clipped to
+    /// the day; an event crossing midnight shows in both columns), and its place among
+    /// the events it overlaps: column `lane` of `lanes`.
     public struct Placed: Sendable, Hashable {
         public var event: ViewEvent
         public var startMinute: Int
@@ -76,19 +84,30 @@ public struct WeekGrid: Sendable {
             let dayEnd = bounds.start(of: date.adding(days: 1))
             let minutes = (dayEnd - dayStart) / 60
             let dayEvents = bounds.events(on: date, from: events)
+            func wallMinute(_ instant: Int, roundingUp: Bool = false) -> Int {
+                let local = zone.localTime(at: instant)
+                if local.date < date { return 0 }
+                if local.date > date { return 1440 }
+                let seconds = local.time.hour * 3600 + local.time.minute * 60 + local.time.second
+                return roundingUp ? (seconds + 59) / 60 : seconds / 60
+            }
             var placed: [Placed] = dayEvents.filter { !$0.isAllDay }.map { event in
                 let start = max(event.start, dayStart)
                 let end = min(max(event.end, event.start), dayEnd)
+                let startMinute = wallMinute(start)
+                // Across a fall-back, the wall clock can end before it began (02:30 CEST
+                // to 02:15 CET): such an event is drawn its elapsed length.
+                var endMinute = end == dayEnd ? 1440 : wallMinute(end, roundingUp: true)
+                if endMinute < startMinute { endMinute = min(1440, startMinute + (end - start + 59) / 60) }
                 return Placed(
-                    event: event, startMinute: (start - dayStart) / 60, endMinute: (end - dayStart + 59) / 60, lane: 0,
-                    lanes: 1,
+                    event: event, startMinute: startMinute, endMinute: endMinute, lane: 0, lanes: 1,
                     continuesFromBefore: event.start < dayStart, continuesAfter: event.end > dayEnd)
             }
             Self.assignLanes(&placed)
-            let nowMinute = now.flatMap { $0 >= dayStart && $0 < dayEnd ? ($0 - dayStart) / 60 : nil }
+            let nowMinute = now.flatMap { $0 >= dayStart && $0 < dayEnd ? wallMinute($0) : nil }
             return Column(
                 date: date, isToday: date == today, minutes: minutes, timed: placed, marker: bounds.marker(dayEvents),
-                hours: Self.hourMarks(from: dayStart, to: dayEnd, zone: zone), nowMinute: nowMinute)
+                hours: Self.hourMarks(of: date, from: dayStart, to: dayEnd, zone: zone), nowMinute: nowMinute)
         }
         // All-day events: clip to the week, then first fit into lanes.
         var rows: [AllDay] = []
@@ -115,28 +134,20 @@ public struct WeekGrid: Sendable {
         allDayLanes = laneEnds.count
     }
 
-    /// The full wall-clock hours between two instants (a day): every instant at which the
-    /// zone's clock reads a full hour. Offsets change on quarter hours at the finest, so
-    /// the day is read every 15 minutes.
-    static func hourMarks(from start: Int, to end: Int, zone: ZoneRules) -> [HourMark] {
-        var found: [(minute: Int, hour: Int, instant: Int)] = []
+    /// The 24 wall-clock hours of `date` (between the instants `start` and `end`), each
+    /// with the zone's abbreviation every time the clock reads its full hour. Offsets
+    /// change on quarter hours at the finest, so the day is read every 15 minutes.
+    static func hourMarks(of date: CivilDate, from start: Int, to end: Int, zone: ZoneRules) -> [HourMark] {
+        var marks = (0..<24).map { HourMark(hour: $0, zones: []) }
         var instant = start
         while instant < end {
             let local = zone.localTime(at: instant)
-            if local.time.minute == 0 && local.time.second == 0 {
-                found.append(((instant - start) / 60, local.time.hour, instant))
+            if local.date == date && local.time.minute == 0 && local.time.second == 0 {
+                marks[local.time.hour].zones.append(zone.abbreviation(at: instant))
             }
             instant += 900
         }
-        var counts: [Int: Int] = [:]
-        for mark in found { counts[mark.hour, default: 0] += 1 }
-        return found.map { mark in
-            let repeated = (counts[mark.hour] ?? 0) > 1
-            let clock = (mark.hour < 10 ? "0" : "") + String(mark.hour) + ":00"
-            return HourMark(
-                minute: mark.minute, hour: mark.hour,
-                label: repeated ? clock + " " + zone.abbreviation(at: mark.instant) : clock, isRepeated: repeated)
-        }
+        return marks
     }
 
     /// Side by side: events sorted by start (longer first) take the first lane free at

@@ -218,21 +218,18 @@ extension WebContext {
 
     /// The week or day view: a time gutter with the hours of the viewer's zone, an
     /// all-day row (multi-day events spanning their columns), then each day's timed
-    /// events placed by elapsed minutes, overlapping ones side by side. All columns share
-    /// one scale, the longest day's; a DST-change day that is not the gutter's also
-    /// labels its own hours, so every label tells the wall clock truthfully. Today has a
-    /// now-line.
+    /// events placed by wall clock, overlapping ones side by side. Every column is the
+    /// same 24 hours, so rows line up with the gutter on DST-change days too: the hour
+    /// clocks skip is a hatched row saying so, the hour they repeat a row naming both
+    /// passes. Today has a now-line.
     func timeGrid(_ grid: WeekGrid, view: ViewParameters, label: String) -> String {
-        let scale = grid.columns.map(\.minutes).max() ?? 1440
-        // The gutter's hours: those of a day of ordinary length, else of the first day.
-        let gutter = (grid.columns.first { $0.minutes == 1440 } ?? grid.columns[0]).hours
-        func top(_ minute: Int) -> String { Self.percent(Double(minute) / Double(scale) * 100) }
-        let height = "height:\(Double(scale) / 30)rem"  // two rem an hour
+        func top(_ minute: Int) -> String { Self.percent(Double(minute) / 1440 * 100) }
+        let height = "height:48rem"  // two rem an hour
         let kind = grid.columns.count == 1 ? "day" : "week"
         var html =
-            "<table class=\"time-grid \(kind)\" role=\"grid\" aria-label=\"\(HTML.escape(label))\" data-scale-minutes=\"\(scale)\"><thead><tr role=\"row\">"
+            "<table class=\"time-grid \(kind)\" role=\"grid\" aria-label=\"\(HTML.escape(label))\" data-scale-minutes=\"1440\"><thead><tr role=\"row\">"
         html +=
-            "<td class=\"gutter-head\" aria-hidden=\"true\">\(HTML.escape(view.zone.abbreviation(at: calendar.now())))</td>"
+            "<td class=\"gutter-head\" aria-hidden=\"true\">\(HTML.escape(zoneNames(grid, view.zone)))</td>"
         for column in grid.columns {
             let name = column.date.weekday.englishName
             html +=
@@ -262,42 +259,59 @@ extension WebContext {
         // The gutter, then timed events, placed by minute in each day's column.
         html +=
             "<tr role=\"row\" class=\"timed\"><th scope=\"row\" class=\"gutter\"><div class=\"hours\" style=\"\(height)\">"
-        for mark in gutter {
+        for mark in grid.columns[0].hours {
             html +=
-                "<span class=\"hour-label\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>"
+                "<span class=\"hour-label\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(mark.label)</span>"
         }
         html += "</div></th>"
         for column in grid.columns {
             html +=
                 "<td role=\"gridcell\" class=\"day-column\(column.isToday ? " today" : "")\" data-date=\"\(column.date)\" data-minutes=\"\(column.minutes)\"><div class=\"hours\" style=\"\(height)\">"
-            let ownLabels = column.hours != gutter
             for mark in column.hours {
                 html += "<span class=\"hour-line\" style=\"top:\(top(mark.minute))\" aria-hidden=\"true\"></span>"
-                if ownLabels {
+                if let note = Self.clockChange(mark) {
                     html +=
-                        "<span class=\"hour-label own\" style=\"top:\(top(mark.minute))\" data-minute=\"\(mark.minute)\">\(HTML.escape(mark.label))</span>"
+                        "<span class=\"clock-change\(mark.isSkipped ? " skipped" : " repeated")\" style=\"top:\(top(mark.minute));height:\(top(60))\" data-minute=\"\(mark.minute)\" title=\"\(HTML.escape(note.long))\">\(HTML.escape(note.short))</span>"
                 }
             }
-            if column.minutes < scale {
-                html +=
-                    "<span class=\"no-time\" style=\"top:\(top(column.minutes))\" title=\"This day is \(column.minutes / 60) hours long\"></span>"
-            }
             for placed in column.timed {
-                let height = max(1.5, Double(max(placed.endMinute - placed.startMinute, 1)) / Double(scale) * 100)
+                let height = max(1.5, Double(max(placed.endMinute - placed.startMinute, 1)) / 1440 * 100)
                 let width = 100.0 / Double(placed.lanes)
                 let style =
                     "top:\(top(placed.startMinute));height:\(Self.percent(height));left:\(Self.percent(width * Double(placed.lane)));width:\(Self.percent(width));border-color:\(Self.safeColor(placed.event.color))"
                 html +=
                     "<a class=\"timed-event\(Self.statusClass(placed.event))\" href=\"\(eventLink(placed.event))\" style=\"\(HTML.escape(style))\" data-lane=\"\(placed.lane)\" data-lanes=\"\(placed.lanes)\" data-start-minute=\"\(placed.startMinute)\" data-end-minute=\"\(placed.endMinute)\">"
-                    + "<span class=\"time\">\(Self.wallClock(placed.event.start, view.zone))</span> \(Self.title(placed.event))</a>"
+                    + "<span class=\"time\">\(Self.wallClock(placed.event.start, view.zone, on: column))</span> \(Self.title(placed.event))</a>"
             }
             if let minute = column.nowMinute {
                 html +=
-                    "<div class=\"now-line\" style=\"top:\(top(minute))\" data-now-minute=\"\(minute)\" data-day-minutes=\"\(column.minutes)\" role=\"presentation\" title=\"Now\"></div>"
+                    "<div class=\"now-line\" style=\"top:\(top(minute))\" data-now-minute=\"\(minute)\" data-day-minutes=\"1440\" role=\"presentation\" title=\"Now\"></div>"
             }
             html += "</div></td>"
         }
         return html + "</tr></tbody></table>"
+    }
+
+    /// What a row of the time grid says when clocks change in it: a short text in the
+    /// row and a sentence for its title.
+    static func clockChange(_ mark: WeekGrid.HourMark) -> (short: String, long: String)? {
+        let hour = mark.label + "–" + clock((mark.hour + 1) * 60)
+        if mark.isSkipped {
+            return ("Clocks go forward", "Clocks go forward: \(hour) does not happen on this day")
+        }
+        if mark.isRepeated {
+            let passes = mark.zones.joined(separator: ", then ")
+            return ("Twice: \(passes)", "Clocks go back: \(hour) happens twice, in \(passes)")
+        }
+        return nil
+    }
+
+    /// The gutter's zone: its abbreviation over the days shown (both, when clocks
+    /// change in them).
+    func zoneNames(_ grid: WeekGrid, _ zone: ZoneRules) -> String {
+        let range = WeekGrid.range(from: grid.columns[0].date, days: grid.columns.count, zone: zone)
+        let names = [zone.abbreviation(at: range.start), zone.abbreviation(at: range.end - 1)]
+        return names[0] == names[1] ? names[0] : names.joined(separator: "/")
     }
 
     /// The week on a phone (the stylesheet shows it under 37.5rem, in place of the seven
@@ -339,7 +353,7 @@ extension WebContext {
 
     static func percent(_ value: Double) -> String { String(Double(Int(value * 100)) / 100) + "%" }
 
-    /// `HH:MM` of minutes after midnight (elapsed, as the grid places them).
+    /// `HH:MM` of minutes after midnight on the wall clock.
     static func clock(_ minutes: Int) -> String {
         let hour = minutes / 60 % 24
         let minute = minutes % 60
@@ -361,6 +375,15 @@ extension WebContext {
     static func wallClock(_ instant: Int, _ zone: ZoneRules) -> String {
         let local = zone.localTime(at: instant)
         return clock(local.time.hour * 60 + local.time.minute)
+    }
+
+    /// `HH:MM` in a day column, with the zone's abbreviation when the day has that
+    /// hour twice (which of the two passes it is).
+    static func wallClock(_ instant: Int, _ zone: ZoneRules, on column: WeekGrid.Column) -> String {
+        let local = zone.localTime(at: instant)
+        let text = clock(local.time.hour * 60 + local.time.minute)
+        guard local.date == column.date, column.hours[local.time.hour].isRepeated else { return text }
+        return text + " " + zone.abbreviation(at: instant)
     }
 
     func calendarList(_ view: ViewParameters, colors: [String: String]) -> String {

@@ -75,6 +75,9 @@ def run(server, almanac, data, artifacts):
         event({"title": title, "start": f"2026-12-01T{start}:00", "end": f"2026-12-01T{end}:00"})
     # Berlin springs forward on 2026-03-29: 01:30 CET to 04:00 CEST is 2.5 hours of wall clock, 1.5 hours of time.
     event({"title": "Night shift", "start": "2026-03-29T01:30:00", "end": "2026-03-29T04:00:00"})
+    event({"title": "Sunday class", "start": "2026-03-29T18:00:00", "end": "2026-03-29T19:00:00"})
+    # Berlin falls back on 2026-10-25: 01:30 UTC is the second 02:30 of the night, in CET.
+    event({"title": "Night watch", "timeZone": "UTC", "start": "2026-10-25T01:30:00", "end": "2026-10-25T02:30:00"})
     event({"title": "Holidays", "start": "2026-12-24", "end": "2026-12-27"})
     xss = event({"title": XSS, "start": "2026-12-02T09:00:00", "end": "2026-12-02T10:00:00"})
     spin = event({"title": "Leg day", "start": "2026-12-03T18:00:00", "duration": "PT90M", "location": "Gym"})
@@ -144,8 +147,8 @@ def run(server, almanac, data, artifacts):
         column = driver.find_element(By.CSS_SELECTOR, "td[data-date='2026-03-29']")
         check(column.get_attribute("data-minutes") == "1380", "the spring-forward day has 23 hours")
         shift = column.find_element(By.CSS_SELECTOR, "a.timed-event")
-        check(shift.get_attribute("data-start-minute") == "90" and shift.get_attribute("data-end-minute") == "180",
-              "an event on the DST day is placed by elapsed time (90 to 180 minutes)")
+        check(shift.get_attribute("data-start-minute") == "90" and shift.get_attribute("data-end-minute") == "240",
+              "an event on the DST day is placed by wall clock (01:30 to 04:00)")
 
         # Without a native bridge, the button opens the links menu.
         driver.get(f"{server.base}/calendar/event?id={spin}")
@@ -359,24 +362,57 @@ def recurring_path(server, almanac, data, artifacts, call, cid, single):
         dots = [d.value_of_css_property("background-color") for d in driver.find_elements(By.CSS_SELECTOR, ".calendars label .dot")]
         check(len(dots) == 3 and len(set(dots)) == 3, f"the calendar list shows three different colours {dots}")
 
-        # Hour gutter: 24 hours on an ordinary day, 23 and 25 on Berlin's DST days, each labelled with its wall clock.
-        def labels(url, selector=".gutter .hour-label"):
+        # DST days: every column is the same 24 wall-clock hours, so each day's hour lines
+        # sit on the gutter's labels in a DST week and day, both directions, both widths.
+        def gutter_marks():
+            marks = {}
+            for label in driver.find_elements(By.CSS_SELECTOR, "th.gutter .hour-label"):
+                rect = label.rect
+                minute = int(label.get_attribute("data-minute"))
+                marks[minute] = rect["y"] if minute == 0 else rect["y"] + rect["height"] / 2
+            return marks
+
+        def rows_align(url, width, dates, name):
+            driver.set_window_size(width, 900)
             driver.get(server.base + url)
-            return [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, selector)]
-        check(labels("/calendar?view=week&date=2026-12-01&tz=Europe/Berlin") == [f"{h:02d}:00" for h in range(24)],
-              "the week view's gutter labels 00:00 to 23:00")
-        spring = labels("/calendar?view=day&date=2026-03-29&tz=Europe/Berlin")
-        check(spring == [f"{h:02d}:00" for h in range(24) if h != 2], "the spring-forward day view has 23 hours, without 02:00")
-        autumn = labels("/calendar?view=day&date=2026-10-25&tz=Europe/Berlin")
-        check(len(autumn) == 25 and autumn[2:4] == ["02:00 CEST", "02:00 CET"], f"the fall-back day view has 25 hours, 02:00 twice {autumn[:5]}")
-        own = labels("/calendar?view=week&date=2026-03-29&tz=Europe/Berlin", "td[data-date='2026-03-29'] .hour-label.own")
-        check(own == spring and labels("/calendar?view=week&date=2026-03-29&tz=Europe/Berlin", "td[data-date='2026-03-28'] .hour-label.own") == [],
-              "in a DST week the short day labels its own hours; the others use the gutter")
-        driver.get(f"{server.base}/calendar?view=day&date=2026-03-29&tz=Europe/Berlin")
-        label = driver.find_element(By.XPATH, "//th[contains(@class,'gutter')]//span[text()='04:00']")
-        shift = driver.find_element(By.XPATH, "//a[contains(@class,'timed-event')][contains(., 'Night shift')]")
-        check(abs(label.rect["y"] + label.rect["height"] / 2 - (shift.rect["y"] + shift.rect["height"])) <= 2,
-              "the night shift, ending at 04:00 CEST, ends at the gutter's 04:00")
+            marks = gutter_marks()
+            check(sorted(marks) == [h * 60 for h in range(24)], f"{name}: the gutter labels 00:00 to 23:00 {sorted(marks)[:4]}")
+            gutter = driver.find_element(By.CSS_SELECTOR, "th.gutter .hours").rect
+            inside = all(gutter["x"] - 1 <= l.rect["x"] and l.rect["x"] + l.rect["width"] <= gutter["x"] + gutter["width"] + 1
+                         for l in driver.find_elements(By.CSS_SELECTOR, "th.gutter .hour-label"))
+            check(inside, f"{name}: no gutter label is cut off")
+            for date in dates:
+                lines = driver.find_elements(By.CSS_SELECTOR, f"td[data-date='{date}'] .hour-line")
+                drift = max(abs(line.rect["y"] - marks[minute])
+                            for minute, line in zip(range(0, 1440, 60), lines))
+                check(len(lines) == 24 and drift <= 1.5, f"{name}: {date}'s hour lines sit on the gutter (drift {drift:.1f}px)")
+            check(not driver.find_elements(By.CSS_SELECTOR, "td .hour-label"), f"{name}: no day prints its own hour labels over events")
+            driver.save_screenshot(os.path.join(artifacts, f"{name}-{width}.png"))
+            return marks
+
+        marks = rows_align("/calendar?view=week&date=2026-03-29&tz=Europe/Berlin", 1280, ["2026-03-28", "2026-03-29"], "week-spring")
+        sunday = driver.find_element(By.XPATH, "//a[contains(@class,'timed-event')][contains(., 'Sunday class')]")
+        check(abs(sunday.rect["y"] - marks[18 * 60]) <= 2, "Sunday's 18:00 class sits on the gutter's 18:00 row, not 19:00")
+        skipped = driver.find_elements(By.CSS_SELECTOR, "td[data-date='2026-03-29'] .clock-change.skipped")
+        check(len(skipped) == 1 and skipped[0].get_attribute("data-minute") == "120" and skipped[0].text == "Clocks go forward"
+              and abs(skipped[0].rect["y"] - marks[120]) <= 1.5
+              and not driver.find_elements(By.CSS_SELECTOR, "td[data-date='2026-03-28'] .clock-change"),
+              "the skipped hour 02:00–03:00 is one marked row on the spring-forward day only")
+        check(driver.find_element(By.CSS_SELECTOR, ".gutter-head").text == "CET/CEST", "the gutter names both of the week's zones")
+        rows_align("/calendar?view=week&date=2026-10-25&tz=Europe/Berlin", 1280, ["2026-10-24", "2026-10-25"], "week-autumn")
+        for width in (390, 1280):
+            rows_align("/calendar?view=day&date=2026-03-29&tz=Europe/Berlin", width, ["2026-03-29"], "day-spring")
+            label = driver.find_element(By.XPATH, "//th[contains(@class,'gutter')]//span[text()='04:00']")
+            shift = driver.find_element(By.XPATH, "//a[contains(@class,'timed-event')][contains(., 'Night shift')]")
+            check(abs(label.rect["y"] + label.rect["height"] / 2 - (shift.rect["y"] + shift.rect["height"])) <= 2,
+                  f"the night shift, ending at 04:00 CEST, ends at the gutter's 04:00 ({width} px)")
+            marks = rows_align("/calendar?view=day&date=2026-10-25&tz=Europe/Berlin", width, ["2026-10-25"], "day-autumn")
+            twice = driver.find_element(By.CSS_SELECTOR, ".clock-change.repeated")
+            check(twice.text == "Twice: CEST, then CET" and abs(twice.rect["y"] - marks[120]) <= 1.5,
+                  f"the repeated hour says it happens twice ({width} px)")
+            watch = driver.find_element(By.XPATH, "//a[contains(@class,'timed-event')][contains(., 'Night watch')]")
+            check(watch.find_element(By.CSS_SELECTOR, ".time").text == "02:30 CET" and abs(watch.rect["y"] - marks[120] - (marks[180] - marks[120]) / 2) <= 2,
+                  f"the second 02:30 of the night is in the 02:00 row, named CET ({width} px)")
 
         # The now-line: on today, in the view's zone, where the clock says.
         for view in ("week", "day"):

@@ -127,18 +127,51 @@ import Testing
         #expect(week.columns[3].timed.isEmpty)
     }
 
-    @Test func daylightSavingDaysHaveTheirOwnLength() {
+    /// Foundation's wall-clock minute of an instant in Berlin: the oracle for placement.
+    static func foundationWallMinute(_ instant: Int) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let parts = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: Double(instant)))
+        return parts.hour! * 60 + parts.minute!
+    }
+
+    /// Every column is 24 hours of wall clock, so a day's rows line up with the gutter
+    /// whatever its length: events sit at the minute Foundation's clock reads for them.
+    @Test func daylightSavingDaysArePlacedByWallClock() {
         // Berlin springs forward on 2026-03-29 (23 hours) and falls back on 2026-10-25 (25 hours).
+        let springEvents = [
+            Self.event("Early", Self.instant(2026, 3, 29, 1, 30), Self.instant(2026, 3, 29, 4)),
+            Self.event("Evening", Self.instant(2026, 3, 29, 18), Self.instant(2026, 3, 29, 19)),
+        ]
         let spring = WeekGrid(
-            from: Self.date(2026, 3, 23), zone: Self.berlin,
-            events: [Self.event("Early", Self.instant(2026, 3, 29, 1, 30), Self.instant(2026, 3, 29, 4))],
-            today: Self.date(2026, 3, 23))
+            from: Self.date(2026, 3, 23), zone: Self.berlin, events: springEvents, today: Self.date(2026, 3, 23))
         #expect(spring.columns.map(\.minutes) == [1440, 1440, 1440, 1440, 1440, 1440, 1380])
-        // 01:30 CET is 90 minutes after midnight; 04:00 CEST is 02:00 UTC, 180 minutes after midnight (23:00 UTC).
-        #expect(spring.columns[6].timed.first.map { [$0.startMinute, $0.endMinute] } == [90, 180])
+        let springPlaced = spring.columns[6].timed.map { [$0.startMinute, $0.endMinute] }
+        #expect(
+            springPlaced
+                == springEvents.map { [Self.foundationWallMinute($0.start), Self.foundationWallMinute($0.end)] })
+        // On the fall-back day 02:30 happens twice, an hour apart (00:30 and 01:30 UTC):
+        // both passes sit in the one 02:00 row, side by side.
+        let first = Self.instant(2026, 10, 25, 0, 30, zone: .utc)
+        let second = Self.instant(2026, 10, 25, 1, 30, zone: .utc)
+        let autumnEvents = [
+            Self.event("First pass", first, first + 1800), Self.event("Second pass", second, second + 1800),
+            Self.event("Evening", Self.instant(2026, 10, 25, 18), Self.instant(2026, 10, 25, 19)),
+        ]
         let autumn = WeekGrid(
-            from: Self.date(2026, 10, 19), zone: Self.berlin, events: [], today: Self.date(2026, 10, 19))
+            from: Self.date(2026, 10, 19), zone: Self.berlin, events: autumnEvents, today: Self.date(2026, 10, 19))
         #expect(autumn.columns[6].minutes == 1500)
+        let autumnPlaced = Dictionary(uniqueKeysWithValues: autumn.columns[6].timed.map { ($0.event.title, $0) })
+        // The first pass ends at 03:00 CEST, which is 02:00 CET: the clock ends before it
+        // began, so such an event is drawn its elapsed length from where it starts.
+        for event in autumnEvents {
+            let start = Self.foundationWallMinute(event.start)
+            let end = Self.foundationWallMinute(event.end)
+            #expect(
+                autumnPlaced[event.title].map { [$0.startMinute, $0.endMinute] }
+                    == [start, end >= start ? end : start + (event.end - event.start) / 60])
+        }
+        #expect(autumnPlaced["First pass"]?.lanes == 2 && autumnPlaced["Second pass"]?.lanes == 2)
     }
 
     @Test func multiDayAllDayEventsSpanColumnsInLanes() {
@@ -170,37 +203,33 @@ import Testing
         #expect(withHolidays == [24, 25, 26])
     }
 
-    /// The hour gutter's marks: each full wall-clock hour and where it falls. On Berlin's
-    /// spring-forward day 02:00 never happens (01:59 CET is followed by 03:00 CEST, 120
-    /// elapsed minutes after midnight); on the fall-back day 02:00 happens twice, at 120
-    /// (CEST) and 180 (CET) minutes.
+    /// The hour gutter's marks: the 24 hours of the wall clock, each with the zone's
+    /// abbreviation every time the day's clock reads it. On Berlin's spring-forward day
+    /// 02:00 never happens (01:59 CET is followed by 03:00 CEST); on the fall-back day
+    /// 02:00 happens twice, first in CEST, then in CET.
     @Test func hourMarksTellTheWallClockOnDaylightSavingDays() {
         let ordinary = WeekGrid(
             from: Self.date(2026, 12, 1), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 12, 1))
         #expect(ordinary.columns.count == 1)
-        #expect(
-            ordinary.columns[0].hours.map(\.hour) == Array(0..<24)
-                && ordinary.columns[0].hours.map(\.minute) == (0..<24).map { $0 * 60 })
-        #expect(ordinary.columns[0].hours[9].label == "09:00" && !ordinary.columns[0].hours.contains { $0.isRepeated })
+        let hours = ordinary.columns[0].hours
+        #expect(hours.map(\.hour) == Array(0..<24) && hours.map(\.minute) == (0..<24).map { $0 * 60 })
+        #expect(hours[9].label == "09:00" && hours.allSatisfy { $0.zones == ["CET"] })
         let spring = WeekGrid(
             from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)
         ).columns[0]
-        #expect(spring.hours.map(\.hour) == [0, 1] + Array(3..<24))
-        #expect(spring.hours.map(\.minute) == [0, 60] + (3..<24).map { ($0 - 1) * 60 })
+        #expect(spring.hours.count == 24 && spring.hours.filter(\.isSkipped).map(\.hour) == [2])
+        #expect(spring.hours[1].zones == ["CET"] && spring.hours[3].zones == ["CEST"])
         let autumn = WeekGrid(
             from: Self.date(2026, 10, 25), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 1)
         ).columns[0]
-        #expect(autumn.hours.count == 25)
-        #expect(
-            autumn.hours[2...3].map(\.label) == ["02:00 CEST", "02:00 CET"]
-                && autumn.hours[2...3].map(\.minute) == [120, 180])
-        #expect(autumn.hours[4].label == "03:00" && autumn.hours[4].minute == 240)
+        #expect(autumn.hours.count == 24 && autumn.hours.filter(\.isRepeated).map(\.hour) == [2])
+        #expect(autumn.hours[2].zones == ["CEST", "CET"] && !autumn.hours.contains(where: \.isSkipped))
         // Kolkata is UTC+05:30: its hours still fall on its own full hours.
         let kolkata = TimeZoneDatabase.zone(named: "Asia/Kolkata")!
         let india = WeekGrid(
             from: Self.date(2026, 12, 1), days: 1, zone: kolkata, events: [], today: Self.date(2026, 12, 1)
         ).columns[0]
-        #expect(india.hours.map(\.hour) == Array(0..<24) && india.minutes == 1440)
+        #expect(india.hours.allSatisfy { $0.zones.count == 1 } && india.minutes == 1440)
     }
 
     @Test func theNowMinuteIsOnTodaysColumnOnly() {
@@ -208,11 +237,12 @@ import Testing
         let week = WeekGrid(
             from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2), now: now)
         #expect(week.columns.map(\.nowMinute) == [nil, nil, 825, nil, nil, nil, nil])
-        // After a spring-forward night the minute is elapsed time: 04:00 CEST is 180 minutes after midnight.
+        // After a spring-forward night the minute is the wall clock's: 04:00 CEST.
+        let springNow = Self.instant(2026, 3, 29, 4)
         let spring = WeekGrid(
             from: Self.date(2026, 3, 29), days: 1, zone: Self.berlin, events: [], today: Self.date(2026, 3, 29),
-            now: Self.instant(2026, 3, 29, 4))
-        #expect(spring.columns[0].nowMinute == 180)
+            now: springNow)
+        #expect(spring.columns[0].nowMinute == Self.foundationWallMinute(springNow))
         #expect(
             WeekGrid(from: Self.date(2026, 11, 30), zone: Self.berlin, events: [], today: Self.date(2026, 12, 2))
                 .columns.allSatisfy { $0.nowMinute == nil })

@@ -87,8 +87,8 @@ for (const field of document.querySelectorAll("input[data-browser-zone]")) {
   try { field.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (error) { field.value = ""; }
 }
 
-// The now-line moves with the clock (by elapsed minutes, as the grid places times)
-// and leaves when the day is over.
+// The now-line moves with the clock (the grid is 1440 wall-clock minutes) and
+// leaves when the day is over.
 const loaded = Date.now();
 function moveNowLines() {
   for (const line of document.querySelectorAll(".now-line")) {
