@@ -246,10 +246,29 @@ class EDS:
         live.connect("credentials-required", required)
         # Asynchronously, with this main loop running: the credentials-required signal is delivered here, so
         # connect_sync would wait out its whole timeout before the credentials could be given.
-        connected = []
-        self.ECal.Client.connect(live, self.ECal.ClientSourceType.EVENTS, 30, None,
-                                 lambda _, result: connected.append(self.ECal.Client.connect_finish(result)))
-        self.pump(lambda: connected, f"ECalClient to open {name}", 40)
+        # The calendar factory keeps its own copy of the registry: a source just committed here can be
+        # unknown to it for a moment ("No such source for UID"). That answer is retried, a few times.
+        connected, refused = [], []
+
+        def finished(_, result):
+            try:
+                connected.append(self.ECal.Client.connect_finish(result))
+            except self.GLib.Error as error:
+                refused.append(error)
+
+        for attempt in range(5):
+            refused.clear()
+            self.ECal.Client.connect(live, self.ECal.ClientSourceType.EVENTS, 30, None, finished)
+            self.pump(lambda: connected or refused, f"ECalClient to open {name}", 40)
+            if connected or "No such source" not in refused[0].message:
+                break
+            settle = time.time() + 0.5 * (attempt + 1)
+            while time.time() < settle:
+                while self.context.pending():
+                    self.context.iteration(False)
+                time.sleep(0.05)
+        if not connected:
+            raise SystemExit(f"FAIL: ECalClient could not open {name}: {refused[0].message}")
         client = connected[0]
         client.set_default_timezone(self.berlin)
         self.pump(lambda: live.get_connection_status() == E.SourceConnectionStatus.CONNECTED,
