@@ -56,6 +56,7 @@ test-steps:
 	$(PY) Tests/Interop/subscriptions.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/caldav_scheduling.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/imip.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/booking_mail.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/hostile_requests.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/trust_fairness.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/disk_full.py --almanac .build/debug/almanac

@@ -225,7 +225,7 @@ let package = Package(
             name: "AvailabilityTests",
             dependencies: ["Availability", "CivilTime", "ICalendar", "Recurrence", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "ICalendar", "CivilTime"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "ICalendar", "CivilTime", "CalendarStore"]),
         .testTarget(
             name: "OutboundTests", dependencies: ["Outbound", "HTTPTypes", "AlmanacTestSupport"], exclude: ["Fixtures"]),
         .testTarget(

@@ -33,6 +33,8 @@ public final class AlmanacServer: Sendable {
     let holdSweeper: HoldSweeper
     /// Fetches subscribed calendars' feeds (nil: this process fetches none).
     public let subscriptionRefresher: SubscriptionRefresher?
+    /// Sends iMIP and booking mail through the relay (nil: `serve` has no `--smtp`).
+    let mail: ServerMail?
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
@@ -74,6 +76,7 @@ public final class AlmanacServer: Sendable {
         let authenticator = Authenticator(backend: backend)
         self.authenticator = authenticator
         let mail = smtp.flatMap { try? ServerMail(relay: $0) }
+        self.mail = mail
         var web = WebCalendar(
             backend: backend,
             verifyPassword: { user, password, address in
@@ -183,8 +186,10 @@ public final class AlmanacServer: Sendable {
         stopDeliveries()
     }
 
-    /// Stops delivering webhooks, expiring holds and fetching feeds (a server answered in process).
+    /// Stops delivering webhooks, expiring holds and fetching feeds, and sends the mail
+    /// still queued (a server answered in process).
     public func stopDeliveries() {
+        mail?.stop()
         webhookDispatcher?.stop()
         holdSweeper.stop()
         subscriptionRefresher?.stop()

@@ -12,8 +12,15 @@ import Synchronization
 /// process): past it a message is not sent, and the attendee's SCHEDULE-STATUS says it
 /// was not delivered (5.1). So no account can use the server's relay to mail strangers
 /// in bulk.
+///
+/// Mail that needs no answer in the request (a booking's confirmation, move and
+/// cancellation) is ``post(_:for:)``ed: sent by the server's mail threads, fairly between
+/// the users it is for (``FairWorkQueue``: one message of a user at a time, at most
+/// ``maxWaitingPerUser`` waiting), so a slow relay never holds a booker's page.
 public final class ServerMail: IMIPSender {
     private let client: Mutex<SMTPClient>
+    private let queue = FairWorkQueue(
+        workers: 2, perOwner: 1, maxWaitingPerOwner: ServerMail.maxWaitingPerUser, name: "almanac-mail")
     private let envelopeSender: String?
     /// Per sending address: when its hour began (monotonic seconds) and what it sent since.
     private let spent = Mutex<[String: (since: Double, count: Int)]>([:])
@@ -21,6 +28,8 @@ public final class ServerMail: IMIPSender {
 
     /// Messages one sending address may send an hour.
     public static let hourlyBudget = 200
+    /// Messages of one user waiting to be sent; more are refused.
+    public static let maxWaitingPerUser = 200
 
     public init(relay: SMTPClient.Relay, now: @escaping @Sendable () -> Double = LoginThrottle.now)
         throws(OutboundRefusal)
@@ -52,4 +61,15 @@ public final class ServerMail: IMIPSender {
         if let envelopeSender { data = Array("Sender: <\(envelopeSender)>\r\n".utf8) + data }
         return client.withLock { $0.send(data, from: envelopeSender ?? message.sender, to: message.recipients) }
     }
+
+    public func post(_ message: IMIP.Outgoing, for owner: String) -> Bool {
+        queue.submit(for: [owner]) { [self] in
+            if let error = send(message) {
+                SchedulingLog.write("almanac: mail to \(message.recipients.joined(separator: ", ")) failed: \(error)")
+            }
+        }
+    }
+
+    /// Sends what is queued, then stops taking mail.
+    public func stop() { queue.stop(finishingWaiting: true) }
 }

@@ -265,19 +265,22 @@ public struct BookingEngine: Sendable {
     /// Cancels a booking: a slot's events get STATUS:CANCELLED (synced devices show them
     /// cancelled); a seat's attendee is removed, and the first on the waiting list, if
     /// any, takes the seat when the class is still on offer with a seat by the same rules
-    /// as a booking. Cancelling a cancelled booking changes nothing.
-    public func cancel(_ booking: Booking, now: Int) throws(StoreError) -> Booking {
+    /// as a booking. Cancelling a cancelled booking changes nothing. The booking
+    /// cancelled, and the one that took its seat, if any.
+    public func cancel(_ booking: Booking, now: Int) throws(StoreError) -> (cancelled: Booking, promoted: Booking?) {
         let promote = Self.check(start: booking.start, end: booking.end, now: now)
         return try store.withLockedBooking(booking.id, owner: booking.owner, now: now) {
-            (locked, booking) throws(StoreError) -> Booking in
-            guard booking.status != .cancelled else { return booking }
+            (locked, booking) throws(StoreError) -> (cancelled: Booking, promoted: Booking?) in
+            guard booking.status != .cancelled else { return (booking, nil) }
             let wasConfirmed = booking.status == .confirmed
             var booking = booking
             booking.status = .cancelled
             booking.modified = now
+            booking.sequence += 1
             try locked.update(booking)
+            var promoted: Booking?
             if locked.type.isSeated {
-                guard wasConfirmed else { return booking }
+                guard wasConfirmed else { return (booking, nil) }
                 // A class occurrence since removed has no attendee to take out.
                 try Self.unlessGone { () throws(StoreError) in try Self.removeAttendee(booking, locked) }
                 if var next = try locked.firstWaiting(start: booking.start),
@@ -292,6 +295,7 @@ public struct BookingEngine: Sendable {
                     next.modified = now
                     try locked.update(next)
                     try locked.tell(.bookingCreated, next)
+                    promoted = next
                 }
             } else if !booking.events.isEmpty || booking.eventIdentifier != nil {
                 // An event the owner has since deleted needs no cancelling.
@@ -302,7 +306,7 @@ public struct BookingEngine: Sendable {
                 }
             }
             try locked.tell(.bookingCancelled, booking)
-            return booking
+            return (booking, promoted)
         }
     }
 
@@ -353,6 +357,7 @@ public struct BookingEngine: Sendable {
                 booking.end = end
             }
             booking.modified = now
+            booking.sequence += 1
             try locked.update(booking)
             try locked.tell(.bookingRescheduled, booking)
             return booking

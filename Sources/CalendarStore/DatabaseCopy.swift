@@ -102,7 +102,7 @@ extension DatabaseBackend {
                 "id", "identifier", "user_id", "slug", "title", "description", "location", "durations", "calendar",
                 "busy_calendars", "schedule", "buffer_before", "buffer_after", "notice", "window_days", "step",
                 "daily_limit", "weekly_limit", "capacity", "class_event", "waitlist", "hold_seconds", "hosts",
-                "group_mode", "group_minimum", "all_day_busy", "created", "modified",
+                "group_mode", "group_minimum", "all_day_busy", "host_notice", "created", "modified",
             ]
         ),
         ("booking_holds", ["id", "identifier", "type_id", "starts", "ends", "recurrence_id", "hosts", "expires"]),
@@ -111,7 +111,7 @@ extension DatabaseBackend {
             [
                 "id", "identifier", "type_id", "calendar", "event_identifier", "recurrence_id", "starts", "ends",
                 "name", "email", "note", "status", "hosts", "events", "cancel_token", "reschedule_token", "created",
-                "modified",
+                "modified", "time_zone", "sequence",
             ]
         ),
     ]

@@ -85,4 +85,26 @@ extension CivilDate {
             "November", "December",
         ][month - 1]
     }
+
+    /// `Monday, 23 November 2026`: the date as a person reads it.
+    public var longText: String { "\(weekday.englishName), \(day) \(monthName) \(year)" }
+}
+
+extension TimeOfDay {
+    /// `09:05`: hours and minutes on a 24-hour clock.
+    public var clockText: String {
+        (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+    }
+}
+
+extension ZoneRules {
+    /// `Monday, 23 November 2026, 09:00–10:00 (Europe/Berlin)`: `start..<end` (Unix
+    /// seconds) on this zone's clock, named `zoneName`; the end's date too when it is
+    /// another day.
+    public func spanText(_ start: Int, _ end: Int, zoneName: String) -> String {
+        let from = localTime(at: start)
+        let to = localTime(at: end)
+        let endText = to.date == from.date ? to.time.clockText : to.date.longText + " " + to.time.clockText
+        return from.date.longText + ", " + from.time.clockText + "–" + endText + " (" + zoneName + ")"
+    }
 }

@@ -7,6 +7,7 @@ import CivilTime
 import HTTPTypes
 import ICalendar
 import JSON
+import Scheduling
 import StoreAdapters
 
 extension APIContext {
@@ -16,6 +17,7 @@ extension APIContext {
         "title", "slug", "description", "location", "durations", "calendar", "busyCalendars", "schedule",
         "bufferBefore", "bufferAfter", "notice", "windowDays", "step", "dailyLimit", "weeklyLimit", "capacity",
         "classEvent", "waitlist", "holdMinutes", "hosts", "groupMode", "groupMinimum", "allDay",
+        "hostNotice",
     ]
 
     static func minutes(_ seconds: Int) -> JSONValue { .integer(seconds / 60) }
@@ -46,7 +48,7 @@ extension APIContext {
                     })
             ),
             ("groupMode", .string(type.groupMode.rawValue)), ("groupMinimum", optional(type.groupMinimum)),
-            ("allDay", .string(type.allDayIsBusy ? "busy" : "free")),
+            ("allDay", .string(type.allDayIsBusy ? "busy" : "free")), ("hostNotice", .bool(type.notifyHost)),
             ("page", type.slug.map { .string("/book/" + $0) } ?? .null), ("etag", .string(type.etag)),
             ("createdAt", .string(utc(type.created))), ("updatedAt", .string(utc(type.modified))),
         ])
@@ -144,6 +146,12 @@ extension APIContext {
             case .string("free"): type.allDayIsBusy = false
             default: throw APIModel.wrongType("allDay", "busy or free (whether all-day events block the day)")
             }
+        }
+        if let value = body["hostNotice"] {
+            guard case .bool(let notify) = value else {
+                throw APIModel.wrongType("hostNotice", "true or false (whether you get a mail when someone books)")
+            }
+            type.notifyHost = notify
         }
         if let value = body["hosts"] {
             let expected = "an array of {\"name\", \"calendar\", \"busyCalendars\"?, \"schedule\"?}"
@@ -450,12 +458,15 @@ extension APIContext {
             hold: try text("hold", required: false), cancelTokenHash: BookingToken.hash(tokens.cancel),
             rescheduleTokenHash: BookingToken.hash(tokens.reschedule), timeZone: try text("timeZone", required: false))
         let now = configuration.now()
-        let (booking, _) = try attempt { () throws(StoreError) in
+        let (booking, isNew) = try attempt { () throws(StoreError) in
             try bookingEngine.book(asked, type: type, now: now)
         }
         let zoneName = try attempt { () throws(StoreError) in try bookingEngine.scheduleZone(of: type) }
         let links = Self.bookingLinks(cancel: tokens.cancel, reschedule: tokens.reschedule)
         let site = request.origin ?? ""
+        if isNew {
+            mail(.booked, booking, type: type, links: (site + links.manage, site + links.reschedule), byBooker: false)
+        }
         let targets = AddToCalendarTargets(
             booking: booking, type: type, zoneName: zoneName,
             notes: "Manage or cancel: " + site + links.manage + "\nReschedule: " + site + links.reschedule)
@@ -497,16 +508,27 @@ extension APIContext {
 
     func readBooking(_ id: String) throws(APIProblem) -> HTTPResponse { json(Self.json(try booking(id))) }
 
-    /// POST /bookings/{id}/cancel: as the owner (signed in) or with the cancel token.
-    func cancelBooking(_ booking: Booking) throws(APIProblem) -> HTTPResponse {
-        let cancelled = try attempt { () throws(StoreError) in
+    /// POST /bookings/{id}/cancel: as the owner (signed in) or with the cancel token
+    /// (`bookerToken`: the booker's own change, which their host is told of).
+    func cancelBooking(_ booking: Booking, bookerToken: String? = nil) throws(APIProblem) -> HTTPResponse {
+        let done = try attempt { () throws(StoreError) in
             try bookingEngine.cancel(booking, now: configuration.now())
         }
-        return json(Self.json(cancelled))
+        if let type = try? backend.bookings.bookingType(id: booking.type, owner: booking.owner) {
+            if booking.status != .cancelled {
+                let manage = bookerToken.map { (request.origin ?? "") + "/book/manage/" + $0 }
+                mail(.cancelled, done.cancelled, type: type, links: (manage, nil), byBooker: bookerToken != nil)
+            }
+            if let promoted = done.promoted { mail(.booked, promoted, type: type, links: (nil, nil), byBooker: false) }
+        }
+        return json(Self.json(done.cancelled))
     }
 
-    /// POST /bookings/{id}/reschedule {start, duration?}: to another free slot.
-    func rescheduleBooking(_ booking: Booking, _ body: [String: JSONValue]) throws(APIProblem) -> HTTPResponse {
+    /// POST /bookings/{id}/reschedule {start, duration?}: to another free slot, as the
+    /// owner or with the reschedule token (`bookerToken`).
+    func rescheduleBooking(_ booking: Booking, _ body: [String: JSONValue], bookerToken: String? = nil)
+        throws(APIProblem) -> HTTPResponse
+    {
         let type = try attempt { () throws(StoreError) in
             try backend.bookings.bookingType(id: booking.type, owner: booking.owner)
         }
@@ -514,7 +536,23 @@ extension APIContext {
         let moved = try attempt { () throws(StoreError) in
             try bookingEngine.reschedule(booking, start: start, end: end, now: configuration.now())
         }
+        let reschedule = bookerToken.map { (request.origin ?? "") + "/book/reschedule/" + $0 }
+        mail(.moved, moved, type: type, links: (nil, reschedule), byBooker: bookerToken != nil)
         return json(Self.json(moved))
+    }
+
+    /// Queues the booker's message of a change (and their host's notice of the booker's
+    /// own), when the server has a relay.
+    func mail(
+        _ change: BookingMail.Change, _ booking: Booking, type: BookingType,
+        links: (manage: String?, reschedule: String?), byBooker: Bool
+    ) {
+        guard let mail = configuration.mail else { return }
+        BookingMail.post(
+            change, booking: booking, type: type,
+            links: BookingMail.Links(manage: links.manage, reschedule: links.reschedule), byBooker: byBooker,
+            hostZone: (try? bookingEngine.scheduleZone(of: type)) ?? "UTC", backend: backend, mail: mail,
+            now: configuration.now())
     }
 }
 
@@ -563,7 +601,9 @@ extension JSONAPIHandler {
                 configuration: configuration, cursors: cursors)
             var body = try context.body(allowing: reschedule ? ["token", "start", "duration"] : ["token"])
             body["token"] = nil
-            return reschedule ? try context.rescheduleBooking(booking, body) : try context.cancelBooking(booking)
+            return reschedule
+                ? try context.rescheduleBooking(booking, body, bookerToken: token)
+                : try context.cancelBooking(booking, bookerToken: token)
         } catch {
             return error.response
         }

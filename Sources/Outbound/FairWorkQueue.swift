@@ -27,6 +27,7 @@ public final class FairWorkQueue: @unchecked Sendable {
     private var running: [String: Int] = [:]
     private var started = false
     private var stopping = false
+    private var draining = false
     private let finished = DispatchGroup()
 
     /// A queue whose threads start with its first job.
@@ -76,11 +77,13 @@ public final class FairWorkQueue: @unchecked Sendable {
         return running[owner] ?? 0
     }
 
-    /// Stops taking jobs, lets those running finish, and drops those waiting.
-    public func stop() {
+    /// Stops taking jobs and lets those running finish; those waiting are dropped, or
+    /// with `finishingWaiting` run first (mail queued before a shutdown still goes out).
+    public func stop(finishingWaiting: Bool = false) {
         condition.lock()
         stopping = true
-        waiting.removeAll()
+        draining = finishingWaiting
+        if !finishingWaiting { waiting.removeAll() }
         condition.broadcast()
         condition.unlock()
         finished.wait()
@@ -103,7 +106,7 @@ public final class FairWorkQueue: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            if stopping {
+            if stopping && (!draining || waiting.isEmpty) {
                 condition.unlock()
                 return
             }

@@ -43,8 +43,22 @@ public enum IMIP {
         case "DECLINECOUNTER": subject = "Proposal declined: " + title
         default: subject = "Invitation: " + title
         }
+        return message(
+            from: from, name: name, to: to, subject: subject,
+            text: readable(method: method, title: title, event: event, from: from), itip: itip, now: now)
+    }
+
+    /// A message from `sender` (a bare address) to `recipients` (bare addresses): the
+    /// `text` alone (text/plain), or with `itip` (a VCALENDAR with METHOD) as
+    /// multipart/alternative of the text and the `text/calendar; method=…` part.
+    public static func message(
+        from sender: String, name: String?, to recipients: [String], subject: String, text: String, itip: Component?,
+        now: Int
+    ) -> Outgoing? {
+        guard let from = bare(sender) else { return nil }
+        let to = recipients.compactMap(bare)
+        guard !to.isEmpty else { return nil }
         let boundary = "almanac-" + String(UInt64(bitPattern: Int64(now)) &* 0x9E37_79B9_7F4A_7C15, radix: 16)
-        let calendarText = itip.serialized()
         var lines = [
             "From: " + mailbox(from, name: name),
             "To: " + to.map { "<\($0)>" }.joined(separator: ", "),
@@ -52,21 +66,22 @@ public enum IMIP {
             "Date: " + CivilDateTime(secondsSinceEpoch: now).httpDate.replacingOccurrences(of: "GMT", with: "+0000"),
             "Message-ID: <\(boundary).\(from.split(separator: "@").first ?? "x")@\(from.split(separator: "@").last ?? "almanac")>",
             "MIME-Version: 1.0",
-            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
-            "",
-            "--" + boundary,
-            "Content-Type: text/plain; charset=utf-8",
-            "Content-Transfer-Encoding: base64",
-            "",
         ]
-        lines += base64Lines(Array(readable(method: method, title: title, event: event, from: from).utf8))
+        let textPart = ["Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: base64", ""]
+        let body = base64Lines(Array(text.utf8))
+        guard let itip, let method = itip.property("METHOD")?.value.uppercased() else {
+            lines += textPart + body + [""]
+            return Outgoing(data: Array(lines.joined(separator: "\r\n").utf8), sender: from, recipients: to)
+        }
+        lines += ["Content-Type: multipart/alternative; boundary=\"\(boundary)\"", "", "--" + boundary]
+        lines += textPart + body
         lines += [
             "--" + boundary,
             "Content-Type: text/calendar; charset=utf-8; method=\(method)",
             "Content-Transfer-Encoding: base64",
             "",
         ]
-        lines += base64Lines(calendarText)
+        lines += base64Lines(itip.serialized())
         lines += ["--" + boundary + "--", ""]
         return Outgoing(data: Array(lines.joined(separator: "\r\n").utf8), sender: from, recipients: to)
     }
@@ -314,4 +329,8 @@ public enum IMIP {
 public protocol IMIPSender: Sendable {
     /// Sends a composed message; nil when the relay took it, else why not.
     func send(_ message: IMIP.Outgoing) -> String?
+    /// Queues a message for `owner` (the user whose work it is) to be sent off the
+    /// request's thread, fairly between owners; false when it was not taken.
+    @discardableResult
+    func post(_ message: IMIP.Outgoing, for owner: String) -> Bool
 }

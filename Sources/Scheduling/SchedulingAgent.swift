@@ -706,9 +706,9 @@ public struct SchedulingAgent: Sendable {
     }
 }
 
-/// Where scheduling says what went wrong without failing the request (standard error).
-enum SchedulingLog {
-    static func write(_ line: String) {
+/// Where scheduling and mail say what went wrong without failing the request (standard error).
+public enum SchedulingLog {
+    public static func write(_ line: String) {
         var text = line + "\n"
         text.withUTF8 { bytes in _ = Foundation.write(2, bytes.baseAddress, bytes.count) }
     }

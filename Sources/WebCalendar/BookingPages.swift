@@ -7,6 +7,7 @@ import CalendarViews
 import CivilTime
 import HTTPTypes
 import ICalendar
+import Scheduling
 import StoreAdapters
 
 /// The public booking pages: no sign-in. `/book/{slug}` shows a booking type's month of
@@ -192,21 +193,14 @@ extension WebContext {
     }
 
     /// `Monday, 23 November 2026`.
-    static func longDate(_ date: CivilDate) -> String {
-        "\(date.weekday.englishName), \(date.day) \(date.monthName) \(date.year)"
-    }
+    static func longDate(_ date: CivilDate) -> String { date.longText }
 
     /// `Monday, 23 November 2026, 09:00–10:00 (Europe/Berlin)`.
     static func when(_ start: Int, _ end: Int, zone: ZoneRules, zoneName: String) -> String {
-        let from = zone.localTime(at: start)
-        let to = zone.localTime(at: end)
-        let endText = to.date == from.date ? clock(to.time) : longDate(to.date) + " " + clock(to.time)
-        return longDate(from.date) + ", " + clock(from.time) + "–" + endText + " (" + zoneName + ")"
+        zone.spanText(start, end, zoneName: zoneName)
     }
 
-    static func clock(_ time: TimeOfDay) -> String {
-        (time.hour < 10 ? "0" : "") + "\(time.hour):" + (time.minute < 10 ? "0" : "") + "\(time.minute)"
-    }
+    static func clock(_ time: TimeOfDay) -> String { time.clockText }
 
     /// The picker's query with some parameters changed.
     func pickerLink(_ base: String, _ state: PickerState, _ changes: [(String, String?)]) -> String {
@@ -442,6 +436,9 @@ extension WebContext {
             throw WebFailure(error)
         }
         let zoneName = fields["tz"].flatMap { TimeZoneDatabase.zone(named: $0) != nil ? $0 : nil } ?? "UTC"
+        if booked.isNew {
+            mail(.booked, booked.booking, type: type, cancel: tokens.cancel, reschedule: tokens.reschedule)
+        }
         guard booked.isNew else {
             return html(
                 "Already booked",
@@ -572,9 +569,13 @@ extension WebContext {
 
     func cancelFromPage(token: String) throws(WebFailure) -> HTTPResponse {
         _ = try checkedBookingForm()
-        let (booking, _) = try booking(token: token, purpose: .cancel)
-        _ = try attemptWeb { () throws(StoreError) in
+        let (booking, type) = try booking(token: token, purpose: .cancel)
+        let done = try attemptWeb { () throws(StoreError) in
             try BookingEngine(store: backend.bookings).cancel(booking, now: calendar.now())
+        }
+        if booking.status != .cancelled { mail(.cancelled, done.cancelled, type: type, cancel: token, reschedule: nil) }
+        if let promoted = done.promoted {
+            mail(.booked, promoted, type: type, cancel: nil, reschedule: nil, byBooker: false)
         }
         return Self.redirect("/book/manage/" + token)
     }
@@ -629,6 +630,9 @@ extension WebContext {
         do {
             let moved = try BookingEngine(store: backend.bookings).reschedule(
                 booking, start: start, end: end, now: calendar.now())
+            mail(
+                .moved, moved, type: type, cancel: purpose == .cancel ? token : nil,
+                reschedule: purpose == .reschedule ? token : nil)
             return confirmation(
                 moved, type: type, zoneName: zoneName(for: type, booking: moved),
                 cancel: purpose == .cancel ? token : nil, reschedule: purpose == .reschedule ? token : nil,
@@ -639,5 +643,22 @@ extension WebContext {
         } catch {
             throw WebFailure(error)
         }
+    }
+
+    /// Queues the booker's message (and the host's notice) of a change the booker made
+    /// on these pages, when the server has a relay; the links are those of the tokens known.
+    func mail(
+        _ change: BookingMail.Change, _ booking: Booking, type: BookingType, cancel: String?, reschedule: String?,
+        byBooker: Bool = true
+    ) {
+        guard let mail = calendar.mail else { return }
+        let links = Self.bookingLinks(cancel: cancel, reschedule: reschedule)
+        let site = request.origin ?? ""
+        BookingMail.post(
+            change, booking: booking, type: type,
+            links: BookingMail.Links(
+                manage: links.manage.map { site + $0 }, reschedule: links.reschedule.map { site + $0 }),
+            byBooker: byBooker, hostZone: (try? BookingEngine(store: backend.bookings).scheduleZone(of: type)) ?? "UTC",
+            backend: backend, mail: mail, now: calendar.now())
     }
 }

@@ -25,16 +25,13 @@ import base64
 import email
 import email.policy
 import json
-import socket
 import subprocess
-import threading
 import urllib.request
 from email.message import EmailMessage
 
-from aiosmtpd.controller import Controller
-
 from interop_support import check, main, wait_for
 from almanac_server import AlmanacServer, BasicClient
+from mail_sink import start_sink
 
 PASSWORD = "imip interop password"
 
@@ -52,22 +49,6 @@ EXTERNAL = "\r\n".join([
     "DTSTAMP:20261101T000000Z", "DTSTART:20261210T100000Z", "DTEND:20261210T110000Z", "SUMMARY:Offsite",
     "ORGANIZER:mailto:boss@elsewhere.example", "ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:sam@example.com",
     "END:VEVENT", "END:VCALENDAR", ""])
-
-
-class Sink:
-    """Keeps every message the relay is given."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.messages = []
-
-    async def handle_DATA(self, server, session, envelope):
-        with self.lock:
-            self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.content))
-        return "250 OK"
-
-
-
 
 
 def calendar_part(raw):
@@ -116,13 +97,7 @@ def itip_of(raw):
 
 
 def run(almanac, data):
-    sink = Sink()
-    # aiosmtpd wants its port named: a free one, found by binding 0.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    controller = Controller(sink, hostname="127.0.0.1", port=port)
-    controller.start()
+    sink, controller, port = start_sink()
     for user in ["rita", "sam"]:
         subprocess.run([almanac, "user", "add", user, "--data", data, "--email", f"{user}@example.com"],
                        input=PASSWORD + "\n", text=True, check=True, capture_output=True)

@@ -89,7 +89,7 @@ struct DatabaseBookingStore: BookingStore {
         SELECT t.id, t.user_id, t.identifier, u.name, t.slug, t.title, t.description, t.location, t.durations, t.calendar,
             t.busy_calendars, t.schedule, t.buffer_before, t.buffer_after, t.notice, t.window_days, t.step,
             t.daily_limit, t.weekly_limit, t.capacity, t.class_event, t.waitlist, t.hold_seconds, t.created, t.modified,
-            t.hosts, t.group_mode, t.group_minimum, t.all_day_busy
+            t.hosts, t.group_mode, t.group_minimum, t.all_day_busy, t.host_notice
         FROM booking_types t JOIN users u ON u.id = t.user_id
         """
 
@@ -105,7 +105,7 @@ struct DatabaseBookingStore: BookingStore {
             classEvent: row.optionalString(20), waitlist: row.int(21) != 0, holdSeconds: row.int(22),
             hosts: row.optionalString(25).map(Self.hosts) ?? [],
             groupMode: BookingType.GroupMode(rawValue: row.string(26)) ?? .single, groupMinimum: row.optionalInt(27),
-            allDayIsBusy: row.int(28) != 0, created: row.int(23), modified: row.int(24))
+            allDayIsBusy: row.int(28) != 0, notifyHost: row.int(29) != 0, created: row.int(23), modified: row.int(24))
         return TypeRow(rowID: row.int64(0), ownerID: row.int64(1), type: type)
     }
 
@@ -206,6 +206,7 @@ struct DatabaseBookingStore: BookingStore {
             ("waitlist", .int(type.waitlist ? 1 : 0)), ("hold_seconds", .int(type.holdSeconds)),
             ("hosts", .optional(Self.hostsText(type.hosts))), ("group_mode", .text(type.groupMode.rawValue)),
             ("group_minimum", .optional(type.groupMinimum)), ("all_day_busy", .int(type.allDayIsBusy ? 1 : 0)),
+            ("host_notice", .int(type.notifyHost ? 1 : 0)),
         ]
     }
 
@@ -304,7 +305,8 @@ struct DatabaseBookingStore: BookingStore {
 
     static let bookingColumns = """
         SELECT b.identifier, t.identifier, u.name, b.calendar, b.event_identifier, b.recurrence_id, b.starts, b.ends,
-            b.name, b.email, b.note, b.status, b.created, b.modified, b.id, t.id, b.hosts, b.events, b.time_zone
+            b.name, b.email, b.note, b.status, b.created, b.modified, b.id, t.id, b.hosts, b.events, b.time_zone,
+            b.sequence
         FROM bookings b JOIN booking_types t ON t.id = b.type_id JOIN users u ON u.id = t.user_id
         """
 
@@ -315,7 +317,7 @@ struct DatabaseBookingStore: BookingStore {
             end: row.int(7), name: row.string(8), email: row.string(9), note: row.optionalString(10),
             status: Booking.Status(rawValue: row.string(11)) ?? .cancelled, created: row.int(12),
             modified: row.int(13), hosts: list(row.optionalString(16)), events: list(row.optionalString(17)),
-            timeZone: row.optionalString(18))
+            timeZone: row.optionalString(18), sequence: row.int(19))
     }
 
     /// The seven days around a range that the daily and weekly limits read.

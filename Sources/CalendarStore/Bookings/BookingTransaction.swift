@@ -127,8 +127,8 @@ struct DatabaseBookingTransaction: BookingTransaction {
             """
             INSERT INTO bookings (identifier, type_id, calendar, event_identifier, recurrence_id, starts, ends, name,
                 email, note, status, cancel_token, reschedule_token, created, modified, hosts, events, retry_key,
-                time_zone)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                time_zone, sequence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(booking.id), .integer(row.rowID), .text(booking.calendar), .optional(booking.eventIdentifier),
@@ -136,7 +136,7 @@ struct DatabaseBookingTransaction: BookingTransaction {
                 .text(booking.email), .optional(booking.note), .text(booking.status.rawValue), .text(cancelTokenHash),
                 .text(rescheduleTokenHash), .int(booking.created), .int(booking.modified),
                 DatabaseBookingStore.listText(booking.hosts), DatabaseBookingStore.listText(booking.events),
-                .optional(retryKey), .optional(booking.timeZone),
+                .optional(retryKey), .optional(booking.timeZone), .int(booking.sequence),
             ])
     }
 
@@ -144,12 +144,13 @@ struct DatabaseBookingTransaction: BookingTransaction {
         try connection.run(
             """
             UPDATE bookings SET status = ?, starts = ?, ends = ?, recurrence_id = ?, hosts = ?, events = ?,
-                event_identifier = ?, modified = ? WHERE identifier = ? AND type_id = ?
+                event_identifier = ?, modified = ?, sequence = ? WHERE identifier = ? AND type_id = ?
             """,
             [
                 .text(booking.status.rawValue), .int(booking.start), .int(booking.end), .optional(booking.recurrenceID),
                 DatabaseBookingStore.listText(booking.hosts), DatabaseBookingStore.listText(booking.events),
-                .optional(booking.eventIdentifier), .int(booking.modified), .text(booking.id), .integer(row.rowID),
+                .optional(booking.eventIdentifier), .int(booking.modified), .int(booking.sequence), .text(booking.id),
+                .integer(row.rowID),
             ])
     }
 

@@ -59,6 +59,9 @@ public struct BookingType: Sendable, Hashable {
     /// Whether all-day events (not marked TRANSP:TRANSPARENT) block the day; true by
     /// default, so a trainer's day off in the calendar is never booked.
     public var allDayIsBusy: Bool
+    /// Whether the owner (a group type's hosts booked) gets a mail when a booker books,
+    /// moves or cancels (with a relay, `serve --smtp`); true by default.
+    public var notifyHost: Bool
     /// When the type was created, in Unix seconds (set by the store).
     public var created: Int
     /// When the type last changed, in Unix seconds; set by the store and part of ``etag``.
@@ -96,7 +99,8 @@ public struct BookingType: Sendable, Hashable {
         notice: Int = 0, windowDays: Int? = nil, step: Int? = nil, dailyLimit: Int? = nil, weeklyLimit: Int? = nil,
         capacity: Int? = nil, classEvent: String? = nil, waitlist: Bool = false,
         holdSeconds: Int = BookingType.defaultHoldSeconds, hosts: [BookingHost] = [], groupMode: GroupMode = .single,
-        groupMinimum: Int? = nil, allDayIsBusy: Bool = true, created: Int = 0, modified: Int = 0
+        groupMinimum: Int? = nil, allDayIsBusy: Bool = true, notifyHost: Bool = true, created: Int = 0,
+        modified: Int = 0
     ) {
         self.id = id
         self.owner = owner
@@ -123,6 +127,7 @@ public struct BookingType: Sendable, Hashable {
         self.groupMode = groupMode
         self.groupMinimum = groupMinimum
         self.allDayIsBusy = allDayIsBusy
+        self.notifyHost = notifyHost
         self.created = created
         self.modified = modified
     }
@@ -236,6 +241,9 @@ public struct Booking: Sendable, Hashable {
     /// The zone the booker booked in (an IANA name), which their pages and messages
     /// show the booking in; nil when they gave none.
     public var timeZone: String? = nil
+    /// The booking's iTIP SEQUENCE: 0 when made, one more at each move and at its
+    /// cancellation, so the booker's calendar takes each message over the one before.
+    public var sequence: Int = 0
 
     /// The state of a booking.
     public enum Status: String, Sendable, Hashable {
@@ -251,7 +259,7 @@ public struct Booking: Sendable, Hashable {
     public init(
         id: String, type: String, owner: String, calendar: String, eventIdentifier: String?, recurrenceID: String?,
         start: Int, end: Int, name: String, email: String, note: String?, status: Status, created: Int,
-        modified: Int, hosts: [String] = [], events: [String] = [], timeZone: String? = nil
+        modified: Int, hosts: [String] = [], events: [String] = [], timeZone: String? = nil, sequence: Int = 0
     ) {
         self.id = id
         self.type = type
@@ -270,6 +278,7 @@ public struct Booking: Sendable, Hashable {
         self.hosts = hosts
         self.events = events
         self.timeZone = timeZone
+        self.sequence = sequence
     }
 
     /// A new random identifier: `bk_` and 24 hex digits.

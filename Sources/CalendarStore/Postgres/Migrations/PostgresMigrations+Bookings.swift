@@ -76,5 +76,13 @@ extension PostgresSchema {
         // 15: the zone the booker booked in, so every page and message about their booking
         // shows it in their zone.
         Migration(15, #"ALTER TABLE bookings ADD COLUMN time_zone TEXT COLLATE "C";"#),
+        // 16: booking mail (issue 37): each booking's iTIP SEQUENCE, and whether a type's
+        // owner is told of bookings by mail.
+        Migration(
+            16,
+            """
+            ALTER TABLE bookings ADD COLUMN sequence BIGINT NOT NULL DEFAULT 0;
+            ALTER TABLE booking_types ADD COLUMN host_notice BIGINT NOT NULL DEFAULT 1;
+            """),
     ]
 }

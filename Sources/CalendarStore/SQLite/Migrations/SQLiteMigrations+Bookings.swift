@@ -76,5 +76,13 @@ extension SQLiteSchema {
         // 21: the zone the booker booked in, so every page and message about their booking
         // shows it in their zone.
         Migration(21, "ALTER TABLE bookings ADD COLUMN time_zone TEXT;"),
+        // 22: booking mail (issue 37): each booking's iTIP SEQUENCE, and whether a type's
+        // owner is told of bookings by mail.
+        Migration(
+            22,
+            """
+            ALTER TABLE bookings ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE booking_types ADD COLUMN host_notice INTEGER NOT NULL DEFAULT 1;
+            """),
     ]
 }
