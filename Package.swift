@@ -204,7 +204,7 @@ let package = Package(
             name: "WebCalendarTests",
             dependencies: [
                 "WebCalendar", "AlmanacServer", "Bookings", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar",
-                "CivilTime",
+                "CivilTime", "Availability",
                 "AlmanacTestSupport", "AlmanacTesting", "HTTPServer",
             ]),
         .testTarget(

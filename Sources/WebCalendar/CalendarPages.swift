@@ -184,10 +184,10 @@ extension WebContext {
                 if !day.isInMonth { classes.append("outside") }
                 if day.isToday { classes.append("today") }
                 if day.date == view.date { classes.append("selected") }
-                if day.marker.hasConflict { classes.append("conflict") }
+                let overlaps = Self.overlapNote(day.events)
                 let label =
                     "\(Self.longDate(day.date)), \(day.marker.count) event\(day.marker.count == 1 ? "" : "s")"
-                    + (day.marker.hasConflict ? ", overlapping" : "")
+                    + (overlaps.map { ". " + $0 } ?? "")
                 html +=
                     "<td role=\"gridcell\" class=\"\(classes.joined(separator: " "))\" data-date=\"\(day.date)\" data-count=\"\(day.marker.count)\""
                     + (day.isToday ? " aria-current=\"date\"" : "") + ">"
@@ -197,8 +197,8 @@ extension WebContext {
                     html +=
                         "<span class=\"markers\">"
                         + (day.marker.colors.isEmpty ? dot(nil) : day.marker.colors.map { dot($0) }.joined())
-                        + (day.marker.hasConflict
-                            ? "<span class=\"warning\" title=\"Overlapping events\">!</span>" : "") + "</span>"
+                        + (overlaps.map { "<span class=\"warning\" title=\"\(HTML.escape($0))\">!</span>" } ?? "")
+                        + "</span>"
                     html +=
                         "<ul class=\"events\">"
                         + day.events.prefix(3).map { event in
@@ -207,7 +207,7 @@ extension WebContext {
                         + (day.events.count > 3
                             ? "<li class=\"more\"><a href=\"\(link(view, date: day.date, view: "day"))\">+\(day.events.count - 3) more</a></li>"
                             : "")
-                        + "</ul>"
+                        + (overlaps.map { "<li class=\"overlap\">\(HTML.escape($0))</li>" } ?? "") + "</ul>"
                 }
                 html += "</td>"
             }
@@ -235,7 +235,9 @@ extension WebContext {
             html +=
                 "<th role=\"columnheader\" scope=\"col\" abbr=\"\(name) \(column.date)\"\(column.isToday ? " class=\"today\" aria-current=\"date\"" : "")>"
                 + "<a href=\"\(link(view, date: column.date, view: "day"))\">\(name.prefix(3)) \(column.date.day)</a>"
-                + (column.marker.hasConflict ? "<span class=\"warning\" title=\"Overlapping events\">!</span>" : "")
+                + (Self.overlapNote(column.timed.map(\.event)).map {
+                    "<span class=\"warning\" title=\"\(HTML.escape($0))\">!</span>"
+                } ?? "")
                 + "</th>"
         }
         html += "</tr></thead><tbody>"
@@ -290,6 +292,33 @@ extension WebContext {
             html += "</div></td>"
         }
         return html + "</tr></tbody></table>"
+    }
+
+    /// Which of a day's busy, timed events overlap, in words ("Spin overlaps with Yoga
+    /// and Stretch"; several clashes joined by "; "), or nil when none do. Linear in a
+    /// day of events that do not overlap (a dense series).
+    static func overlapNote(_ events: [ViewEvent]) -> String? {
+        let busy = events.filter { $0.isBusy && !$0.isAllDay }.sorted { $0.start < $1.start }
+        var told = Set<Int>()
+        var clashes: [String] = []
+        for (index, event) in busy.enumerated() where !told.contains(index) {
+            // Sorted by start: those that start before this one ends follow it directly.
+            let end = max(event.end, event.start + 1)
+            let others = busy[(index + 1)...].prefix { $0.start < end }.indices.filter { !told.contains($0) }
+            guard !others.isEmpty else { continue }
+            told.formUnion([index] + others)
+            // At most three names a clash, and three clashes: the rest counted.
+            var names = others.prefix(3).map { busy[$0].title }
+            if others.count > 3 { names.append("\(others.count - 3) more") }
+            let list =
+                names.dropLast().isEmpty
+                ? names.joined()
+                : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+            clashes.append("\(event.title) overlaps with \(list)")
+        }
+        guard !clashes.isEmpty else { return nil }
+        return (clashes.prefix(3) + (clashes.count > 3 ? ["\(clashes.count - 3) more clashes"] : [])).joined(
+            separator: "; ")
     }
 
     /// What a row of the time grid says when clocks change in it: a short text in the

@@ -39,11 +39,29 @@ struct WebContext {
         .init("POST", "/calendar/rsvp") { (context, _) throws(WebFailure) in try context.saveAnswer() },
         .init("POST", "/calendar/proposal") { (context, _) throws(WebFailure) in try context.answerProposalFromPage() },
         .init("GET", "/calendar/bookings") { (context, _) throws(WebFailure) in try context.bookingTypesPage() },
-        .init("POST", "/calendar/bookings/new") { (context, _) throws(WebFailure) in
-            try context.createBookingTypeFromPage()
+        .init("GET", "/calendar/bookings/type") { (context, _) throws(WebFailure) in try context.bookingTypeForm() },
+        .init("POST", "/calendar/bookings/type") { (context, _) throws(WebFailure) in
+            try context.saveBookingTypeFromPage()
+        },
+        .init("GET", "/calendar/bookings/remove") { (context, _) throws(WebFailure) in
+            try context.removeBookingTypePage()
         },
         .init("POST", "/calendar/bookings/delete") { (context, _) throws(WebFailure) in
             try context.deleteBookingTypeFromPage()
+        },
+        .init("GET", "/calendar/bookings/hours") { (context, _) throws(WebFailure) in try context.hoursPage() },
+        .init("POST", "/calendar/bookings/hours") { (context, _) throws(WebFailure) in try context.saveHoursFromPage()
+        },
+        .init("GET", "/calendar/bookings/cancel") { (context, _) throws(WebFailure) in try context.trainerCancelPage()
+        },
+        .init("POST", "/calendar/bookings/cancel") { (context, _) throws(WebFailure) in
+            try context.trainerCancelFromPage()
+        },
+        .init("GET", "/calendar/bookings/{id}/move") { (context, path) throws(WebFailure) in
+            try context.trainerReschedulePage(id: path["id"])
+        },
+        .init("POST", "/calendar/bookings/{id}/move") { (context, path) throws(WebFailure) in
+            try context.trainerRescheduleFromPage(id: path["id"])
         },
         // The public booking pages (BookingPages.swift): no sign-in (the server throttles them).
         .init("GET", "/book/manage/{token}.ics") { (context, path) throws(WebFailure) in

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import urllib.parse
 import urllib.request
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from selenium.webdriver.common.by import By
@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
 import browser_support  # noqa: E402
-from browser_support import api, browser, check, heading, sign_in, wait_for  # noqa: E402
+from browser_support import api, audit_pages, browser, check, heading, sign_in, wait_for  # noqa: E402
 
 XSS = '<img src=x onerror="window.__xss = 1">'
 CLIENT_PYTHON = ".build/client-venv/bin/python"
@@ -287,6 +287,113 @@ def run(server, almanac, data, artifacts):
         check(error.code == 403, f"a forged form is refused ({error.code})")
     status, listed = call("GET", "/api/v1/bookings")
     check(len(listed["bookings"]) == 4, "and booked nothing")
+
+    trainer_path(server, call, kind["id"], artifacts)
+    # Every page, at both widths: a screenshot under .build/screenshots and axe-core.
+    today = datetime.now().date()
+    status, offered = call("GET", f"/api/v1/booking-types/{kind['id']}/slots?from={today}&to={today + timedelta(days=14)}")
+    free = offered["slots"][0]["start"]
+    moved_manage, moved_reschedule, _ = manage_links[1]
+    path = lambda url: url[len(server.base):] if url.startswith(server.base) else url  # noqa: E731
+    audit_pages(server, [
+        ("booking-picker", "/book/personal?tz=America/New_York"),
+        ("booking-form", f"/book/personal/slot?start={free}&duration=60&tz=America/New_York"),
+        ("booking-manage", path(moved_manage)),
+        ("booking-cancel-confirm", path(moved_manage) + "/cancel"),
+        ("booking-reschedule", path(moved_reschedule)),
+        ("booking-cancelled", path(manage_links[0][0])),
+        ("booking-not-found", "/book/nothing-here"),
+    ], signed_in=False)
+    status, listed = call("GET", "/api/v1/bookings")
+    live = next(b for b in listed["bookings"] if b["status"] == "confirmed")
+    audit_pages(server, [
+        ("trainer-bookings", "/calendar/bookings"),
+        ("trainer-type-new", "/calendar/bookings/type"),
+        ("trainer-type-edit", f"/calendar/bookings/type?id={kind['id']}"),
+        ("trainer-hours", "/calendar/bookings/hours"),
+        ("trainer-type-remove", f"/calendar/bookings/remove?id={kind['id']}"),
+        ("trainer-booking-cancel", f"/calendar/bookings/cancel?id={live['id']}"),
+        ("trainer-booking-move", f"/calendar/bookings/{live['id']}/move"),
+    ], signed_in=True)
+
+
+def trainer_path(server, call, type_id, artifacts):
+    """The trainer runs her bookings from the web, at both widths: she changes her hours
+    and a date off, edits the type's buffer and notice, and moves one booking and cancels
+    another after the page asks; the API reads back each change."""
+    status, listed = call("GET", "/api/v1/bookings")
+    confirmed = [b for b in listed["bookings"] if b["status"] == "confirmed"]
+    check(len(confirmed) >= 2, f"two live bookings to work with ({len(confirmed)})")
+    for width, day_off, buffer in [(390, "2026-12-24", 15), (1280, "2026-12-31", 10)]:
+        driver = browser(width=width)
+        try:
+            sign_in(driver, server)
+            driver.get(server.base + "/calendar/bookings")
+            check(heading(driver) == "Bookings", f"{width} px: the Bookings page")
+            check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"),
+                  f"{width} px: the Bookings page fits the screen")
+            driver.find_element(By.LINK_TEXT, "Edit hours").click()
+            wait_for(lambda: heading(driver) == "Working hours", f"{width} px: the hours form")
+            driver.find_element(By.NAME, "Saturday").clear()
+            exceptions = driver.find_element(By.NAME, "exceptions")
+            exceptions.clear()
+            exceptions.send_keys(f"{day_off} off")
+            driver.save_screenshot(os.path.join(artifacts, f"trainer-hours-{width}.png"))
+            driver.find_element(By.CSS_SELECTOR, "form.settings-form button[type=submit]").click()
+            wait_for(lambda: heading(driver) == "Bookings", f"{width} px: back on the Bookings page")
+            hours = driver.find_element(By.CSS_SELECTOR, ".hours-list").text
+            check("Saturday\nClosed" in hours and "Monday\n09:00–12:00, 14:00–18:00" in hours,
+                  f"{width} px: the page shows the new hours: {hours!r}")
+            check(day_off in driver.find_element(By.CSS_SELECTOR, "ul.exceptions").text
+                  or datetime.fromisoformat(day_off).strftime("%-d %B %Y") in driver.find_element(By.CSS_SELECTOR, "ul.exceptions").text,
+                  f"{width} px: and the date off")
+            status, schedules = call("GET", "/api/v1/availability-schedules")
+            default = next(s for s in schedules["schedules"] if s["default"])
+            check(default["exceptions"] == {day_off: "off"} and "Sat" not in default["hours"],
+                  f"{width} px: the API reads the same schedule: {default['hours']} {default['exceptions']}")
+            # The type: a buffer after and a day's notice.
+            driver.find_element(By.CSS_SELECTOR, ".type-card").find_element(By.PARTIAL_LINK_TEXT, "Edit").click()
+            wait_for(lambda: heading(driver).startswith("Edit "), f"{width} px: the type's settings")
+            for name, value in [("bufferAfter", str(buffer)), ("notice", "1440")]:
+                field = driver.find_element(By.NAME, name)
+                field.clear()
+                field.send_keys(value)
+            driver.save_screenshot(os.path.join(artifacts, f"trainer-type-{width}.png"))
+            driver.find_element(By.CSS_SELECTOR, "form.settings-form button[type=submit]").click()
+            wait_for(lambda: heading(driver) == "Bookings", f"{width} px: saved")
+            facts = driver.find_element(By.CSS_SELECTOR, ".type-card .facts").text
+            check(f"{buffer} min after" in facts and "1 day notice" in facts, f"{width} px: the card says so: {facts!r}")
+            status, kind = call("GET", f"/api/v1/booking-types/{type_id}")
+            check(kind["bufferAfter"] == buffer and kind["notice"] == 1440, f"{width} px: and the API reads it")
+            booking = confirmed[0 if width == 390 else 1]
+            item = next(li for li in driver.find_elements(By.CSS_SELECTOR, "li.booking-item")
+                        if booking["name"] in li.text)
+            if width == 390:
+                # Cancelling asks first.
+                item.find_element(By.PARTIAL_LINK_TEXT, "Cancel").click()
+                wait_for(lambda: heading(driver) == "Cancel a booking", "the trainer is asked first")
+                driver.find_element(By.CSS_SELECTOR, "main form button.danger").click()
+                wait_for(lambda: heading(driver) == "Bookings", "cancelled from the Bookings page")
+                status, read = call("GET", f"/api/v1/bookings/{booking['id']}")
+                check(read["status"] == "cancelled", "the booking is cancelled")
+                item = next(li for li in driver.find_elements(By.CSS_SELECTOR, "li.booking-item")
+                            if booking["name"] in li.text)
+                check("Cancelled" in item.text and not item.find_elements(By.PARTIAL_LINK_TEXT, "Reschedule"),
+                      "its row says Cancelled and offers nothing more")
+            else:
+                item.find_element(By.PARTIAL_LINK_TEXT, "Reschedule").click()
+                wait_for(lambda: heading(driver) == "Reschedule", "the trainer's reschedule page")
+                days = driver.find_elements(By.CSS_SELECTOR, "table.booking-month td.open a")
+                days[-1].click()
+                wait_for(lambda: "day=" in driver.current_url, "a day chosen")
+                driver.find_element(By.CSS_SELECTOR, "ul.slots button.slot").click()
+                wait_for(lambda: heading(driver) == "Bookings", "moved from the Bookings page")
+                status, read = call("GET", f"/api/v1/bookings/{booking['id']}")
+                check(read["start"] != booking["start"] and read["status"] == "confirmed",
+                      f"the booking moved: {booking['start']} → {read['start']}")
+            driver.save_screenshot(os.path.join(artifacts, f"trainer-bookings-{width}.png"))
+        finally:
+            driver.quit()
 
 
 def main():

@@ -1,6 +1,7 @@
 """What the browser tests share: counted checks, waiting, the JSON API with a token,
 and headless Chromium (Debian's chromium and chromium-driver) driven by selenium."""
 import json
+import os
 import urllib.error
 import urllib.request
 
@@ -8,6 +9,7 @@ import urllib.request
 # Tests/Interop on the path (for almanac_server too) before importing this.
 import interop_support
 from interop_support import check  # noqa: F401
+from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -74,3 +76,48 @@ def sign_in(driver, server):
     driver.find_element(By.NAME, "password").send_keys(server.password)
     driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
     wait_for(lambda: "/calendar" in driver.current_url, "signed in")
+
+
+SCREENSHOTS = ".build/screenshots"
+WCAG_AA = "{runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}"
+
+
+def violations(driver):
+    """What axe-core (axe-selenium-python) finds against WCAG 2 A and AA (the rules of axe-core 3.1, which the package ships) on the page
+    as it is: a list of (rule, impact, the first elements' selectors)."""
+    Axe(driver).inject()
+    driver.set_script_timeout(60)
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        f"axe.run(document, {WCAG_AA}).then(r => done(r), e => done({{error: String(e)}}));")
+    if "error" in result:
+        raise SystemExit(f"FAIL: axe-core did not run: {result['error']}")
+    found = result["violations"]
+    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]]) for v in found]
+
+
+def audit(driver, name):
+    """Saves the page's screenshot as .build/screenshots/NAME-WIDTH.png and checks that
+    axe-core finds no WCAG A or AA violation on it."""
+    width = driver.execute_script("return window.innerWidth")
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    driver.save_screenshot(os.path.join(SCREENSHOTS, f"{name}-{width}.png"))
+    found = violations(driver)
+    check(not found, f"{name} at {width} px: axe-core finds no WCAG A/AA violation {found or ''}")
+
+
+def audit_pages(server, pages, signed_in):
+    """Every page of `pages` ((name, path) pairs) at 390 and 1280 px, signed in or not:
+    its screenshot, no axe-core violation, and nothing wider than the screen."""
+    for width in (390, 1280):
+        driver = browser(width=width)
+        try:
+            if signed_in:
+                sign_in(driver, server)
+            for name, path in pages:
+                driver.get(server.base + path)
+                check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"),
+                      f"{name} at {width} px: nothing wider than the screen")
+                audit(driver, name)
+        finally:
+            driver.quit()

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
 import browser_support  # noqa: E402
-from browser_support import api, browser, check, heading, sign_in, wait_for  # noqa: E402
+from browser_support import audit_pages, api, browser, check, heading, sign_in, wait_for  # noqa: E402
 
 XSS = '<img src=x onerror="window.__xss = 1">'
 
@@ -174,7 +174,21 @@ def run(server, almanac, data, artifacts):
 
     recurring_path(server, almanac, data, artifacts, call, cid, spin)
     browser_zone(server, almanac, data)
-    invitation_path(server, almanac, data, call, cid)
+    run_id = invitation_path(server, almanac, data, call, cid)
+    # Every page, at both widths: a screenshot under .build/screenshots and axe-core.
+    audit_pages(server, [("sign-in", "/")], signed_in=False)
+    audit_pages(server, [
+        ("month", "/calendar?view=month&date=2026-12-01&tz=Europe/Berlin"),
+        ("week", "/calendar?view=week&date=2026-12-01&tz=Europe/Berlin"),
+        ("day", "/calendar?view=day&date=2026-12-01&tz=Europe/Berlin"),
+        ("week-dst", "/calendar?view=week&date=2026-03-29&tz=Europe/Berlin"),
+        ("event", f"/calendar/event?id={spin}"),
+        ("invitation", f"/calendar/event?id={run_id}"),
+        ("new-event", "/calendar/new?date=2026-12-01"),
+        ("edit-event", f"/calendar/edit?id={spin}"),
+        ("delete-event", f"/calendar/delete?id={spin}"),
+        ("not-found", "/calendar/event?id=nothing-here"),
+    ], signed_in=True)
 
     # Inside a native shell: the user agent advertises the component, the adapter receives the message.
     agent = "Mozilla/5.0 (iPhone) Hotwire Native iOS; bridge-components: [add-to-calendar menu]"
@@ -450,7 +464,8 @@ def browser_zone(server, almanac, data):
 
 
 def invitation_path(server, almanac, data, call, cid):
-    """Cara answers Anna's weekly invitation from its page; Anna's pages show the answers."""
+    """Cara answers Anna's weekly invitation from its page; Anna's pages show the answers.
+    Returns the invitation's id."""
     for command in (["user", "email", server.user, "anna@example.com"],
                     ["user", "add", "cara", "--email", "cara@example.com"]):
         done = subprocess.run([almanac, *command, "--data", data], input="cara's long password\n",
@@ -511,6 +526,7 @@ def invitation_path(server, almanac, data, call, cid):
     finally:
         cara.quit()
         anna.quit()
+    return made["id"]
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@ import Accounts
 import AlmanacServer
 import AlmanacTestSupport
 import AlmanacTesting
+import Availability
 import Bookings
 import CalendarStore
 import CivilTime
@@ -158,6 +159,12 @@ import Testing
             agenda.hasPrefix("<h2>Tuesday, 1 December 2026</h2>") && agenda.contains(">A</a>")
                 && agenda.contains(">C</a>"))
         #expect(week.text.components(separatedBy: "data-lanes=\"3\"").count == 4)
+        // A clash is said in words, in the week's day header and in the month's cell.
+        #expect(week.text.contains("title=\"A overlaps with B and C\">!</span>"))
+        let month = try send("GET", "/calendar?view=month&date=2026-12-01&tz=Europe/Berlin", cookie: cookie).text
+        #expect(
+            month.contains("<li class=\"overlap\">A overlaps with B and C</li>")
+                && month.contains("aria-label=\"Tuesday, 1 December 2026, 3 events. A overlaps with B and C\""))
         #expect(week.text.contains("data-lane=\"2\""))
         // The scope toggle keeps the date.
         #expect(week.text.contains("href=\"/calendar?view=month&amp;date=2026-12-02&amp;tz=Europe%2FBerlin\""))
@@ -614,37 +621,116 @@ import Testing
         #expect(stylesheet.headers["ETag"] != script.headers["ETag"])
     }
 
-    /// The trainer's bookings page: booking types with their public pages, a new one
-    /// (with the page's CSRF token), removal, and the coming bookings.
-    @Test func theTrainerManagesBookingTypesFromTheWebCalendar() throws {
+    /// The trainer's Bookings page: a type made and edited with every setting on its form
+    /// (CSRF-checked, a wrong field back with what was typed), removal after asking, the
+    /// working hours and dates that differ, and the coming bookings cancelled and moved
+    /// from the page. Another user reaches none of it.
+    @Test func theTrainerRunsBookingsFromTheWebCalendar() throws {
         let web = try WebTests()
         let (cookie, csrf) = try web.signIn()
         #expect(try web.send("GET", "/calendar", cookie: cookie).text.contains("href=\"/calendar/bookings\""))
         let empty = try web.send("GET", "/calendar/bookings", cookie: cookie)
         #expect(empty.status == 200 && empty.text.contains("None yet"))
         let fields = [
-            ("title", "Personal <b>training</b>"), ("slug", "anna"), ("minutes", "45"), ("calendar", web.calendarID),
+            ("title", "Personal <b>training</b>"), ("slug", "anna"), ("lengths", "45"), ("calendar", web.calendarID),
+            ("allDay", "on"), ("hostNotice", "on"),
         ]
-        #expect(try web.send("POST", "/calendar/bookings/new", form: fields, cookie: cookie).status == 403)
-        let made = try web.send("POST", "/calendar/bookings/new", form: fields + [("csrf", csrf)], cookie: cookie)
+        #expect(try web.send("POST", "/calendar/bookings/type", form: fields, cookie: cookie).status == 403)
+        let made = try web.send("POST", "/calendar/bookings/type", form: fields + [("csrf", csrf)], cookie: cookie)
         #expect(made.status == 303, "\(made.text)")
         let listed = try web.send("GET", "/calendar/bookings", cookie: cookie)
-        #expect(listed.text.contains("<a href=\"/book/anna\">/book/anna</a>") && listed.text.contains("45 min"))
+        #expect(listed.text.contains("<a href=\"/book/anna\">") && listed.text.contains("45 min"))
         #expect(listed.text.contains("Personal &lt;b&gt;training&lt;/b&gt;"))
-        let type = try #require(try web.backend.bookings.bookingTypes(owner: "anna").first)
-        #expect(type.durations == [2_700] && type.calendar == web.calendarID)
-        // A taken page address comes back with why, and nothing is made.
-        let taken = try web.send("POST", "/calendar/bookings/new", form: fields + [("csrf", csrf)], cookie: cookie)
+        var type = try #require(try web.backend.bookings.bookingTypes(owner: "anna").first)
+        #expect(type.durations == [2_700] && type.calendar == web.calendarID && type.notifyHost)
+        // A taken page address comes back with why and what was typed, and nothing is made.
+        let taken = try web.send("POST", "/calendar/bookings/type", form: fields + [("csrf", csrf)], cookie: cookie)
         #expect(taken.status == 400 && taken.text.contains("taken"), "\(taken.text)")
-        // A booking shows among the coming ones.
+        #expect(taken.text.contains("value=\"Personal &lt;b&gt;training&lt;/b&gt;\""))
+        // Every setting from the form: lengths, buffers, notice, window, step, limits, hold, mail.
+        let edit = try web.send("GET", "/calendar/bookings/type?id=\(type.id)", cookie: cookie)
+        #expect(edit.status == 200 && edit.text.contains("value=\"45\"") && edit.text.contains("name=\"bufferBefore\""))
+        let settings = [
+            ("id", type.id), ("csrf", csrf), ("title", "Personal training"), ("slug", "anna"), ("lengths", "60, 30"),
+            ("calendar", web.calendarID), ("location", "Studio 1"), ("bufferBefore", "5"), ("bufferAfter", "15"),
+            ("notice", "1440"), ("windowDays", "28"), ("step", "30"), ("dailyLimit", "5"), ("weeklyLimit", "20"),
+            ("holdMinutes", "10"), ("groupMode", "single"), ("busy", web.calendarID),
+        ]
+        #expect(try web.send("POST", "/calendar/bookings/type", form: settings, cookie: cookie).status == 303)
+        type = try web.backend.bookings.bookingType(id: type.id, owner: "anna")
+        #expect(type.durations == [3_600, 1_800] && type.bufferBefore == 300 && type.bufferAfter == 900)
+        #expect(type.notice == 86_400 && type.windowDays == 28 && type.step == 1_800 && type.holdSeconds == 600)
+        #expect(type.dailyLimit == 5 && type.weeklyLimit == 20 && type.location == "Studio 1")
+        #expect(type.busyCalendars == [web.calendarID] && !type.allDayIsBusy && !type.notifyHost)
+        let wrong = try web.send(
+            "POST", "/calendar/bookings/type", form: settings.filter { $0.0 != "notice" } + [("notice", "soon")],
+            cookie: cookie)
+        #expect(wrong.status == 400 && wrong.text.contains("Notice is a whole number"), "\(wrong.text)")
+        #expect(wrong.text.contains("value=\"soon\"") && wrong.text.contains("value=\"Studio 1\""))
+        // Working hours and the dates that differ.
+        #expect(try web.send("GET", "/calendar/bookings/hours", cookie: cookie).text.contains("name=\"Monday\""))
+        var hours = [
+            ("csrf", csrf), ("zone", "Europe/Berlin"), ("exceptions", "2026-12-24 off\n2026-12-31 10:00-12:00"),
+        ]
+        hours += Weekday.allCases.map { ($0.englishName, $0.rawValue <= 5 ? "09:00-12:00 14:00-18:00" : "") }
+        let badZone = try web.send(
+            "POST", "/calendar/bookings/hours", form: hours.filter { $0.0 != "zone" } + [("zone", "Berlin")],
+            cookie: cookie)
+        #expect(badZone.status == 400 && badZone.text.contains("value=\"Berlin\""))
+        #expect(badZone.text.contains("value=\"09:00-12:00 14:00-18:00\""), "what was typed stays")
+        #expect(try web.send("POST", "/calendar/bookings/hours", form: hours, cookie: cookie).status == 303)
+        let stored = try #require(try web.backend.appState.defaultSchedule(user: "anna"))
+        let schedule = try AvailabilitySchedule(calendarData: stored.data)
+        #expect(schedule.timeZone == "Europe/Berlin" && schedule.weekly[.saturday] == nil)
+        #expect(schedule.weekly[.monday]?.map(\.text) == ["09:00-12:00", "14:00-18:00"])
+        #expect(schedule.hours(on: CivilDate(year: 2026, month: 12, day: 24)!).isEmpty)
+        #expect(schedule.hours(on: CivilDate(year: 2026, month: 12, day: 31)!).map(\.text) == ["10:00-12:00"])
+        let overview = try web.send("GET", "/calendar/bookings", cookie: cookie).text
+        #expect(overview.contains("<dt>Saturday</dt><dd>Closed</dd>") && overview.contains("Dates that differ"))
+        // A booking shows among the coming ones; the trainer moves it, then cancels it after asking.
         let tokens = (cancel: String(repeating: "a", count: 64), reschedule: String(repeating: "b", count: 64))
-        _ = try BookingEngine(store: web.backend.bookings).book(
+        type.notice = 0
+        type.windowDays = nil
+        type = try BookingEngine(store: web.backend.bookings).update(type, ifMatch: nil)
+        // Monday 7 December 2026 09:00 Berlin (08:00 UTC), 60 minutes.
+        let booked = try BookingEngine(store: web.backend.bookings).book(
             BookingRequest(
-                type: type.id, start: 1_796_374_800, end: 1_796_377_500, name: "Lena", email: "lena@example.com",
+                type: type.id, start: 1_796_630_400, end: 1_796_634_000, name: "Lena", email: "lena@example.com",
                 cancelTokenHash: tokens.cancel, rescheduleTokenHash: tokens.reschedule),
-            type: type, now: 1_796_083_200)
+            type: type, now: 1_796_083_200
+        ).booking
+        let coming = try web.send("GET", "/calendar/bookings", cookie: cookie).text
+        #expect(coming.contains("<strong>Lena</strong>") && coming.contains("lena@example.com"))
+        #expect(coming.contains("/calendar/bookings/\(booked.id)/move"))
+        let move = try web.send("GET", "/calendar/bookings/\(booked.id)/move?day=2026-12-08", cookie: cookie)
+        #expect(move.status == 200 && move.text.contains("Now: <strong>Monday, 7 December 2026, 09:00–10:00"))
+        let moved = try web.send(
+            "POST", "/calendar/bookings/\(booked.id)/move",
+            form: [("csrf", csrf), ("start", "2026-12-08T09:00:00Z"), ("duration", "60")], cookie: cookie)
+        #expect(moved.status == 303, "\(moved.text)")
+        #expect(try web.backend.bookings.booking(id: booked.id, owner: "anna").start == 1_796_720_400)
+        let ask = try web.send("GET", "/calendar/bookings/cancel?id=\(booked.id)", cookie: cookie)
+        #expect(ask.text.contains("Cancel Lena’s booking?") && ask.text.contains("Keep it"))
+        // Another user reaches none of Anna's bookings or types.
+        try web.server.createUser("bob", password: "other horse")
+        let (bobCookie, bobCSRF) = try web.signIn("bob", password: "other horse")
+        #expect(try web.send("GET", "/calendar/bookings/cancel?id=\(booked.id)", cookie: bobCookie).status == 404)
+        #expect(try web.send("GET", "/calendar/bookings/type?id=\(type.id)", cookie: bobCookie).status == 404)
+        let bobs = try web.send(
+            "POST", "/calendar/bookings/cancel", form: [("csrf", bobCSRF), ("id", booked.id)], cookie: bobCookie)
+        #expect(bobs.status == 404)
         #expect(
-            try web.send("GET", "/calendar/bookings", cookie: cookie).text.contains("Lena &lt;lena@example.com&gt;"))
+            try web.send(
+                "POST", "/calendar/bookings/delete", form: [("csrf", bobCSRF), ("id", type.id)], cookie: bobCookie
+            ).status == 404)
+        let cancelled = try web.send(
+            "POST", "/calendar/bookings/cancel", form: [("csrf", csrf), ("id", booked.id)], cookie: cookie)
+        #expect(cancelled.status == 303)
+        #expect(try web.backend.bookings.booking(id: booked.id, owner: "anna").status == .cancelled)
+        #expect(try web.send("GET", "/calendar/bookings", cookie: cookie).text.contains("badge status-cancelled"))
+        // Removing a type asks first.
+        let remove = try web.send("GET", "/calendar/bookings/remove?id=\(type.id)", cookie: cookie)
+        #expect(remove.text.contains("Remove “Personal training”?") && remove.text.contains("Keep it"))
         let removed = try web.send(
             "POST", "/calendar/bookings/delete", form: [("id", type.id), ("csrf", csrf)], cookie: cookie)
         #expect(removed.status == 303)
