@@ -285,7 +285,8 @@ extension WebContext {
         return """
             <form method="get" action="\(HTML.escape(base))" class="booking-options">
             \(durations)
-            <label>Time zone <input name="tz" value="\(HTML.escape(state.zoneName))" autocomplete="off" spellcheck="false" data-booking-zone\(state.zoneGiven ? "" : " data-detect")></label>
+            <label>Time zone <input name="tz" value="\(HTML.escape(state.zoneName))" list="zone-names" autocomplete="off" spellcheck="false" data-booking-zone\(state.zoneGiven ? "" : " data-detect")></label>
+            <datalist id="zone-names">\(TimeZoneDatabase.names.map { "<option value=\"\(HTML.escape($0))\">" }.joined())</datalist>
             <input type="hidden" name="month" value="\(String(format: "%04d-%02d", state.month.year, state.month.month))">
             <button type="submit">Show</button>
             </form>
@@ -305,14 +306,25 @@ extension WebContext {
             """
     }
 
+    /// Who a type's bookings are with: its hosts' names, else its owner's (display name,
+    /// else user name).
+    func hostNames(_ type: BookingType) -> String {
+        let people = type.hosts.isEmpty ? [type.owner] : type.hosts.map(\.name)
+        let names = people.map { (try? backend.user(named: $0))?.displayName ?? $0 }
+        return names.count <= 1
+            ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+    }
+
     func header(_ type: BookingType, duration: Int) -> String {
-        """
-        <header class="booking-head">
-        <h1>\(HTML.escape(type.title))</h1>
-        <p class="facts">\(duration / 60) minutes\(type.location.map { " · " + HTML.escape($0) } ?? "")</p>
-        \(type.description.map { "<p class=\"description\">\(HTML.escape($0))</p>" } ?? "")
-        </header>
-        """
+        let host = hostNames(type)
+        return """
+            <header class="booking-head">
+            <p class="host"><span class="initial" aria-hidden="true">\(HTML.escape(String(host.prefix(1)).uppercased()))</span> \(HTML.escape(host))</p>
+            <h1>\(HTML.escape(type.title))</h1>
+            <p class="facts">\(duration / 60) minutes\(type.location.map { " · " + HTML.escape($0) } ?? "")</p>
+            \(type.description.map { "<p class=\"description\">\(HTML.escape($0))</p>" } ?? "")
+            </header>
+            """
     }
 
     func pickerPage(_ type: BookingType, query: [String: String]? = nil, message: String?, status: Int = 200)

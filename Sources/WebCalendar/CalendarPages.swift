@@ -201,8 +201,8 @@ extension WebContext {
                         + "</span>"
                     html +=
                         "<ul class=\"events\">"
-                        + day.events.prefix(3).map { event in
-                            "<li class=\"event\(Self.statusClass(event))\">\(dot(event.color))<a href=\"\(eventLink(event))\">\(Self.title(event))</a></li>"
+                        + Self.monthOrder(day.events, zone: view.zone).prefix(3).map { event in
+                            monthLine(event, on: day.date, view: view)
                         }.joined()
                         + (day.events.count > 3
                             ? "<li class=\"more\"><a href=\"\(link(view, date: day.date, view: "day"))\">+\(day.events.count - 3) more</a></li>"
@@ -216,6 +216,56 @@ extension WebContext {
         return html + "</tbody></table>"
     }
 
+    /// The local dates an event covers in `zone` (an all-day one its dates; a timed one
+    /// the days from its start to just before its end).
+    static func localDates(_ event: ViewEvent, zone: ZoneRules) -> (first: CivilDate, last: CivilDate) {
+        if let dates = event.dates { return (dates.first, dates.afterLast.adding(days: -1)) }
+        let first = zone.localTime(at: event.start).date
+        return (first, max(first, zone.localTime(at: max(event.start, event.end - 1)).date))
+    }
+
+    /// A month cell's events: those over several days first (by start, so a trip keeps
+    /// its place across the days it covers), then the rest by start.
+    static func monthOrder(_ events: [ViewEvent], zone: ZoneRules) -> [ViewEvent] {
+        func spans(_ event: ViewEvent) -> Bool {
+            let dates = localDates(event, zone: zone)
+            return dates.first != dates.last
+        }
+        return events.enumerated().sorted { left, right in
+            let (a, b) = (spans(left.element), spans(right.element))
+            if a != b { return a }
+            if left.element.start != right.element.start { return left.element.start < right.element.start }
+            return left.offset < right.offset
+        }.map(\.element)
+    }
+
+    /// One event's line in a month cell: its start time when it starts that day; an event
+    /// over several days a bar across them, named where it starts and at each week's start.
+    func monthLine(_ event: ViewEvent, on date: CivilDate, view: ViewParameters) -> String {
+        let dates = Self.localDates(event, zone: view.zone)
+        let link = "<a href=\"\(eventLink(event))\">"
+        guard dates.first != dates.last else {
+            let time =
+                event.dates == nil
+                ? "<span class=\"time\">\(Self.clock(view.zone.localTime(at: event.start).time))</span> " : ""
+            return
+                "<li class=\"event\(Self.statusClass(event))\">\(dot(event.color))\(link)\(time)\(Self.title(event))</a></li>"
+        }
+        var classes = "event bar" + Self.statusClass(event)
+        if date == dates.first { classes += " bar-start" }
+        if date == dates.last { classes += " bar-end" }
+        let named = date == dates.first || date.weekday == view.firstWeekday
+        let time =
+            date == dates.first && event.dates == nil
+            ? "<span class=\"time\">\(Self.clock(view.zone.localTime(at: event.start).time))</span> " : ""
+        let text =
+            named
+            ? time + Self.title(event)
+            : "<span class=\"visually-hidden\">\(Self.title(event)), continued</span>"
+        return
+            "<li class=\"\(classes)\" style=\"border-color:\(HTML.escape(Self.safeColor(event.color)))\">\(link)\(text)</a></li>"
+    }
+
     /// The week or day view: a time gutter with the hours of the viewer's zone, an
     /// all-day row (multi-day events spanning their columns), then each day's timed
     /// events placed by wall clock, overlapping ones side by side. Every column is the
@@ -224,10 +274,14 @@ extension WebContext {
     /// passes. Today has a now-line.
     func timeGrid(_ grid: WeekGrid, view: ViewParameters, label: String) -> String {
         func top(_ minute: Int) -> String { Self.percent(Double(minute) / 1440 * 100) }
-        let height = "height:48rem"  // two rem an hour
+        let height = "height:72rem"  // three rem an hour
         let kind = grid.columns.count == 1 ? "day" : "week"
+        // The grid scrolls in its box; the page's script opens it at the working day: an
+        // hour before the first event when one starts before 08:00, else at 07:00.
+        let earliest = grid.columns.flatMap { $0.timed.map(\.startMinute) }.min() ?? 480
         var html =
-            "<table class=\"time-grid \(kind)\" role=\"grid\" aria-label=\"\(HTML.escape(label))\" data-scale-minutes=\"1440\"><thead><tr role=\"row\">"
+            "<div class=\"grid-scroll\" data-scroll-minute=\"\(max(0, min(earliest, 480) - 60))\">"
+            + "<table class=\"time-grid \(kind)\" role=\"grid\" aria-label=\"\(HTML.escape(label))\" data-scale-minutes=\"1440\"><thead><tr role=\"row\">"
         html +=
             "<td class=\"gutter-head\" aria-hidden=\"true\">\(HTML.escape(zoneNames(grid, view.zone)))</td>"
         for column in grid.columns {
@@ -291,7 +345,7 @@ extension WebContext {
             }
             html += "</div></td>"
         }
-        return html + "</tr></tbody></table>"
+        return html + "</tr></tbody></table></div>"
     }
 
     /// Which of a day's busy, timed events overlap, in words ("Spin overlaps with Yoga

@@ -241,13 +241,15 @@ struct WebContext {
             "Sign in",
             """
             <main class="page sign-in">
-            <h1>Almanac</h1>
+            <p class="brand"><img src="/static/icon.svg" alt="" width="40" height="40"> Almanac</p>
+            <h1>Sign in</h1>
+            <p class="lead">Your calendars, bookings and the pages people book you on.</p>
             \(message.map { "<p class=\"error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? "")
-            <form method="post" action="/login">
-            <label>User <input name="user" autocomplete="username" required value="\(HTML.escape(user))"></label>
+            <form method="post" action="/login" class="settings-form">
+            <label>User name <input name="user" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(HTML.escape(user))"></label>
             <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
             <input type="hidden" name="tz" value="" data-browser-zone>
-            <button type="submit">Sign in</button>
+            <button type="submit" class="primary">Sign in</button>
             </form>
             </main>
             """, status: message == nil ? 200 : 401)

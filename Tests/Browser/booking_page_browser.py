@@ -131,6 +131,11 @@ def run(server, almanac, data, artifacts):
             wait_for(lambda: "tz=America%2FNew_York" in driver.current_url, f"{label}: the browser's zone detected")
             check(driver.find_element(By.NAME, "tz").get_attribute("value") == "America/New_York",
                   f"{label}: the zone field shows the visitor's zone")
+            check(driver.find_element(By.CSS_SELECTOR, ".booking-head .host").get_attribute("textContent").split() == ["A", "anna"],
+                  f"{label}: the page names who the booking is with")
+            check(driver.find_element(By.NAME, "tz").get_attribute("list") == "zone-names"
+                  and driver.execute_script("return document.querySelectorAll('#zone-names option').length") > 300,
+                  f"{label}: the zone is picked from the IANA list")
             calendar_box = driver.find_element(By.CSS_SELECTOR, ".booking-calendar").rect
             times_box = driver.find_element(By.CSS_SELECTOR, ".booking-times").rect
             if width < 768:

@@ -102,7 +102,7 @@ def run(server, almanac, data, artifacts):
         # XSS: the title is text, nothing ran.
         driver.get(f"{server.base}/calendar?view=month&date=2026-12-01&tz=Europe/Berlin")
         texts = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "ul.events a")]
-        check(XSS in texts, "a hostile title shows as text")
+        check("09:00 " + XSS in texts, f"a hostile title shows as text, after its time: {texts}")
         check(driver.execute_script("return window.__xss") is None, "and runs nothing")
         driver.get(f"{server.base}/calendar/event?id={xss}")
         check(heading(driver) == XSS and driver.execute_script("return window.__xss") is None,
@@ -113,6 +113,15 @@ def run(server, almanac, data, artifacts):
         boxes = sorted((e.rect for e in driver.find_elements(By.CSS_SELECTOR, "td[data-date='2026-12-01'] a.timed-event")), key=lambda r: r["x"])
         check(len(boxes) == 3, "three timed events on 1 December")
         check(all(boxes[i]["x"] + boxes[i]["width"] <= boxes[i + 1]["x"] + 1 for i in range(2)), "they sit side by side, not on top of each other")
+        # The grid opens at the working day (07:00, the first event being at 10:00), under its headers.
+        opened = driver.execute_script("""
+            const box = document.querySelector('.grid-scroll');
+            const label = [...box.querySelectorAll('.hour-label')].find(l => l.textContent === '07:00');
+            return {scrolled: box.scrollTop, label: label.getBoundingClientRect().top - box.getBoundingClientRect().top,
+                    head: box.querySelector('thead').offsetHeight, fits: box.getBoundingClientRect().bottom <= window.innerHeight + 1};
+        """)
+        check(opened["scrolled"] > 0 and abs(opened["label"] - opened["head"]) <= 12 and opened["fits"],
+              f"the week opens at 07:00 just under the day headers, in a box within the screen: {opened}")
         for width in (390, 1280):
             driver.set_window_size(width, 900)
             driver.save_screenshot(os.path.join(artifacts, f"week-monday-{width}.png"))
@@ -332,7 +341,7 @@ def recurring_path(server, almanac, data, artifacts, call, cid, single):
                 # Month view: at desktop the cell lists titles; at phone width a tap on the day lists them below.
                 driver.get(f"{server.base}/calendar?view=month&date=2026-12-01&tz=Europe/Berlin")
                 if width == 1280:
-                    link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//ul[@class='events']//a[text()='{title}']")
+                    link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//ul[@class='events']//a[normalize-space(text())='{title}']")
                 else:
                     check(not driver.find_element(By.CSS_SELECTOR, f"td[data-date='{date}'] ul.events").is_displayed(),
                           f"at phone width the month cell of {date} shows dots, not titles")
@@ -478,7 +487,7 @@ def invitation_path(server, almanac, data, call, cid):
 
     def open_week(driver, date):
         driver.get(f"{driver.base}/calendar?view=month&date={date}&tz=Europe/Berlin")
-        link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//a[text()='Team run']")
+        link = driver.find_element(By.XPATH, f"//td[@data-date='{date}']//a[normalize-space(text())='Team run']")
         link.click()
         wait_for(lambda: heading(driver) == "Team run", f"the page of the run on {date}")
 

@@ -92,7 +92,9 @@ import Testing
     @Test(arguments: ServerSetup.all) func signInSetsASafeCookieAndSignOutEndsIt(_ setup: ServerSetup) throws {
         let web = try WebTests(setup)
         let visitor = try web.send("GET", "/")
-        #expect(visitor.status == 200 && visitor.text.contains("<form method=\"post\" action=\"/login\">"))
+        #expect(
+            visitor.status == 200
+                && visitor.text.contains("<form method=\"post\" action=\"/login\" class=\"settings-form\">"))
         #expect(try web.send("GET", "/calendar").text.contains("action=\"/login\""))
         let wrong = try web.send("POST", "/login", form: [("user", "anna"), ("password", "guess")])
         #expect(wrong.status == 401 && wrong.text.contains("wrong user name or password"))
@@ -619,6 +621,33 @@ import Testing
         let stylesheet = try web.send("GET", "/static/app.css")
         let script = try web.send("GET", "/static/app.js")
         #expect(stylesheet.headers["ETag"] != script.headers["ETag"])
+    }
+
+    /// Month cells give each event's start time, and an event over several days is one
+    /// band across them: named where it starts and where a week starts, "continued" for
+    /// screen readers in between.
+    @Test func monthLinesHaveTimesAndTripsAreOneBand() throws {
+        let web = try WebTests()
+        _ = try web.add("Spin", "2026-12-08 18:30", "2026-12-08 19:30")
+        _ = try web.add("Trip", "2026-12-11 18:00", "2026-12-14 10:00")
+        let (cookie, _) = try web.signIn()
+        let month = try web.send(
+            "GET", "/calendar?view=month&date=2026-12-01&tz=Europe/Berlin&firstWeekday=monday", cookie: cookie
+        ).text
+        func cell(_ date: String) -> String {
+            guard let start = month.range(of: "data-date=\"\(date)\"") else { return "" }
+            let rest = month[start.upperBound...]
+            return String(rest[..<(rest.range(of: "</td>")?.lowerBound ?? rest.endIndex)])
+        }
+        #expect(cell("2026-12-08").contains("<span class=\"time\">18:30</span> Spin"), "\(cell("2026-12-08"))")
+        let friday = cell("2026-12-11")
+        #expect(friday.contains("event bar bar-start") && friday.contains("<span class=\"time\">18:00</span> Trip"))
+        for date in ["2026-12-12", "2026-12-13"] {
+            #expect(cell(date).contains("Trip, continued</span>") && !cell(date).contains("bar-start"), "\(date)")
+        }
+        let monday = cell("2026-12-14")
+        #expect(monday.contains("bar-end") && monday.contains(">Trip</a>") && !monday.contains("continued"))
+        #expect(!cell("2026-12-15").contains("Trip"))
     }
 
     /// The trainer's Bookings page: a type made and edited with every setting on its form

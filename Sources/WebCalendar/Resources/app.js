@@ -100,6 +100,17 @@ function moveNowLines() {
 }
 if (document.querySelector(".now-line")) setInterval(moveNowLines, 30000);
 
+// The week and day grids open at the working day (the server names the minute): the
+// box scrolls so that minute is just under the sticky day headers.
+for (const box of document.querySelectorAll(".grid-scroll[data-scroll-minute]")) {
+  const hours = box.querySelector("td.day-column .hours");
+  const head = box.querySelector("thead");
+  if (!hours) continue;
+  const top = hours.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+  // A little more, so the hour's label (centred on its line) shows whole.
+  box.scrollTop = top + hours.offsetHeight * Number(box.dataset.scrollMinute) / 1440 - (head ? head.offsetHeight : 0) - 10;
+}
+
 // At phone width the month grid shows dots: tapping a day shows its list below the
 // grid and stays in the month (the link still leads to the day view without script).
 const phone = window.matchMedia("(max-width: 47.99rem)");
