@@ -192,6 +192,11 @@ extension WebContext {
         return CivilDateTime(date: date, time: time).secondsSinceEpoch
     }
 
+    /// Every IANA zone as a `<datalist id="zone-names">` for a zone field's `list`.
+    static let zoneList =
+        "<datalist id=\"zone-names\">"
+        + TimeZoneDatabase.names.map { "<option value=\"\(HTML.escape($0))\">" }.joined() + "</datalist>"
+
     /// `Monday, 23 November 2026`.
     static func longDate(_ date: CivilDate) -> String { date.longText }
 
@@ -286,7 +291,7 @@ extension WebContext {
             <form method="get" action="\(HTML.escape(base))" class="booking-options">
             \(durations)
             <label>Time zone <input name="tz" value="\(HTML.escape(state.zoneName))" list="zone-names" autocomplete="off" spellcheck="false" data-booking-zone\(state.zoneGiven ? "" : " data-detect")></label>
-            <datalist id="zone-names">\(TimeZoneDatabase.names.map { "<option value=\"\(HTML.escape($0))\">" }.joined())</datalist>
+            \(Self.zoneList)
             <input type="hidden" name="month" value="\(String(format: "%04d-%02d", state.month.year, state.month.month))">
             <button type="submit">Show</button>
             </form>

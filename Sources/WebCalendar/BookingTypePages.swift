@@ -414,7 +414,6 @@ extension WebContext {
             <label class="day-hours"><span>\(day.englishName)</span><input name="\(day.englishName)" value="\(HTML.escape(fields[day.englishName] ?? ""))" placeholder="Closed" aria-describedby="hours-hint"></label>
             """
         }.joined()
-        let zones = TimeZoneDatabase.names.map { "<option value=\"\(HTML.escape($0))\">" }.joined()
         let body = """
             <header class="bar"><a class="button" href="/calendar/bookings">‹ Bookings</a><h1>Working hours</h1></header>
             <main class="page booking-admin">
@@ -423,7 +422,7 @@ extension WebContext {
             <input type="hidden" name="csrf" value="\(HTML.escape(session.csrfToken))">
             <fieldset><legend>Every week</legend>
             <label>Time zone <input name="zone" list="zone-names" autocomplete="off" spellcheck="false" required value="\(HTML.escape(fields["zone"] ?? ""))"></label>
-            <datalist id="zone-names">\(zones)</datalist>
+            \(Self.zoneList)
             <p class="hint" id="hours-hint">Times such as “09:00-12:00 14:00-18:00”; empty: closed that day.</p>
             \(rows)
             </fieldset>

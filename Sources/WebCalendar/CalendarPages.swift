@@ -496,7 +496,6 @@ extension WebContext {
         }.joined()
         // A zone that could not be saved comes back as typed, with why.
         let rejected = request.queryValue("tzError")
-        let zones = TimeZoneDatabase.names.map { "<option value=\"\(HTML.escape($0))\">" }.joined()
         return """
             <form class="settings" method="post" action="/settings">
             <input type="hidden" name="csrf" value="\(HTML.escape(session?.csrfToken ?? ""))">
@@ -504,7 +503,7 @@ extension WebContext {
             <label>Weeks start on <select name="firstWeekday">\(options)</select></label>
             \(rejected.map { "<p class=\"error\" role=\"alert\" id=\"tz-error\">There is no time zone “\(HTML.escape($0))”. Type a city or pick one from the list (such as Europe/Berlin).</p>" } ?? "")
             <label>Time zone <input name="tz" value="\(HTML.escape(rejected ?? view.zoneName))"\(rejected == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"tz-error\"") list="zone-names" autocomplete="off" spellcheck="false"></label>
-            <datalist id="zone-names">\(zones)</datalist>
+            \(Self.zoneList)
             <button type="submit">Save</button>
             </fieldset>
             </form>
