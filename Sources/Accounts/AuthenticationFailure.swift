@@ -9,6 +9,8 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
     case wrongCredentials
     /// A personal API token that is unknown or revoked.
     case unknownToken
+    /// A personal API token past its expiry, or of a disabled user.
+    case expiredToken
     /// Too many failed sign-ins from this address: try again in this many seconds.
     case throttled(retryAfter: Int)
     /// Nothing could be checked (the store did not answer, or no hashing turn came):
@@ -21,6 +23,7 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
         case .missingCredentials: "sign in with your Almanac user name and password"
         case .wrongCredentials: "wrong user name or password"
         case .unknownToken: "the API token is unknown or revoked"
+        case .expiredToken: "the API token has expired or its user is disabled"
         case .throttled: "too many failed sign-ins; try again later"
         case .unavailable(let reason): reason
         }
@@ -31,7 +34,7 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
         switch self {
         case .throttled(let seconds): seconds
         case .unavailable: 1
-        case .missingCredentials, .wrongCredentials, .unknownToken: nil
+        case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken: nil
         }
     }
 
@@ -41,7 +44,7 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
         switch self {
         case .unavailable: 503
         case .throttled: 429
-        case .missingCredentials, .wrongCredentials, .unknownToken: 401
+        case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken: 401
         }
     }
 
@@ -55,4 +58,13 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
     /// The challenge a protocol sends with a failure that ``asksForCredentials``
     /// (RFC 7617 §2: the realm and the charset of the user name and password).
     public static let basicChallenge = "Basic realm=\"Almanac\", charset=\"UTF-8\""
+
+    /// The challenge for a bearer token that does not work (RFC 6750 §3.1), else nil.
+    public var bearerChallenge: String? {
+        switch self {
+        case .unknownToken, .expiredToken:
+            "Bearer realm=\"Almanac\", error=\"invalid_token\", error_description=\"\(message)\""
+        default: nil
+        }
+    }
 }

@@ -214,8 +214,20 @@ enum CommandTable {
                 options: databaseOptions + [
                     .flag("--generate", "make up a password and print it once"),
                     .valued("--email", "ADDRESS", "an e-mail address of theirs", .value("none"), repeatable: true),
+                    .flag("--admin", "make them an admin (they manage accounts)"),
                 ],
                 example: "almanac user add anna --generate --email anna@example.com"),
+            CommandSpec(
+                ["user", "role"], operands: "NAME admin|user", operandKind: .text,
+                summary: "make a user an admin or a plain user", options: databaseOptions,
+                example: "almanac user role anna admin"),
+            CommandSpec(
+                ["user", "disable"], operands: "NAME", operandKind: .text,
+                summary: "stop a user signing in by any method (their web sessions end, their tokens stop)",
+                options: databaseOptions, example: "almanac user disable bob"),
+            CommandSpec(
+                ["user", "enable"], operands: "NAME", operandKind: .text, summary: "let a disabled user sign in again",
+                options: databaseOptions, example: "almanac user enable bob"),
             CommandSpec(
                 ["user", "email"], operands: "NAME [ADDRESS…]", operandKind: .text,
                 summary: "set a user's e-mail addresses (none: remove them); prints them",
@@ -231,9 +243,9 @@ enum CommandTable {
             CommandSpec(
                 ["user", "list"], summary: "list the accounts", options: databaseOptions, example: "almanac user list"),
             CommandSpec(
-                ["user", "remove"], operands: "NAME", operandKind: .text,
-                summary: "remove an account and its calendars", options: databaseOptions,
-                example: "almanac user remove bob"),
+                ["user", "delete"], operands: "NAME", operandKind: .text,
+                summary: "delete an account and everything that is theirs (events they organize are cancelled)",
+                options: databaseOptions, example: "almanac user delete bob"),
         ],
         details: "The password comes from the first line of standard input, or a prompt (twice) on a terminal.")
 
@@ -438,21 +450,30 @@ enum CommandTable {
     // MARK: The app API
 
     static let token = CommandGroup(
-        name: "token", summary: "personal API tokens (Authorization: Bearer)",
+        name: "token", summary: "personal API tokens (Authorization: Bearer) and app passwords (HTTP Basic)",
         subcommands: [
             CommandSpec(
                 ["token", "create"], operands: "NAME", operandKind: .text, summary: "a new token, printed once",
                 options: [
                     .valued(
-                        "--scope", "read|read-write|add-only", "what it may do", .required,
-                        kind: .choices(["read", "read-write", "add-only"])),
+                        "--scope", "read|read-write|add-only|admin", "what it may do (admin: an admin's only)",
+                        .required, kind: .choices(["read", "read-write", "add-only", "admin"])),
                     .valued(
                         "--rate-limit", "N", "JSON API requests a minute it may send",
                         .value("the server's --api-rate-limit")),
+                    .valued("--expires", "DURATION", "how long it works (30d, 12h; at most 366d)", .value("never")),
+                    .valued(
+                        "--calendar", "TITLE[,TITLE...]", "the only calendars it may see", .value("all"),
+                        repeatable: true),
+                    .flag(
+                        "--app-password",
+                        "an app password (HTTP Basic, for CalDAV clients) instead of a bearer token; read or read-write"
+                    ),
                 ] + storeOptions,
-                example: "almanac token create 'class schedule' --scope read-write --rate-limit 120"),
+                example: "almanac token create 'class schedule' --scope read-write --rate-limit 120 --expires 90d"),
             CommandSpec(
-                ["token", "list"], summary: "the user's tokens", options: storeOptions, example: "almanac token list"),
+                ["token", "list"], summary: "the user's tokens and app passwords, with when each was last used",
+                options: storeOptions, example: "almanac token list"),
             CommandSpec(
                 ["token", "revoke"], operands: "ID", operandKind: .text, summary: "revoke a token",
                 options: storeOptions, example: "almanac token revoke Gk3v9aQz"),

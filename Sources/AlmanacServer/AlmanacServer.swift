@@ -73,7 +73,7 @@ public final class AlmanacServer: Sendable {
         subscriptionRefresher = subscriptions.map {
             SubscriptionRefresher(store: backend.subscriptions, configuration: $0, now: now)
         }
-        let authenticator = Authenticator(backend: backend)
+        let authenticator = Authenticator(backend: backend, now: now)
         self.authenticator = authenticator
         let mail = smtp.flatMap { try? ServerMail(relay: $0) }
         self.mail = mail
@@ -195,8 +195,8 @@ public final class AlmanacServer: Sendable {
         subscriptionRefresher?.stop()
     }
 
-    /// Makes sure someone can sign in: when the store has no users, creates `name`
-    /// with a generated password and returns both (to print once).
+    /// Makes sure someone can sign in: when the store has no users, creates `name` (an
+    /// admin) with a generated password and returns both (to print once).
     public static func ensureFirstUser(in backend: DatabaseBackend, name: String) throws(StoreError) -> (
         user: String, password: String
     )? {
@@ -208,6 +208,8 @@ public final class AlmanacServer: Sendable {
         } catch  where error.code == .alreadyExists {
             return nil  // another process sharing the database created it first
         }
+        // The first user runs the server: an admin.
+        try backend.setRole(.admin, forUser: name)
         return (name, password)
     }
 }

@@ -3,31 +3,65 @@ import CalendarStore
 import Foundation
 import HTTPTypes
 
-/// HTTP Basic authentication against the users in the store (RFC 7617) and personal
-/// API tokens, with throttling of failed logins per user and address. A failure is an
-/// ``AuthenticationFailure`` that the protocol asked renders in its own form.
+/// HTTP Basic authentication against the users in the store (RFC 7617) and their app
+/// passwords, and personal API tokens, with throttling of failed logins per user and
+/// address. A failure is an ``AuthenticationFailure`` that the protocol asked renders in
+/// its own form.
 public final class Authenticator: Sendable {
     let backend: any StoreBackend
     let throttle: LoginThrottle
     let verified: VerifiedPasswords
     let gate: HashingGate
+    /// Unix seconds, for tokens' expiry.
+    let now: @Sendable () -> Int
 
     public init(
         backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(),
         verified: VerifiedPasswords = VerifiedPasswords(),
-        gate: HashingGate = HashingGate()
+        gate: HashingGate = HashingGate(), now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
         self.backend = backend
         self.throttle = throttle
         self.verified = verified
         self.gate = gate
+        self.now = now
     }
 
-    /// The signed-in user (HTTP Basic), as read from the store, or why not.
-    public func authenticate(_ request: HTTPRequest) -> Result<User, AuthenticationFailure> {
+    /// Who signed in with HTTP Basic: the user as read from the store, and the app
+    /// password they gave (nil: their own password).
+    public struct BasicSignIn: Sendable {
+        public var user: User
+        public var appPassword: AccessToken?
+    }
+
+    /// The signed-in user (HTTP Basic, with their password or an app password), or why not.
+    public func authenticate(_ request: HTTPRequest) -> Result<BasicSignIn, AuthenticationFailure> {
         guard let header = request.headers["Authorization"], let credentials = BasicCredentials(authorization: header)
         else { return .failure(.missingCredentials) }
-        return verify(credentials, address: IPAddress.clientKey(request.remoteAddress))
+        let address = IPAddress.clientKey(request.remoteAddress)
+        if let signIn = appPassword(credentials, address: address) { return signIn }
+        return verify(credentials, address: address).map { BasicSignIn(user: $0, appPassword: nil) }
+    }
+
+    /// The sign-in by an app password, when `credentials` give one of that user's: like a
+    /// token it needs no hash and no throttle (its secret is not guessable), and works
+    /// until it expires, is revoked or its user is disabled. Nil when the password is no
+    /// app password of theirs: it is then checked as their password.
+    func appPassword(_ credentials: BasicCredentials, address: String) -> Result<BasicSignIn, AuthenticationFailure>? {
+        guard APITokenSecret.isWellFormed(credentials.password) else { return nil }
+        do {
+            guard
+                let found = try backend.appState.accessToken(secretHash: APITokenSecret.hash(credentials.password)),
+                found.kind == .appPassword, found.user == credentials.user
+            else { return nil }
+            let user = try backend.user(named: found.user)
+            guard !found.hasExpired(at: now()), !user.isDisabled else { return .failure(.wrongCredentials) }
+            try backend.appState.noteUse(ofToken: found, at: now())
+            throttle.recordSuccess(user: credentials.user, address: address)
+            return .success(BasicSignIn(user: user, appPassword: found))
+        } catch {
+            return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
+        }
     }
 
     /// Checks a user name and password (throttled per user and address): the user as
@@ -57,6 +91,8 @@ public final class Authenticator: Sendable {
             case .failure(let failure): return .failure(failure)
             case .success(let found):
                 if let found, let stored = found.passwordHash, verified.contains(credentials, hash: stored) {
+                    // A disabled user signs in by no method, even with a password that worked.
+                    guard !found.isDisabled else { return .failure(.wrongCredentials) }
                     // A good sign-in forgets the earlier failures, as a hashed one does.
                     throttle.recordSuccess(user: credentials.user, address: address)
                     return .success(found)
@@ -89,7 +125,7 @@ public final class Authenticator: Sendable {
             throttle.cancelAttempt(user: credentials.user, address: address)
             return .failure(.unavailable(reason: "the server is busy checking passwords; try again shortly"))
         }
-        guard matches, let user, let stored else {
+        guard matches, let user, let stored, !user.isDisabled else {
             return .failure(.wrongCredentials)
         }
         verified.insert(credentials, hash: stored)
@@ -106,19 +142,31 @@ public final class Authenticator: Sendable {
         (user: String, token: AccessToken?), AuthenticationFailure
     > {
         guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else {
-            return authenticate(request).map { ($0.name, nil) }
+            return authenticate(request).map { ($0.user.name, $0.appPassword) }
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let address = "token " + IPAddress.clientKey(request.remoteAddress)
         var found: AccessToken?
         if APITokenSecret.isWellFormed(token) {
             do {
-                found = try backend.appState.accessToken(secretHash: APITokenSecret.hash(token))
+                // An app password is Basic's, never a bearer token.
+                found = try backend.appState.accessToken(secretHash: APITokenSecret.hash(token)).flatMap {
+                    $0.kind == .token ? $0 : nil
+                }
             } catch {
                 return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
             }
         }
         if let found {
+            // A known token: expired, or of a disabled user, it is refused as such (and
+            // not throttled: it was no guess).
+            guard !found.hasExpired(at: now()) else { return .failure(.expiredToken) }
+            do {
+                guard try !backend.user(named: found.user).isDisabled else { return .failure(.expiredToken) }
+            } catch {
+                return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
+            }
+            try? backend.appState.noteUse(ofToken: found, at: now())
             throttle.recordSuccess(user: "", address: address)
             return .success((found.user, found))
         }

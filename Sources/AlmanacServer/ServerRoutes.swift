@@ -30,7 +30,8 @@ struct ServerRoutes: Sendable {
         let dav: HTTPResponder = { request in
             switch authenticator.authenticate(request) {
             case .failure(let failure): return CalDAVHandler.response(for: failure)
-            case .success(let user): return caldav.respond(to: request, as: user)
+            case .success(let signIn):
+                return caldav.respond(to: request, as: signIn.user, appPassword: signIn.appPassword)
             }
         }
         let pages: HTTPResponder = { request in web.respond(to: request) }

@@ -110,13 +110,28 @@ public struct CalDAVHandler: Sendable {
     }
 
     /// Answers `request` for a user the server has just read from the store (signing
-    /// them in): the store acting for them needs no second lookup.
-    public func respond(to request: HTTPRequest, as account: User) -> HTTPResponse {
-        respond(to: request, user: account.name, account: account)
+    /// them in): the store acting for them needs no second lookup. Signed in with an app
+    /// password, the request gets what it allows: a read-only one only the methods that
+    /// change nothing, one limited to some calendars only those (403 and 404 otherwise).
+    public func respond(to request: HTTPRequest, as account: User, appPassword: AccessToken? = nil) -> HTTPResponse {
+        respond(to: request, user: account.name, account: account, appPassword: appPassword)
     }
 
-    func respond(to request: HTTPRequest, user: String, account: User?) -> HTTPResponse {
-        var response = answer(request, user: user, account: account)
+    /// The methods a read-only app password may use.
+    static let readMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PROPFIND", "REPORT"]
+
+    func respond(to request: HTTPRequest, user: String, account: User?, appPassword: AccessToken? = nil)
+        -> HTTPResponse
+    {
+        var response: HTTPResponse
+        if let appPassword, appPassword.scope == .read, !Self.readMethods.contains(request.method) {
+            response =
+                DAVError(
+                    403, "this app password (\(appPassword.name)) may only read", dav: "need-privileges"
+                ).response
+        } else {
+            response = answer(request, user: user, account: account, calendars: appPassword?.calendars)
+        }
         if response.headers["DAV"] == nil { response.headers.set("DAV", davHeader) }
         // Every 405 says what the resource does answer (RFC 9110 §15.5.6).
         if response.status == 405, response.headers["Allow"] == nil, let path = DAVPath(requestPath: request.path) {
@@ -125,7 +140,7 @@ public struct CalDAVHandler: Sendable {
         return response
     }
 
-    func answer(_ request: HTTPRequest, user: String, account: User?) -> HTTPResponse {
+    func answer(_ request: HTTPRequest, user: String, account: User?, calendars: [String]?) -> HTTPResponse {
         guard let path = DAVPath(requestPath: request.path) else {
             return .text(404, "404 Not Found: no such resource\n")
         }
@@ -150,7 +165,9 @@ public struct CalDAVHandler: Sendable {
         }
         let store: any EventStore
         do {
-            if let account {
+            if let calendars {
+                store = try backend.eventStore(for: user, limitedTo: calendars)
+            } else if let account {
                 store = try backend.eventStore(for: account)
             } else {
                 store = try backend.eventStore(for: user)

@@ -107,6 +107,16 @@ public final class DatabaseBackend: StoreBackend {
         }
     }
 
+    /// The quota of the user with this key: their own limits, else the server's.
+    func quota(of user: Int64, _ connection: Connection) throws(StoreError) -> StoreQuota {
+        let server = quota
+        let own = try connection.firstRow("SELECT max_objects, max_bytes FROM users WHERE id = ?", [.integer(user)]) {
+            StoreQuota(maxObjects: $0.optionalInt(0), maxBytes: $0.optionalInt(1))
+        }
+        return StoreQuota(
+            maxObjects: own?.maxObjects ?? server.maxObjects, maxBytes: own?.maxBytes ?? server.maxBytes)
+    }
+
     /// Where the database is: the SQLite file's path, or the PostgreSQL URL without its password.
     public var location: String { database.location }
 
@@ -142,24 +152,59 @@ public final class DatabaseBackend: StoreBackend {
     /// Every user, by name.
     public func users() throws(StoreError) -> [User] {
         try database.read { (connection) throws(StoreError) -> [User] in
-            try connection.rows("SELECT name, display_name, password_hash, id FROM users ORDER BY name") { row in
-                User(
-                    name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2),
-                    storeID: row.int64(3))
+            try connection.rows(Self.userColumns + " ORDER BY name", [], Self.user)
+        }
+    }
+
+    /// At most `limit` users whose names sort after `after` (all when nil), by name: a
+    /// page of a listing that stays right while users come and go.
+    public func users(after: String?, limit: Int) throws(StoreError) -> [User] {
+        try database.read { (connection) throws(StoreError) -> [User] in
+            try connection.rows(
+                Self.userColumns + " WHERE name > ? ORDER BY name LIMIT ?", [.text(after ?? ""), .int(limit)], Self.user
+            )
+        }
+    }
+
+    static let userColumns =
+        "SELECT name, display_name, password_hash, id, role, disabled, max_objects, max_bytes FROM users"
+
+    static func user(_ row: Row) -> User {
+        User(
+            name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2),
+            role: User.Role(rawValue: row.string(4)) ?? .user, isDisabled: row.int(5) != 0,
+            quota: StoreQuota(maxObjects: row.optionalInt(6), maxBytes: row.optionalInt(7)), storeID: row.int64(3))
+    }
+
+    /// Changes what `change` changes of a user's display name, role, disabled flag and
+    /// quota, in one transaction, and answers the user as stored. Disabling ends their web
+    /// sessions. `notFound` when there is no such user.
+    @discardableResult
+    public func updateUser(named name: String, _ change: (inout User) -> Void) throws(StoreError) -> User {
+        try database.write { (connection) throws(StoreError) -> User in
+            guard let old = try connection.firstRow(Self.userColumns + " WHERE name = ?", [.text(name)], Self.user),
+                let id = old.storeID
+            else { throw StoreError(.notFound, "no user \(name)", resource: name) }
+            var user = old
+            change(&user)
+            try connection.run(
+                "UPDATE users SET display_name = ?, role = ?, disabled = ?, max_objects = ?, max_bytes = ? WHERE id = ?",
+                [
+                    .optional(user.displayName), .text(user.role.rawValue), .int(user.isDisabled ? 1 : 0),
+                    .optional(user.quota.maxObjects), .optional(user.quota.maxBytes),
+                    .integer(id),
+                ])
+            if user.isDisabled, !old.isDisabled {
+                try connection.run("DELETE FROM sessions WHERE user_id = ?", [.integer(id)])
             }
+            return user
         }
     }
 
     /// The user with this name; `notFound` when there is none.
     public func user(named name: String) throws(StoreError) -> User {
         let found = try database.read { (connection) throws(StoreError) -> User? in
-            try connection.firstRow(
-                "SELECT name, display_name, password_hash, id FROM users WHERE name = ?", [.text(name)]
-            ) { row in
-                User(
-                    name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2),
-                    storeID: row.int64(3))
-            }
+            try connection.firstRow(Self.userColumns + " WHERE name = ?", [.text(name)], Self.user)
         }
         guard let found else { throw StoreError(.notFound, "no user \(name)", resource: name) }
         return found
@@ -184,7 +229,11 @@ public final class DatabaseBackend: StoreBackend {
         }
     }
 
-    /// Removes a user with their calendars and everything in them.
+    /// Removes a user and everything that is theirs, in one transaction: their calendars
+    /// and objects, shares of them (sharees lose access) and their access to others',
+    /// bookings, webhooks, tokens, sessions, addresses, inbox, and the feeds only they
+    /// subscribed to. What scheduling owes others (RFC 6638 cancellations and declines)
+    /// is the caller's to send first.
     public func removeUser(named name: String) throws(StoreError) {
         try database.write { (connection) throws(StoreError) in
             guard
@@ -196,11 +245,27 @@ public final class DatabaseBackend: StoreBackend {
                 "DELETE FROM object_ranges WHERE id IN (SELECT o.id FROM objects o JOIN calendars c ON c.id = o.calendar_id WHERE c.owner_id = ?)",
                 [.integer(id)])
             try connection.run("DELETE FROM users WHERE id = ?", [.integer(id)])
+            // Their invitations and answers in others' inboxes name a calendar that is gone.
+            try connection.run(
+                "DELETE FROM share_notifications WHERE host_owner = ? OR from_user = ?", [.text(name), .text(name)])
+            // A subscription's URL may carry its subscriber's secret.
+            try connection.run(
+                """
+                DELETE FROM feed_sources WHERE NOT EXISTS
+                    (SELECT 1 FROM calendars c WHERE c.kind = 'subscription' AND c.feed_url = feed_sources.url)
+                """)
         }
     }
 
     /// A store acting for `user` (who must exist).
     public func eventStore(for user: String) throws(StoreError) -> any EventStore { try databaseStore(for: user) }
+
+    /// See ``StoreBackend/eventStore(for:limitedTo:)``.
+    public func eventStore(for user: String, limitedTo calendars: [String]?) throws(StoreError) -> any EventStore {
+        var store = try databaseStore(for: user)
+        store.calendarLimit = calendars.map(Set.init)
+        return store
+    }
 
     /// See ``StoreBackend/eventStore(for:)-(User)``; a user not read from this backend is looked up by name.
     public func eventStore(for user: User) throws(StoreError) -> any EventStore {
@@ -231,7 +296,7 @@ public final class DatabaseBackend: StoreBackend {
         let column = kind == .events ? "feed_token" : "busy_feed_token"
         return try database.read { (connection) throws(StoreError) -> (owner: String, calendar: String)? in
             try connection.firstRow(
-                "SELECT u.name, c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id WHERE c.\(column) = ?",
+                "SELECT u.name, c.identifier FROM calendars c JOIN users u ON u.id = c.owner_id WHERE c.\(column) = ? AND u.disabled = 0",
                 [.text(token)]
             ) { ($0.string(0), $0.string(1)) }
         }

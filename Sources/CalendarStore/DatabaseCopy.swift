@@ -22,7 +22,13 @@ extension DatabaseBackend {
     /// The tables in an order that satisfies their foreign keys, with the columns both
     /// databases have. `object_ranges` is rebuilt from `objects` in the target's form.
     static let copiedTables: [(name: String, columns: [String])] = [
-        ("users", ["id", "name", "display_name", "password_hash", "created", "first_weekday", "time_zone"]),
+        (
+            "users",
+            [
+                "id", "name", "display_name", "password_hash", "created", "first_weekday", "time_zone", "role",
+                "disabled", "max_objects", "max_bytes",
+            ]
+        ),
         (
             "calendars",
             [
@@ -66,7 +72,14 @@ extension DatabaseBackend {
         ("object_data", ["id", "data", "skeleton"]),
         ("personal_data", ["object_id", "calendar_id", "user_id", "data", "tag"]),
         ("tombstones", ["calendar_id", "name", "sequence", "identifier", "uid"]),
-        ("api_tokens", ["id", "user_id", "secret_hash", "name", "scope", "created", "rate_limit"]),
+        (
+            "api_tokens",
+            [
+                "id", "user_id", "secret_hash", "name", "scope", "created", "rate_limit", "expires", "kind",
+                "calendars",
+                "last_used",
+            ]
+        ),
         ("api_token_events", ["token_id", "event_identifier"]),
         ("added_marks", ["user_id", "event_identifier", "platform", "native_identifier", "added"]),
         ("sessions", ["secret_hash", "user_id", "csrf", "created", "expires"]),

@@ -9,7 +9,7 @@ extension DatabaseEventStore {
     func visibleCalendars(_ identifiers: [String]?, _ connection: Connection) throws(StoreError) -> [CalendarRow] {
         guard let identifiers else {
             return try connection.rows(
-                Self.calendarColumns + " ORDER BY c.sort_order, c.id", [.integer(userID)], calendarRow)
+                calendarColumns + " ORDER BY c.sort_order, c.id", [.integer(userID)], calendarRow)
         }
         var rows: [CalendarRow] = []
         for identifier in identifiers { rows.append(try calendarRow(identifier, connection, write: false)) }
@@ -393,7 +393,7 @@ extension DatabaseEventStore {
             SELECT o.id, o.calendar_id, c.identifier FROM objects o
             JOIN calendars c ON c.id = o.calendar_id LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
             WHERE (c.owner_id = ?1 OR g.status = 'accepted')
-            """
+            """ + limitClause
         let key = { (row: Row) in (rowID: row.int64(0), calendarRowID: row.int64(1), calendar: row.string(2)) }
         var found = try connection.firstRow(
             visible + " AND o.identifier = ?2", [.integer(userID), .text(identifier)], key)

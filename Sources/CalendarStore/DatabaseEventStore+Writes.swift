@@ -9,8 +9,9 @@ extension DatabaseEventStore {
     func checkQuota(calendar: CalendarRow, addedObjects: Int, addedBytes: Int, _ connection: Connection)
         throws(StoreError)
     {
-        let quota = backend.quota
-        guard quota.maxObjects != nil || quota.maxBytes != nil, addedObjects > 0 || addedBytes > 0 else { return }
+        guard addedObjects > 0 || addedBytes > 0 else { return }
+        let quota = try backend.quota(of: calendar.ownerID, connection)
+        guard quota.maxObjects != nil || quota.maxBytes != nil else { return }
         // Cast: PostgreSQL sums bigints as numeric.
         let (objects, bytes) =
             try connection.firstRow(

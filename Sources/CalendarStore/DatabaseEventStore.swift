@@ -10,6 +10,9 @@ public struct DatabaseEventStore: EventStore {
     let userID: Int64
     /// The name of the user this store acts for.
     public let user: String
+    /// The only calendars it sees (a token limited to some); nil: all the user sees.
+    /// Any other is `notFound`, as another user's is, and no calendar can be made.
+    var calendarLimit: Set<String>? = nil
 
     var database: any StoreDatabase { backend.database }
 }
@@ -23,8 +26,24 @@ struct CalendarRow {
 }
 
 extension DatabaseEventStore {
-    /// The calendars this user owns or has accepted a share of.
-    static let calendarColumns = calendarSelect + " WHERE (c.owner_id = ?1 OR g.status = 'accepted')"
+    /// The calendars this user owns or has accepted a share of (and the store's limit allows).
+    var calendarColumns: String {
+        Self.calendarSelect + " WHERE (c.owner_id = ?1 OR g.status = 'accepted')" + limitClause
+    }
+
+    /// The SQL condition of ``calendarLimit`` on `c` (empty when there is none).
+    var limitClause: String {
+        guard let calendarLimit else { return "" }
+        let quoted = calendarLimit.sorted().map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        return " AND c.identifier IN (" + (quoted.isEmpty ? "NULL" : quoted.joined(separator: ", ")) + ")"
+    }
+
+    /// `notFound` for a calendar outside the store's limit (see ``calendarLimit``).
+    func checkLimit(_ identifier: String) throws(StoreError) {
+        if let calendarLimit, !calendarLimit.contains(identifier) {
+            throw StoreError(.notFound, "no calendar \(identifier)", resource: identifier)
+        }
+    }
 
     static let calendarSelect = """
         SELECT c.id, c.owner_id, c.identifier, c.name, u.name, c.title, c.color, c.description, c.time_zone,
@@ -84,7 +103,7 @@ extension DatabaseEventStore {
     func calendarRow(_ identifier: String, _ connection: Connection, write: Bool, settings: Bool = false)
         throws(StoreError) -> CalendarRow
     {
-        let sql = Self.calendarColumns + " AND c.identifier = ?2" + (write ? connection.dialect.lockCalendar : "")
+        let sql = calendarColumns + " AND c.identifier = ?2" + (write ? connection.dialect.lockCalendar : "")
         guard var row = try connection.firstRow(sql, [.integer(userID), .text(identifier)], calendarRow)
         else { throw StoreError(.notFound, "no calendar \(identifier)", resource: identifier) }
         if write && !settings && !row.writable { throw readOnly(row) }
@@ -112,7 +131,7 @@ extension DatabaseEventStore {
             return try calendarRow(reference.calendarIdentifier, connection, write: write)
         }
         guard write else { return handle.row }
-        let sql = Self.calendarColumns + " AND c.id = ?2" + connection.dialect.lockCalendar
+        let sql = calendarColumns + " AND c.id = ?2" + connection.dialect.lockCalendar
         guard var row = try connection.firstRow(sql, [.integer(userID), .integer(handle.row.rowID)], calendarRow) else {
             throw StoreError(.notFound, "no calendar \(handle.calendar.id)", resource: handle.calendar.id)
         }
@@ -128,7 +147,7 @@ extension DatabaseEventStore {
     public func calendars() throws(StoreError) -> [EventCalendar] {
         try database.read { (connection) throws(StoreError) -> [EventCalendar] in
             var rows = try connection.rows(
-                Self.calendarColumns + " ORDER BY c.sort_order, c.title, c.id", [.integer(userID)], calendarRow)
+                calendarColumns + " ORDER BY c.sort_order, c.title, c.id", [.integer(userID)], calendarRow)
             for index in rows.indices { try loadDeadProperties(&rows[index], connection) }
             return rows.map(\.calendar)
         }
@@ -152,11 +171,11 @@ extension DatabaseEventStore {
         try database.read { (connection) throws(StoreError) -> CalendarHandle in
             // The user's own calendar of that name, else a calendar shared with them under it.
             var found = try connection.firstRow(
-                Self.calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)],
+                calendarColumns + " AND c.owner_id = ?1 AND c.name = ?2", [.integer(userID), .text(name)],
                 calendarRow)
             if found == nil {
                 found = try connection.firstRow(
-                    Self.calendarColumns + " AND c.owner_id <> ?1 AND g.alias = ?2", [.integer(userID), .text(name)],
+                    calendarColumns + " AND c.owner_id <> ?1 AND g.alias = ?2", [.integer(userID), .text(name)],
                     calendarRow)
             }
             guard var row = found else { throw StoreError(.notFound, "no calendar named \(name)", resource: name) }
@@ -182,6 +201,9 @@ extension DatabaseEventStore {
     func insertCalendar(_ calendar: EventCalendar, identifier: String, name: String, _ connection: Connection)
         throws(StoreError) -> EventCalendar
     {
+        if calendarLimit != nil {
+            throw StoreError(.forbidden, "this token sees only some calendars: it cannot make one", resource: name)
+        }
         if try connection.firstRow(
             """
             SELECT 1 FROM calendars WHERE owner_id = ?1 AND name = ?2
@@ -313,7 +335,7 @@ extension DatabaseEventStore {
         let wanted = title.lowercased()
         let find = { (connection: Connection) throws(StoreError) -> EventCalendar? in
             try connection.rows(
-                Self.calendarColumns + " AND c.owner_id = ?1 ORDER BY c.id", [.integer(userID)], calendarRow
+                calendarColumns + " AND c.owner_id = ?1 ORDER BY c.id", [.integer(userID)], calendarRow
             )
             .first { $0.calendar.title.lowercased() == wanted }?.calendar
         }

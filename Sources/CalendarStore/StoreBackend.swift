@@ -8,8 +8,14 @@ public protocol StoreBackend: Sendable {
     func createUser(named name: String, displayName: String?, passwordHash: String?) throws(StoreError) -> User
     /// Every user, by name.
     func users() throws(StoreError) -> [User]
+    /// At most `limit` users whose names sort after `after` (all when nil), by name.
+    func users(after: String?, limit: Int) throws(StoreError) -> [User]
     /// The user with this name; `notFound` when there is none.
     func user(named name: String) throws(StoreError) -> User
+    /// Changes a user's display name, role, disabled flag and quota as `change` says, in
+    /// one transaction (disabling ends their web sessions); the user as stored.
+    @discardableResult
+    func updateUser(named name: String, _ change: (inout User) -> Void) throws(StoreError) -> User
     /// Sets (or, with nil, removes) a user's password hash and, in the same transaction,
     /// ends every sign-in session of theirs (a changed password locks out whoever had the
     /// old one) and, with `revokingTokens`, revokes their access tokens. Returns how many of each.
@@ -24,7 +30,11 @@ public protocol StoreBackend: Sendable {
     /// The event store acting for a user read from this backend (by ``user(named:)``),
     /// without looking them up again.
     func eventStore(for user: User) throws(StoreError) -> any EventStore
-    /// The owner and calendar identifier a feed token of this kind publishes, or nil.
+    /// The store acting for `user` through a token: limited to the calendars it names
+    /// (every other is `notFound`, and none can be made), or all the user sees when nil.
+    func eventStore(for user: String, limitedTo calendars: [String]?) throws(StoreError) -> any EventStore
+    /// The owner and calendar identifier a feed token of this kind publishes, or nil
+    /// (also when the owner is disabled).
     func feed(token: String, kind: FeedKind) throws(StoreError) -> (owner: String, calendar: String)?
     /// A user's e-mail addresses (their `mailto:` calendar user addresses), in the order set.
     func addresses(ofUser name: String) throws(StoreError) -> [String]
@@ -58,6 +68,17 @@ extension StoreBackend {
     public static func newFeedToken() -> String {
         Identifiers.newUUID().lowercased().filter { $0 != "-" }
             + Identifiers.newUUID().lowercased().filter { $0 != "-" }
+    }
+
+    /// Makes a user an admin or a plain user; `notFound` when there is no such user.
+    public func setRole(_ role: User.Role, forUser name: String) throws(StoreError) {
+        try updateUser(named: name) { $0.role = role }
+    }
+
+    /// Disables a user (their web sessions end; no sign-in or token works) or enables
+    /// them again; `notFound` when there is no such user.
+    public func setDisabled(_ disabled: Bool, forUser name: String) throws(StoreError) {
+        try updateUser(named: name) { $0.isDisabled = disabled }
     }
 
     /// Creates a user without a display name or password hash.

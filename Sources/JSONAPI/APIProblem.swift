@@ -134,10 +134,12 @@ struct APIProblem: HTTPResponseError {
             switch failure {
             case .throttled: .tooManyRequests
             case .unavailable: .unavailable
-            case .missingCredentials, .wrongCredentials, .unknownToken: .unauthorized
+            case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken: .unauthorized
             }
         self.init(kind, failure.message)
-        if failure.asksForCredentials { headers.set("WWW-Authenticate", AuthenticationFailure.basicChallenge) }
+        if failure.asksForCredentials {
+            headers.set("WWW-Authenticate", failure.bearerChallenge ?? AuthenticationFailure.basicChallenge)
+        }
         if let wait = failure.retryAfter { headers.set("Retry-After", String(wait)) }
     }
 

@@ -11,8 +11,11 @@ enum ScopeRequirement: Sendable {
     /// A scope that may add (events, added marks): read-write or add-only, not read.
     /// `action` completes "a read-only token may not …".
     case add(action: String)
-    /// A scope that may change the calendar: read-write only.
+    /// A scope that may change the calendar: read-write (or admin).
     case write
+    /// An admin's provisioning routes: a password or session of an admin, or an admin's
+    /// token with the admin scope (checked in ``APIContext/authorizedRoute()``).
+    case admin
 
     /// The problem a principal with `scope` gets here, nil when it may go on.
     func refusal(for scope: AccessToken.Scope) -> APIProblem? {
@@ -26,8 +29,11 @@ enum ScopeRequirement: Sendable {
             guard scope == .read else { return nil }
             return APIProblem(.forbidden, "a read-only token may not \(action)")
         case .write:
-            guard scope != .readWrite else { return nil }
+            guard scope != .readWrite, scope != .admin else { return nil }
             return APIProblem(.forbidden, "this token may not change the calendar (scope \(scope.rawValue))")
+        case .admin:
+            guard scope != .admin, scope != .readWrite else { return nil }
+            return APIProblem(.forbidden, "only a token with the admin scope may manage accounts")
         }
     }
 }
@@ -233,6 +239,24 @@ extension APIContext {
         Route("POST", "/api/v1/conflicts", .read) { (context, _) throws(APIProblem) in try context.conflicts() },
         Route("POST", "/api/v1/busy", .write) { (context, _) throws(APIProblem) in try context.importBusy() },
         Route("GET", "/api/v1/tokens", .read) { (context, _) throws(APIProblem) in try context.listTokens() },
+        Route("POST", "/api/v1/tokens", .write) { (context, _) throws(APIProblem) in try context.createOwnToken() },
+        Route("DELETE", "/api/v1/tokens/{id}", .write) { (context, path) throws(APIProblem) in
+            try context.revokeToken(path["id"])
+        },
+        Route("GET", "/api/v1/admin/users", .admin) { (context, _) throws(APIProblem) in try context.listUsers() },
+        Route("POST", "/api/v1/admin/users", .admin) { (context, _) throws(APIProblem) in try context.createUser() },
+        Route("GET", "/api/v1/admin/users/{name}", .admin) { (context, path) throws(APIProblem) in
+            try context.readUser(path["name"])
+        },
+        Route("PATCH", "/api/v1/admin/users/{name}", .admin) { (context, path) throws(APIProblem) in
+            try context.updateUser(path["name"])
+        },
+        Route("DELETE", "/api/v1/admin/users/{name}", .admin) { (context, path) throws(APIProblem) in
+            try context.deleteUser(path["name"])
+        },
+        Route("POST", "/api/v1/admin/users/{name}/tokens", .admin) { (context, path) throws(APIProblem) in
+            try context.mintToken(for: path["name"])
+        },
         Route("GET", "/api/v1/webhooks", .read) { (context, _) throws(APIProblem) in try context.listWebhooks() },
         Route("POST", "/api/v1/webhooks", .write) { (context, _) throws(APIProblem) in try context.createWebhook() },
         Route("GET", "/api/v1/webhooks/{id}", .read) { (context, path) throws(APIProblem) in
@@ -258,6 +282,17 @@ extension APIContext {
         },
     ]
 
+    /// The routes a token limited to some calendars may use: those that read and write
+    /// through its limited store. Every other route (bookings, schedules, webhooks,
+    /// subscriptions, sharing) could reach other calendars, and is 403 to it.
+    static let calendarRoutes: Set<String> = [
+        "/api/v1/calendars", "/api/v1/calendars/{id}", "/api/v1/calendars/{id}/occurrences",
+        "/api/v1/calendars/{id}/changes", "/api/v1/calendars/{id}/events", "/api/v1/events", "/api/v1/events/{id}",
+        "/api/v1/events/{id}/rsvp", "/api/v1/events/{id}/add-to-calendar", "/api/v1/events/{id}/added",
+        "/api/v1/occurrences/{eventId}", "/api/v1/occurrences/{eventId}/{recurrenceId}", "/api/v1/alarms",
+        "/api/v1/summary", "/api/v1/tokens", "/api/v1/tokens/{id}", "/events/{id}.ics", "/api/v1/openapi.json",
+    ]
+
     /// The table of ``routes``, matched in their order.
     static let table = RouteTable(routes)
 
@@ -280,6 +315,13 @@ extension APIContext {
             throw methodNotAllowed(allow)
         case .found(let route, let parameters):
             if let refusal = route.payload.access.refusal(for: principal.scope) { throw refusal }
+            if principal.token?.calendars != nil, !Self.calendarRoutes.contains(route.template.description) {
+                throw APIProblem(
+                    .forbidden,
+                    "this token sees only some calendars: it may use the calendar, event and occurrence routes, not \(request.method) \(route.template.description)"
+                )
+            }
+            if case .admin = route.payload.access { try requireAdmin() }
             return (route, parameters)
         }
     }

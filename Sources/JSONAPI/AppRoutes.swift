@@ -36,32 +36,6 @@ extension APIContext {
 
     // MARK: Tokens
 
-    /// GET /tokens?limit&cursor: the user's API tokens (never their secrets), oldest first.
-    func listTokens() throws(APIProblem) -> HTTPResponse {
-        let page = try page(try query(allowing: ["limit", "cursor"]), listing: "tokens")
-        let tokens = try attempt { () throws(StoreError) in try backend.appState.accessTokens(user: principal.user) }
-        func key(_ token: AccessToken) -> String { String(token.created) + " " + token.id }
-        func before(_ left: AccessToken, _ right: AccessToken) -> Bool {
-            (left.created, left.id) < (right.created, right.id)
-        }
-        var listed = tokens.sorted(by: before)
-        if let after = page.after {
-            let parts = after.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, let created = Int(parts[0]) else {
-                throw APIProblem(.invalidQuery, "cursor is not one this listing gave", fields: ["cursor"])
-            }
-            listed.removeAll { ($0.created, $0.id) <= (created, String(parts[1])) }
-        }
-        return try pageAnswer("tokens", Array(listed.prefix(page.limit + 1)), page: page, listing: "tokens", key: key) {
-            token in
-            .object([
-                ("id", .string(token.id)), ("name", .string(token.name)), ("scope", .string(token.scope.rawValue)),
-                ("createdAt", .string(Self.utc(token.created))),
-                ("rateLimit", token.rateLimit.map(JSONValue.integer) ?? .null),
-            ])
-        }
-    }
-
     // MARK: Added marks
 
     /// GET /events/{id}/added: the user's "added" mark on an event.

@@ -180,7 +180,7 @@ public struct JSONAPIHandler: Sendable {
     private func context(_ request: HTTPRequest, as principal: APIPrincipal) throws(APIProblem) -> APIContext {
         let store: any EventStore
         do {
-            store = try backend.eventStore(for: principal.user)
+            store = try backend.eventStore(for: principal.user, limitedTo: principal.token?.calendars)
         } catch {
             throw APIProblem(error)
         }

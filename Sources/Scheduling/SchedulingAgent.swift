@@ -444,7 +444,37 @@ public struct SchedulingAgent: Sendable {
             // Another copy in the user's calendars keeps the event (the old copy of a move).
             otherCopy(of: uid, by: user, except: nil) == nil
         else { return }
+        withdraw(object, uid: uid, organizer: organizer, by: user, mine: addresses(of: user), answering: answering)
+    }
+
+    /// Before `user`'s account is removed: each of their scheduling objects (one per UID)
+    /// is withdrawn as a deletion would: cancelled for its attendees where they organize
+    /// it, declined to its organizer where they attend. Answers how many it withdrew.
+    @discardableResult
+    public func withdrawAll(of user: String) -> Int {
+        guard let store = try? backend.eventStore(for: user), let calendars = try? store.calendars() else { return 0 }
         let mine = addresses(of: user)
+        var seen = Set<String>()
+        for calendar in calendars where calendar.access == nil && calendar.subscriptionURL == nil {
+            let names = ((try? store.resources(calendar: calendar.id)) ?? []).map(\.name)
+            for start in stride(from: 0, to: names.count, by: 200) {
+                let batch = Array(names[start..<min(start + 200, names.count)])
+                for resource in (try? store.resources(named: batch, calendar: calendar.id)) ?? [] {
+                    guard let object = Self.parse(resource.data), let uid = Self.uid(of: object),
+                        let organizer = ITIP.organizer(of: object), seen.insert(uid).inserted
+                    else { continue }
+                    withdraw(object, uid: uid, organizer: organizer, by: user, mine: mine, answering: true)
+                }
+            }
+        }
+        return seen.count
+    }
+
+    /// What `user` deleting their copy of `object` owes others: its attendees' cancellations
+    /// when they organize it, else (when `answering`) a decline to its organizer.
+    func withdraw(
+        _ object: Component, uid: String, organizer: String, by user: String, mine: Set<String>, answering: Bool
+    ) {
         if mine.contains(organizer) {
             let scheduled = ITIP.attendees(of: object).filter {
                 $0.scheduleAgent == "SERVER" && !mine.contains($0.address)

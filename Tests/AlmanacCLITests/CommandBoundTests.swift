@@ -70,4 +70,26 @@ extension ServerCommandTests {
                 && revokedIO.text == "Changed the password of anna; ended 0 web sessions and revoked 1 API token\n")
         #expect(try backend.appState.accessToken(secretHash: "h1") == nil)
     }
+
+    /// Roles and disabling from the command line: the listing says who is an admin and
+    /// who is disabled; disabling ends the user's web sessions.
+    @Test func rolesAndDisablingFromTheCommandLine() throws {
+        let (added, addedIO) = run(["user", "add", "anna", "--admin"], input: "first password\n")
+        #expect(added == 0 && addedIO.text == "Added user anna (admin)\n")
+        #expect(run(["user", "add", "bob"], input: "other password\n").0 == 0)
+        let backend = try DatabaseBackend(directory: directory.path)
+        #expect(try backend.user(named: "anna").role == .admin && backend.user(named: "bob").role == .user)
+        try backend.appState.createSession(
+            SignInSession(user: "bob", csrfToken: "c", expires: Int.max / 2), secretHash: "s1")
+        let (disabled, disabledIO) = run(["user", "disable", "bob"])
+        #expect(disabled == 0 && disabledIO.text.hasPrefix("Disabled bob"))
+        #expect(try backend.user(named: "bob").isDisabled && backend.appState.session(secretHash: "s1") == nil)
+        #expect(run(["user", "list"]).1.text == "anna  (admin)\nbob  (disabled)\n")
+        #expect(run(["user", "enable", "bob"]).0 == 0)
+        #expect(try !backend.user(named: "bob").isDisabled)
+        #expect(run(["user", "role", "bob", "admin"]).0 == 0)
+        #expect(try backend.user(named: "bob").role == .admin)
+        #expect(run(["user", "role", "bob", "owner"]).0 == 2, "an unknown role is a usage error")
+        #expect(run(["user", "disable", "nobody"]).0 == 1)
+    }
 }

@@ -29,11 +29,14 @@ import Testing
                     "--allow-private-feeds", "--feed-check", "--smtp", "--smtp-from",
                 ]
             ),
-            (["user", "add"], database + ["--generate", "--email"]),
+            (["user", "add"], database + ["--generate", "--email", "--admin"]),
+            (["user", "role"], database),
+            (["user", "disable"], database),
+            (["user", "enable"], database),
             (["user", "email"], database),
             (["user", "passwd"], database + ["--generate", "--revoke-tokens"]),
             (["user", "list"], database),
-            (["user", "remove"], database),
+            (["user", "delete"], database),
             (["calendar", "list"], store),
             (["calendar", "create"], store + ["--color", "--tz", "--description"]),
             (["calendar", "delete"], store),
@@ -64,7 +67,7 @@ import Testing
             (["db", "migrate"], database),
             (["db", "backup"], database),
             (["db", "copy"], ["--from", "--to"]),
-            (["token", "create"], store + ["--scope", "--rate-limit"]),
+            (["token", "create"], store + ["--scope", "--rate-limit", "--expires", "--calendar", "--app-password"]),
             (["token", "list"], store),
             (["token", "revoke"], store),
             (["webhook", "add"], store + ["--events", "--calendar", "--description", "--allow-private"]),
@@ -143,7 +146,7 @@ import Testing
             (["serve"], "--visible-principals self|all", "(default: self)"),
             (["feed", "create"], "--base-url URL", "(default: http://127.0.0.1:8080)"),
             (["add"], "--calendar TITLE", "(required)"),
-            (["token", "create"], "--scope read|read-write|add-only", "(required)"),
+            (["token", "create"], "--scope read|read-write|add-only|admin", "(required)"),
         ]
         for (command, option, fallback) in expected {
             let text = run(command + ["--help"]).1.text

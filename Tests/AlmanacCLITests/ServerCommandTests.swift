@@ -43,9 +43,11 @@ import Testing
         let password = try #require(io.text.split(separator: "\n").first { $0.hasPrefix("Password: ") }?.dropFirst(10))
         #expect(try storedHash("bob").verify(String(password)))
         #expect(run(["user", "list"]).1.text == "anna\nbob\n")
-        #expect(run(["user", "remove", "bob"]).0 == 0)
+        #expect(run(["user", "delete", "bob"]).0 == 0)
         #expect(run(["user", "list"]).1.text == "anna\n")
-        #expect(run(["user", "remove", "bob"]).0 == 1)
+        #expect(run(["user", "delete", "bob"]).0 == 1)
+        // `remove`, its older name, still works.
+        #expect(run(["user", "add", "cara", "--generate"]).0 == 0 && run(["user", "remove", "cara"]).0 == 0)
     }
 
     /// The first start creates a user and prints its password; the server asks for it,

@@ -500,5 +500,21 @@ import Testing
         let tokens = try DatabaseBackend(directory: directory.path).appState.accessTokens(user: "tester")
         #expect(
             Dictionary(uniqueKeysWithValues: tokens.map { ($0.name, $0.rateLimit) }) == ["sync job": 120, "plain": nil])
+        #expect(lines.allSatisfy { $0.contains("  no expiry  ") })
+        // A token that expires: 30 days from its making, said when made and listed.
+        let (made, expiring) = run(["token", "create", "month", "--scope", "read", "--expires", "30d"])
+        #expect(made == 0 && expiring.text.contains(", expires "), "\(expiring.errors)")
+        let stored = try #require(
+            try DatabaseBackend(directory: directory.path).appState.accessTokens(user: "tester").first {
+                $0.name == "month"
+            })
+        #expect(stored.expires == stored.created + 30 * 86_400)
+        #expect(
+            run(["token", "list"]).1.text.split(separator: "\n").contains {
+                $0.contains("  expires ") && $0.hasSuffix("month")
+            })
+        for bad in ["0m", "367d", "-1d", "soon"] {
+            #expect(run(["token", "create", "bad", "--scope", "read", "--expires", bad]).0 == 2, "\(bad)")
+        }
     }
 }

@@ -62,6 +62,8 @@ import Testing
             directory.path + "/almanac.sqlite",
             """
             DROP TABLE sessions; ALTER TABLE users DROP COLUMN first_weekday; ALTER TABLE users DROP COLUMN time_zone;
+            ALTER TABLE users DROP COLUMN role; ALTER TABLE users DROP COLUMN disabled;
+            ALTER TABLE users DROP COLUMN max_objects; ALTER TABLE users DROP COLUMN max_bytes;
             DROP TABLE api_token_events; DROP TABLE api_tokens; DROP TABLE added_marks;
             ALTER TABLE objects DROP COLUMN transparent; ALTER TABLE objects DROP COLUMN size;
             ALTER TABLE calendars DROP COLUMN object_count; ALTER TABLE calendars DROP COLUMN object_bytes;
@@ -142,7 +144,12 @@ import Testing
         try Self.sqlite3(
             directory.path + "/almanac.sqlite",
             Self.rangeIndexBeforeSchema8 + Self.undoSchemas9To20
-                + " ALTER TABLE api_tokens DROP COLUMN rate_limit; PRAGMA user_version = 7;")
+                + " ALTER TABLE api_tokens DROP COLUMN rate_limit; ALTER TABLE api_tokens DROP COLUMN expires;"
+                + " ALTER TABLE api_tokens DROP COLUMN kind; ALTER TABLE api_tokens DROP COLUMN calendars;"
+                + " ALTER TABLE api_tokens DROP COLUMN last_used; ALTER TABLE users DROP COLUMN role;"
+                + " ALTER TABLE users DROP COLUMN disabled; ALTER TABLE users DROP COLUMN max_objects;"
+                + " ALTER TABLE users DROP COLUMN max_bytes; PRAGMA user_version = 7;"
+        )
         let reopened = try DatabaseBackend(directory: directory.path)
         #expect(try reopened.integrityCheck() == ["ok"])
         let store = try reopened.eventStore(for: "alice")

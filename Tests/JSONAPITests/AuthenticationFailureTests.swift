@@ -17,6 +17,7 @@ extension APITests {
         } else {
             headers.set("Authorization", BasicCredentials(user: "dora", password: password).authorization)
         }
+        if method == "PROPFIND" { headers.set("Depth", "0") }
         return server.server.respond(
             to: HTTPRequest(
                 method: method, path: path, headers: headers, body: Array(body.utf8), remoteAddress: "203.0.113.5"))
@@ -67,5 +68,55 @@ extension APITests {
         let api = server.server.respond(to: HTTPRequest(method: "GET", path: "/api/v1/calendars"))
         #expect(api.status == 401 && api.headers["WWW-Authenticate"] != nil)
         #expect(try JSONValue(parsing: api.body)["type"] == .string("urn:almanac:problem:unauthorized"))
+    }
+
+    /// A disabled user signs in by no method (CalDAV, the API, the web; even with a
+    /// password that worked a moment ago) and their tokens answer RFC 6750's
+    /// `invalid_token`, as an expired token does; enabled again, all of it works.
+    @Test func disabledUsersAndExpiredTokensAreRefused() throws {
+        try backend.createUser(
+            named: "dora", displayName: nil,
+            passwordHash: PasswordHash(password: "right one", iterations: 1_000).description)
+        func token(expires: Int?) throws -> String {
+            let (id, secret) = APITokenSecret.generate()
+            try backend.appState.createAccessToken(
+                AccessToken(id: id, user: "dora", name: "app", scope: .read, created: 0, expires: expires),
+                secretHash: APITokenSecret.hash(secret))
+            return secret
+        }
+        func bearer(_ secret: String) -> HTTPResponse {
+            server.server.respond(
+                to: HTTPRequest(
+                    method: "GET", path: "/api/v1/calendars", headers: ["Authorization": "Bearer " + secret],
+                    remoteAddress: "203.0.113.6"))
+        }
+        let lasting = try token(expires: nil)
+        let soon = try token(expires: 1_796_083_200 + 60)
+        #expect(attempt("PROPFIND", "/dav/", password: "right one").status == 207)
+        #expect(bearer(lasting).status == 200 && bearer(soon).status == 200)
+        // Past its expiry (the server's clock is fixed at 1_796_083_200).
+        let gone = try token(expires: 1_796_083_200)
+        let expired = bearer(gone)
+        #expect(expired.status == 401)
+        #expect(
+            expired.headers["WWW-Authenticate"]?.hasPrefix("Bearer realm=\"Almanac\", error=\"invalid_token\"") == true)
+        #expect(
+            try JSONValue(parsing: expired.body)["detail"]
+                == .string("the API token has expired or its user is disabled"))
+
+        try backend.setDisabled(true, forUser: "dora")
+        #expect(attempt("PROPFIND", "/dav/", password: "right one").status == 401)
+        #expect(attempt("GET", "/api/v1/calendars", password: "right one").status == 401)
+        #expect(attempt("POST", "/login", password: "", body: "user=dora&password=right+one").status == 401)
+        let refused = bearer(lasting)
+        #expect(refused.status == 401 && refused.headers["WWW-Authenticate"]?.contains("invalid_token") == true)
+
+        try backend.setDisabled(false, forUser: "dora")
+        #expect(attempt("PROPFIND", "/dav/", password: "right one").status == 207)
+        #expect(bearer(lasting).status == 200)
+        #expect(try backend.user(named: "dora").role == .user)
+        try backend.setRole(.admin, forUser: "dora")
+        #expect(try backend.user(named: "dora").role == .admin)
+        #expect(throws: StoreError.self) { try backend.setRole(.admin, forUser: "nobody") }
     }
 }

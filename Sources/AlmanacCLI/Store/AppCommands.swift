@@ -7,7 +7,8 @@ import ICalendar
 import Recurrence
 import StoreAdapters
 
-/// `almanac token create|list|revoke`: personal API tokens for the JSON API.
+/// `almanac token create|list|revoke`: personal API tokens for the JSON API, and app
+/// passwords for CalDAV clients.
 enum TokenCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         guard let subcommand = arguments.first, ["create", "list", "revoke"].contains(subcommand) else {
@@ -21,7 +22,16 @@ enum TokenCommand {
                 throw .usage("'token create' takes one NAME (what the token is for)")
             }
             guard let scope = AccessToken.Scope(rawValue: options["--scope"] ?? "") else {
-                throw .usage("'token create' needs --scope read, read-write or add-only")
+                throw .usage("'token create' needs --scope read, read-write, add-only or admin")
+            }
+            if scope == .admin {
+                let owner = try StoreContext.run { () throws(StoreError) in
+                    try context.backend.user(named: context.user)
+                }
+                guard owner.role == .admin else {
+                    throw CommandFailure(
+                        status: 1, "only an admin's token may have the admin scope; \(context.user) is not an admin")
+                }
             }
             var rateLimit: Int?
             if let text = options["--rate-limit"] {
@@ -31,15 +41,39 @@ enum TokenCommand {
                 }
                 rateLimit = value
             }
+            var expires: Int?
+            if let text = options["--expires"] {
+                let lifetime = try TimeInput.duration(text, option: "--expires").secondsAssumingUniformDays
+                guard lifetime > 0, lifetime <= AccessToken.maxLifetime else {
+                    throw .usage("--expires is a time from a minute to 366 days, such as 30d, not \(text)")
+                }
+                expires = io.now + lifetime
+            }
+            let kind: AccessToken.Kind = options.has("--app-password") ? .appPassword : .token
+            if kind == .appPassword, scope != .read, scope != .readWrite {
+                throw .usage("an app password is --scope read or read-write")
+            }
+            let titles = options.all("--calendar").flatMap { $0.split(separator: ",").map(String.init) }
+            var calendars: [String]?
+            if !titles.isEmpty {
+                calendars = []
+                for title in titles { calendars?.append(try context.calendar(titled: title).id) }
+            }
             let (id, secret) = APITokenSecret.generate()
             let token = AccessToken(
                 id: id, user: context.user, name: options.operands[0], scope: scope, created: io.now,
-                rateLimit: rateLimit)
+                rateLimit: rateLimit, expires: expires, kind: kind, calendars: calendars)
             try StoreContext.run { () throws(StoreError) in
                 try context.backend.appState.createAccessToken(token, secretHash: APITokenSecret.hash(secret))
             }
             io.write(
-                "Created token \(id) (\(scope.rawValue)) for \(context.user):\n  \(secret)\n(shown once; send it as 'Authorization: Bearer …')\n"
+                "Created \(kind == .token ? "token" : "app password") \(id) (\(scope.rawValue)) for \(context.user)"
+                    + (calendars.map { ", \($0.count) calendar\($0.count == 1 ? "" : "s") only" } ?? "")
+                    + (expires.map { ", expires \(CivilDateTime(secondsSinceEpoch: $0).description)Z" } ?? "")
+                    + ":\n  \(secret)\n"
+                    + (kind == .token
+                        ? "(shown once; send it as 'Authorization: Bearer …')\n"
+                        : "(shown once; a calendar app signs in with the user name \(context.user) and it as the password)\n")
             )
         case "list":
             guard options.operands.isEmpty else { throw .usage("'token list' takes no operands") }
@@ -47,8 +81,21 @@ enum TokenCommand {
                 try context.backend.appState.accessTokens(user: context.user)
             }
             for token in tokens {
+                let created = CivilDateTime(secondsSinceEpoch: token.created).date.description
+                let limit = token.rateLimit.map { "\($0)/min" } ?? "default"
+                var expiry = "no expiry"
+                if let expires = token.expires {
+                    expiry =
+                        (token.hasExpired(at: io.now) ? "expired " : "expires ")
+                        + CivilDateTime(secondsSinceEpoch: expires).date.description
+                }
+                let used =
+                    token.lastUsed.map { "used " + CivilDateTime(secondsSinceEpoch: $0).date.description }
+                    ?? "never used"
+                let kind = token.kind == .token ? "token" : "app-password"
+                let seen = token.calendars.map { "\($0.count) calendar\($0.count == 1 ? "" : "s")" } ?? "all calendars"
                 io.write(
-                    "\(token.id)  \(token.scope.rawValue)  \(CivilDateTime(secondsSinceEpoch: token.created).date)  \(token.rateLimit.map { "\($0)/min" } ?? "default")  \(token.name)\n"
+                    "\(token.id)  \(kind)  \(token.scope.rawValue)  \(seen)  \(created)  \(used)  \(limit)  \(expiry)  \(token.name)\n"
                 )
             }
         default:

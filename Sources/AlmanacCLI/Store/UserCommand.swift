@@ -1,12 +1,15 @@
 import Accounts
 import CalendarStore
+import Scheduling
 
-/// `almanac user add|passwd|email|list|remove`: the accounts that sign in to the server.
+/// `almanac user add|passwd|email|role|disable|enable|list|delete`: the accounts that
+/// sign in to the server (`remove` is an older name of `delete`).
 enum UserCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
-        guard let subcommand = arguments.first else {
-            throw .usage("'user' needs add, passwd, email, list or remove")
+        guard var subcommand = arguments.first else {
+            throw .usage("'user' needs add, passwd, email, role, disable, enable, list or delete")
         }
+        if subcommand == "remove" { subcommand = "delete" }
         let options = try Options(Array(arguments.dropFirst()), for: try CommandTable.user.spec(subcommand))
         func name() throws(CommandFailure) -> String {
             guard options.operands.count == 1 else { throw .usage("'user \(subcommand)' takes one NAME") }
@@ -18,8 +21,13 @@ enum UserCommand {
             let backend = try StoreContext.openBackend(options, io: io)
             let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
             io.write(
-                users.map { $0.name + ($0.passwordHash == nil ? "  (no password: cannot sign in)" : "") + "\n" }
-                    .joined())
+                users.map { user in
+                    var notes: [String] = []
+                    if user.role == .admin { notes.append("admin") }
+                    if user.isDisabled { notes.append("disabled") }
+                    if user.passwordHash == nil { notes.append("no password: cannot sign in") }
+                    return user.name + (notes.isEmpty ? "" : "  (" + notes.joined(separator: "; ") + ")") + "\n"
+                }.joined())
         case "add":
             let user = try name()
             let addresses = options.all("--email")
@@ -37,6 +45,7 @@ enum UserCommand {
                 }
                 try backend.createUser(
                     named: user, displayName: nil, passwordHash: PasswordHash(password: password).description)
+                if options.has("--admin") { try backend.setRole(.admin, forUser: user) }
                 guard !addresses.isEmpty else { return }
                 do throws(StoreError) {
                     try backend.setAddresses(addresses, forUser: user)
@@ -46,7 +55,7 @@ enum UserCommand {
                     throw error
                 }
             }
-            io.write("Added user \(user)\n")
+            io.write("Added user \(user)\(options.has("--admin") ? " (admin)" : "")\n")
             if generated {
                 io.write("Password: \(password)\n(shown once; change it with 'almanac user passwd \(user)')\n")
             }
@@ -74,13 +83,39 @@ enum UserCommand {
             io.write(
                 addresses.isEmpty
                     ? "\(user) has no e-mail address\n" : "\(user): " + addresses.joined(separator: ", ") + "\n")
-        case "remove":
+        case "role":
+            guard options.operands.count == 2, let role = User.Role(rawValue: options.operands[1]) else {
+                throw .usage("'user role' takes a NAME and admin or user")
+            }
+            let backend = try StoreContext.openBackend(options, io: io)
+            try StoreContext.run { () throws(StoreError) in try backend.setRole(role, forUser: options.operands[0]) }
+            io.write("\(options.operands[0]) is \(role == .admin ? "an admin" : "a plain user") now\n")
+        case "disable", "enable":
             let user = try name()
             let backend = try StoreContext.openBackend(options, io: io)
+            try StoreContext.run { () throws(StoreError) in
+                try backend.setDisabled(subcommand == "disable", forUser: user)
+            }
+            io.write(
+                subcommand == "disable"
+                    ? "Disabled \(user): no sign-in or token of theirs works, their web sessions ended\n"
+                    : "Enabled \(user)\n")
+        case "delete":
+            let user = try name()
+            let backend = try StoreContext.openBackend(options, io: io)
+            // As the API's DELETE does: disabled first, scheduling withdrawn (attendees'
+            // copies cancelled, organizers told of the decline), then every row in one go.
+            try StoreContext.run { () throws(StoreError) in try backend.setDisabled(true, forUser: user) }
+            let now = io.now
+            let withdrawn = SchedulingAgent(backend: backend, mail: nil, now: { now }).withdrawAll(of: user)
             try StoreContext.run { () throws(StoreError) in try backend.removeUser(named: user) }
-            io.write("Removed user \(user) and their calendars\n")
+            io.write(
+                "Deleted user \(user) with their calendars, bookings, webhooks and tokens"
+                    + (withdrawn > 0 ? "; withdrew \(withdrawn) scheduled event\(withdrawn == 1 ? "" : "s")" : "")
+                    + "\n")
         default:
-            throw .usage("unknown subcommand 'user \(subcommand)' (add, passwd, email, list, remove)")
+            throw .usage(
+                "unknown subcommand 'user \(subcommand)' (add, passwd, email, role, disable, enable, list, delete)")
         }
         return 0
     }

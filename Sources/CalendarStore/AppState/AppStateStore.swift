@@ -21,6 +21,9 @@ public protocol AppStateStore: Sendable {
     func accessToken(secretHash: String) throws(StoreError) -> AccessToken?
     /// A user's tokens, oldest first.
     func accessTokens(user: String) throws(StoreError) -> [AccessToken]
+    /// Notes that a token signed a request in at `now` (Unix seconds), for its
+    /// `lastUsed`; a write at most once a minute per token.
+    func noteUse(ofToken token: AccessToken, at now: Int) throws(StoreError)
     /// Revokes one of a user's tokens; `notFound` when they have no such token.
     func revokeAccessToken(id: String, user: String) throws(StoreError)
     /// Notes that a token created an event, so an add-only token can read it back.

@@ -9,8 +9,10 @@ public struct DatabaseAppState: AppStateStore {
 
     // MARK: Access tokens
 
-    /// See ``AppStateStore/createAccessToken(_:secretHash:)``; a name outside 1 to 200 bytes or a rate limit
-    /// outside ``AccessToken/rateLimits`` is `invalidArgument`, an unknown user `notFound`.
+    /// See ``AppStateStore/createAccessToken(_:secretHash:)``; a name outside 1 to 200 bytes, a rate limit
+    /// outside ``AccessToken/rateLimits``, an app password of a scope but read or
+    /// read-write, or a calendar the user does not see is `invalidArgument`, an unknown
+    /// user `notFound`.
     public func createAccessToken(_ token: AccessToken, secretHash: String) throws(StoreError) {
         guard !token.name.isEmpty, token.name.utf8.count <= 200 else {
             throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
@@ -21,6 +23,16 @@ public struct DatabaseAppState: AppStateStore {
                 "a token's rate limit is \(AccessToken.rateLimits.lowerBound) to \(AccessToken.rateLimits.upperBound) requests a minute"
             )
         }
+        if token.kind == .appPassword, token.scope != .read, token.scope != .readWrite {
+            throw StoreError(.invalidArgument, "an app password is read or read-write", resource: token.scope.rawValue)
+        }
+        if let calendars = token.calendars {
+            guard (1...AccessToken.maxCalendars).contains(calendars.count), Set(calendars).count == calendars.count
+            else {
+                throw StoreError(
+                    .invalidArgument, "a token is limited to 1–\(AccessToken.maxCalendars) different calendars")
+            }
+        }
         try database.write { (connection) throws(StoreError) in
             guard
                 let userID = try connection.firstRow(
@@ -28,23 +40,55 @@ public struct DatabaseAppState: AppStateStore {
             else {
                 throw StoreError(.notFound, "no user \(token.user)", resource: token.user)
             }
+            for calendar in token.calendars ?? [] {
+                // One the user owns or has accepted a share of, as their store sees it.
+                let visible = try connection.firstRow(
+                    """
+                    SELECT 1 FROM calendars c LEFT JOIN grants g ON g.calendar_id = c.id AND g.user_id = ?1
+                    WHERE c.identifier = ?2 AND (c.owner_id = ?1 OR g.status = 'accepted')
+                    """, [.integer(userID), .text(calendar)], { _ in true })
+                guard visible != nil else {
+                    throw StoreError(.invalidArgument, "\(token.user) has no calendar \(calendar)", resource: calendar)
+                }
+            }
             try connection.run(
-                "INSERT INTO api_tokens (id, user_id, secret_hash, name, scope, created, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                """
+                INSERT INTO api_tokens (id, user_id, secret_hash, name, scope, created, rate_limit, expires, kind,
+                    calendars)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
                 [
                     .text(token.id), .integer(userID), .text(secretHash), .text(token.name),
                     .text(token.scope.rawValue), .int(token.created), .optional(token.rateLimit),
+                    .optional(token.expires), .text(token.kind.rawValue),
+                    .optional(token.calendars?.joined(separator: "\n")),
                 ])
         }
     }
 
     static let tokenColumns =
-        "SELECT t.id, u.name, t.name, t.scope, t.created, t.rate_limit FROM api_tokens t JOIN users u ON u.id = t.user_id"
+        """
+        SELECT t.id, u.name, t.name, t.scope, t.created, t.rate_limit, t.expires, t.kind, t.calendars, t.last_used
+        FROM api_tokens t JOIN users u ON u.id = t.user_id
+        """
 
     func token(_ row: Row) -> AccessToken {
         AccessToken(
             id: row.string(0), user: row.string(1), name: row.string(2),
             scope: AccessToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4),
-            rateLimit: row.optionalInt(5))
+            rateLimit: row.optionalInt(5), expires: row.optionalInt(6),
+            // An unknown kind is presented nowhere.
+            kind: AccessToken.Kind(rawValue: row.string(7)) ?? .appPassword,
+            calendars: row.optionalString(8).map { $0.split(separator: "\n").map(String.init) },
+            lastUsed: row.optionalInt(9))
+    }
+
+    /// See ``AppStateStore/noteUse(ofToken:at:)``: written at most once a minute.
+    public func noteUse(ofToken token: AccessToken, at now: Int) throws(StoreError) {
+        guard token.lastUsed.map({ now - $0 >= 60 }) ?? true else { return }
+        try database.write { (connection) throws(StoreError) in
+            _ = try connection.run("UPDATE api_tokens SET last_used = ? WHERE id = ?", [.int(now), .text(token.id)])
+        }
     }
 
     /// See ``AppStateStore/accessToken(secretHash:)``.

@@ -21,7 +21,7 @@ public protocol BookingStore: Sendable {
     func bookingTypes(owner: String) throws(StoreError) -> [BookingType]
     /// One of the owner's types; throws `notFound` when they have none of that id.
     func bookingType(id: String, owner: String) throws(StoreError) -> BookingType
-    /// The type whose public page is `/book/{slug}`.
+    /// The type whose public page is `/book/{slug}`; `notFound` when its owner is disabled.
     func bookingType(slug: String) throws(StoreError) -> BookingType
     /// Replaces a type's fields (its references checked as on creation) when `ifMatch` is
     /// nil or its ETag; `modified` moves on.
@@ -53,7 +53,8 @@ public protocol BookingStore: Sendable {
         throws(StoreError) -> [Booking]
     /// One of the owner's bookings; throws `notFound` when they have none of that id.
     func booking(id: String, owner: String) throws(StoreError) -> Booking
-    /// The booking a cancel (or reschedule) token's hash belongs to.
+    /// The booking a cancel (or reschedule) token's hash belongs to; `notFound` when its
+    /// owner is disabled.
     func booking(tokenHash: String, purpose: BookingTokenPurpose) throws(StoreError) -> Booking
     /// Removes the holds that ran out by `now` (each tells `hold.expired` to webhooks);
     /// how many.
@@ -254,7 +255,9 @@ struct DatabaseBookingStore: BookingStore {
 
     func bookingType(slug: String) throws(StoreError) -> BookingType {
         let found = try database.read { (connection) throws(StoreError) -> TypeRow? in
-            try connection.firstRow(Self.typeColumns + " WHERE t.slug = ?", [.text(slug)], Self.typeRow)
+            // A disabled owner's pages are gone with them (404), not just closed.
+            try connection.firstRow(
+                Self.typeColumns + " WHERE t.slug = ? AND u.disabled = 0", [.text(slug)], Self.typeRow)
         }
         guard let found else { throw StoreError(.notFound, "no booking page \(slug)", resource: slug) }
         return found.type
@@ -597,7 +600,8 @@ struct DatabaseBookingStore: BookingStore {
     func booking(tokenHash: String, purpose: BookingTokenPurpose) throws(StoreError) -> Booking {
         let column = purpose == .cancel ? "cancel_token" : "reschedule_token"
         let found = try database.read { (connection) throws(StoreError) -> Booking? in
-            try connection.firstRow(Self.bookingColumns + " WHERE b.\(column) = ?", [.text(tokenHash)], Self.booking)
+            try connection.firstRow(
+                Self.bookingColumns + " WHERE b.\(column) = ? AND u.disabled = 0", [.text(tokenHash)], Self.booking)
         }
         guard let found else { throw StoreError(.notFound, "no booking has this link") }
         return found

@@ -277,6 +277,20 @@ public struct User: Sendable, Hashable {
     public var displayName: String?
     /// The password hash as the server stored it (PHC string form), if any.
     public var passwordHash: String?
+    /// What the user may do on the server: an admin also manages other accounts.
+    public var role: Role = .user
+    /// A disabled user cannot sign in by any method, and their tokens do not work.
+    public var isDisabled = false
+    /// The user's own limits; a nil field takes the server's (``DatabaseBackend/quota``).
+    public var quota = StoreQuota()
+
+    /// What a user may do on the server.
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        /// Manages accounts (the provisioning API, `almanac user`) besides their own data.
+        case admin
+        /// Their own calendars and what others share with them.
+        case user
+    }
     /// The user's key in the store it was read from, so that a store acting for them
     /// (``StoreBackend/eventStore(for:)-(User)``) needs no second lookup.
     var storeID: Int64?

@@ -147,7 +147,7 @@ extension DatabaseEventStore {
                 "your own alarms and transparency on one shared object are at most \(PersonalData.maxBytes) bytes; these are \(count)"
             )
         }
-        guard let limit = backend.quota.maxBytes else { return }
+        guard let limit = try backend.quota(of: userID, connection).maxBytes else { return }
         let personal = try personalBytes(of: userID, besides: rowID, connection)
         let owned =
             try connection.firstRow(

@@ -89,7 +89,8 @@ extension DatabaseEventStore {
     /// See ``EventStore/answerShare(ofCalendar:accept:)``; `notFound` when the calendar is not shared with
     /// the user. Declining returns nil.
     public func answerShare(ofCalendar identifier: String, accept: Bool) throws(StoreError) -> EventCalendar? {
-        try database.write { (connection) throws(StoreError) -> EventCalendar? in
+        try checkLimit(identifier)
+        return try database.write { (connection) throws(StoreError) -> EventCalendar? in
             // Any share of this user's, answered or not (calendarRow sees only accepted ones).
             let sql =
                 Self.calendarSelect + " WHERE c.owner_id <> ?1 AND g.status IS NOT NULL AND c.identifier = ?2"
@@ -138,7 +139,8 @@ extension DatabaseEventStore {
 
     /// See ``EventStore/personalProperties(ofCalendar:)``; empty when there are none.
     public func personalProperties(ofCalendar identifier: String) throws(StoreError) -> [String: String] {
-        try database.read { (connection) throws(StoreError) -> [String: String] in
+        try checkLimit(identifier)
+        return try database.read { (connection) throws(StoreError) -> [String: String] in
             var values: [String: String] = [:]
             try connection.forEachRow(
                 """
@@ -154,6 +156,7 @@ extension DatabaseEventStore {
     public func setPersonalProperties(_ values: [String: String?], ofCalendar identifier: String)
         throws(StoreError)
     {
+        try checkLimit(identifier)
         try database.write { (connection) throws(StoreError) in
             guard
                 let calendarID = try connection.firstRow(

@@ -57,5 +57,26 @@ extension PostgresSchema {
             ALTER TABLE bookings ADD COLUMN retry_key TEXT COLLATE "C";
             CREATE INDEX bookings_retry_key ON bookings(type_id, retry_key) WHERE retry_key IS NOT NULL;
             """),
+        // 17: accounts (issue 38): a user's role, whether they are disabled and their own
+        // quota (nil: the server's), and when an API token stops working (nil: never).
+        Migration(
+            17,
+            """
+            ALTER TABLE users ADD COLUMN role TEXT COLLATE "C" NOT NULL DEFAULT 'user';
+            ALTER TABLE users ADD COLUMN disabled BIGINT NOT NULL DEFAULT 0;
+            ALTER TABLE users ADD COLUMN max_objects BIGINT;
+            ALTER TABLE users ADD COLUMN max_bytes BIGINT;
+            ALTER TABLE api_tokens ADD COLUMN expires BIGINT;
+            """),
+        // 18: app passwords and tokens limited to some calendars (issue 38): how a token
+        // is presented, the calendars it may see (newline-separated identifiers; NULL:
+        // all), and when it was last used.
+        Migration(
+            18,
+            """
+            ALTER TABLE api_tokens ADD COLUMN kind TEXT COLLATE "C" NOT NULL DEFAULT 'token';
+            ALTER TABLE api_tokens ADD COLUMN calendars TEXT COLLATE "C";
+            ALTER TABLE api_tokens ADD COLUMN last_used BIGINT;
+            """),
     ]
 }

@@ -98,5 +98,26 @@ extension SQLiteSchema {
             ALTER TABLE bookings ADD COLUMN retry_key TEXT;
             CREATE INDEX bookings_retry_key ON bookings(type_id, retry_key) WHERE retry_key IS NOT NULL;
             """),
+        // 23: accounts (issue 38): a user's role, whether they are disabled and their own
+        // quota (nil: the server's), and when an API token stops working (nil: never).
+        Migration(
+            23,
+            """
+            ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'user';
+            ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE users ADD COLUMN max_objects INTEGER;
+            ALTER TABLE users ADD COLUMN max_bytes INTEGER;
+            ALTER TABLE api_tokens ADD COLUMN expires INTEGER;
+            """),
+        // 24: app passwords and tokens limited to some calendars (issue 38): how a token
+        // is presented, the calendars it may see (newline-separated identifiers; NULL:
+        // all), and when it was last used.
+        Migration(
+            24,
+            """
+            ALTER TABLE api_tokens ADD COLUMN kind TEXT NOT NULL DEFAULT 'token';
+            ALTER TABLE api_tokens ADD COLUMN calendars TEXT;
+            ALTER TABLE api_tokens ADD COLUMN last_used INTEGER;
+            """),
     ]
 }
