@@ -700,6 +700,81 @@ class Suite:
             self.expect(answer, 401)
         self.run("issue.unauthenticated-15MB-upload-refused-at-headers", unauthenticated_upload)
 
+    def accounts(self):
+        """Issue 38's account routes, tried by the other user, by a token and with hostile bodies."""
+        json_headers = {"Content-Type": "application/json"}
+        work = self.calendar_ids["Work"]
+        for who, auth in [("bob", "bob"), ("read-write-token", self.bearer("read-write")), ("anonymous", None)]:
+            expected = 401 if auth is None else 403
+            self.run(f"admin.list-users-as-{who}", self.exchange(expected, "GET", "/api/v1/admin/users", auth=auth))
+            self.run(f"admin.delete-anna-as-{who}", self.exchange(expected, "DELETE", "/api/v1/admin/users/anna", auth=auth))
+            self.run(f"admin.mint-for-anna-as-{who}",
+                     self.exchange(expected, "POST", "/api/v1/admin/users/anna/tokens", json.dumps({"name": "x", "scope": "read-write"}),
+                                   json_headers, auth=auth))
+        self.run("admin.make-bob-admin-as-bob",
+                 self.exchange(403, "PATCH", "/api/v1/admin/users/bob", json.dumps({"role": "admin"}),
+                               {"Content-Type": "application/merge-patch+json"}, auth="bob"))
+
+        def token_body(**fields):
+            return json.dumps({"name": "hostile", "scope": "read", **fields})
+        bodies = {
+            "101-calendars": token_body(calendars=[work] * 101),
+            "calendar-of-another-user": None,  # bob names anna's calendar below
+            "calendars-not-a-list": token_body(calendars=work),
+            "calendar-id-of-200KB": token_body(calendars=["c" * 200_000]),
+            "name-of-200KB": token_body(name="n" * 200_000),
+            "name-with-crlf": token_body(name="a\r\nb"),
+            "scope-admin-for-a-user": None,
+            "app-password-with-add-scope": token_body(kind="app-password", scope="add-only"),
+            "unknown-kind": token_body(kind="root"),
+            "expiresIn-10^30": '{"name":"hostile","scope":"read","expiresIn":1000000000000000000000000000000}',
+            "expiresIn-two-years": token_body(expiresIn=2 * 366 * 86400),
+            "expiresIn-as-text": token_body(expiresIn="30d"),
+            "unknown-field": token_body(user="bob"),
+        }
+        for name, body in bodies.items():
+            if body is not None:
+                self.run(f"tokens.{name}", self.exchange(400, "POST", "/api/v1/tokens", body, json_headers))
+        self.run("tokens.calendar-of-another-user",
+                 self.exchange(400, "POST", "/api/v1/tokens", token_body(calendars=[work]), json_headers, auth="bob"))
+        self.run("tokens.scope-admin-for-a-user",
+                 self.exchange(400, "POST", "/api/v1/tokens", token_body(scope="admin"), json_headers, auth="bob"))
+        self.run("tokens.made-by-a-token",
+                 self.exchange(403, "POST", "/api/v1/tokens", token_body(), json_headers, auth=self.bearer("read-write")))
+
+        def revoke_as_bob():
+            listed = self.send("GET", "/api/v1/tokens").json()["tokens"]
+            for token in listed:
+                self.expect(self.send("DELETE", f"/api/v1/tokens/{token['id']}", auth="bob"), 404)
+            self.expect(self.send("GET", "/api/v1/calendars", auth=self.bearer("read")), 200)
+        self.run("tokens.revoke-annas-as-bob", revoke_as_bob)
+
+        def app_password(scope, calendars=None):
+            body = {"name": f"phone {scope}", "kind": "app-password", "scope": scope, **({"calendars": calendars} if calendars else {})}
+            answer = self.send("POST", "/api/v1/tokens", json.dumps(body), json_headers)
+            self.expect(answer, 201)
+            return answer.json()["token"]
+
+        def app_passwords():
+            read = app_password("read")
+            as_read = {"Authorization": basic("anna", read)}
+            self.expect(self.send("GET", "/dav/calendars/anna/work/standup.ics", auth=as_read), 200)
+            self.expect(self.send("PUT", "/dav/calendars/anna/work/hostile.ics", vevent("app@hostile", "DURATION:PT1H"),
+                                  {"Content-Type": "text/calendar"}, auth=as_read), 403)
+            self.expect(self.send("DELETE", "/dav/calendars/anna/work/standup.ics", auth=as_read), 403)
+            self.expect(self.send("GET", "/api/v1/calendars", auth={"Authorization": "Bearer " + read}), 401)
+            self.expect(self.send("GET", "/dav/calendars/bob/private/secret.ics", auth={"Authorization": basic("bob", read)}), 401)
+            limited = {"Authorization": basic("anna", app_password("read-write", [self.calendar_ids["Scratch"]]))}
+            self.expect(self.send("GET", "/dav/calendars/anna/work/standup.ics", auth=limited), 404)
+            self.expect(self.send("PROPFIND", "/dav/calendars/anna/", PROPFIND_ETAGS, {"Depth": "1"}, auth=limited), 207, absent="Work")
+            self.expect(self.send("MKCALENDAR", "/dav/calendars/anna/more/", mkcalendar_body("More"), auth=limited), 403)
+            form = query(user="anna", password=read)
+            login = self.send("POST", "/login", form, {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://{HOST}:{self.port}"},
+                              auth=None)
+            if "almanac_session=" in " ".join(login.headers.get("set-cookie", [])):
+                raise Failure(f"the web sign-in took an app password (status {login.status})")
+        self.run("app-passwords.read-only-limited-and-never-a-bearer-or-web-sign-in", app_passwords)
+
     def known_crashes(self):
         calendar = {"Content-Type": "text/calendar"}
         overflow = vevent("overflow@hostile", "DURATION:PT1H", "SUMMARY:Overflow", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",
@@ -894,6 +969,7 @@ def main():
         suite.numeric_extremes()
         suite.date_extremes()
         suite.issue_extras()
+        suite.accounts()
         suite.big_objects()
         suite.known_crashes()
         suite.header_flood()
