@@ -26,8 +26,11 @@ let package = Package(
         .target(name: "Recurrence", dependencies: ["CivilTime", "ICalendar"]),
         // OpenSSL's libcrypto (Debian's libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login throttling.
-        .target(name: "Accounts", dependencies: ["COpenSSL"]),
+        // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login
+        // throttling, sign-in against an LDAP directory.
+        .target(name: "Accounts", dependencies: ["COpenSSL", "CLDAP"]),
+        // OpenLDAP's libldap (Debian's libldap-dev), for LDAP sign-in.
+        .systemLibrary(name: "CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
         // The system SQLite (Debian's libsqlite3-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq, PostgreSQL's client library (Debian's libpq-dev).
@@ -185,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "AlmanacServerTests",
             dependencies: [
-                "AlmanacServer", "CalendarStore", "HTTPTypes", "Webhooks", "Subscriptions", "Outbound",
+                "AlmanacServer", "Accounts", "CalendarStore", "HTTPTypes", "Webhooks", "Subscriptions", "Outbound",
                 "AlmanacTestSupport", "AlmanacTesting",
             ]),
         .testTarget(

@@ -196,6 +196,24 @@ enum CommandTable {
             .valued("--feed-check", "SECONDS", "how often to look for subscribed feeds that are due", .value("30")),
             smtpOption, smtpFromOption,
             .valued(
+                "--ldap-url", "URL",
+                "sign users without a stored password in against this LDAP directory (ldap://HOST:PORT or ldaps://…)",
+                .value("none")),
+            .valued("--ldap-base-dn", "DN", "where the directory's users are searched (with --ldap-url)", .required),
+            .valued(
+                "--ldap-user-filter", "FILTER", "the search for a user, %u standing for their (escaped) name",
+                .value("(uid=%u)")),
+            .valued("--ldap-bind-dn", "DN", "the service account the search binds as", .value("anonymous")),
+            .valued(
+                "--ldap-bind-password-file", "PATH", "a file holding that account's password", .value("none"),
+                kind: .file),
+            .flag("--ldap-starttls", "StartTLS on an ldap:// URL before anything is sent"),
+            .valued(
+                "--ldap-ca-file", "PATH", "the CA certificates (PEM) the directory's certificate must chain to",
+                .value("the system's"), kind: .file),
+            .flag(
+                "--ldap-create-users", "make an account at a directory user's first sign-in (else an admin makes it)"),
+            .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
                 .value("self"), kind: .choices(["self", "all"])),

@@ -1,3 +1,4 @@
+import Accounts
 import AlmanacServer
 import CalendarStore
 import HTTPServer
@@ -33,6 +34,36 @@ enum ServeCommand {
             parsed.envelopeSender = address
         }
         return parsed
+    }
+
+    /// The LDAP directory `--ldap-url` and its options name, if any.
+    static func directory(_ options: Options, io: CommandIO) throws(CommandFailure) -> LDAPDirectory? {
+        let others = [
+            "--ldap-base-dn", "--ldap-user-filter", "--ldap-bind-dn", "--ldap-bind-password-file", "--ldap-starttls",
+            "--ldap-ca-file", "--ldap-create-users",
+        ]
+        guard let url = options["--ldap-url"] else {
+            if let stray = others.first(where: { options[$0] != nil || options.has($0) }) {
+                throw .usage("\(stray) goes with --ldap-url")
+            }
+            return nil
+        }
+        guard let base = options["--ldap-base-dn"] else { throw .usage("--ldap-url needs --ldap-base-dn") }
+        var configuration = LDAPDirectory.Configuration(
+            url: url, baseDN: base, userFilter: options["--ldap-user-filter"] ?? "(uid=%u)")
+        configuration.bindDN = options["--ldap-bind-dn"]
+        if let path = options["--ldap-bind-password-file"] {
+            let text = String(decoding: try io.read(path: path), as: UTF8.self)
+            // The file's first line: an editor's final line break is not part of the password.
+            let password = text.split(separator: "\n", omittingEmptySubsequences: false)[0]
+            guard !password.isEmpty else { throw .usage("--ldap-bind-password-file \(path) holds no password") }
+            configuration.bindPassword = String(password)
+        }
+        configuration.startTLS = options.has("--ldap-starttls")
+        configuration.caFile = options["--ldap-ca-file"]
+        configuration.createsUsers = options.has("--ldap-create-users")
+        if let problem = configuration.problem { throw .usage(problem) }
+        return LDAPDirectory(configuration)
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
@@ -87,6 +118,7 @@ enum ServeCommand {
         }
         let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
         let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
+        let directory = try directory(options, io: io)
         let backend = try StoreContext.openBackend(options, io: io)
         backend.quota = StoreQuota(
             maxObjects: quotaObjects == 0 ? nil : quotaObjects, maxBytes: quotaBytes == 0 ? nil : quotaBytes)
@@ -101,7 +133,7 @@ enum ServeCommand {
             )
         }
         let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
-        for user in users where user.passwordHash == nil {
+        for user in users where user.passwordHash == nil && directory == nil {
             io.writeError(
                 "almanac: user \(user.name) has no password and cannot sign in; set one with 'almanac user passwd \(user.name)'"
             )
@@ -124,7 +156,7 @@ enum ServeCommand {
             backend: backend, configuration: configuration, allowedOrigins: origins,
             visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit, webhooks: webhooks,
             outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")),
-            subscriptions: feeds, smtp: relay)
+            subscriptions: feeds, smtp: relay, directory: directory)
         do {
             try server.start()
         } catch {

@@ -51,6 +51,8 @@ public final class AlmanacServer: Sendable {
     ///   --smtp`); nil: attendees outside the server are not reached.
     /// - Parameter subscriptions: how this process fetches subscribed feeds (`serve`
     ///   always does); with nil it fetches none and the API refuses new subscriptions.
+    /// - Parameter directory: the LDAP directory that checks the passwords of users who
+    ///   have none stored here (`serve --ldap-url …`); nil: only stored passwords.
     /// - Parameter now: the current time (Unix seconds), for minimum notice, "today",
     ///   sessions and rate limits; the system clock unless a test fixes it.
     public init(
@@ -58,7 +60,7 @@ public final class AlmanacServer: Sendable {
         visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
         webhooks: WebhookDispatcher.Configuration? = nil, outbound: OutboundPolicy = OutboundPolicy(),
         subscriptions: SubscriptionRefresher.Configuration? = nil, smtp: SMTPClient.Relay? = nil,
-        now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
+        directory: LDAPDirectory? = nil, now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
         var http = webhooks?.http ?? OutboundHTTPClient.Options()
@@ -73,7 +75,7 @@ public final class AlmanacServer: Sendable {
         subscriptionRefresher = subscriptions.map {
             SubscriptionRefresher(store: backend.subscriptions, configuration: $0, now: now)
         }
-        let authenticator = Authenticator(backend: backend, now: now)
+        let authenticator = Authenticator(backend: backend, directory: directory, now: now)
         self.authenticator = authenticator
         let mail = smtp.flatMap { try? ServerMail(relay: $0) }
         self.mail = mail

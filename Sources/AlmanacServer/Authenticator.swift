@@ -14,17 +14,27 @@ public final class Authenticator: Sendable {
     let gate: HashingGate
     /// Unix seconds, for tokens' expiry.
     let now: @Sendable () -> Int
+    /// The LDAP directory that checks the passwords of users who have none stored here.
+    let directory: LDAPDirectory?
 
     public init(
         backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(),
         verified: VerifiedPasswords = VerifiedPasswords(),
-        gate: HashingGate = HashingGate(), now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+        gate: HashingGate = HashingGate(), directory: LDAPDirectory? = nil,
+        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
         self.backend = backend
         self.throttle = throttle
         self.verified = verified
         self.gate = gate
+        self.directory = directory
         self.now = now
+    }
+
+    /// What a password the directory verified is remembered against (in place of a
+    /// stored hash): the directory it came from.
+    var directoryKey: String? {
+        directory.map { "ldap " + $0.configuration.url + " " + $0.configuration.baseDN }
     }
 
     /// Who signed in with HTTP Basic: the user as read from the store, and the app
@@ -90,7 +100,9 @@ public final class Authenticator: Sendable {
             switch lookUp() {
             case .failure(let failure): return .failure(failure)
             case .success(let found):
-                if let found, let stored = found.passwordHash, verified.contains(credentials, hash: stored) {
+                if let found, let stored = found.passwordHash ?? directoryKey,
+                    verified.contains(credentials, hash: stored)
+                {
                     // A disabled user signs in by no method, even with a password that worked.
                     guard !found.isDisabled else { return .failure(.wrongCredentials) }
                     // A good sign-in forgets the earlier failures, as a hashed one does.
@@ -112,6 +124,9 @@ public final class Authenticator: Sendable {
                 return .failure(failure)
             }
         }
+        if let directory, user?.passwordHash == nil {
+            return verifyWithDirectory(directory, credentials, user: user, address: address)
+        }
         let stored = user?.passwordHash
         let hash = stored.flatMap(PasswordHash.init)
         let matches = gate.run(for: address) { () -> Bool in
@@ -131,6 +146,51 @@ public final class Authenticator: Sendable {
         verified.insert(credentials, hash: stored)
         throttle.recordSuccess(user: credentials.user, address: address)
         return .success(user)
+    }
+
+    /// The directory's answer for a user with no password stored here (the attempt
+    /// already counted by the throttle): a user it verifies signs in (their account made
+    /// at the first sign-in when ``LDAPDirectory/Configuration/createsUsers``, with the
+    /// entry's name and `mail` addresses no other user has), and the password is
+    /// remembered like a hashed one. A directory that cannot be asked is 503, and only
+    /// the passwords remembered from before keep working.
+    func verifyWithDirectory(
+        _ directory: LDAPDirectory, _ credentials: BasicCredentials, user: User?, address: String
+    ) -> Result<User, AuthenticationFailure> {
+        guard user != nil || directory.configuration.createsUsers, DatabaseBackend.isValidUserName(credentials.user)
+        else { return .failure(.wrongCredentials) }
+        let entry: LDAPDirectory.Entry
+        switch directory.verify(user: credentials.user, password: credentials.password) {
+        case .refused: return .failure(.wrongCredentials)
+        case .unavailable(let reason):
+            throttle.cancelAttempt(user: credentials.user, address: address)
+            return .failure(.unavailable(reason: reason))
+        case .verified(let found): entry = found
+        }
+        do throws(StoreError) {
+            var account = user
+            if account == nil {
+                do throws(StoreError) {
+                    account = try backend.createUser(
+                        named: credentials.user, displayName: entry.displayName, passwordHash: nil)
+                    var free: [String] = []
+                    for address in entry.addresses where try backend.user(withAddress: address) == nil {
+                        free.append(address)
+                    }
+                    try? backend.setAddresses(free, forUser: credentials.user)
+                } catch  where error.code == .alreadyExists {
+                    account = try backend.user(named: credentials.user)  // made by a sign-in beside this one
+                }
+            }
+            guard let account, !account.isDisabled, account.passwordHash == nil, let key = directoryKey else {
+                return .failure(.wrongCredentials)
+            }
+            verified.insert(credentials, hash: key)
+            throttle.recordSuccess(user: credentials.user, address: address)
+            return .success(account)
+        } catch {
+            return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
+        }
     }
 
     /// Who an API request comes from: the user, and the personal token it used

@@ -140,7 +140,8 @@ public final class DatabaseBackend: StoreBackend {
         }
     }
 
-    static func isValidUserName(_ name: String) -> Bool {
+    /// Whether `name` may name a user: 1–64 letters, digits, '.', '_', '-' or '@'.
+    public static func isValidUserName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64
             && name.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)

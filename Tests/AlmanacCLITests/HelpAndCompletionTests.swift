@@ -26,7 +26,9 @@ import Testing
                     "--max-connections",
                     "--max-connections-per-address", "--trusted-proxy", "--quota-objects", "--quota-bytes", "--quiet",
                     "--visible-principals", "--api-rate-limit", "--allow-private-webhooks", "--webhook-workers",
-                    "--allow-private-feeds", "--feed-check", "--smtp", "--smtp-from",
+                    "--allow-private-feeds", "--feed-check", "--smtp", "--smtp-from", "--ldap-url", "--ldap-base-dn",
+                    "--ldap-user-filter", "--ldap-bind-dn", "--ldap-bind-password-file", "--ldap-starttls",
+                    "--ldap-ca-file", "--ldap-create-users",
                 ]
             ),
             (["user", "add"], database + ["--generate", "--email", "--admin"]),

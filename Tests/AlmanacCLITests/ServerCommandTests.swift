@@ -1,6 +1,7 @@
 import Accounts
 import AlmanacCLI
 import AlmanacTestSupport
+import AlmanacTesting
 import CalendarStore
 import Foundation
 import Testing
@@ -52,6 +53,49 @@ import Testing
 
     /// The first start creates a user and prints its password; the server asks for it,
     /// throttles guessing, and stops cleanly on SIGTERM.
+    /// `serve --ldap-…` as a process: options that cannot work are refused before it
+    /// starts, and a directory user (Debian's slapd, on a loopback port) signs in over
+    /// CalDAV with the service account's password read from a file.
+    @Test func serveSignsInThroughLDAP() throws {
+        for (options, message) in [
+            (["--ldap-url", "ldap://127.0.0.1:1"], "--ldap-base-dn"),
+            (["--ldap-base-dn", "dc=example,dc=org"], "goes with --ldap-url"),
+            (["--ldap-url", "http://127.0.0.1:1", "--ldap-base-dn", "dc=x"], "ldap://"),
+            (["--ldap-url", "ldap://127.0.0.1:1", "--ldap-base-dn", "dc=x", "--ldap-user-filter", "uid=%u"], "%u"),
+            (["--ldap-url", "ldaps://127.0.0.1:1", "--ldap-base-dn", "dc=x", "--ldap-starttls"], "ldap:// URLs"),
+            (["--ldap-url", "ldap://127.0.0.1:1", "--ldap-base-dn", "dc=x", "--ldap-bind-dn", "cn=r"], "go together"),
+        ] {
+            let (status, io) = run(["serve", "--port", "0"] + options)
+            #expect(status == 2, "\(options)")
+            #expect(io.errors.joined().contains(message), "\(options): \(io.errors)")
+        }
+
+        let ldap = try TestDirectory(people: [
+            TestDirectory.Person(uid: "lena", password: "lena secret", mail: ["lena@example.org"], name: "Lena Berg")
+        ])
+        let passwordFile = directory.path + "/reader-password"
+        try (TestDirectory.readerPassword + "\n").write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(
+            data: directory.path,
+            arguments: [
+                "--ldap-url", ldap.url, "--ldap-base-dn", TestDirectory.people, "--ldap-bind-dn",
+                TestDirectory.readerDN,
+                "--ldap-bind-password-file", passwordFile, "--ldap-create-users",
+            ])
+        func propfind(_ password: String) throws -> String {
+            try RawHTTP.exchange(
+                port: server.port,
+                "PROPFIND /dav/calendars/lena/ HTTP/1.1\r\nHost: x\r\nDepth: 0\r\nAuthorization: "
+                    + BasicCredentials(user: "lena", password: password).authorization + "\r\nConnection: close\r\n\r\n"
+            )
+        }
+        #expect(try propfind("lena secret").hasPrefix("HTTP/1.1 207"))
+        #expect(try propfind("wrong").hasPrefix("HTTP/1.1 401"))
+        server.process.terminate()
+        server.process.waitUntilExit()
+        #expect(run(["user", "list"]).1.text.contains("lena  (no password here: signs in only through LDAP)"))
+    }
+
     @Test func serveAuthenticatesAndStopsOnSIGTERM() throws {
         let server = try ServerProcess(data: directory.path)
         let port = server.port

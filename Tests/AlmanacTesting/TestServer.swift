@@ -126,11 +126,13 @@ public final class TestServer: @unchecked Sendable {
     /// - Parameter webhooks: delivers webhooks (to loopback too, as `serve
     ///   --allow-private-webhooks`) with this configuration; none when nil. The API still
     ///   checks URLs then, allowing loopback.
+    /// - Parameter ldap: the LDAP directory for users without a stored password.
     public init(
         _ setup: ServerSetup = .inProcess, users: [String] = ["anna", "bob"], allowedOrigins: [String] = [],
         visiblePrincipals: PrincipalVisibility = .onlySelf, webhooks: WebhookDispatcher.Configuration? = nil,
         outbound: OutboundPolicy = OutboundPolicy(allowsPrivateAddresses: true),
-        subscriptions: SubscriptionRefresher.Configuration? = nil, now: (@Sendable () -> Int)? = nil
+        subscriptions: SubscriptionRefresher.Configuration? = nil, ldap: LDAPDirectory? = nil,
+        now: (@Sendable () -> Int)? = nil
     ) throws {
         self.setup = setup
         directory = try TemporaryDirectory()
@@ -138,7 +140,8 @@ public final class TestServer: @unchecked Sendable {
         server = AlmanacServer(
             backend: backend, configuration: ServerConfiguration(port: 0, threads: 2, accessLog: false),
             allowedOrigins: allowedOrigins, visiblePrincipals: visiblePrincipals, webhooks: webhooks,
-            outbound: outbound, subscriptions: subscriptions, now: now ?? AlmanacServer.systemNow)
+            outbound: outbound, subscriptions: subscriptions, directory: ldap,
+            now: now ?? AlmanacServer.systemNow)
         for user in users { try createUser(user) }
         if setup.transport == .loopback {
             do {

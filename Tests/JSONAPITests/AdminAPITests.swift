@@ -59,6 +59,19 @@ import Testing
         #expect(try admin.get("/api/v1/admin/users").status == 401)
     }
 
+    /// An admin token names its own server's store: another server with the same users
+    /// (and its own admin) does not know it, so it is 401 there and changes nothing.
+    @Test func anAdminTokenOfOneServerIsUnknownToAnother() throws {
+        let other = try TestServer(.inProcess, users: ["anna", "bob"])
+        try other.backend.setRole(.admin, forUser: "anna")
+        let secret = try server.createAPIToken(for: "anna", scope: .admin)
+        #expect(try server.api(bearer: secret).get("/api/v1/admin/users").status == 200)
+        let stranger = other.api(bearer: secret)
+        #expect(try stranger.get("/api/v1/admin/users").status == 401)
+        #expect(try stranger.call("DELETE", "/api/v1/admin/users/bob").status == 401)
+        #expect(try other.backend.users().map(\.name) == ["anna", "bob"])
+    }
+
     /// Create, list in pages, read, change, mint a token, use it until it expires
     /// (a moved clock), revoke, disable and delete: on every store.
     @Test(arguments: ServerSetup.everyStore) func anAccountFromCreationToDeletion(_ setup: ServerSetup) throws {

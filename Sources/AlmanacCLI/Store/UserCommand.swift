@@ -25,7 +25,7 @@ enum UserCommand {
                     var notes: [String] = []
                     if user.role == .admin { notes.append("admin") }
                     if user.isDisabled { notes.append("disabled") }
-                    if user.passwordHash == nil { notes.append("no password: cannot sign in") }
+                    if user.passwordHash == nil { notes.append("no password here: signs in only through LDAP") }
                     return user.name + (notes.isEmpty ? "" : "  (" + notes.joined(separator: "; ") + ")") + "\n"
                 }.joined())
         case "add":
