@@ -92,6 +92,7 @@ extension WebContext {
             <aside class="side">
             \(calendarList(view, colors: colors))
             \(settingsForm(view))
+            <p class="account-links"><a href="/calendar/app-passwords">App passwords</a> for calendar apps</p>
             <form method="post" action="/logout"><input type="hidden" name="csrf" value="\(HTML.escape(session.csrfToken))"><button type="submit">Sign out</button></form>
             </aside>
             """

@@ -63,6 +63,16 @@ struct WebContext {
         .init("POST", "/calendar/bookings/{id}/move") { (context, path) throws(WebFailure) in
             try context.trainerRescheduleFromPage(id: path["id"])
         },
+        .init("GET", "/calendar/app-passwords") { (context, _) throws(WebFailure) in try context.appPasswordsPage() },
+        .init("POST", "/calendar/app-passwords") { (context, _) throws(WebFailure) in
+            try context.createAppPasswordFromPage()
+        },
+        .init("GET", "/calendar/app-passwords/revoke") { (context, _) throws(WebFailure) in
+            try context.revokeAppPasswordPage()
+        },
+        .init("POST", "/calendar/app-passwords/revoke") { (context, _) throws(WebFailure) in
+            try context.revokeAppPasswordFromPage()
+        },
         // The public booking pages (BookingPages.swift): no sign-in (the server throttles them).
         .init("GET", "/book/manage/{token}.ics") { (context, path) throws(WebFailure) in
             try context.bookingICS(path["token"])

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Interop"))
 from almanac_server import AlmanacServer  # noqa: E402
 
 import browser_support  # noqa: E402
-from browser_support import audit_pages, api, browser, check, heading, sign_in, wait_for  # noqa: E402
+from browser_support import audit, audit_pages, api, browser, check, heading, sign_in, wait_for  # noqa: E402
 
 XSS = '<img src=x onerror="window.__xss = 1">'
 
@@ -197,6 +197,7 @@ def run(server, almanac, data, artifacts):
         ("edit-event", f"/calendar/edit?id={spin}"),
         ("delete-event", f"/calendar/delete?id={spin}"),
         ("not-found", "/calendar/event?id=nothing-here"),
+        ("app-passwords", "/calendar/app-passwords"),
     ], signed_in=True)
 
     # Inside a native shell: the user agent advertises the component, the adapter receives the message.
@@ -228,6 +229,41 @@ def run(server, almanac, data, artifacts):
     finally:
         driver.quit()
     delete_path(server, artifacts, event)
+    app_password_path(server)
+
+
+def app_password_path(server):
+    """A calendar app's password made on the page at each width: read only, for the Trainings
+    calendar; the page shows it once with the server URL, then lists it; revoking asks first."""
+    for width in (390, 1280):
+        driver = browser(width=width)
+        try:
+            sign_in(driver, server)
+            driver.get(server.base + "/calendar")
+            driver.find_element(By.LINK_TEXT, "App passwords").click()
+            wait_for(lambda: heading(driver) == "App passwords", "the app passwords page")
+            driver.find_element(By.NAME, "name").send_keys(f"Phone {width}")
+            driver.find_element(By.CSS_SELECTOR, "input[name=scope][value=read]").click()
+            driver.find_element(By.XPATH, "//label[contains(., 'Trainings')]/input[@name='calendar']").click()
+            driver.find_element(By.CSS_SELECTOR, "form[action='/calendar/app-passwords'] button[type=submit]").click()
+            wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "code.secret"), "the new app password")
+            secret = driver.find_element(By.CSS_SELECTOR, "code.secret").text
+            check(secret.startswith("alm_"), f"at {width} px the new app password is shown once")
+            check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"),
+                  f"app-password-created at {width} px: nothing wider than the screen")
+            audit(driver, "app-password-created")
+            driver.get(server.base + "/calendar/app-passwords")
+            card = driver.find_element(By.XPATH, f"//li[h3[text()='Phone {width}']]")
+            check("Read only · Only Trainings" in card.text and secret not in driver.page_source,
+                  f"at {width} px the list shows what it may do, and never the secret again")
+            card.find_element(By.CSS_SELECTOR, "a.danger").click()
+            wait_for(lambda: heading(driver) == "Revoke an app password", "the revoke confirmation")
+            audit(driver, "revoke-app-password")
+            driver.find_element(By.CSS_SELECTOR, "button.danger").click()
+            wait_for(lambda: heading(driver) == "App passwords", "back on the list")
+            check(not driver.find_elements(By.XPATH, f"//li[h3[text()='Phone {width}']]"), f"at {width} px revoked, it is gone")
+        finally:
+            driver.quit()
 
 
 def delete_path(server, artifacts, event):
