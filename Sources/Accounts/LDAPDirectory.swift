@@ -33,8 +33,10 @@ public final class LDAPDirectory: Sendable {
         public var caFile: String?
         /// Seconds to connect, and for each operation.
         public var timeout = 5
-        /// Checks that may wait on the directory at once.
-        public var concurrentChecks = 8
+        /// Checks that may wait on the directory at once: fewer than the server's request
+        /// workers (`serve` uses half of them), so a directory that hangs holds some of
+        /// them and never all. Beyond it a sign-in is answered unavailable at once.
+        public var concurrentChecks = 2
         /// Whether a directory user without an Almanac account gets one at their first
         /// sign-in (`--ldap-create-users`); else an admin makes the accounts.
         public var createsUsers = false

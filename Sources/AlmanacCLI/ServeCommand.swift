@@ -37,7 +37,7 @@ enum ServeCommand {
     }
 
     /// The LDAP directory `--ldap-url` and its options name, if any.
-    static func directory(_ options: Options, io: CommandIO) throws(CommandFailure) -> LDAPDirectory? {
+    static func directory(_ options: Options, workers: Int, io: CommandIO) throws(CommandFailure) -> LDAPDirectory? {
         let others = [
             "--ldap-base-dn", "--ldap-user-filter", "--ldap-bind-dn", "--ldap-bind-password-file", "--ldap-starttls",
             "--ldap-ca-file", "--ldap-create-users",
@@ -62,6 +62,7 @@ enum ServeCommand {
         configuration.startTLS = options.has("--ldap-starttls")
         configuration.caFile = options["--ldap-ca-file"]
         configuration.createsUsers = options.has("--ldap-create-users")
+        configuration.concurrentChecks = max(1, workers / 2)
         if let problem = configuration.problem { throw .usage(problem) }
         return LDAPDirectory(configuration)
     }
@@ -118,7 +119,7 @@ enum ServeCommand {
         }
         let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
         let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
-        let directory = try directory(options, io: io)
+        let directory = try directory(options, workers: configuration.workers, io: io)
         let backend = try StoreContext.openBackend(options, io: io)
         backend.quota = StoreQuota(
             maxObjects: quotaObjects == 0 ? nil : quotaObjects, maxBytes: quotaBytes == 0 ? nil : quotaBytes)

@@ -163,8 +163,12 @@ public final class Authenticator: Sendable {
         switch directory.verify(user: credentials.user, password: credentials.password) {
         case .refused: return .failure(.wrongCredentials)
         case .unavailable(let reason):
+            // The reason is for the server's operator (it may name the directory's
+            // configuration); the client hears only that it cannot sign in now.
+            let line = Array("almanac: LDAP sign-in: \(reason)\n".utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             throttle.cancelAttempt(user: credentials.user, address: address)
-            return .failure(.unavailable(reason: reason))
+            return .failure(.unavailable(reason: "the directory cannot check passwords now; try again shortly"))
         case .verified(let found): entry = found
         }
         do throws(StoreError) {

@@ -4,6 +4,7 @@ import AlmanacTesting
 import CalendarStore
 import Foundation
 import HTTPTypes
+import Synchronization
 import Testing
 
 /// Sign-in against a real OpenLDAP server (Debian's slapd, started by the test on a
@@ -137,6 +138,40 @@ import Testing
         let misconfigured = try TestServer(.inProcess, users: [], ldap: LDAPDirectory(wrongAccount))
         #expect(try Self.propfind(misconfigured, "mira", "mira secret").status == 503)
         #expect(try Self.propfind(server, "mira", "mira secret").status == 207)
+    }
+
+    /// A directory that takes connections and never answers (a tarpit) holds at most
+    /// the configured number of request workers: with six sign-ins waiting on it, a
+    /// token's request is answered while they all still wait (the directory's timeout
+    /// is 30 s here), and the sign-ins beyond the bound are 503 at once.
+    @Test func aHangingDirectoryHoldsOnlySomeWorkers() throws {
+        let tarpit = try Tarpit()
+        defer { tarpit.close() }
+        var configuration = LDAPDirectory.Configuration(
+            url: "ldap://127.0.0.1:\(tarpit.port)", baseDN: TestDirectory.people, userFilter: "(uid=%u)")
+        configuration.timeout = 30
+        configuration.concurrentChecks = 2
+        configuration.createsUsers = true
+        let server = try TestServer(.loopback, users: ["anna"], ldap: LDAPDirectory(configuration))
+        let token = try server.createAPIToken(for: "anna", scope: .read)
+        let finished = Atomic(0)
+        let statuses = Mutex<[Int]>([])
+        let group = DispatchGroup()
+        for index in 0..<6 {
+            DispatchQueue.global().async(group: group) {
+                let status = (try? Self.propfind(server, "user\(index)", "a password").status) ?? 0
+                statuses.withLock { $0.append(status) }
+                finished.add(1, ordering: .sequentiallyConsistent)
+            }
+        }
+        // The sign-ins beyond the bound answer 503 at once; wait for those four.
+        for _ in 0..<600 where statuses.withLock({ $0.count }) < 4 { usleep(50_000) }
+        #expect(statuses.withLock { $0 } == [503, 503, 503, 503])
+        let answer = try server.send("GET", "/api/v1/calendars", authorization: "Bearer " + token)
+        #expect(answer.status == 200)
+        #expect(finished.load(ordering: .sequentiallyConsistent) == 4, "the two waiting on the directory still wait")
+        tarpit.close()
+        group.wait()
     }
 
     /// The failed-sign-in throttle counts directory sign-ins as it counts stored ones.
