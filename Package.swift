@@ -27,8 +27,8 @@ let package = Package(
         // OpenSSL's libcrypto (Debian's libssl-dev).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Accounts: password hashing (PBKDF2 from libcrypto), Basic credentials, login
-        // throttling, sign-in against an LDAP directory.
-        .target(name: "Accounts", dependencies: ["COpenSSL", "CLDAP"]),
+        // throttling, sign-in against an LDAP directory, JWS verification for OpenID Connect.
+        .target(name: "Accounts", dependencies: ["COpenSSL", "CLDAP", "JSON"]),
         // OpenLDAP's libldap (Debian's libldap-dev), for LDAP sign-in.
         .systemLibrary(name: "CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
         // The system SQLite (Debian's libsqlite3-dev).
@@ -183,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "CalendarStoreTests", dependencies: ["CalendarStore", "AlmanacTestSupport", "AlmanacTesting"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "AlmanacTestSupport"]),
-        .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
+        .testTarget(name: "AccountsTests", dependencies: ["Accounts", "JSON", "AlmanacTestSupport"]),
         // The server as a whole: the mail budget and trust between users across its parts.
         .testTarget(
             name: "AlmanacServerTests",

@@ -7,6 +7,11 @@
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
 #include <openssl/hmac.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
+#include <string.h>
 
 /// PBKDF2-HMAC-SHA256 (RFC 8018 §5.2); 1 on success. EVP_sha256() is a function
 /// returning a static table, called here so Swift needs no EVP_MD type.
@@ -27,6 +32,103 @@ static inline int copenssl_sha256(const void *data, size_t length, unsigned char
 static inline int copenssl_hmac_sha256(const void *key, int keyLength, const unsigned char *data, size_t length, unsigned char *output) {
     unsigned int written = 0;
     return HMAC(EVP_sha256(), key, keyLength, data, length, output, &written) != NULL;
+}
+
+/// A public key from OSSL_PARAMs built by `build` (RSA or EC), NULL on failure.
+static inline EVP_PKEY *copenssl_public_key(const char *type, OSSL_PARAM_BLD *builder) {
+    EVP_PKEY *key = NULL;
+    OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(builder);
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+    if (params == NULL || context == NULL || EVP_PKEY_fromdata_init(context) != 1
+        || EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
+        key = NULL;
+    }
+    EVP_PKEY_CTX_free(context);
+    OSSL_PARAM_free(params);
+    return key;
+}
+
+/// An RSA public key from its modulus and exponent (big-endian bytes, as a JWK's n and
+/// e), NULL when they are no key.
+static inline EVP_PKEY *copenssl_rsa_public_key(const unsigned char *n, size_t nLength, const unsigned char *e, size_t eLength) {
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    BIGNUM *modulus = BN_bin2bn(n, (int)nLength, NULL);
+    BIGNUM *exponent = BN_bin2bn(e, (int)eLength, NULL);
+    EVP_PKEY *key = NULL;
+    if (builder != NULL && modulus != NULL && exponent != NULL
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, modulus) == 1
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, exponent) == 1) {
+        key = copenssl_public_key("RSA", builder);
+    }
+    BN_free(modulus);
+    BN_free(exponent);
+    OSSL_PARAM_BLD_free(builder);
+    return key;
+}
+
+/// An EC public key on `curve` ("P-256", "P-384") from its uncompressed point
+/// (0x04 || x || y), NULL when the point is not on the curve.
+static inline EVP_PKEY *copenssl_ec_public_key(const char *curve, const unsigned char *point, size_t length) {
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    EVP_PKEY *key = NULL;
+    if (builder != NULL && OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, curve, 0) == 1
+        && OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, point, length) == 1) {
+        key = copenssl_public_key("EC", builder);
+    }
+    OSSL_PARAM_BLD_free(builder);
+    if (key != NULL) {
+        EVP_PKEY_CTX *check = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+        int valid = check != NULL && EVP_PKEY_public_check(check) == 1;
+        EVP_PKEY_CTX_free(check);
+        if (!valid) {
+            EVP_PKEY_free(key);
+            key = NULL;
+        }
+    }
+    return key;
+}
+
+/// An Ed25519 public key from its 32 bytes, NULL on failure.
+static inline EVP_PKEY *copenssl_ed25519_public_key(const unsigned char *bytes, size_t length) {
+    return EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, bytes, length);
+}
+
+/// The key's size in bits (an RSA modulus's length).
+static inline int copenssl_key_bits(const EVP_PKEY *key) { return EVP_PKEY_get_bits(key); }
+
+/// Whether `signature` signs `message` with `key`: `digest` is 256, 384 or 512 for
+/// SHA-2 (RSA PKCS#1 v1.5, ECDSA with a DER signature), 0 for Ed25519 (no digest).
+static inline int copenssl_verify(EVP_PKEY *key, int digest, const unsigned char *message, size_t messageLength,
+                                  const unsigned char *signature, size_t signatureLength) {
+    const EVP_MD *md = digest == 256 ? EVP_sha256() : digest == 384 ? EVP_sha384() : digest == 512 ? EVP_sha512() : NULL;
+    if (digest != 0 && md == NULL) return 0;
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    int valid = context != NULL && EVP_DigestVerifyInit(context, NULL, md, NULL, key) == 1
+        && EVP_DigestVerify(context, signature, signatureLength, message, messageLength) == 1;
+    EVP_MD_CTX_free(context);
+    return valid;
+}
+
+/// An ECDSA signature as JWS writes it (r || s, each `half` bytes) in the DER form
+/// OpenSSL verifies; its length in `output` (at most `capacity`), or 0.
+static inline size_t copenssl_ecdsa_der(const unsigned char *raw, size_t half, unsigned char *output, size_t capacity) {
+    ECDSA_SIG *signature = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(raw, (int)half, NULL);
+    BIGNUM *s = BN_bin2bn(raw + half, (int)half, NULL);
+    size_t written = 0;
+    if (signature != NULL && r != NULL && s != NULL && ECDSA_SIG_set0(signature, r, s) == 1) {
+        r = NULL;
+        s = NULL;
+        int length = i2d_ECDSA_SIG(signature, NULL);
+        if (length > 0 && (size_t)length <= capacity) {
+            unsigned char *cursor = output;
+            written = (size_t)i2d_ECDSA_SIG(signature, &cursor);
+        }
+    }
+    BN_free(r);
+    BN_free(s);
+    ECDSA_SIG_free(signature);
+    return written;
 }
 
 #endif

@@ -23,16 +23,6 @@ struct Page {
     /// The key the page starts after, as the listing's cursor held it.
     var after: String?
 
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    static func bytes(ofBase64URL text: Substring) -> [UInt8]? {
-        var padded = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while padded.count % 4 != 0 { padded += "=" }
-        return Data(base64Encoded: padded).map(Array.init)
-    }
 }
 
 /// Signs and checks the API's cursors with the server's `cursors` secret (kept in the
@@ -62,15 +52,15 @@ final class CursorSigner: Sendable {
 
     /// An opaque cursor: the listing's name and the key, and the MAC.
     func cursor(user: String, listing: String, key: String) throws(APIProblem) -> String {
-        Page.base64URL(Array((listing + "\n" + key).utf8)) + "."
-            + Page.base64URL(try mac(user: user, listing: listing, key: key))
+        Base64URL.encode(Array((listing + "\n" + key).utf8)) + "."
+            + Base64URL.encode(try mac(user: user, listing: listing, key: key))
     }
 
     /// The key a cursor holds, when it is one this server gave `user` for `listing`.
     func key(ofCursor cursor: String, user: String, listing: String) throws(APIProblem) -> String? {
         let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
-        guard cursor.utf8.count <= 1_100, parts.count == 2, let payload = Page.bytes(ofBase64URL: parts[0]),
-            let tag = Page.bytes(ofBase64URL: parts[1]), let decoded = String(validating: payload, as: UTF8.self),
+        guard cursor.utf8.count <= 1_100, parts.count == 2, let payload = Base64URL.decode(parts[0]),
+            let tag = Base64URL.decode(parts[1]), let decoded = String(validating: payload, as: UTF8.self),
             decoded.hasPrefix(listing + "\n")
         else { return nil }
         let key = String(decoded.dropFirst(listing.count + 1))
