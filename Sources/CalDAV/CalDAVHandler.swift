@@ -163,6 +163,16 @@ public struct CalDAVHandler: Sendable {
         {
             return Self.notAllowed(request.method, on: path)
         }
+        if calendars != nil {
+            // Limited to some calendars, a credential sees the home, those calendars and
+            // the principal; the scheduling inbox and outbox and the sharing
+            // notifications are the whole account's, so they are not there for it.
+            switch path {
+            case .notifications, .notification, .inbox, .inboxItem, .outbox:
+                return .text(404, "404 Not Found: no such resource for this app password\n")
+            case .root, .principals, .principal, .home, .calendar, .object: break
+            }
+        }
         let store: any EventStore
         do {
             if let calendars {

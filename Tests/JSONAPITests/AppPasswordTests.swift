@@ -232,5 +232,22 @@ import Testing
             try test.dav("PROPFIND", "/dav/calendars/anna/\(homeName)/", as: test.basic("anna", secret), depth: "0")
                 .status == 404)
         #expect(try test.dav("MKCALENDAR", "/dav/calendars/anna/new/", as: test.basic("anna", secret)).status == 403)
+        // The scheduling inbox and outbox and the sharing notifications are the whole
+        // account's: not there for it (an unlimited app password reaches them).
+        let whole = try #require(
+            try anna.call(
+                "POST", "/api/v1/tokens", #"{"name": "laptop", "kind": "app-password", "scope": "read-write"}"#)[
+                    "token"]?
+                .stringValue)
+        for (method, path) in [
+            ("PROPFIND", "/dav/inbox/anna/"), ("PROPFIND", "/dav/notifications/anna/"),
+            ("PROPFIND", "/dav/outbox/anna/"),
+            ("DELETE", "/dav/inbox/anna/message.ics"),
+        ] {
+            #expect(
+                try test.dav(method, path, as: test.basic("anna", secret), depth: "0").status == 404,
+                "\(method) \(path)")
+        }
+        #expect(try test.dav("PROPFIND", "/dav/inbox/anna/", as: test.basic("anna", whole), depth: "0").status == 207)
     }
 }
