@@ -408,7 +408,16 @@ await calendar.deleteItem(await calendar.getItem(args[1])); return true;""", "Wo
         check("Café ☕ Zürich (abgesagt)" in titles and "Ostermontag" not in titles and "Café ☕ Zürich – Grüße" not in titles,
               f"Thunderbird's refresh brought the server's edit and deletion: {titles}")
 
-        # The read-only share, as its sharee sees it.
+        # An app password limited to Work: Thunderbird's discovery finds Work alone.
+        made = cli(almanac, store, "token", "create", "thunderbird", "--app-password", "--scope", "read-write",
+                   "--calendar", "Work", "--user", "owner")
+        limited = thunderbird.js(discover, url, "owner", re.search(r"alm_\S+", made).group(0))
+        check([(kind, name) for kind, name, _ in limited] == [("caldav", "Work")],
+              f"with an app password limited to Work, Thunderbird discovers Work alone: {limited}")
+
+        # The read-only share, as its sharee sees it, signed in with a read-only app password.
+        made = cli(almanac, store, "token", "create", "thunderbird", "--app-password", "--scope", "read", "--user", "reader")
+        reader_password = re.search(r"alm_\S+", made).group(0)
         shared = thunderbird.js(discover, url, "reader", reader_password)
         check([(kind, name) for kind, name, _ in shared] == [("caldav", "Team")],
               f"the sharee discovers the shared calendar from the bare URL: {shared}")
