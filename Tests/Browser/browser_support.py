@@ -12,6 +12,7 @@ from interop_support import check  # noqa: F401
 from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 
@@ -27,8 +28,15 @@ def heading(driver):
 
 
 def wait_for(condition, what, seconds=10):
-    """Waits as the interop scripts do, polling faster (a page changes within milliseconds)."""
-    interop_support.wait_for(condition, what, seconds, poll=0.1)
+    """Waits as the interop scripts do, polling faster (a page changes within milliseconds).
+    An element found a moment before a navigation replaced it (stale) counts as not yet:
+    the next poll finds the new page's."""
+    def settled():
+        try:
+            return condition()
+        except StaleElementReferenceException:
+            return False
+    interop_support.wait_for(settled, what, seconds, poll=0.1)
 
 
 def api(server, token):
