@@ -136,8 +136,7 @@ public final class LDAPDirectory: Sendable {
                 switch connection.bind(dn: dn, password: secret) {
                 case LDAP_SUCCESS: break
                 case let code:
-                    throw Failure(
-                        code: code, "the directory refused the service account (\(Connection.describe(code)))")
+                    throw Failure("the directory refused the service account (\(Connection.describe(code)))")
                 }
             }
             let entries = try connection.search(base: configuration.baseDN, filter: filter(for: user))
@@ -146,20 +145,17 @@ public final class LDAPDirectory: Sendable {
             case LDAP_SUCCESS: return .verified(entry)
             case LDAP_INVALID_CREDENTIALS, LDAP_INAPPROPRIATE_AUTH, LDAP_UNWILLING_TO_PERFORM: return .refused
             case let code:
-                throw Failure(code: code, "the directory did not check the password (\(Connection.describe(code)))")
+                throw Failure("the directory did not check the password (\(Connection.describe(code)))")
             }
         } catch {
             return .unavailable(error.message)
         }
     }
 
+    /// Why the directory could not be asked, for the server's log.
     struct Failure: Error {
-        var code: Int32
         var message: String
-        init(code: Int32, _ message: String) {
-            self.code = code
-            self.message = message
-        }
+        init(_ message: String) { self.message = message }
     }
 
     /// One connection to the directory, used by one thread and closed after one check.
@@ -170,7 +166,7 @@ public final class LDAPDirectory: Sendable {
             var made: OpaquePointer?
             let code = ldap_initialize(&made, configuration.url)
             guard code == LDAP_SUCCESS, let made else {
-                throw Failure(code: code, "the directory URL cannot be used (\(Self.describe(code)))")
+                throw Failure("the directory URL cannot be used (\(Self.describe(code)))")
             }
             handle = made
             _ = cldap_set_int(handle, LDAP_OPT_PROTOCOL_VERSION, LDAP_VERSION3)
@@ -186,7 +182,7 @@ public final class LDAPDirectory: Sendable {
                 let code = ldap_start_tls_s(handle, nil, nil)
                 guard code == LDAP_SUCCESS else {
                     close()
-                    throw Failure(code: code, "StartTLS with the directory failed (\(Self.describe(code)))")
+                    throw Failure("StartTLS with the directory failed (\(Self.describe(code)))")
                 }
             }
         }
@@ -216,7 +212,7 @@ public final class LDAPDirectory: Sendable {
                 handle, base, LDAP_SCOPE_SUBTREE, filter, &attributes, 0, nil, nil, nil, 2, &message)
             defer { if let message { ldap_msgfree(message) } }
             guard code == LDAP_SUCCESS || code == LDAP_SIZELIMIT_EXCEEDED || code == LDAP_NO_SUCH_OBJECT else {
-                throw Failure(code: code, "the directory search failed (\(Self.describe(code)))")
+                throw Failure("the directory search failed (\(Self.describe(code)))")
             }
             if code == LDAP_SIZELIMIT_EXCEEDED { return [] }  // ambiguous: refused as no user
             var entries: [Entry] = []

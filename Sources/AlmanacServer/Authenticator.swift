@@ -66,7 +66,8 @@ public final class Authenticator: Sendable {
             else { return nil }
             let user = try backend.user(named: found.user)
             guard !found.hasExpired(at: now()), !user.isDisabled else { return .failure(.wrongCredentials) }
-            try backend.appState.noteUse(ofToken: found, at: now())
+            // The last-use note is for the listing: failing to write it refuses no one.
+            try? backend.appState.noteUse(ofToken: found, at: now())
             throttle.recordSuccess(user: credentials.user, address: address)
             return .success(BasicSignIn(user: user, appPassword: found))
         } catch {

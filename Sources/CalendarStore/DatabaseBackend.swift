@@ -109,12 +109,15 @@ public final class DatabaseBackend: StoreBackend {
 
     /// The quota of the user with this key: their own limits, else the server's.
     func quota(of user: Int64, _ connection: Connection) throws(StoreError) -> StoreQuota {
-        let server = quota
-        let own = try connection.firstRow("SELECT max_objects, max_bytes FROM users WHERE id = ?", [.integer(user)]) {
-            StoreQuota(maxObjects: $0.optionalInt(0), maxBytes: $0.optionalInt(1))
-        }
-        return StoreQuota(
-            maxObjects: own?.maxObjects ?? server.maxObjects, maxBytes: own?.maxBytes ?? server.maxBytes)
+        quota(
+            own: try connection.firstRow("SELECT max_objects, max_bytes FROM users WHERE id = ?", [.integer(user)]) {
+                StoreQuota(maxObjects: $0.optionalInt(0), maxBytes: $0.optionalInt(1))
+            })
+    }
+
+    /// A user's own limits where they have them, else the server's.
+    func quota(own: StoreQuota?) -> StoreQuota {
+        StoreQuota(maxObjects: own?.maxObjects ?? quota.maxObjects, maxBytes: own?.maxBytes ?? quota.maxBytes)
     }
 
     /// Where the database is: the SQLite file's path, or the PostgreSQL URL without its password.

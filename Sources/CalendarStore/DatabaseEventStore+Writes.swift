@@ -10,14 +10,21 @@ extension DatabaseEventStore {
         throws(StoreError)
     {
         guard addedObjects > 0 || addedBytes > 0 else { return }
-        let quota = try backend.quota(of: calendar.ownerID, connection)
-        guard quota.maxObjects != nil || quota.maxBytes != nil else { return }
+        // The owner's own limits and what they hold, in one query on the write's path.
         // Cast: PostgreSQL sums bigints as numeric.
-        let (objects, bytes) =
-            try connection.firstRow(
-                "SELECT CAST(coalesce(sum(object_count), 0) AS BIGINT), CAST(coalesce(sum(object_bytes), 0) AS BIGINT) FROM calendars WHERE owner_id = ?",
-                [.integer(calendar.ownerID)]
-            ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
+        guard
+            let (own, objects, bytes) = try connection.firstRow(
+                """
+                SELECT u.max_objects, u.max_bytes,
+                    CAST(coalesce((SELECT sum(object_count) FROM calendars WHERE owner_id = u.id), 0) AS BIGINT),
+                    CAST(coalesce((SELECT sum(object_bytes) FROM calendars WHERE owner_id = u.id), 0) AS BIGINT)
+                FROM users u WHERE u.id = ?
+                """,
+                [.integer(calendar.ownerID)],
+                { (StoreQuota(maxObjects: $0.optionalInt(0), maxBytes: $0.optionalInt(1)), $0.int(2), $0.int(3)) })
+        else { return }
+        let quota = backend.quota(own: own)
+        guard quota.maxObjects != nil || quota.maxBytes != nil else { return }
         if let limit = quota.maxObjects, addedObjects > 0, objects + addedObjects > limit {
             throw StoreError(
                 .insufficientStorage,

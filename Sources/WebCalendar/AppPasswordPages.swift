@@ -139,19 +139,12 @@ extension WebContext {
         guard let token = tokens.first(where: { $0.id == id && $0.kind == .appPassword }) else {
             throw WebFailure(404, "There is no such app password of yours.")
         }
-        let body = """
-            <header class="bar"><a class="button" href="/calendar/app-passwords">‹ App passwords</a><h1>Revoke an app password</h1></header>
-            <main class="page booking-admin">
-            <h2>Revoke “\(HTML.escape(token.name))”?</h2>
-            <p>The app using it is signed out at its next sync and cannot sign in with it again. Your calendars are not changed.</p>
-            <form method="post" action="/calendar/app-passwords/revoke">
-            <input type="hidden" name="csrf" value="\(HTML.escape(session.csrfToken))">
-            <input type="hidden" name="id" value="\(HTML.escape(token.id))">
-            <p class="actions"><button type="submit" class="danger">Revoke it</button> <a class="button" href="/calendar/app-passwords">Keep it</a></p>
-            </form>
-            </main>
-            """
-        return html("Revoke " + token.name, body)
+        return confirmationPage(
+            title: "Revoke " + token.name, heading: "Revoke an app password",
+            back: ("/calendar/app-passwords", "App passwords"), question: "Revoke “\(token.name)”?",
+            detail:
+                "The app using it is signed out at its next sync and cannot sign in with it again. Your calendars are not changed.",
+            action: "/calendar/app-passwords/revoke", id: token.id, confirm: "Revoke it", session: session)
     }
 
     /// POST /calendar/app-passwords/revoke: revokes one of the user's own.

@@ -359,19 +359,12 @@ extension WebContext {
         let type = try attemptWeb { () throws(StoreError) in
             try backend.bookings.bookingType(id: request.queryValue("id") ?? "", owner: session.user)
         }
-        let body = """
-            <header class="bar"><a class="button" href="/calendar/bookings">‹ Bookings</a><h1>Remove a booking type</h1></header>
-            <main class="page booking-admin">
-            <h2>Remove “\(HTML.escape(type.title))”?</h2>
-            <p>Its public page goes away and nobody can book it any more. Bookings already made stay in your calendar.</p>
-            <form method="post" action="/calendar/bookings/delete">
-            <input type="hidden" name="csrf" value="\(HTML.escape(session.csrfToken))">
-            <input type="hidden" name="id" value="\(HTML.escape(type.id))">
-            <p class="actions"><button type="submit" class="danger">Remove it</button> <a class="button" href="/calendar/bookings">Keep it</a></p>
-            </form>
-            </main>
-            """
-        return html("Remove " + type.title, body)
+        return confirmationPage(
+            title: "Remove " + type.title, heading: "Remove a booking type", back: ("/calendar/bookings", "Bookings"),
+            question: "Remove “\(type.title)”?",
+            detail:
+                "Its public page goes away and nobody can book it any more. Bookings already made stay in your calendar.",
+            action: "/calendar/bookings/delete", id: type.id, confirm: "Remove it", session: session)
     }
 
     func deleteBookingTypeFromPage() throws(WebFailure) -> HTTPResponse {
@@ -512,19 +505,13 @@ extension WebContext {
     func trainerCancelPage() throws(WebFailure) -> HTTPResponse {
         let (booking, type, session) = try ownBooking(request.queryValue("id"))
         let view = try parameters(store: try store(for: session), user: session.user)
-        let body = """
-            <header class="bar"><a class="button" href="/calendar/bookings">‹ Bookings</a><h1>Cancel a booking</h1></header>
-            <main class="page booking-admin">
-            <h2>Cancel \(HTML.escape(booking.name))’s booking?</h2>
-            <p>\(HTML.escape(type.title)), \(HTML.escape(Self.when(booking.start, booking.end, zone: view.zone, zoneName: view.zoneName))). The time is offered again\(calendar.mail == nil ? "" : ", and \(HTML.escape(booking.name)) gets a cancellation by mail").</p>
-            <form method="post" action="/calendar/bookings/cancel">
-            <input type="hidden" name="csrf" value="\(HTML.escape(session.csrfToken))">
-            <input type="hidden" name="id" value="\(HTML.escape(booking.id))">
-            <p class="actions"><button type="submit" class="danger">Yes, cancel it</button> <a class="button" href="/calendar/bookings">Keep it</a></p>
-            </form>
-            </main>
-            """
-        return html("Cancel a booking", body)
+        let mail = calendar.mail == nil ? "" : ", and \(HTML.escape(booking.name)) gets a cancellation by mail"
+        return confirmationPage(
+            title: "Cancel a booking", heading: "Cancel a booking", back: ("/calendar/bookings", "Bookings"),
+            question: "Cancel \(booking.name)’s booking?",
+            detail:
+                "\(HTML.escape(type.title)), \(HTML.escape(Self.when(booking.start, booking.end, zone: view.zone, zoneName: view.zoneName))). The time is offered again\(mail).",
+            action: "/calendar/bookings/cancel", id: booking.id, confirm: "Yes, cancel it", session: session)
     }
 
     func trainerCancelFromPage() throws(WebFailure) -> HTTPResponse {

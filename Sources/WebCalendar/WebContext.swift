@@ -215,6 +215,28 @@ struct WebContext {
         return "\(WebCalendar.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax\(secure)"
     }
 
+    /// A page that asks before something is removed: `question` over `detail` (HTML),
+    /// a form posting `id` with the session's CSRF token to `action`, its button saying
+    /// `confirm` and a link back to `back` saying `keep`.
+    func confirmationPage(
+        title: String, heading: String, back: (href: String, label: String), question: String, detail: String,
+        action: String, id: String, confirm: String, keep: String = "Keep it", session: SignInSession
+    ) -> HTTPResponse {
+        let body = """
+            <header class="bar"><a class="button" href="\(HTML.escape(back.href))">‹ \(HTML.escape(back.label))</a><h1>\(HTML.escape(heading))</h1></header>
+            <main class="page booking-admin">
+            <h2>\(HTML.escape(question))</h2>
+            <p>\(detail)</p>
+            <form method="post" action="\(HTML.escape(action))">
+            <input type="hidden" name="csrf" value="\(HTML.escape(session.csrfToken))">
+            <input type="hidden" name="id" value="\(HTML.escape(id))">
+            <p class="actions"><button type="submit" class="danger">\(HTML.escape(confirm))</button> <a class="button" href="\(HTML.escape(back.href))">\(HTML.escape(keep))</a></p>
+            </form>
+            </main>
+            """
+        return html(title, body)
+    }
+
     static func redirect(_ location: String) -> HTTPResponse {
         HTTPResponse(status: 303, headers: ["Location": location, "Cache-Control": "no-store"])
     }

@@ -38,21 +38,8 @@ import Testing
             try server.send(method, path, headers: headers, body: Array(body.utf8), authorization: authorization))
     }
 
-    static func event(_ uid: String) -> String {
-        """
-        BEGIN:VCALENDAR\r
-        VERSION:2.0\r
-        PRODID:-//test//EN\r
-        BEGIN:VEVENT\r
-        UID:\(uid)\r
-        DTSTAMP:20261120T000000Z\r
-        DTSTART:20261124T090000Z\r
-        SUMMARY:\(uid)\r
-        END:VEVENT\r
-        END:VCALENDAR\r
-
-        """
-    }
+    /// A one-event calendar object (the same as the delta-sync tests write).
+    static func event(_ uid: String) -> String { DeltaSyncTests.object(uid, uid) }
 
     /// Makes one of anna's app passwords through the API with her password; its secret.
     func appPassword(_ body: String) throws -> (id: String, secret: String) {
@@ -249,5 +236,23 @@ import Testing
                 "\(method) \(path)")
         }
         #expect(try test.dav("PROPFIND", "/dav/inbox/anna/", as: test.basic("anna", whole), depth: "0").status == 207)
+    }
+
+    /// A user holds at most ``AccessToken/maxPerUser`` tokens and app passwords, so every
+    /// listing of them is bounded: the next is 507 and nothing is made, another user is
+    /// not affected, and revoking one makes room.
+    @Test func aUserHoldsABoundedNumberOfTokens() throws {
+        for index in 0..<AccessToken.maxPerUser {
+            try server.backend.appState.createAccessToken(
+                AccessToken(id: "t\(index)", user: "anna", name: "t\(index)", scope: .read, created: 0),
+                secretHash: "hash \(index)")
+        }
+        let body = #"{"name": "one more", "kind": "app-password", "scope": "read"}"#
+        let refused = try server.api("anna").call("POST", "/api/v1/tokens", body)
+        #expect(refused.status == 507, "\(refused.text)")
+        #expect(try server.backend.appState.accessTokens(user: "anna").count == AccessToken.maxPerUser)
+        #expect(try server.api("bob").call("POST", "/api/v1/tokens", body).status == 201)
+        try server.backend.appState.revokeAccessToken(id: "t0", user: "anna")
+        #expect(try server.api("anna").call("POST", "/api/v1/tokens", body).status == 201)
     }
 }

@@ -24,6 +24,8 @@ public struct AccessToken: Sendable, Hashable {
     public var lastUsed: Int?
     /// The most calendars one token may be limited to.
     public static let maxCalendars = 100
+    /// The most tokens and app passwords one user may hold at once (listings show all).
+    public static let maxPerUser = 1_000
     /// The rate limits a token may have, in requests a minute.
     public static let rateLimits = 1...1_000_000
     /// The longest a token may last before it expires, in seconds (a year).

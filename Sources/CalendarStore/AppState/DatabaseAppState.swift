@@ -12,7 +12,8 @@ public struct DatabaseAppState: AppStateStore {
     /// See ``AppStateStore/createAccessToken(_:secretHash:)``; a name outside 1 to 200 bytes, a rate limit
     /// outside ``AccessToken/rateLimits``, an app password of a scope but read or
     /// read-write, or a calendar the user does not see is `invalidArgument`, an unknown
-    /// user `notFound`.
+    /// user `notFound`, a user already holding ``AccessToken/maxPerUser`` tokens
+    /// `insufficientStorage`.
     public func createAccessToken(_ token: AccessToken, secretHash: String) throws(StoreError) {
         guard !token.name.isEmpty, token.name.utf8.count <= 200 else {
             throw StoreError(.invalidArgument, "a token name is 1–200 bytes", resource: token.name)
@@ -39,6 +40,14 @@ public struct DatabaseAppState: AppStateStore {
                     "SELECT id FROM users WHERE name = ?", [.text(token.user)], { $0.int64(0) })
             else {
                 throw StoreError(.notFound, "no user \(token.user)", resource: token.user)
+            }
+            let held =
+                try connection.firstRow(
+                    "SELECT count(*) FROM api_tokens WHERE user_id = ?", [.integer(userID)], { $0.int(0) }) ?? 0
+            guard held < AccessToken.maxPerUser else {
+                throw StoreError(
+                    .insufficientStorage,
+                    "\(token.user) holds \(held) tokens and app passwords, the most one may; revoke some first")
             }
             for calendar in token.calendars ?? [] {
                 // One the user owns or has accepted a share of, as their store sees it.
@@ -77,7 +86,8 @@ public struct DatabaseAppState: AppStateStore {
             id: row.string(0), user: row.string(1), name: row.string(2),
             scope: AccessToken.Scope(rawValue: row.string(3)) ?? .read, created: row.int(4),
             rateLimit: row.optionalInt(5), expires: row.optionalInt(6),
-            // An unknown kind is presented nowhere.
+            // Only this code writes the column ('token' or 'app-password'); anything else
+            // reads as an app password, the narrower kind (Basic, with its owner's name).
             kind: AccessToken.Kind(rawValue: row.string(7)) ?? .appPassword,
             calendars: row.optionalString(8).map { $0.split(separator: "\n").map(String.init) },
             lastUsed: row.optionalInt(9))
