@@ -70,6 +70,7 @@ test-steps:
 	$(PY) Tests/Interop/api_schemathesis.py --almanac .build/debug/almanac --examples $(API_EXAMPLES) --st .build/test-venv/bin/st
 	.build/test-venv/bin/python Tests/Browser/web_calendar_browser.py --almanac .build/debug/almanac
 	.build/test-venv/bin/python Tests/Browser/booking_page_browser.py --almanac .build/debug/almanac
+	.build/test-venv/bin/python Tests/Browser/oidc_signin.py --almanac .build/debug/almanac
 	FuzzTesting/run-fuzzer $(FUZZ_SECONDS)
 
 ## benchmarks (release build), one JSON line per figure, peers measured in the same run

@@ -114,7 +114,7 @@ let package = Package(
             dependencies: [
                 "Bookings",
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
-                "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound",
+                "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound", "JSON",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(

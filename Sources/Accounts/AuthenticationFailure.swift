@@ -11,6 +11,10 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
     case unknownToken
     /// A personal API token past its expiry, or of a disabled user.
     case expiredToken
+    /// A signed token (an OpenID Connect access token) that did not verify: why.
+    case invalidToken(String)
+    /// A token that verified but grants none of the scopes the request needs (403).
+    case insufficientScope(String)
     /// Too many failed sign-ins from this address: try again in this many seconds.
     case throttled(retryAfter: Int)
     /// Nothing could be checked (the store did not answer, or no hashing turn came):
@@ -24,6 +28,8 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
         case .wrongCredentials: "wrong user name or password"
         case .unknownToken: "the API token is unknown or revoked"
         case .expiredToken: "the API token has expired or its user is disabled"
+        case .invalidToken(let reason): reason
+        case .insufficientScope(let reason): reason
         case .throttled: "too many failed sign-ins; try again later"
         case .unavailable(let reason): reason
         }
@@ -34,17 +40,19 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
         switch self {
         case .throttled(let seconds): seconds
         case .unavailable: 1
-        case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken: nil
+        case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken, .invalidToken, .insufficientScope:
+            nil
         }
     }
 
     /// The HTTP status every protocol answers it with: 503 when nothing could be
-    /// checked, 429 while throttled, else 401.
+    /// checked, 429 while throttled, 403 for a token without the scope, else 401.
     public var status: Int {
         switch self {
         case .unavailable: 503
         case .throttled: 429
-        case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken: 401
+        case .insufficientScope: 403
+        case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken, .invalidToken: 401
         }
     }
 
@@ -62,9 +70,19 @@ public enum AuthenticationFailure: Error, Sendable, Hashable {
     /// The challenge for a bearer token that does not work (RFC 6750 §3.1), else nil.
     public var bearerChallenge: String? {
         switch self {
-        case .unknownToken, .expiredToken:
-            "Bearer realm=\"Almanac\", error=\"invalid_token\", error_description=\"\(message)\""
+        case .unknownToken, .expiredToken, .invalidToken:
+            "Bearer realm=\"Almanac\", error=\"invalid_token\", error_description=\"\(Self.quoted(message))\""
+        case .insufficientScope:
+            "Bearer realm=\"Almanac\", error=\"insufficient_scope\", error_description=\"\(Self.quoted(message))\""
         default: nil
         }
+    }
+
+    /// `text` fit for a quoted string of a challenge (RFC 6750 §3: printable ASCII without
+    /// `"` and `\`).
+    static func quoted(_ text: String) -> String {
+        String(
+            text.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" }.map(
+                Character.init))
     }
 }

@@ -214,6 +214,27 @@ enum CommandTable {
             .flag(
                 "--ldap-create-users", "make an account at a directory user's first sign-in (else an admin makes it)"),
             .valued(
+                "--oidc-issuer", "URL",
+                "accept this OpenID Connect provider's access tokens on the API and offer its sign-in on the web",
+                .value("none")),
+            .valued("--oidc-client-id", "ID", "Almanac's client ID at the provider (with --oidc-issuer)", .required),
+            .valued(
+                "--oidc-client-secret-file", "PATH", "a file holding that client's secret (with --oidc-issuer)",
+                .required, kind: .file),
+            .valued(
+                "--oidc-audience", "AUD", "what an API access token's aud must contain", .value("the client ID")),
+            .valued(
+                "--oidc-user-claim", "CLAIM", "the claim that names the Almanac user",
+                .value("preferred_username"), kind: .choices(["preferred_username", "email", "sub"])),
+            .valued(
+                "--oidc-scope-prefix", "PREFIX", "what precedes read, add, read-write and admin in a token's scope",
+                .value("almanac:")),
+            .flag(
+                "--oidc-create-users", "make an account at a provider user's first sign-in (else an admin makes it)"),
+            .flag(
+                "--allow-private-identity",
+                "reach an OpenID Connect provider on loopback and private addresses too (never by default)"),
+            .valued(
                 "--visible-principals", "self|all",
                 "whose CalDAV principals a user sees (listed, searched, read): their own, or every user's",
                 .value("self"), kind: .choices(["self", "all"])),

@@ -67,6 +67,41 @@ enum ServeCommand {
         return LDAPDirectory(configuration)
     }
 
+    /// The OpenID Connect provider `--oidc-issuer` and its options name, if any.
+    static func identity(_ options: Options, workers: Int, io: CommandIO) throws(CommandFailure)
+        -> OpenIDProvider.Configuration?
+    {
+        let others = [
+            "--oidc-client-id", "--oidc-client-secret-file", "--oidc-audience", "--oidc-user-claim",
+            "--oidc-scope-prefix", "--oidc-create-users", "--allow-private-identity",
+        ]
+        guard let issuer = options["--oidc-issuer"] else {
+            if let stray = others.first(where: { options[$0] != nil || options.has($0) }) {
+                throw .usage("\(stray) goes with --oidc-issuer")
+            }
+            return nil
+        }
+        guard let client = options["--oidc-client-id"], let path = options["--oidc-client-secret-file"] else {
+            throw .usage("--oidc-issuer needs --oidc-client-id and --oidc-client-secret-file")
+        }
+        let text = String(decoding: try io.read(path: path), as: UTF8.self)
+        // The file's first line: an editor's final line break is not part of the secret.
+        let secret = String(text.split(separator: "\n", omittingEmptySubsequences: false)[0])
+        var configuration = OpenIDProvider.Configuration(issuer: issuer, clientID: client, clientSecret: secret)
+        configuration.audience = options["--oidc-audience"]
+        if let claim = options["--oidc-user-claim"] {
+            guard let parsed = OpenIDProvider.UserClaim(rawValue: claim) else {
+                throw .usage("--oidc-user-claim is preferred_username, email or sub, not \(claim)")
+            }
+            configuration.userClaim = parsed
+        }
+        if let prefix = options["--oidc-scope-prefix"] { configuration.scopePrefix = prefix }
+        configuration.createsUsers = options.has("--oidc-create-users")
+        configuration.concurrentChecks = max(1, workers / 2)
+        if let problem = configuration.problem { throw .usage(problem) }
+        return configuration
+    }
+
     static func run(_ arguments: [String], io: CommandIO) throws(CommandFailure) -> Int32 {
         let options = try Options(arguments, for: CommandTable.serve)
         let origins = options.all("--cors-origin")
@@ -120,6 +155,7 @@ enum ServeCommand {
         let quotaObjects = try number("--quota-objects", 100_000, range: 0...Int(Int32.max))
         let quotaBytes = try number("--quota-bytes", 1 << 30, range: 0...(1 << 50))
         let directory = try directory(options, workers: configuration.workers, io: io)
+        let identity = try identity(options, workers: configuration.workers, io: io)
         let backend = try StoreContext.openBackend(options, io: io)
         backend.quota = StoreQuota(
             maxObjects: quotaObjects == 0 ? nil : quotaObjects, maxBytes: quotaBytes == 0 ? nil : quotaBytes)
@@ -134,7 +170,7 @@ enum ServeCommand {
             )
         }
         let users = try StoreContext.run { () throws(StoreError) in try backend.users() }
-        for user in users where user.passwordHash == nil && directory == nil {
+        for user in users where user.passwordHash == nil && directory == nil && identity == nil {
             io.writeError(
                 "almanac: user \(user.name) has no password and cannot sign in; set one with 'almanac user passwd \(user.name)'"
             )
@@ -157,7 +193,10 @@ enum ServeCommand {
             backend: backend, configuration: configuration, allowedOrigins: origins,
             visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit, webhooks: webhooks,
             outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")),
-            subscriptions: feeds, smtp: relay, directory: directory)
+            subscriptions: feeds, smtp: relay, directory: directory, identity: identity,
+            identityPolicy: OutboundPolicy(
+                allowsPrivateAddresses: options.has("--allow-private-identity"), permission: "--allow-private-identity")
+        )
         do {
             try server.start()
         } catch {

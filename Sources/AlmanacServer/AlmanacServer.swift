@@ -53,6 +53,10 @@ public final class AlmanacServer: Sendable {
     ///   always does); with nil it fetches none and the API refuses new subscriptions.
     /// - Parameter directory: the LDAP directory that checks the passwords of users who
     ///   have none stored here (`serve --ldap-url …`); nil: only stored passwords.
+    /// - Parameter identity: the OpenID Connect provider whose access tokens the API
+    ///   accepts and whose sign-in the web pages offer (`serve --oidc-issuer …`); nil: none.
+    /// - Parameter identityPolicy: the outbound rules for requests to that provider (by
+    ///   default none to private or loopback addresses: `--allow-private-identity`).
     /// - Parameter now: the current time (Unix seconds), for minimum notice, "today",
     ///   sessions and rate limits; the system clock unless a test fixes it.
     public init(
@@ -60,7 +64,9 @@ public final class AlmanacServer: Sendable {
         visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
         webhooks: WebhookDispatcher.Configuration? = nil, outbound: OutboundPolicy = OutboundPolicy(),
         subscriptions: SubscriptionRefresher.Configuration? = nil, smtp: SMTPClient.Relay? = nil,
-        directory: LDAPDirectory? = nil, now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
+        directory: LDAPDirectory? = nil, identity: OpenIDProvider.Configuration? = nil,
+        identityPolicy: OutboundPolicy = OutboundPolicy(permission: "--allow-private-identity"),
+        now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
         var http = webhooks?.http ?? OutboundHTTPClient.Options()
@@ -75,7 +81,10 @@ public final class AlmanacServer: Sendable {
         subscriptionRefresher = subscriptions.map {
             SubscriptionRefresher(store: backend.subscriptions, configuration: $0, now: now)
         }
-        let authenticator = Authenticator(backend: backend, directory: directory, now: now)
+        let provider = identity.map {
+            OpenIDProvider($0, transport: ServerIdentityTransport(policy: identityPolicy), now: now)
+        }
+        let authenticator = Authenticator(backend: backend, directory: directory, identityProvider: provider, now: now)
         self.authenticator = authenticator
         let mail = smtp.flatMap { try? ServerMail(relay: $0) }
         self.mail = mail
@@ -86,6 +95,26 @@ public final class AlmanacServer: Sendable {
             },
             now: now)
         web.mail = mail
+        web.identity = provider.map { provider in
+            WebIdentitySignIn(
+                name: provider.displayName,
+                begin: { signIn, redirectURI in
+                    provider.authorizationURL(for: signIn, redirectURI: redirectURI).mapError { refusal in
+                        authenticator.logIdentityProblem(refusal.message)
+                        return .unavailable(reason: "the identity provider cannot be reached now; try again shortly")
+                    }
+                },
+                finish: { signIn, state, code, redirectURI in
+                    switch provider.finish(signIn, state: state, code: code, redirectURI: redirectURI) {
+                    case .unavailable(let reason):
+                        authenticator.logIdentityProblem(reason)
+                        return .failure(
+                            .unavailable(reason: "the identity provider cannot be reached now; try again shortly"))
+                    case .refused(let reason): return .failure(.invalidToken(reason))
+                    case .verified(let claims): return authenticator.account(for: claims, provider).map(\.name)
+                    }
+                })
+        }
         let routes = ServerRoutes(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
             visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit,

@@ -2,6 +2,7 @@ import Accounts
 import CalendarStore
 import Foundation
 import HTTPTypes
+import JSON
 
 /// HTTP Basic authentication against the users in the store (RFC 7617) and their app
 /// passwords, and personal API tokens, with throttling of failed logins per user and
@@ -16,11 +17,14 @@ public final class Authenticator: Sendable {
     let now: @Sendable () -> Int
     /// The LDAP directory that checks the passwords of users who have none stored here.
     let directory: LDAPDirectory?
+    /// The OpenID Connect provider whose access tokens the API accepts and whose
+    /// sign-in the web pages offer.
+    public let identityProvider: OpenIDProvider?
 
     public init(
         backend: any StoreBackend, throttle: LoginThrottle = LoginThrottle(),
         verified: VerifiedPasswords = VerifiedPasswords(),
-        gate: HashingGate = HashingGate(), directory: LDAPDirectory? = nil,
+        gate: HashingGate = HashingGate(), directory: LDAPDirectory? = nil, identityProvider: OpenIDProvider? = nil,
         now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
         self.backend = backend
@@ -28,6 +32,7 @@ public final class Authenticator: Sendable {
         self.verified = verified
         self.gate = gate
         self.directory = directory
+        self.identityProvider = identityProvider
         self.now = now
     }
 
@@ -222,6 +227,9 @@ public final class Authenticator: Sendable {
                 return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
             }
         }
+        if found == nil, let identityProvider, token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 {
+            return accessTokenOfProvider(token, identityProvider, address: address)
+        }
         if let found {
             // A known token: expired, or of a disabled user, it is refused as such (and
             // not throttled: it was no guess).
@@ -239,5 +247,100 @@ public final class Authenticator: Sendable {
             return .failure(.throttled(retryAfter: Int(wait.rounded(.up))))
         }
         return .failure(.unknownToken)
+    }
+
+    /// An API request with the identity provider's access token (a JWT): its user, and
+    /// a token of the scope its `scope` claim grants (never more than the user's role
+    /// allows), valid until the JWT's `exp`. All of a user's provider tokens share one
+    /// rate limit. A token that does not verify counts as a failed attempt of its address.
+    func accessTokenOfProvider(_ jwt: String, _ provider: OpenIDProvider, address: String) -> Result<
+        (user: String, token: AccessToken?), AuthenticationFailure
+    > {
+        let claims: JSONValue
+        switch provider.verifyAccessToken(jwt) {
+        case .unavailable(let reason):
+            logIdentityProblem(reason)
+            return .failure(.unavailable(reason: "the identity provider cannot be asked now; try again shortly"))
+        case .refused(let reason):
+            if let wait = throttle.beginAttempt(user: "", address: address) {
+                return .failure(.throttled(retryAfter: Int(wait.rounded(.up))))
+            }
+            return .failure(.invalidToken(reason))
+        case .verified(let found): claims = found
+        }
+        let user: User
+        switch account(for: claims, provider) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): user = found
+        }
+        guard var scope = provider.scope(of: claims).flatMap(AccessToken.Scope.init(rawValue:)) else {
+            return .failure(
+                .insufficientScope(
+                    "the token grants no Almanac scope (\(provider.configuration.scopePrefix)read, add, read-write or admin)"
+                ))
+        }
+        if scope == .admin, user.role != .admin { scope = .readWrite }
+        var issued = now()
+        if case .integer(let iat)? = claims["iat"] { issued = iat }
+        var expires: Int?
+        if case .integer(let exp)? = claims["exp"] { expires = exp }
+        throttle.recordSuccess(user: "", address: address)
+        let token = AccessToken(
+            id: "oidc:" + user.name, user: user.name, name: "OpenID Connect access token", scope: scope,
+            created: issued,
+            expires: expires)
+        return .success((user.name, token))
+    }
+
+    /// The account the provider's verified `claims` name: found by the configured claim,
+    /// made at the first sign-in when the provider creates users, and bound to the
+    /// token's identity (issuer and subject), so that no other identity of the provider
+    /// (someone who renamed themselves there) ever signs in as it. Disabled: refused.
+    public func account(for claims: JSONValue, _ provider: OpenIDProvider) -> Result<User, AuthenticationFailure> {
+        let person: OpenIDProvider.Person
+        switch provider.person(in: claims) {
+        case .failure(let refusal): return .failure(.invalidToken(refusal.message))
+        case .success(let found): person = found
+        }
+        guard DatabaseBackend.isValidUserName(person.name) else {
+            return .failure(.invalidToken("\(person.name) cannot be an Almanac user name"))
+        }
+        do throws(StoreError) {
+            var user: User
+            do throws(StoreError) {
+                user = try backend.user(named: person.name)
+            } catch  where error.code == .notFound {
+                guard provider.configuration.createsUsers else {
+                    return .failure(.invalidToken("there is no Almanac account \(person.name); ask an admin for one"))
+                }
+                do throws(StoreError) {
+                    user = try backend.createUser(
+                        named: person.name, displayName: person.displayName, passwordHash: nil)
+                    if let email = person.email, try backend.user(withAddress: email) == nil {
+                        try? backend.setAddresses([email], forUser: person.name)
+                    }
+                } catch  where error.code == .alreadyExists {
+                    user = try backend.user(named: person.name)  // made by a sign-in beside this one
+                }
+            }
+            guard !user.isDisabled else { return .failure(.expiredToken) }
+            if user.identity != person.identity {
+                do throws(StoreError) {
+                    user = try backend.bindIdentity(person.identity, toUser: person.name)
+                } catch  where error.code == .forbidden {
+                    return .failure(.invalidToken("the account \(person.name) belongs to another identity"))
+                }
+            }
+            return .success(user)
+        } catch {
+            return .failure(.unavailable(reason: "the store is unavailable; try again shortly"))
+        }
+    }
+
+    /// Writes why the identity provider could not be asked to the server's log (it may
+    /// name the provider's configuration; the client hears only that it is unavailable).
+    func logIdentityProblem(_ reason: String) {
+        let line = Array("almanac: OpenID Connect: \(reason)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 }

@@ -139,6 +139,24 @@ enum Middleware {
         }
     }
 
+    /// Steps of sign-ins through the identity provider a minute from one address (a
+    /// sign-in is two: the start and the provider's answer, which costs a request to it).
+    static let identitySignInsPerMinute = 20
+
+    /// The identity provider's sign-in pages' throttle, per address; past it, the pages' 429.
+    static func identitySignInThrottle(_ limiter: RateLimiter, web: WebCalendar)
+        -> @Sendable (@escaping HTTPResponder) -> HTTPResponder
+    {
+        { next in
+            { request in
+                let decision = limiter.take(
+                    "oidc:" + IPAddress.clientKey(request.remoteAddress), perMinute: identitySignInsPerMinute)
+                guard let wait = decision.retryAfter else { return next(request) }
+                return web.tooManyRequests(request, retryAfter: wait)
+            }
+        }
+    }
+
     /// Whether a request from the web pages carries its session's CSRF token.
     static func carriesCSRF(_ request: HTTPRequest, _ token: String) -> Bool {
         Crypto.constantTimeEqual(Array((request.headers["X-CSRF-Token"] ?? "").utf8), Array(token.utf8))

@@ -36,6 +36,7 @@ struct ServerRoutes: Sendable {
         }
         let pages: HTTPResponder = { request in web.respond(to: request) }
         let bookingPages = Middleware.bookingThrottle(RateLimiter(now: now), web: web)(pages)
+        let identityPages = Middleware.identitySignInThrottle(RateLimiter(now: now), web: web)(pages)
         let api = JSONAPIHandler(
             backend: backend,
             configuration: APIConfiguration(webhooks: webhookEndpoints, feedRefusal: feedRefusal, mail: mail, now: now))
@@ -60,6 +61,8 @@ struct ServerRoutes: Sendable {
             route("OPTIONS", "/", .basic, dav),
             route("REPORT", "/", .basic, dav),
             route("POST", "/login", .anyone, pages),
+            route("GET", "/login/oidc", .anyone, identityPages),
+            route("GET", "/login/oidc/callback", .anyone, identityPages),
             route("POST", "/logout", .session, pages),
             route("POST", "/settings", .session, pages),
             route("*", "/calendar/{page...}", .session, pages),

@@ -171,13 +171,38 @@ public final class DatabaseBackend: StoreBackend {
     }
 
     static let userColumns =
-        "SELECT name, display_name, password_hash, id, role, disabled, max_objects, max_bytes FROM users"
+        "SELECT name, display_name, password_hash, id, role, disabled, max_objects, max_bytes, identity FROM users"
 
     static func user(_ row: Row) -> User {
         User(
             name: row.string(0), displayName: row.optionalString(1), passwordHash: row.optionalString(2),
             role: User.Role(rawValue: row.string(4)) ?? .user, isDisabled: row.int(5) != 0,
-            quota: StoreQuota(maxObjects: row.optionalInt(6), maxBytes: row.optionalInt(7)), storeID: row.int64(3))
+            quota: StoreQuota(maxObjects: row.optionalInt(6), maxBytes: row.optionalInt(7)),
+            identity: row.optionalString(8), storeID: row.int64(3))
+    }
+
+    /// Binds a user's account to an OpenID Connect identity when it is bound to none, and
+    /// answers the user as stored. `forbidden` when it is bound to another identity, or
+    /// another account has this one; `notFound` when there is no such user.
+    @discardableResult
+    public func bindIdentity(_ identity: String, toUser name: String) throws(StoreError) -> User {
+        try database.write { (connection) throws(StoreError) -> User in
+            guard var user = try connection.firstRow(Self.userColumns + " WHERE name = ?", [.text(name)], Self.user),
+                let id = user.storeID
+            else { throw StoreError(.notFound, "no user \(name)", resource: name) }
+            if user.identity == identity { return user }
+            guard user.identity == nil else {
+                throw StoreError(.forbidden, "user \(name) signs in as another identity", resource: name)
+            }
+            if try connection.firstRow("SELECT 1 FROM users WHERE identity = ?", [.text(identity)], { _ in true })
+                != nil
+            {
+                throw StoreError(.forbidden, "another account is bound to this identity", resource: name)
+            }
+            try connection.run("UPDATE users SET identity = ? WHERE id = ?", [.text(identity), .integer(id)])
+            user.identity = identity
+            return user
+        }
     }
 
     /// Changes what `change` changes of a user's display name, role, disabled flag and

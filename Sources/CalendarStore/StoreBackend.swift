@@ -23,6 +23,11 @@ public protocol StoreBackend: Sendable {
     func setPasswordHash(_ hash: String?, forUser name: String, revokingTokens: Bool) throws(StoreError) -> (
         sessions: Int, tokens: Int
     )
+    /// Binds a user's account to an OpenID Connect identity (issuer and subject) when it
+    /// is bound to none; `forbidden` when it is bound to another, or another account has
+    /// this one. The user as stored.
+    @discardableResult
+    func bindIdentity(_ identity: String, toUser name: String) throws(StoreError) -> User
     /// Removes a user with their calendars and everything in them; `notFound` when there is none.
     func removeUser(named name: String) throws(StoreError)
     /// The store acting for `user`; `notFound` when there is no such user.

@@ -134,7 +134,8 @@ struct APIProblem: HTTPResponseError {
             switch failure {
             case .throttled: .tooManyRequests
             case .unavailable: .unavailable
-            case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken: .unauthorized
+            case .insufficientScope: .forbidden
+            case .missingCredentials, .wrongCredentials, .unknownToken, .expiredToken, .invalidToken: .unauthorized
             }
         self.init(kind, failure.message)
         if failure.asksForCredentials {

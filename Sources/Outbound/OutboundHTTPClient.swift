@@ -40,7 +40,7 @@ public final class OutboundHTTPClient {
         public var status: Int?
         public var error: String?
         public var durationMilliseconds: Int
-        /// The body read (a GET's; a POST's answer is only counted).
+        /// The body read (a GET's, and a POST's that asked to keep it; else only counted).
         public var body: [UInt8] = []
         /// The response headers, by lowercased name (the last of each).
         public var headers: [String: String] = [:]
@@ -146,9 +146,9 @@ public final class OutboundHTTPClient {
     }
 
     /// POSTs `body` to `url` with `headers` (name, value) and waits for the answer, of
-    /// which only the status is kept.
-    public func post(_ url: String, headers: [(String, String)], body: [UInt8]) -> Response {
-        perform(url, headers: headers, keepingBody: false, maxBytes: options.maxResponseBytes) { handle in
+    /// which only the status is kept, or with `keepingBody` also its body and headers.
+    public func post(_ url: String, headers: [(String, String)], body: [UInt8], keepingBody: Bool = false) -> Response {
+        perform(url, headers: headers, keepingBody: keepingBody, maxBytes: options.maxResponseBytes) { handle in
             var code = ccurl_setopt_long(handle, CURLOPT_POST, 1)
             if code == CURLE_OK {
                 code = body.withUnsafeBufferPointer { buffer in

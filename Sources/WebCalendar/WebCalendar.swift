@@ -11,7 +11,7 @@ import Scheduling
 /// The web calendar: server-rendered pages (sign-in, month, week and day views, event
 /// detail with the "Add to Calendar" button, the event form, settings) over the store,
 /// and the public booking pages (`/book/…`, no sign-in), as request → response. The
-/// server hands it every request for `/`, `/login`, `/logout`, `/settings`,
+/// server hands it every request for `/`, `/login…`, `/logout`, `/settings`,
 /// `/calendar…`, `/book/…` and `/static/…`.
 public struct WebCalendar: Sendable {
     public let backend: any StoreBackend
@@ -24,6 +24,8 @@ public struct WebCalendar: Sendable {
     public var sessionLifetime = 30 * 86_400
     /// Sends invitations and answers by mail (iMIP) to people outside the server; nil: none.
     public var mail: (any IMIPSender)?
+    /// Sign-in through the server's OpenID Connect provider; nil: passwords only.
+    public var identity: WebIdentitySignIn?
 
     public init(
         backend: any StoreBackend,

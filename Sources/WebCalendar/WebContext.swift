@@ -27,6 +27,8 @@ struct WebContext {
     static let table = RouteTable<Page>([
         .init("GET", "/") { (context, _) throws(WebFailure) in try context.home() },
         .init("POST", "/login") { (context, _) throws(WebFailure) in try context.signIn() },
+        .init("GET", "/login/oidc") { (context, _) throws(WebFailure) in try context.beginIdentitySignIn() },
+        .init("GET", "/login/oidc/callback") { (context, _) throws(WebFailure) in try context.finishIdentitySignIn() },
         .init("POST", "/logout") { (context, _) throws(WebFailure) in try context.signOut() },
         .init("POST", "/settings") { (context, _) throws(WebFailure) in try context.saveSettings() },
         .init("GET", "/calendar") { (context, _) throws(WebFailure) in try context.calendarPage() },
@@ -172,21 +174,25 @@ struct WebContext {
             response.status = failure.status
             if let wait = failure.retryAfter { response.headers.set("Retry-After", String(wait)) }
             return response
-        case .success(let name):
-            let secret = PasswordGenerator.generate(length: 40)
-            let session = SignInSession(
-                user: name, csrfToken: PasswordGenerator.generate(length: 32),
-                expires: calendar.now() + calendar.sessionLifetime)
-            do {
-                try backend.appState.createSession(session, secretHash: APITokenSecret.hash(secret))
-            } catch {
-                throw WebFailure(error)
-            }
-            rememberBrowserZone(fields["tz"], user: name)
-            var response = Self.redirect("/calendar")
-            response.headers.add("Set-Cookie", cookie(secret, maxAge: calendar.sessionLifetime))
-            return response
+        case .success(let name): return try beginSession(for: name, zone: fields["tz"])
         }
+    }
+
+    /// A new session for `user` (whose sign-in succeeded), its cookie set, on to the calendar.
+    func beginSession(for user: String, zone: String?) throws(WebFailure) -> HTTPResponse {
+        let secret = PasswordGenerator.generate(length: 40)
+        let session = SignInSession(
+            user: user, csrfToken: PasswordGenerator.generate(length: 32),
+            expires: calendar.now() + calendar.sessionLifetime)
+        do {
+            try backend.appState.createSession(session, secretHash: APITokenSecret.hash(secret))
+        } catch {
+            throw WebFailure(error)
+        }
+        rememberBrowserZone(zone, user: user)
+        var response = Self.redirect("/calendar")
+        response.headers.add("Set-Cookie", cookie(secret, maxAge: calendar.sessionLifetime))
+        return response
     }
 
     /// On a first sign-in, the zone the browser reported (`Intl`, sent by the sign-in
@@ -283,6 +289,7 @@ struct WebContext {
             <input type="hidden" name="tz" value="" data-browser-zone>
             <button type="submit" class="primary">Sign in</button>
             </form>
+            \(calendar.identity.map { "<p class=\"sign-in-other\"><a class=\"button\" href=\"/login/oidc\">Sign in with \(HTML.escape($0.name))</a></p>" } ?? "")
             </main>
             """, status: message == nil ? 200 : 401)
     }

@@ -28,7 +28,9 @@ import Testing
                     "--visible-principals", "--api-rate-limit", "--allow-private-webhooks", "--webhook-workers",
                     "--allow-private-feeds", "--feed-check", "--smtp", "--smtp-from", "--ldap-url", "--ldap-base-dn",
                     "--ldap-user-filter", "--ldap-bind-dn", "--ldap-bind-password-file", "--ldap-starttls",
-                    "--ldap-ca-file", "--ldap-create-users",
+                    "--ldap-ca-file", "--ldap-create-users", "--oidc-issuer", "--oidc-client-id",
+                    "--oidc-client-secret-file", "--oidc-audience", "--oidc-user-claim", "--oidc-scope-prefix",
+                    "--oidc-create-users", "--allow-private-identity",
                 ]
             ),
             (["user", "add"], database + ["--generate", "--email", "--admin"]),

@@ -97,3 +97,32 @@ import Testing
         #expect(try state.addedMark(event: id, user: "alice") == nil)
     }
 }
+
+/// An account's OpenID Connect identity, on every backend.
+@Suite("Identity binding") struct IdentityBindingTests {
+    /// The first identity binds the account; the same one again is a no-op; another
+    /// identity for it, or the same identity for another account, is refused.
+    @Test(arguments: Backend.allCases) func anAccountHasOneIdentityAndAnIdentityOneAccount(_ kind: Backend) throws {
+        let fixture = try StoreFixture(kind)
+        let backend = fixture.backend
+        try backend.createUser(named: "lena")
+        try backend.createUser(named: "maria")
+        #expect(try backend.user(named: "lena").identity == nil)
+        #expect(
+            try backend.bindIdentity("https://id.example.org sub-1", toUser: "lena").identity
+                == "https://id.example.org sub-1")
+        #expect(try backend.user(named: "lena").identity == "https://id.example.org sub-1")
+        try backend.bindIdentity("https://id.example.org sub-1", toUser: "lena")
+        let another = #expect(throws: StoreError.self) {
+            try backend.bindIdentity("https://id.example.org sub-2", toUser: "lena")
+        }
+        #expect(another?.code == .forbidden)
+        let taken = #expect(throws: StoreError.self) {
+            try backend.bindIdentity("https://id.example.org sub-1", toUser: "maria")
+        }
+        #expect(taken?.code == .forbidden)
+        #expect(try backend.user(named: "maria").identity == nil)
+        let nobody = #expect(throws: StoreError.self) { try backend.bindIdentity("x y", toUser: "nobody") }
+        #expect(nobody?.code == .notFound)
+    }
+}

@@ -775,6 +775,15 @@ class Suite:
                 raise Failure(f"the web sign-in took an app password (status {login.status})")
         self.run("app-passwords.read-only-limited-and-never-a-bearer-or-web-sign-in", app_passwords)
 
+        # A server without an OpenID Connect provider takes no JWT and has no provider pages
+        # (Tests/Browser/oidc_signin.py tries the provider's own hostile cases).
+        jwt = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbm5hIiwicHJlZmVycmVkX3VzZXJuYW1lIjoiYW5uYSJ9."
+        self.run("oidc.jwt-without-a-provider",
+                 self.exchange(401, "GET", "/api/v1/calendars", auth={"Authorization": "Bearer " + jwt}))
+        self.run("oidc.sign-in-without-a-provider", self.exchange(404, "GET", "/login/oidc", auth=None))
+        self.run("oidc.callback-without-a-provider",
+                 self.exchange(404, "GET", "/login/oidc/callback?" + query(code="c", state="s"), auth=None))
+
     def known_crashes(self):
         calendar = {"Content-Type": "text/calendar"}
         overflow = vevent("overflow@hostile", "DURATION:PT1H", "SUMMARY:Overflow", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",

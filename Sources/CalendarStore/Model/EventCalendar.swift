@@ -283,6 +283,9 @@ public struct User: Sendable, Hashable {
     public var isDisabled = false
     /// The user's own limits; a nil field takes the server's (``DatabaseBackend/quota``).
     public var quota = StoreQuota()
+    /// The OpenID Connect identity (issuer and subject) the account is bound to, once
+    /// its user has signed in through the provider: no other identity signs in as them.
+    public var identity: String?
 
     /// What a user may do on the server.
     public enum Role: String, Sendable, Hashable, CaseIterable {

@@ -78,5 +78,13 @@ extension PostgresSchema {
             ALTER TABLE api_tokens ADD COLUMN calendars TEXT COLLATE "C";
             ALTER TABLE api_tokens ADD COLUMN last_used BIGINT;
             """),
+        // 19: OpenID Connect (issue 38): the identity (issuer and subject) an account is
+        // bound to at its first sign-in through the provider; one account per identity.
+        Migration(
+            19,
+            """
+            ALTER TABLE users ADD COLUMN identity TEXT COLLATE "C";
+            CREATE UNIQUE INDEX users_identity ON users(identity) WHERE identity IS NOT NULL;
+            """),
     ]
 }

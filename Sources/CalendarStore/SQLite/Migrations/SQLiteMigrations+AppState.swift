@@ -119,5 +119,13 @@ extension SQLiteSchema {
             ALTER TABLE api_tokens ADD COLUMN calendars TEXT;
             ALTER TABLE api_tokens ADD COLUMN last_used INTEGER;
             """),
+        // 25: OpenID Connect (issue 38): the identity (issuer and subject) an account is
+        // bound to at its first sign-in through the provider; one account per identity.
+        Migration(
+            25,
+            """
+            ALTER TABLE users ADD COLUMN identity TEXT;
+            CREATE UNIQUE INDEX users_identity ON users(identity) WHERE identity IS NOT NULL;
+            """),
     ]
 }
