@@ -130,7 +130,9 @@ public struct CalDAVHandler: Sendable {
                     403, "this app password (\(appPassword.name)) may only read", dav: "need-privileges"
                 ).response
         } else {
-            response = answer(request, user: user, account: account, calendars: appPassword?.calendars)
+            response = answer(
+                request, user: user, account: account, calendars: appPassword?.calendars,
+                readOnly: appPassword?.scope == .read)
         }
         if response.headers["DAV"] == nil { response.headers.set("DAV", davHeader) }
         // Every 405 says what the resource does answer (RFC 9110 §15.5.6).
@@ -140,7 +142,9 @@ public struct CalDAVHandler: Sendable {
         return response
     }
 
-    func answer(_ request: HTTPRequest, user: String, account: User?, calendars: [String]?) -> HTTPResponse {
+    func answer(_ request: HTTPRequest, user: String, account: User?, calendars: [String]?, readOnly: Bool = false)
+        -> HTTPResponse
+    {
         guard let path = DAVPath(requestPath: request.path) else {
             return .text(404, "404 Not Found: no such resource\n")
         }
@@ -195,7 +199,8 @@ public struct CalDAVHandler: Sendable {
                 return options(path, mapped: error.code != .notFound)
             }
         }
-        let context = DAVContext(store: store, user: user, request: request, path: path, handler: self)
+        let context = DAVContext(
+            store: store, user: user, request: request, path: path, handler: self, readOnly: readOnly)
         if let refusal = context.ifHeaderRefusal() { return refusal }
         switch request.method {
         case "PROPFIND": return context.propfind()
@@ -241,6 +246,8 @@ struct DAVContext {
     let request: HTTPRequest
     let path: DAVPath
     let handler: CalDAVHandler
+    /// Signed in with a read-only app password: every privilege it reports is read's.
+    var readOnly = false
 
     var principalHref: String { DAVPath.principal(user: user).href }
 

@@ -117,6 +117,22 @@ import Testing
             "anna", try appPassword(#"{"name": "Viewer", "kind": "app-password", "scope": "read"}"#).secret)
         #expect(try dav("PROPFIND", "/dav/calendars/anna/work/", as: reader, depth: "1").status == 207)
         #expect(try dav("GET", "/dav/calendars/anna/work/a.ics", as: reader).status == 200)
+        // Its privileges say so before a client tries to write (with anna's password they
+        // include DAV:write): the home, the calendar, an object and her principal.
+        let privileges =
+            #"<D:propfind xmlns:D="DAV:"><D:prop><D:current-user-privilege-set/></D:prop></D:propfind>"#
+        for path in [
+            "/dav/calendars/anna/", "/dav/calendars/anna/work/", "/dav/calendars/anna/work/a.ics",
+            "/dav/principals/anna/",
+        ] {
+            let withPassword = try server.dav("anna").propfind(
+                path, props: [DAVName("DAV:", "current-user-privilege-set")])
+            #expect(withPassword.text.contains("<D:write/>"), "\(path) with her password")
+            let answer = try dav("PROPFIND", path, privileges, as: reader, depth: "0")
+            #expect(
+                answer.status == 207 && answer.text.contains("<D:read/>") && !answer.text.contains("write"),
+                "\(path): \(answer.text)")
+        }
         for (method, path, body) in [
             ("PUT", "/dav/calendars/anna/work/b.ics", Self.event("b")),
             ("DELETE", "/dav/calendars/anna/work/a.ics", ""),

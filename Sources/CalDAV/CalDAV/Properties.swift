@@ -57,7 +57,7 @@ extension DAVContext {
         case .getLastModified: CivilDateTime(secondsSinceEpoch: info.lastModified).httpDate
         case .resourceType: ""
         case .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>"
-        case .currentUserPrivilegeSet: Self.privileges(in: calendar)
+        case .currentUserPrivilegeSet: privileges(in: calendar)
         case .principalCollectionSet: Self.principalCollectionSet
         // What REPORT answers on an object (RFC 3253 §3.1.5; RFC 4791 §7, free-busy-query aside).
         case .supportedReportSet: Self.objectReports
@@ -96,7 +96,7 @@ extension DAVContext {
     func properties(of target: DAVPath) throws(StoreError) -> [PropertyName: String] {
         var properties: [PropertyName: String] = [
             .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
-            .currentUserPrivilegeSet: Self.privileges,
+            .currentUserPrivilegeSet: privileges(in: nil),
             .principalCollectionSet: Self.principalCollectionSet,
         ]
         switch target {
@@ -192,7 +192,7 @@ extension DAVContext {
         let href = "<D:href>\(XMLText.escape(path.href))</D:href>"
         return [
             .currentUserPrincipal: "<D:href>\(XMLText.escape(principalHref))</D:href>",
-            .currentUserPrivilegeSet: account.name == user ? Self.privileges : Self.readPrivileges,
+            .currentUserPrivilegeSet: account.name == user ? privileges(in: nil) : Self.readPrivileges,
             .principalCollectionSet: Self.principalCollectionSet,
             .resourceType: "<D:principal/>",
             .displayName: XMLText.escape(account.displayName ?? account.name),

@@ -130,7 +130,7 @@ extension DAVContext {
     func sharingProperties(of calendar: EventCalendar, into properties: inout [PropertyName: String])
         throws(StoreError)
     {
-        properties[.currentUserPrivilegeSet] = Self.privileges(in: calendar)
+        properties[.currentUserPrivilegeSet] = privileges(in: calendar)
         let ownerHref = "<D:href>\(XMLText.escape(DAVPath.principal(user: calendar.owner).href))</D:href>"
         let organizer =
             "<CS:organizer>\(ownerHref)<CS:common-name>\(XMLText.escape(calendar.owner))</CS:common-name></CS:organizer>"
@@ -176,12 +176,13 @@ extension DAVContext {
     /// sharee read and free-busy. (A read-only sharee may still PROPPATCH their own
     /// properties; DAV:write-properties is left out because clients take it for a writable
     /// calendar.)
-    static func privileges(in calendar: EventCalendar?) -> String {
-        // A subscribed calendar's objects come from its feed: read-only for everyone.
-        if calendar?.subscriptionURL != nil { return readPrivileges }
+    func privileges(in calendar: EventCalendar?) -> String {
+        // A subscribed calendar's objects come from its feed: read-only for everyone; a
+        // read-only app password reads only, and says so before a client tries a write.
+        if calendar?.subscriptionURL != nil || readOnly { return Self.readPrivileges }
         return switch calendar?.access {
-        case nil, .readWrite: privileges
-        case .read: readPrivileges
+        case nil, .readWrite: Self.privileges
+        case .read: Self.readPrivileges
         }
     }
 
