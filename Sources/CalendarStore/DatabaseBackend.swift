@@ -206,7 +206,8 @@ public final class DatabaseBackend: StoreBackend {
     }
 
     /// Changes what `change` changes of a user's display name, role, disabled flag and
-    /// quota, in one transaction, and answers the user as stored. Disabling ends their web
+    /// quota, and unbinds their identity when it sets it to nil, in one transaction, and
+    /// answers the user as stored. Disabling ends their web
     /// sessions. `notFound` when there is no such user.
     @discardableResult
     public func updateUser(named name: String, _ change: (inout User) -> Void) throws(StoreError) -> User {
@@ -223,6 +224,12 @@ public final class DatabaseBackend: StoreBackend {
                     .optional(user.quota.maxObjects), .optional(user.quota.maxBytes),
                     .integer(id),
                 ])
+            // An identity may be unbound here, never bound (``bindIdentity(_:toUser:)`` does that).
+            if user.identity == nil, old.identity != nil {
+                try connection.run("UPDATE users SET identity = NULL WHERE id = ?", [.integer(id)])
+            } else {
+                user.identity = old.identity
+            }
             if user.isDisabled, !old.isDisabled {
                 try connection.run("DELETE FROM sessions WHERE user_id = ?", [.integer(id)])
             }

@@ -30,6 +30,7 @@ extension APIContext {
             ("name", .string(user.name)), ("displayName", user.displayName.map(JSONValue.string) ?? .null),
             ("emails", .array(emails.map(JSONValue.string))), ("role", .string(user.role.rawValue)),
             ("disabled", .bool(user.isDisabled)), ("hasPassword", .bool(user.passwordHash != nil)),
+            ("identity", user.identity.map(JSONValue.string) ?? .null),
             (
                 "quota",
                 .object([
@@ -92,9 +93,10 @@ extension APIContext {
     }
 
     /// PATCH /admin/users/{name}: display name, e-mail addresses, password, role,
-    /// `disabled` and quota, as given.
+    /// `disabled` and quota, as given; `identity: null` unbinds the account from its
+    /// OpenID Connect identity (the next sign-in through the provider binds it again).
     func updateUser(_ name: String) throws(APIProblem) -> HTTPResponse {
-        let body = try body(allowing: Self.userFields.subtracting(["name"]))
+        let body = try body(allowing: Self.userFields.subtracting(["name"]).union(["identity"]))
         let change = try userChange(body)
         if name == principal.user, change.role == .user || change.isDisabled == true {
             throw APIProblem(
@@ -152,8 +154,10 @@ extension APIContext {
         var isDisabled: Bool?
         var maxObjects: Int??
         var maxBytes: Int??
+        var unbindsIdentity = false
 
         func apply(to user: inout User) {
+            if unbindsIdentity { user.identity = nil }
             if let displayName { user.displayName = displayName }
             if let role { user.role = role }
             if let isDisabled { user.isDisabled = isDisabled }
@@ -183,6 +187,13 @@ extension APIContext {
         if let value = body["disabled"] {
             guard case .bool(let disabled) = value else { throw APIModel.wrongType("disabled", "true or false") }
             change.isDisabled = disabled
+        }
+        if let value = body["identity"] {
+            // Only the provider binds an identity (at a sign-in); an admin may only unbind one.
+            guard case .null = value else {
+                throw APIModel.wrongType("identity", "null (unbinds the account; its next sign-in binds it again)")
+            }
+            change.unbindsIdentity = true
         }
         if let value = body["quota"] {
             guard case .object(let members) = value else {

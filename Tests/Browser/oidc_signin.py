@@ -12,7 +12,7 @@ The API with the provider's access tokens:
 - refused with 401 and `error="invalid_token"`: a wrong `aud`, a wrong `iss`, an expired
   token, `alg: none`, HS256 signed with the RSA public key, a tampered payload, a key
   the provider never published, a disabled user's token, another identity (another
-  `sub`) claiming a bound account;
+  `sub`) claiming a bound account (until an admin unbinds it: `identity: null`);
 - key rotation: a token signed with a new key is accepted after one more fetch of the
   key set, and a flood of tokens naming unknown keys fetches it no more often.
 
@@ -135,6 +135,21 @@ def api_checks(server, provider):
               f"{what}: 401 invalid_token ({status}, {body.get('detail') if body else ''})")
         check(call(server, "GET", "/api/v1/calendars", token)[0] == 200, "Lena's good token still works")
 
+    # The admin sees the binding and may undo it (say the person's identity at the
+    # provider changed); the next sign-in binds the account again. Nothing else binds.
+    status, _, account = call(server, "GET", "/api/v1/admin/users/lena", basic=admin)
+    check(account.get("identity") == provider.issuer + " lena-0001", f"the admin sees Lena's binding: {account.get('identity')}")
+    status, _, _ = call(server, "PATCH", "/api/v1/admin/users/lena", body={"identity": provider.issuer + " impostor-9"}, basic=admin)
+    check(status == 400, f"an admin cannot bind an identity by hand: {status}")
+    status, _, account = call(server, "PATCH", "/api/v1/admin/users/lena", body={"identity": None}, basic=admin)
+    check(status == 200 and account.get("identity") is None, f"the admin unbinds Lena's account: {status} {account}")
+    relinked = {**lena, "sub": "lena-0002"}
+    check(call(server, "GET", "/api/v1/calendars", provider.token(relinked))[0] == 200,
+          "her new identity signs in and binds the account")
+    check(call(server, "GET", "/api/v1/calendars", token)[0] == 401, "her old identity no longer does")
+    lena = relinked
+    token = provider.token(lena)
+
     # Key rotation, and unknown keys that cause no more fetches.
     fetched = provider.count("/jwks")
     kid = provider.rotate()
@@ -155,9 +170,9 @@ def api_checks(server, provider):
     # A disabled user's token.
     status, _, _ = call(server, "PATCH", "/api/v1/admin/users/lena", body={"disabled": True}, basic=admin)
     check(status == 200, "the admin disables Lena")
-    status, headers, _ = call(server, "GET", "/api/v1/calendars", provider.token(lena))
-    check(status == 401 and 'error="invalid_token"' in headers.get("WWW-Authenticate", ""),
-          f"a disabled user's token is 401: {status}")
+    status, headers, body = call(server, "GET", "/api/v1/calendars", provider.token(lena))
+    check(status == 401 and 'error="invalid_token"' in headers.get("WWW-Authenticate", "") and "disabled" in body["detail"],
+          f"a disabled user's token is 401: {status} {body['detail']}")
 
 
 def web_checks(server, provider):

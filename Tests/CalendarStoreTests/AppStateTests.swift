@@ -124,5 +124,11 @@ import Testing
         #expect(try backend.user(named: "maria").identity == nil)
         let nobody = #expect(throws: StoreError.self) { try backend.bindIdentity("x y", toUser: "nobody") }
         #expect(nobody?.code == .notFound)
+        // An update may unbind an identity (then another may bind), never bind one.
+        #expect(try backend.updateUser(named: "maria") { $0.identity = "https://id.example.org sub-1" }.identity == nil)
+        #expect(try backend.user(named: "maria").identity == nil)
+        #expect(try backend.updateUser(named: "lena") { $0.identity = nil }.identity == nil)
+        #expect(try backend.user(named: "lena").identity == nil)
+        #expect(try backend.bindIdentity("https://id.example.org sub-1", toUser: "maria").identity != nil)
     }
 }
