@@ -100,14 +100,14 @@ public final class AlmanacServer: Sendable {
                 name: provider.displayName,
                 begin: { signIn, redirectURI in
                     provider.authorizationURL(for: signIn, redirectURI: redirectURI).mapError { refusal in
-                        authenticator.logIdentityProblem(refusal.message)
+                        authenticator.logProblem("OpenID Connect", refusal.message)
                         return .unavailable(reason: "the identity provider cannot be reached now; try again shortly")
                     }
                 },
                 finish: { signIn, state, code, redirectURI in
                     switch provider.finish(signIn, state: state, code: code, redirectURI: redirectURI) {
                     case .unavailable(let reason):
-                        authenticator.logIdentityProblem(reason)
+                        authenticator.logProblem("OpenID Connect", reason)
                         return .failure(
                             .unavailable(reason: "the identity provider cannot be reached now; try again shortly"))
                     case .refused(let reason): return .failure(.invalidToken(reason))

@@ -171,8 +171,7 @@ public final class Authenticator: Sendable {
         case .unavailable(let reason):
             // The reason is for the server's operator (it may name the directory's
             // configuration); the client hears only that it cannot sign in now.
-            let line = Array("almanac: LDAP sign-in: \(reason)\n".utf8)
-            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            logProblem("LDAP sign-in", reason)
             throttle.cancelAttempt(user: credentials.user, address: address)
             return .failure(.unavailable(reason: "the directory cannot check passwords now; try again shortly"))
         case .verified(let found): entry = found
@@ -259,7 +258,7 @@ public final class Authenticator: Sendable {
         let claims: JSONValue
         switch provider.verifyAccessToken(jwt) {
         case .unavailable(let reason):
-            logIdentityProblem(reason)
+            logProblem("OpenID Connect", reason)
             return .failure(.unavailable(reason: "the identity provider cannot be asked now; try again shortly"))
         case .refused(let reason):
             if let wait = throttle.beginAttempt(user: "", address: address) {
@@ -337,10 +336,10 @@ public final class Authenticator: Sendable {
         }
     }
 
-    /// Writes why the identity provider could not be asked to the server's log (it may
-    /// name the provider's configuration; the client hears only that it is unavailable).
-    func logIdentityProblem(_ reason: String) {
-        let line = Array("almanac: OpenID Connect: \(reason)\n".utf8)
+    /// Writes why a directory or identity provider could not be asked to the server's
+    /// log (it may name their configuration; the client hears only that it is unavailable).
+    func logProblem(_ source: String, _ reason: String) {
+        let line = Array("almanac: \(source): \(reason)\n".utf8)
         _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 }

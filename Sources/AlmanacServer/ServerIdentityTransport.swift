@@ -1,5 +1,6 @@
 import Accounts
 import Foundation
+import HTTPTypes
 import Outbound
 
 /// The OpenID Connect provider's requests through the server's outbound client and
@@ -27,8 +28,10 @@ struct ServerIdentityTransport: IdentityTransport {
         -> IdentityResponse
     {
         // RFC 6749 §2.3.1: client_secret_basic, the name and secret form-encoded first.
-        let credentials = Data((Self.formEncoded(user) + ":" + Self.formEncoded(password)).utf8).base64EncodedString()
-        let body = fields.map { Self.formEncoded($0.0) + "=" + Self.formEncoded($0.1) }.joined(separator: "&")
+        let credentials = Data((PercentEncoding.encode(user) + ":" + PercentEncoding.encode(password)).utf8)
+            .base64EncodedString()
+        let body = fields.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }.joined(
+            separator: "&")
         var limited = options
         limited.maxResponseBytes = maxBytes
         return exchange(limited) {
@@ -53,21 +56,5 @@ struct ServerIdentityTransport: IdentityTransport {
         } catch {
             return IdentityResponse(status: nil, error: error.description)
         }
-    }
-
-    /// `text` as `application/x-www-form-urlencoded` writes it (unreserved characters
-    /// stay, everything else is percent-encoded).
-    static func formEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default: encoded += String(format: "%%%02X", byte)
-            }
-        }
-        return encoded
     }
 }

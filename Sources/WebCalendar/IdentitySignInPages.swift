@@ -45,8 +45,7 @@ extension WebContext {
     }
 
     func identityCookieHeader(_ value: String, maxAge: Int) -> String {
-        let secure = request.headers["X-Forwarded-Proto"]?.lowercased() == "https" ? "; Secure" : ""
-        return "\(Self.identityCookie)=\(value); Path=/login/oidc; Max-Age=\(maxAge); HttpOnly; SameSite=Lax\(secure)"
+        cookie(value, maxAge: maxAge, name: Self.identityCookie, path: "/login/oidc")
     }
 
     /// `GET /login/oidc`: a new sign-in, its secret in the cookie, the browser sent on to

@@ -215,10 +215,11 @@ struct WebContext {
         return response
     }
 
-    /// The session cookie: HttpOnly, SameSite=Lax, and Secure behind TLS.
-    func cookie(_ value: String, maxAge: Int) -> String {
+    /// A cookie of the pages (the session's by default): HttpOnly, SameSite=Lax, and
+    /// Secure behind TLS.
+    func cookie(_ value: String, maxAge: Int, name: String = WebCalendar.cookieName, path: String = "/") -> String {
         let secure = request.headers["X-Forwarded-Proto"]?.lowercased() == "https" ? "; Secure" : ""
-        return "\(WebCalendar.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax\(secure)"
+        return "\(name)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Lax\(secure)"
     }
 
     /// A page that asks before something is removed: `question` over `detail` (HTML),
