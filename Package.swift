@@ -38,7 +38,7 @@ let package = Package(
         // Core: the EventKit-style event store on SQLite (embedded) or PostgreSQL (shared).
         .target(
             name: "CalendarStore",
-            dependencies: ["CivilTime", "ICalendar", "Recurrence", "Accounts", "CSQLite", "CLibPQ"]),
+            dependencies: ["CivilTime", "ICalendar", "JSON", "Recurrence", "Accounts", "CSQLite", "CLibPQ"]),
         // libmicrohttpd (Debian's libmicrohttpd-dev).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // HTTP as plain values: request, response, headers, status, percent-encoding, the
@@ -101,6 +101,9 @@ let package = Package(
         .target(
             name: "Webhooks",
             dependencies: ["CalendarStore", "Accounts", "Outbound", "CivilTime", "HTTPTypes", "ICalendar", "JSON"]),
+        // Reminders: the alarm scheduler that fires every VALARM at its time from the store's
+        // persistent queue (webhooks through the outbox, e-mail through Outbound).
+        .target(name: "Reminders", dependencies: ["CalendarStore", "Outbound"]),
         // Scheduling (RFC 6638, RFC 5546 iTIP): who organizes and attends an object, the
         // messages writes send, answers applied (values in, values out), and the agent
         // that delivers them between the store's users.
@@ -114,7 +117,7 @@ let package = Package(
             dependencies: [
                 "Bookings",
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
-                "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound", "JSON",
+                "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound", "JSON", "Reminders",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
@@ -124,7 +127,7 @@ let package = Package(
                 "CivilTime", "ICalendar", "JSON", "Recurrence", "CalendarStore", "Accounts", "AlmanacServer",
                 "HTTPServer", "HTTPTypes",
                 "Availability", "AddToCalendar",
-                "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions", "Scheduling", "Outbound",
+                "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions", "Scheduling", "Outbound", "Reminders",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
         // The Swift client library for app developers: Foundation and FoundationNetworking
@@ -169,7 +172,7 @@ let package = Package(
             name: "AlmanacTesting",
             dependencies: [
                 "AlmanacServer", "CalDAV", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
-                "Webhooks", "Subscriptions", "Outbound",
+                "Webhooks", "Subscriptions", "Outbound", "Reminders",
             ],
             path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
@@ -228,6 +231,12 @@ let package = Package(
             name: "AvailabilityTests",
             dependencies: ["Availability", "CivilTime", "ICalendar", "Recurrence", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
+        .testTarget(
+            name: "RemindersTests",
+            dependencies: [
+                "Reminders", "CalendarStore", "Webhooks", "ICalendar", "CivilTime", "JSON", "AlmanacTestSupport",
+                "AlmanacTesting",
+            ]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "ICalendar", "CivilTime", "CalendarStore"]),
         .testTarget(
             name: "OutboundTests", dependencies: ["Outbound", "HTTPTypes", "AlmanacTestSupport"], exclude: ["Fixtures"]),
@@ -243,7 +252,7 @@ let package = Package(
             name: "AlmanacCLITests", dependencies: ["AlmanacCLI", "JSON", "AlmanacTestSupport", "AlmanacTesting"]),
         .testTarget(
             name: "AlmanacClientTests",
-            dependencies: ["AlmanacClient", "Accounts", "AlmanacTesting", "AlmanacTestSupport"]),
+            dependencies: ["AlmanacClient", "Accounts", "AlmanacTesting", "AlmanacTestSupport", "Reminders"]),
     ],
     swiftLanguageModes: [.v6]
 )

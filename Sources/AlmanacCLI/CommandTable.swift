@@ -194,6 +194,11 @@ enum CommandTable {
                 "--allow-private-feeds",
                 "fetch subscribed feeds from loopback and private addresses too (never by default)"),
             .valued("--feed-check", "SECONDS", "how often to look for subscribed feeds that are due", .value("30")),
+            .valued(
+                "--alarm-grace", "SECONDS",
+                "after downtime, alarms missed by less than this fire at once (marked late); older ones are recorded as missed",
+                .value("3600")),
+            .flag("--no-alarms", "fire no alarms in this process (another process on the database does)"),
             smtpOption, smtpFromOption,
             .valued(
                 "--ldap-url", "URL",

@@ -4,6 +4,7 @@ import CalendarStore
 import HTTPServer
 import HTTPTypes
 import Outbound
+import Reminders
 import Subscriptions
 import Webhooks
 
@@ -147,6 +148,13 @@ enum ServeCommand {
         let rateLimit = try number("--api-rate-limit", AlmanacServer.defaultAPIRateLimit, range: 0...1_000_000)
         let webhookWorkers = try number("--webhook-workers", 4, range: 0...64)
         let feedCheck = try number("--feed-check", 30, range: 1...3_600)
+        var alarms: AlarmScheduler.Configuration?
+        if !options.has("--no-alarms") {
+            alarms = AlarmScheduler.Configuration()
+            alarms?.grace = try number("--alarm-grace", 3_600, range: 0...(30 * 86_400))
+        } else if options["--alarm-grace"] != nil {
+            throw .usage("--alarm-grace goes without --no-alarms")
+        }
         var webhooks: WebhookDispatcher.Configuration?
         if webhookWorkers > 0 {
             webhooks = WebhookDispatcher.Configuration()
@@ -193,7 +201,7 @@ enum ServeCommand {
             backend: backend, configuration: configuration, allowedOrigins: origins,
             visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit, webhooks: webhooks,
             outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")),
-            subscriptions: feeds, smtp: relay, directory: directory, identity: identity,
+            subscriptions: feeds, alarms: alarms, smtp: relay, directory: directory, identity: identity,
             identityPolicy: OutboundPolicy(
                 allowsPrivateAddresses: options.has("--allow-private-identity"), permission: "--allow-private-identity")
         )

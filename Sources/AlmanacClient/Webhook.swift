@@ -90,10 +90,12 @@ public struct WebhookEventType: RawRepresentable, Sendable, Hashable, Codable, C
     public static let bookingRescheduled = WebhookEventType(rawValue: "booking.rescheduled")
     /// A hold on a slot ran out without being booked.
     public static let holdExpired = WebhookEventType(rawValue: "hold.expired")
+    /// An alarm of an event came due (the body's `alarm` says which; see ``WebhookEvent/alarm``).
+    public static let alarmDue = WebhookEventType(rawValue: "alarm.due")
     /// Every type there is, the default of a new webhook.
     public static let all: [WebhookEventType] = [
         .eventCreated, .eventUpdated, .eventDeleted, .calendarCreated, .calendarUpdated, .calendarDeleted,
-        .bookingCreated, .bookingCancelled, .bookingRescheduled, .holdExpired,
+        .bookingCreated, .bookingCancelled, .bookingRescheduled, .holdExpired, .alarmDue,
     ]
 
     /// Reads the value from a JSON string.
@@ -346,6 +348,31 @@ public struct WebhookEvent: Sendable, Hashable, Codable, Identifiable {
     public var bookingID: String?
     /// The hold that ran out (`hold.expired`), or nil.
     public var holdID: String?
+    /// The alarm that came due (`alarm.due`), or nil.
+    public var alarm: DueAlarm?
+
+    /// An alarm as an `alarm.due` event tells of it.
+    public struct DueAlarm: Sendable, Hashable, Codable {
+        /// The alarm's UID (RFC 9074): what acknowledging or snoozing it names.
+        public var uid: String
+        /// DISPLAY, AUDIO or EMAIL.
+        public var action: String
+        /// Its DESCRIPTION, or nil.
+        public var description: String?
+        /// When it was due.
+        public var trigger: Date
+        /// 0 for the first firing, then one per REPEAT.
+        public var repetition: Int
+        /// True when it fired more than a minute after its time (the server was down).
+        public var late: Bool
+        /// For a snooze alarm, the UID of the alarm it snoozes.
+        public var snoozeOf: String?
+        /// The event's SUMMARY, or nil.
+        public var summary: String?
+        /// The occurrence the alarm belongs to.
+        public var occurrenceStart: Date
+        public var occurrenceEnd: Date
+    }
 
     /// Which instances of a series a change applied to.
     public struct OccurrenceChange: Sendable, Hashable, Codable {
@@ -369,5 +396,6 @@ public struct WebhookEvent: Sendable, Hashable, Codable, Identifiable {
         case uid, etag, resource, href, occurrence
         case bookingID = "bookingId"
         case holdID = "holdId"
+        case alarm
     }
 }

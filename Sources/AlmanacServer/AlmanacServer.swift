@@ -9,6 +9,7 @@ import HTTPTypes
 import JSONAPI
 import Outbound
 import Recurrence
+import Reminders
 import Scheduling
 import Subscriptions
 import WebCalendar
@@ -33,6 +34,8 @@ public final class AlmanacServer: Sendable {
     let holdSweeper: HoldSweeper
     /// Fetches subscribed calendars' feeds (nil: this process fetches none).
     public let subscriptionRefresher: SubscriptionRefresher?
+    /// Fires alarms while the server runs (nil: this process fires none).
+    public let alarmScheduler: AlarmScheduler?
     /// Sends iMIP and booking mail through the relay (nil: `serve` has no `--smtp`).
     let mail: ServerMail?
 
@@ -47,6 +50,8 @@ public final class AlmanacServer: Sendable {
     ///   `outbound`'s rules).
     /// - Parameter outbound: the rules for the server's own requests (by default none to
     ///   private or loopback addresses).
+    /// - Parameter alarms: how this process fires alarms (`serve` does unless `--no-alarms`);
+    ///   nil: it fires none.
     /// - Parameter smtp: the relay iMIP invitations and answers go out through (`serve
     ///   --smtp`); nil: attendees outside the server are not reached.
     /// - Parameter subscriptions: how this process fetches subscribed feeds (`serve`
@@ -63,7 +68,8 @@ public final class AlmanacServer: Sendable {
         backend: DatabaseBackend, configuration: ServerConfiguration, allowedOrigins: [String] = [],
         visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
         webhooks: WebhookDispatcher.Configuration? = nil, outbound: OutboundPolicy = OutboundPolicy(),
-        subscriptions: SubscriptionRefresher.Configuration? = nil, smtp: SMTPClient.Relay? = nil,
+        subscriptions: SubscriptionRefresher.Configuration? = nil, alarms: AlarmScheduler.Configuration? = nil,
+        smtp: SMTPClient.Relay? = nil,
         directory: LDAPDirectory? = nil, identity: OpenIDProvider.Configuration? = nil,
         identityPolicy: OutboundPolicy = OutboundPolicy(permission: "--allow-private-identity"),
         now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
@@ -81,6 +87,7 @@ public final class AlmanacServer: Sendable {
         subscriptionRefresher = subscriptions.map {
             SubscriptionRefresher(store: backend.subscriptions, configuration: $0, now: now)
         }
+        alarmScheduler = alarms.map { AlarmScheduler(store: backend.reminders, configuration: $0, now: now) }
         let provider = identity.map {
             OpenIDProvider($0, transport: ServerIdentityTransport(policy: identityPolicy), now: now)
         }
@@ -195,12 +202,13 @@ public final class AlmanacServer: Sendable {
         startDeliveries()
     }
 
-    /// Starts delivering webhooks, expiring holds and fetching feeds without listening (a
+    /// Starts delivering webhooks, expiring holds, fetching feeds and firing alarms without listening (a
     /// server answered in process).
     public func startDeliveries() {
         webhookDispatcher?.start()
         holdSweeper.start()
         subscriptionRefresher?.start()
+        alarmScheduler?.start()
     }
 
     /// The port listened on.
@@ -217,13 +225,14 @@ public final class AlmanacServer: Sendable {
         stopDeliveries()
     }
 
-    /// Stops delivering webhooks, expiring holds and fetching feeds, and sends the mail
+    /// Stops delivering webhooks, expiring holds, fetching feeds and firing alarms, and sends the mail
     /// still queued (a server answered in process).
     public func stopDeliveries() {
         mail?.stop()
         webhookDispatcher?.stop()
         holdSweeper.stop()
         subscriptionRefresher?.stop()
+        alarmScheduler?.stop()
     }
 
     /// Makes sure someone can sign in: when the store has no users, creates `name` (an

@@ -325,6 +325,8 @@ public final class DatabaseBackend: StoreBackend {
     public var webhooks: any WebhookStore { DatabaseWebhookStore(backend: self) }
     /// The subscribed calendars and feed sources kept in this database.
     public var subscriptions: any SubscriptionStore { DatabaseSubscriptionStore(backend: self) }
+    /// The alarm queue kept in this database.
+    public var reminders: any ReminderStore { DatabaseReminderStore(backend: self) }
 
     /// See ``StoreBackend/feed(token:kind:)``; nil for an empty token.
     public func feed(token: String, kind: FeedKind) throws(StoreError) -> (owner: String, calendar: String)? {

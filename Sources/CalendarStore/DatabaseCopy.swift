@@ -26,7 +26,7 @@ extension DatabaseBackend {
             "users",
             [
                 "id", "name", "display_name", "password_hash", "created", "first_weekday", "time_zone", "role",
-                "disabled", "max_objects", "max_bytes",
+                "disabled", "max_objects", "max_bytes", "identity",
             ]
         ),
         (
@@ -70,6 +70,15 @@ extension DatabaseBackend {
             ]
         ),
         ("object_data", ["id", "data", "skeleton"]),
+        (
+            "alarm_instances",
+            [
+                "id", "object_id", "recurrence_id", "alarm_uid", "repetition", "fire_at", "action", "description",
+                "snooze_of", "occurrence_start", "occurrence_end", "state", "fired_at",
+            ]
+        ),
+        ("alarm_dirty", ["object_id"]),
+        ("alarm_plan", ["id", "planned_until"]),
         ("personal_data", ["object_id", "calendar_id", "user_id", "data", "tag"]),
         ("tombstones", ["calendar_id", "name", "sequence", "identifier", "uid"]),
         (
@@ -100,7 +109,7 @@ extension DatabaseBackend {
             [
                 "id", "identifier", "webhook_id", "calendar", "type", "sequence", "event_identifier", "uid", "etag",
                 "resource", "recurrence_id", "span", "occurred", "state", "attempts", "last_status", "last_error",
-                "finished", "booking",
+                "finished", "booking", "detail",
             ]
         ),
         ("webhook_queues", ["webhook_id", "calendar", "next_attempt", "lease_until", "lease_owner"]),
@@ -172,7 +181,7 @@ extension DatabaseBackend {
                     for table in [
                         "users", "calendars", "objects", "webhooks", "webhook_deliveries", "webhook_attempts",
                         "availability_schedules", "booking_types", "booking_holds", "bookings", "share_notifications",
-                        "feed_sources",
+                        "feed_sources", "alarm_instances",
                     ] {
                         try destination.run(
                             "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM \(table)), false)"

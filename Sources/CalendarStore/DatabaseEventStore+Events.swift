@@ -158,32 +158,40 @@ extension DatabaseEventStore {
     func candidates(in calendar: CalendarRow, from: Int, to: Int, alarmsOnly: Bool = false, _ connection: Connection)
         throws(StoreError) -> [Candidate]
     {
-        let sql = """
-            SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
-                   o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent,
-                   o.schedule_tag
-            FROM objects o
-            WHERE \(IntervalIndex.overlap(connection.dialect))
-            """ + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
+        let sql =
+            Self.candidateColumns + " WHERE \(IntervalIndex.overlap(connection.dialect))"
+            + (alarmsOnly ? " AND o.alarm_reach IS NOT NULL" : "")
         return try connection.rows(
-            sql, [.integer(calendar.rowID), .int(IntervalIndex.lowerMinute(from)), .int(IntervalIndex.upperMinute(to))]
-        ) { row in
-            var single: Candidate.Single?
-            if let kindValue = row.optionalInt(8), let kind = SingleTiming(rawValue: kindValue) {
-                single = Candidate.Single(
-                    start: kind.time(row.int(9)), end: kind.time(row.int(10)), tzid: row.optionalString(11),
-                    title: row.optionalString(12),
-                    status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)),
-                    categories: row.optionalString(14),
-                    transparent: row.int(18) != 0)
-            }
-            return Candidate(
-                rowID: row.int64(0), identifier: row.string(1), name: row.string(15), size: row.int(16),
-                modified: row.int(17), sequence: row.int(2), etag: row.string(3),
-                componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0,
-                firstStart: row.int(6),
-                lastEnd: row.optionalInt(7), scheduleTag: row.optionalString(19), single: single)
+            sql,
+            [.integer(calendar.rowID), .int(IntervalIndex.lowerMinute(from)), .int(IntervalIndex.upperMinute(to))],
+            Self.candidate)
+    }
+
+    /// What a candidate is read from (`objects o`), for ``candidate(_:)``.
+    static let candidateColumns = """
+        SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
+               o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent,
+               o.schedule_tag
+        FROM objects o
+        """
+
+    /// A candidate from a row of ``candidateColumns``.
+    static func candidate(_ row: Row) -> Candidate {
+        var single: Candidate.Single?
+        if let kindValue = row.optionalInt(8), let kind = SingleTiming(rawValue: kindValue) {
+            single = Candidate.Single(
+                start: kind.time(row.int(9)), end: kind.time(row.int(10)), tzid: row.optionalString(11),
+                title: row.optionalString(12),
+                status: row.optionalString(13).flatMap(EventStatus.init(rawValue:)),
+                categories: row.optionalString(14),
+                transparent: row.int(18) != 0)
         }
+        return Candidate(
+            rowID: row.int64(0), identifier: row.string(1), name: row.string(15), size: row.int(16),
+            modified: row.int(17), sequence: row.int(2), etag: row.string(3),
+            componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0,
+            firstStart: row.int(6),
+            lastEnd: row.optionalInt(7), scheduleTag: row.optionalString(19), single: single)
     }
 
     func occurrences(
@@ -561,26 +569,44 @@ extension DatabaseEventStore {
             guard let reach else { continue }
             let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
             for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
-                let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
-                let expansion = try occurrences(
-                    of: candidate, series: series, calendar: calendar, from: from, to: to, zone: zone,
-                    budget: &budget)
-                if let cut = expansion.truncated {
+                if let cut = try visitAlarms(
+                    of: candidate, calendar: calendar, zone: zone, reach: reach, range: range, budget: &budget,
+                    connection, { alarm, _, occurrence, schedule in body(alarm, occurrence, schedule) })
+                {
                     cuts.append((cut, (cut.lastListedStart ?? from).subtractingSaturated(reach)))
-                }
-                var absoluteSeen = Set<Int>()
-                for occurrence in expansion.occurrences {
-                    for alarm in occurrence.component.components(named: "VALARM").map(Alarm.init(component:)) {
-                        guard let first = AlarmSchedule.fireTime(of: alarm, for: occurrence) else { continue }
-                        if case .absolute = alarm.trigger, !absoluteSeen.insert(first).inserted { continue }
-                        let schedule = AlarmSchedule.Firings(alarm: alarm, first: first, in: range)
-                        guard !schedule.repetitions.isEmpty else { continue }
-                        body(alarm, occurrence, schedule)
-                    }
                 }
             }
         }
         return cuts
+    }
+
+    /// Calls `body` for each alarm of each occurrence of `candidate` that fires at least
+    /// once in `range` (`reach` is the farthest one of its alarms lies from its
+    /// occurrence), with its place among its component's alarms and the repetitions in the
+    /// range. An absolute trigger fires once for the object, not for each occurrence.
+    /// Returns the series when a bound of expansion cut it.
+    func visitAlarms(
+        of candidate: Candidate, calendar: CalendarRow, zone: ZoneRules, reach: Int, range: TimeRange,
+        budget: inout ExpansionBudget, _ connection: Connection,
+        _ body: (Alarm, Int, EventOccurrence, AlarmSchedule.Firings) -> Void
+    ) throws(StoreError) -> TruncatedEvent? {
+        let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
+        let series = try cachedSeries(id: candidate.rowID, etag: candidate.etag, connection)
+        let expansion = try occurrences(
+            of: candidate, series: series, calendar: calendar, from: from, to: to, zone: zone, budget: &budget)
+        var absoluteSeen = Set<String>()
+        for occurrence in expansion.occurrences {
+            for (position, component) in occurrence.component.components(named: "VALARM").enumerated() {
+                let alarm = Alarm(component: component)
+                guard let first = AlarmSchedule.fireTime(of: alarm, for: occurrence) else { continue }
+                // The same alarm copied into an override keeps its UID (or, without one, its instant).
+                if case .absolute = alarm.trigger, !absoluteSeen.insert(alarm.uid ?? "\(first)").inserted { continue }
+                let schedule = AlarmSchedule.Firings(alarm: alarm, first: first, in: range)
+                guard !schedule.repetitions.isEmpty else { continue }
+                body(alarm, position, occurrence, schedule)
+            }
+        }
+        return expansion.truncated
     }
 }
 

@@ -199,6 +199,8 @@ extension DatabaseEventStore {
                 type: note?.type ?? (existing == nil ? .eventCreated : .eventUpdated), calendar: calendar.calendar.id,
                 ownerID: calendar.ownerID, sequence: sequence, eventIdentifier: identifier, uid: object.uid,
                 etag: etag, resource: name, occurrence: note?.occurrence), connection)
+        try AlarmQueue.objectWritten(
+            rowID, hasAlarms: summary.alarmReach != nil, replaced: existing != nil, calendar: calendar, connection)
         return ObjectRow(
             rowID: rowID, identifier: identifier, calendarRowID: calendar.rowID, name: name, uid: object.uid,
             componentType: object.componentType, data: data, etag: etag, sequence: sequence, modified: now)

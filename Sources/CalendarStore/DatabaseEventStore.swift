@@ -299,6 +299,7 @@ extension DatabaseEventStore {
                 UPDATE calendars SET title = ?, color = ?, description = ?, time_zone = ?, sort_order = ?, components = ?,
                     kind = ?, feed_url = ?, refresh_interval = ? WHERE id = ?
                 """, settableColumns(calendar) + [.integer(row.rowID)])
+            if calendar.timeZone != row.calendar.timeZone { try AlarmQueue.calendarZoneChanged(row.rowID, connection) }
             try writeDeadProperties(calendar.deadProperties, rowID: row.rowID, connection)
             let sequence = try bumpSequence(row.rowID, connection)
             try Outbox.record(

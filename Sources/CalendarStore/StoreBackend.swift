@@ -66,6 +66,9 @@ public protocol StoreBackend: Sendable {
 
     /// Users' scheduling inboxes (see ``SchedulingStore``).
     var scheduling: any SchedulingStore { get }
+
+    /// The queue of alarms the reminder scheduler fires (see ``ReminderStore``).
+    var reminders: any ReminderStore { get }
 }
 
 extension StoreBackend {

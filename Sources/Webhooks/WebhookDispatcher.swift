@@ -101,9 +101,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
 
     let store: any WebhookStore
     let configuration: Configuration
-    private let state = NSLock()
-    private var running = false
-    private let finished = DispatchGroup()
+    private let threads = WorkerThreads()
     /// Who holds this dispatcher's leases: the process id (so a restart can tell a
     /// killed owner's leases on SQLite) and a random part.
     private let identity = "\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
@@ -121,39 +119,17 @@ public final class WebhookDispatcher: @unchecked Sendable {
 
     /// Starts the workers (again after ``stop()``).
     public func start() {
-        state.lock()
-        defer { state.unlock() }
-        guard !running else { return }
-        running = true
-        _ = try? store.releaseLeases(ofGoneOwners: Self.isGone)
-        for index in 0..<max(1, configuration.workers) {
-            finished.enter()
-            let thread = Thread { [self] in
-                work(index: index)
-                finished.leave()
-            }
-            thread.name = "almanac-webhooks-\(index)"
-            thread.start()
-        }
+        threads.start(
+            count: configuration.workers, name: "almanac-webhooks",
+            prepare: { _ = try? store.releaseLeases(ofGoneOwners: Self.isGone) },
+            { [self] index in work(index: index) })
     }
 
     /// Stops the workers once their current attempt ends (within the request timeout)
     /// and gives their leases back.
-    public func stop() {
-        state.lock()
-        let wasRunning = running
-        running = false
-        state.unlock()
-        guard wasRunning else { return }
-        store.outboxSignal.poke()
-        finished.wait()
-    }
+    public func stop() { threads.stop(waking: store.outboxSignal.poke) }
 
-    var isRunning: Bool {
-        state.lock()
-        defer { state.unlock() }
-        return running
-    }
+    var isRunning: Bool { threads.isRunning }
 
     static func now() -> Int { Int(Date().timeIntervalSince1970 * 1_000) }
 

@@ -39,6 +39,9 @@ public enum WebhookPayload {
         } else if delivery.booking != nil {
             members.append(("bookingId", text(delivery.booking)))
         }
+        if delivery.type == .alarmDue {
+            members.append(("alarm", delivery.detail.flatMap { try? JSONValue(parsing: $0) } ?? .null))
+        }
         let document: JSONValue = .object(members)
         return Array(document.jsonText.utf8)
     }

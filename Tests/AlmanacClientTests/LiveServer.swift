@@ -1,6 +1,7 @@
 import AlmanacClient
 import AlmanacTesting
 import Foundation
+import Reminders
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -15,10 +16,12 @@ struct LiveServer {
     let client: AlmanacClient
 
     init(
-        rateLimit: Int? = nil, retryPolicy: RetryPolicy = .none, deliversWebhooks: Bool = false
+        rateLimit: Int? = nil, retryPolicy: RetryPolicy = .none, deliversWebhooks: Bool = false,
+        firesAlarms: Bool = false
     ) throws {
         server = try TestServer(
-            .loopback, users: ["anna", "bob"], webhooks: deliversWebhooks ? WebhookReceiver.fastDispatch() : nil)
+            .loopback, users: ["anna", "bob"], webhooks: deliversWebhooks ? WebhookReceiver.fastDispatch() : nil,
+            alarms: firesAlarms ? AlarmScheduler.Configuration() : nil)
         token = try server.createAPIToken(for: "anna", scope: .readWrite, rateLimit: rateLimit)
         client = AlmanacClient(
             baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, credentials: .bearer(token),

@@ -169,4 +169,34 @@ import Testing
                 secret: created.secret)
         }
     }
+
+    /// The story-2 helper's "alarm N minutes before", delivered: the server fires the alarm
+    /// at its time and the app's backend gets a signed `alarm.due` it decodes with the
+    /// client library, naming the event, the occurrence and the alarm's UID.
+    @Test func anAlarmComesDueAsASignedWebhook() async throws {
+        let live = try LiveServer(deliversWebhooks: true, firesAlarms: true)
+        let receiver = try WebhookReceiver()
+        let created = try await live.client.createWebhook(
+            WebhookDraft(url: URL(string: receiver.url)!, events: [.alarmDue]))
+        let calendar = try await live.client.findOrCreateCalendar(titled: "Trainings").id
+        // Starts in ten minutes; its alarm is due two seconds from now (whole seconds).
+        let now = Int(Date().timeIntervalSince1970) + 2
+        func date(_ seconds: Int) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+        let event = try await live.client.createEvent(
+            EventDraft(
+                calendarID: calendar, title: "Spin", start: .utc(date(now + 600)), duration: "PT45M",
+                alarms: [.trigger(ISO8601DateFormatter().string(from: date(now)))]))
+        #expect(receiver.wait(seconds: 60) { $0.contains { $0.type == "alarm.due" } })
+        let delivery = try #require(receiver.received.first { $0.type == "alarm.due" })
+        let due = try WebhookSignature.verify(
+            body: Data(delivery.body), signatureHeader: delivery.headers["Almanac-Signature"] ?? "",
+            secret: created.secret)
+        #expect(due.type == .alarmDue && due.eventID == event.id && due.calendarID == calendar)
+        let alarm = try #require(due.alarm)
+        #expect(alarm.trigger == date(now) && alarm.occurrenceStart == date(now + 600))
+        #expect(alarm.action == "DISPLAY" && alarm.summary == "Spin" && alarm.repetition == 0 && !alarm.late)
+        // The UID is the one the server gave the alarm when it stored the event.
+        let stored = try live.server.backend.eventStore(for: "anna").event(withIdentifier: event.id)
+        #expect(stored.alarms.map(\.uid) == [alarm.uid])
+    }
 }

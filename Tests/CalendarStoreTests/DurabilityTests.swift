@@ -114,6 +114,7 @@ import Testing
     /// sharing columns and tables (schema 10's token column goes with the tokens' table, or
     /// by itself; schema 14's webhook column with the webhooks' tables).
     static let undoSchemas9To20 = """
+        DROP TABLE alarm_instances; DROP TABLE alarm_dirty; DROP TABLE alarm_plan; DROP INDEX objects_alarms;
         DROP INDEX users_identity; ALTER TABLE users DROP COLUMN identity;
         DROP TABLE schedule_inbox_tombstones; DROP TABLE schedule_inbox_state; DROP TABLE personal_data; DROP TABLE grant_properties; DROP TABLE store_repairs; DROP TABLE server_secrets; DROP INDEX bookings_retry_key; ALTER TABLE bookings DROP COLUMN retry_key;
         ALTER TABLE objects DROP COLUMN created_sequence; ALTER TABLE tombstones DROP COLUMN identifier;

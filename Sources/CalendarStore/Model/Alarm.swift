@@ -1,3 +1,4 @@
+import Accounts
 import CivilTime
 import ICalendar
 
@@ -28,9 +29,11 @@ public struct Alarm: Sendable, Hashable {
     /// The VALARM component itself, with every property the view does not model.
     public var component: Component
 
-    /// An alarm firing `trigger` with `action` (and a DESCRIPTION, which DISPLAY and EMAIL need).
+    /// An alarm firing `trigger` with `action` (and a DESCRIPTION, which DISPLAY and EMAIL
+    /// need), with a new UID (RFC 9074 §4), so every client can name it.
     public init(trigger: Trigger, action: Action = .display, description: String = "Reminder") {
         component = Component(name: "VALARM")
+        component.properties.append(Property(name: "UID", value: Identifiers.newUUID()))
         component.properties.append(Property(name: "ACTION", value: action.rawValue))
         self.trigger = trigger
         if action != .audio { component.properties.append(Property(name: "DESCRIPTION", text: description)) }
@@ -65,10 +68,13 @@ public struct Alarm: Sendable, Hashable {
                         name: "TRIGGER", duration: duration,
                         parameters: relatedToEnd ? [Parameter(name: "RELATED", value: "END")] : []))
             case .absolute(let instant)?:
+                // VALUE=DATE-TIME written by hand: the date-time initializer drops VALUE for a
+                // DATE-TIME, which TRIGGER (a DURATION by default) must name.
+                let value = DateTimeValue(CivilDateTime(secondsSinceEpoch: instant), form: .utc)
                 component.properties.append(
                     Property(
-                        name: "TRIGGER", dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: instant), form: .utc),
-                        parameters: [Parameter(name: "VALUE", value: "DATE-TIME")]))
+                        name: "TRIGGER", parameters: [Parameter(name: "VALUE", value: "DATE-TIME")],
+                        value: value.icalendarText))
             case nil: break
             }
         }
@@ -96,5 +102,60 @@ public struct Alarm: Sendable, Hashable {
             component.removeProperties(named: "DURATION")
             if let newValue { component.properties.append(Property(name: "DURATION", duration: newValue)) }
         }
+    }
+
+    // MARK: RFC 9074
+
+    /// UID (RFC 9074 §4); nil when the alarm has none (``AlarmIdentity`` names it then).
+    public var uid: String? {
+        get { component.property("UID").map(\.value).flatMap { $0.isEmpty ? nil : $0 } }
+        set {
+            component.removeProperties(named: "UID")
+            if let newValue { component.properties.insert(Property(name: "UID", value: newValue), at: 0) }
+        }
+    }
+
+    /// ACKNOWLEDGED (RFC 9074 §6.1): when the alarm was last dismissed, Unix seconds; nil
+    /// when it never was (or the value cannot be read).
+    public var acknowledged: Int? {
+        get { (try? component.property("ACKNOWLEDGED")?.dateTimeValue()).map(\.civil.secondsSinceEpoch) }
+        set {
+            component.removeProperties(named: "ACKNOWLEDGED")
+            if let newValue {
+                component.properties.append(
+                    Property(
+                        name: "ACKNOWLEDGED",
+                        dateTime: DateTimeValue(CivilDateTime(secondsSinceEpoch: newValue), form: .utc)))
+            }
+        }
+    }
+
+    /// The UID of the alarm this one snoozes: its `RELATED-TO;RELTYPE=SNOOZE` (RFC 9074 §7).
+    public var snoozedAlarm: String? {
+        component.properties(named: "RELATED-TO").first { $0[parameter: "RELTYPE"]?.uppercased() == "SNOOZE" }?.value
+    }
+}
+
+/// How the store names an alarm: its own UID, or for one written without a UID (RFC 5545
+/// clients), one derived from the event's UID, the component it is in and its place
+/// there, the same every time it is read, so webhooks, the API and acknowledgements agree
+/// on it. Acknowledging or snoozing such an alarm through the API writes that UID into it.
+public enum AlarmIdentity {
+    /// A UUID-shaped name made from the SHA-256 of the three parts.
+    public static func derivedUID(eventUID: String, recurrenceID: String, position: Int) -> String {
+        let digest = Crypto.sha256(Array("almanac-alarm\u{0}\(eventUID)\u{0}\(recurrenceID)\u{0}\(position)".utf8))
+        let hex = Array(Crypto.hex(Array(digest.prefix(16))).utf8)
+        var text = ""
+        for (index, digit) in hex.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text += "-" }
+            text.unicodeScalars.append(Unicode.Scalar(digit))
+        }
+        return text
+    }
+
+    /// The name of the alarm at `position` among the VALARMs of `component` (a VEVENT or
+    /// VTODO of the object with `eventUID`; its RECURRENCE-ID text or "" for the master).
+    public static func uid(of alarm: Alarm, eventUID: String, recurrenceID: String, position: Int) -> String {
+        alarm.uid ?? derivedUID(eventUID: eventUID, recurrenceID: recurrenceID, position: position)
     }
 }

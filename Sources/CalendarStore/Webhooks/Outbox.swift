@@ -16,6 +16,10 @@ enum Outbox {
         var resource: String? = nil
         var occurrence: WebhookDelivery.OccurrenceSpan? = nil
         var booking: String? = nil
+        /// What an `alarm.due` delivery says of its alarm (JSON text).
+        var detail: String? = nil
+        /// When the change happened, Unix milliseconds; now when nil.
+        var occurred: Int? = nil
     }
 
     /// What a write through the event API says of itself beyond "created" or "updated":
@@ -34,19 +38,19 @@ enum Outbox {
         """
 
     static func record(_ change: Change, _ connection: Connection) throws(StoreError) {
-        let now = WallClock.nowMilliseconds()
+        let now = change.occurred ?? WallClock.nowMilliseconds()
         let inserted = try connection.run(
             """
             INSERT INTO webhook_deliveries (identifier, webhook_id, calendar, type, sequence, event_identifier, uid, etag,
-                resource, recurrence_id, span, occurred, booking)
+                resource, recurrence_id, span, occurred, booking, detail)
             SELECT \(connection.dialect.newDeliveryID), w.id, ?1, ?4, CAST(?5 AS BIGINT), ?6, ?7, ?8, ?9, ?10, ?11,
-                CAST(?12 AS BIGINT), CAST(?13 AS TEXT)
+                CAST(?12 AS BIGINT), CAST(?13 AS TEXT), CAST(?14 AS TEXT)
             """ + subscribers,
             [
                 .text(change.calendar), .integer(change.ownerID), .int(change.type.bit), .text(change.type.rawValue),
                 .int(change.sequence), .optional(change.eventIdentifier), .optional(change.uid), .optional(change.etag),
                 .optional(change.resource), .optional(change.occurrence?.recurrenceID),
-                .optional(change.occurrence?.span), .int(now), .optional(change.booking),
+                .optional(change.occurrence?.span), .int(now), .optional(change.booking), .optional(change.detail),
             ])
         guard inserted > 0 else { return }
         // A queue that waits for a retry keeps its time: the new delivery goes after the

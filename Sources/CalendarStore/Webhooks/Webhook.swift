@@ -23,6 +23,8 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Hashable, Comparab
     case bookingRescheduled = "booking.rescheduled"
     /// A hold ran out without being booked.
     case holdExpired = "hold.expired"
+    /// An alarm of an event came due (the reminder scheduler).
+    case alarmDue = "alarm.due"
 
     /// The bit of this type in the `events` mask a subscription is stored with.
     var bit: Int { 1 << WebhookEventType.allCases.firstIndex(of: self)! }
@@ -147,6 +149,9 @@ public struct WebhookDelivery: Sendable, Hashable {
     public var position: Int64
     /// The booking a `booking.*` delivery tells of, or the hold of a `hold.expired` one.
     public var booking: String? = nil
+    /// What an `alarm.due` delivery tells of its alarm: a JSON object's text (see
+    /// docs/webhooks.md); nil for other types.
+    public var detail: String? = nil
 
     /// Where a delivery is in its life.
     public enum State: String, Sendable, Hashable {

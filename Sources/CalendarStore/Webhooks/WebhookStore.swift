@@ -274,7 +274,7 @@ public struct DatabaseWebhookStore: WebhookStore {
     static let deliveryColumns = """
         SELECT d.id, d.identifier, w.identifier, d.type, d.calendar, d.sequence, d.event_identifier, d.uid, d.etag,
             d.resource, d.recurrence_id, d.span, d.occurred, d.state, d.attempts, d.last_status, d.last_error, d.finished,
-            d.booking
+            d.booking, d.detail
         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         """
 
@@ -290,7 +290,8 @@ public struct DatabaseWebhookStore: WebhookStore {
             etag: row.optionalString(8), resource: row.optionalString(9), occurrence: occurrence,
             occurred: row.int(12), state: WebhookDelivery.State(rawValue: row.string(13)) ?? .pending,
             attempts: row.int(14), lastStatus: row.optionalInt(15), lastError: row.optionalString(16),
-            finished: row.optionalInt(17), position: row.int64(0), booking: row.optionalString(18))
+            finished: row.optionalInt(17), position: row.int64(0), booking: row.optionalString(18),
+            detail: row.optionalString(19))
     }
 
     /// See ``WebhookStore/deliveries(webhook:user:before:limit:)``.
