@@ -204,7 +204,7 @@ let package = Package(
             name: "JSONAPITests",
             dependencies: [
                 "JSONAPI", "AlmanacServer", "CalendarStore", "HTTPTypes", "Accounts", "ICalendar", "JSON", "CivilTime",
-                "Recurrence", "AlmanacTestSupport", "AlmanacTesting", "HTTPServer",
+                "Recurrence", "AlmanacTestSupport", "AlmanacTesting", "HTTPServer", "Reminders",
             ]),
         .testTarget(
             name: "WebCalendarTests",

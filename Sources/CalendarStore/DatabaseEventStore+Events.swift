@@ -492,13 +492,15 @@ extension DatabaseEventStore {
             if result.count > limit { result.removeLast(result.count - limit) }
         }
         let cuts = try visitAlarms(firingIn: range, calendars: calendars, timeZone: timeZone) {
-            alarm, occurrence, schedule in
+            alarm, position, occurrence, schedule, objectID in
+            let key = AlarmQueue.key(of: alarm, position: position, in: occurrence)
             // Each alarm's firings ascend, so its first `limit` are all the answer can need.
             for repetition in schedule.repetitions.prefix(limit) {
-                result.append(
-                    AlarmFiring(
-                        fireTime: schedule.time(of: repetition), alarm: alarm, occurrence: occurrence,
-                        repetition: repetition))
+                var firing = AlarmFiring(
+                    fireTime: schedule.time(of: repetition), alarm: alarm, occurrence: occurrence,
+                    repetition: repetition, alarmUID: key.uid)
+                firing.instance = (objectID, key.recurrenceID)
+                result.append(firing)
             }
             if result.count > limit.multipliedSaturated(by: 2).addingSaturated(1_000) { trim() }
         }
@@ -507,7 +509,45 @@ extension DatabaseEventStore {
         // firing the limit keeps, the cut took nothing from this answer.
         let kept = result.count == limit ? result.last?.fireTime ?? .max : .max
         if let cut = cuts.first(where: { $0.firesFrom <= kept }) { throw Self.truncationRefused(cut.series) }
+        try readStates(of: &result, in: range)
         return result
+    }
+
+    /// Fills in what the scheduler did with each firing, from the alarm queue.
+    func readStates(of firings: inout [AlarmFiring], in range: TimeRange) throws(StoreError) {
+        let objects = Set(firings.map(\.instance.objectID))
+        guard !objects.isEmpty else { return }
+        typealias Key = (objectID: Int64, recurrenceID: String, alarmUID: String, repetition: Int, fireTime: Int)
+        var states: [String: (AlarmFiringRecord.State, Int?)] = [:]
+        func text(_ key: Key) -> String {
+            "\(key.objectID)\u{0}\(key.recurrenceID)\u{0}\(key.alarmUID)\u{0}\(key.repetition)\u{0}\(key.fireTime)"
+        }
+        try database.read { (connection) throws(StoreError) in
+            for object in objects {
+                try connection.forEachRow(
+                    """
+                    SELECT recurrence_id, alarm_uid, repetition, fire_at, state, fired_at FROM alarm_instances
+                    WHERE object_id = ? AND fire_at >= ? AND fire_at < ?
+                    """, [.integer(object), .int(range.start), .int(range.end)]
+                ) { row in
+                    guard let state = AlarmFiringRecord.State(rawValue: row.string(4)) else { return }
+                    states[text((object, row.string(0), row.string(1), row.int(2), row.int(3)))] = (
+                        state, row.optionalInt(5)
+                    )
+                }
+            }
+        }
+        for index in firings.indices {
+            let firing = firings[index]
+            let key = (
+                firing.instance.objectID, firing.instance.recurrenceID, firing.alarmUID, firing.repetition,
+                firing.fireTime
+            )
+            if let (state, firedAt) = states[text(key)] {
+                firings[index].state = state
+                firings[index].firedAt = firedAt
+            }
+        }
     }
 
     /// See ``EventStore/events(withAlarmsFiringIn:calendar:)``; times read in the calendar's zone.
@@ -526,7 +566,7 @@ extension DatabaseEventStore {
     {
         var result = Set<String>()
         let cuts = try visitAlarms(firingIn: range, calendars: [calendar], zone: zone, connection) {
-            _, occurrence, _ in
+            _, _, occurrence, _, _ in
             result.insert(occurrence.eventIdentifier)
         }
         // A cut series with an alarm in the range is in the answer already; any other is not known.
@@ -542,7 +582,7 @@ extension DatabaseEventStore {
     /// its missing occurrences could fire.
     private func visitAlarms(
         firingIn range: TimeRange, calendars: [String]?, timeZone: String?,
-        _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
+        _ body: (Alarm, Int, EventOccurrence, AlarmSchedule.Firings, Int64) -> Void
     ) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] {
         var zone: ZoneRules?
         if let timeZone { zone = try viewerZone(timeZone, calendar: nil) }
@@ -552,10 +592,12 @@ extension DatabaseEventStore {
         }
     }
 
-    /// Floating and all-day times are read in `zone`, else in each calendar's own.
+    /// Floating and all-day times are read in `zone`, else in each calendar's own. `body`
+    /// gets the alarm, its place among its component's alarms, the occurrence, the
+    /// firings and the object's row.
     private func visitAlarms(
         firingIn range: TimeRange, calendars: [CalendarRow], zone requested: ZoneRules?, _ connection: Connection,
-        _ body: (Alarm, EventOccurrence, AlarmSchedule.Firings) -> Void
+        _ body: (Alarm, Int, EventOccurrence, AlarmSchedule.Firings, Int64) -> Void
     ) throws(StoreError) -> [(series: TruncatedEvent, firesFrom: Int)] {
         var cuts: [(series: TruncatedEvent, firesFrom: Int)] = []
         var budget = backend.expansionBudget
@@ -571,7 +613,10 @@ extension DatabaseEventStore {
             for candidate in try candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
                 if let cut = try visitAlarms(
                     of: candidate, calendar: calendar, zone: zone, reach: reach, range: range, budget: &budget,
-                    connection, { alarm, _, occurrence, schedule in body(alarm, occurrence, schedule) })
+                    connection,
+                    { alarm, position, occurrence, schedule in
+                        body(alarm, position, occurrence, schedule, candidate.rowID)
+                    })
                 {
                     cuts.append((cut, (cut.lastListedStart ?? from).subtractingSaturated(reach)))
                 }

@@ -134,13 +134,22 @@ public protocol EventStore: Sendable {
     func busyTime(in range: TimeRange, calendar: some CalendarReference, timeZone: ZoneRules?)
         throws(StoreError) -> [BusyTime]
     /// The first `limit` alarm firings in `range`, with their occurrences, in firing order
-    /// (repeats of one alarm are separate firings). Ask for one more than you will show
-    /// to learn whether the answer was cut.
+    /// (repeats of one alarm are separate firings), each with its alarm's UID and what the
+    /// scheduler did with it. Ask for one more than you will show to learn whether the
+    /// answer was cut.
     func alarms(firingIn range: TimeRange, calendars: [String]?, timeZone: String?, limit: Int) throws(StoreError)
         -> [AlarmFiring]
     /// The identifiers of the events in a calendar with an alarm that fires in `range`
     /// (RFC 4791 §9.9, a VALARM time range).
     func events(withAlarmsFiringIn range: TimeRange, calendar: String) throws(StoreError) -> Set<String>
+    /// Dismisses or snoozes the alarm named `alarmUID` (its UID, or the name the store
+    /// derives for one without) of an event, in the override of `recurrenceID` when the
+    /// series has one, else in the master: writes exactly what RFC 9074 clients write, so
+    /// every synced device sees it. `notFound` when the event has no such alarm there.
+    func dismissAlarm(
+        _ alarmUID: String, ofEvent identifier: String, recurrenceID: OccurrenceTime?, _ dismissal: AlarmDismissal,
+        ifMatch: String?
+    ) throws(StoreError) -> Event
 
     // MARK: Resources (CalDAV)
 

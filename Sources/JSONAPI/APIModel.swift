@@ -277,7 +277,9 @@ enum APIModel {
         }
         return .object([
             ("minutesBefore", minutes), ("trigger", .string(trigger)),
-            ("action", .string(alarm.action?.rawValue ?? "DISPLAY")),
+            ("action", .string(alarm.action?.rawValue ?? "DISPLAY")), ("uid", alarm.uid.map { .string($0) } ?? .null),
+            ("acknowledged", alarm.acknowledged.map { .string(APIContext.utc($0)) } ?? .null),
+            ("snoozeOf", alarm.snoozedAlarm.map { .string($0) } ?? .null),
         ])
     }
 
@@ -434,7 +436,9 @@ enum APIModel {
 
     static func alarm(_ value: JSONValue) throws(APIProblem) -> Alarm {
         guard case .object(let members) = value else { throw wrongType("alarms", "objects") }
-        let allowed: Set<String> = ["minutesBefore", "trigger", "action"]
+        // uid, acknowledged and snoozeOf are what an alarm read from the API says of itself:
+        // sent back, the UID and acknowledgement are kept (the rest comes from the trigger).
+        let allowed: Set<String> = ["minutesBefore", "trigger", "action", "uid", "acknowledged", "snoozeOf"]
         let unknown = members.map(\.key).filter { !allowed.contains($0) }
         if !unknown.isEmpty {
             throw APIProblem(
@@ -451,26 +455,50 @@ enum APIModel {
             action = known
         default: throw wrongType("alarms.action", "DISPLAY, AUDIO or EMAIL")
         }
+        var alarm: Alarm
         switch (value["minutesBefore"], value["trigger"]) {
         case (.integer(let minutes)?, nil), (.integer(let minutes)?, .null?):
             guard minutes >= 0, minutes <= 60 * 24 * 366 else {
                 throw wrongType("alarms.minutesBefore", "minutes from 0 to a year")
             }
-            var alarm = Alarm.minutesBefore(minutes)
-            if action != .display { alarm = Alarm(trigger: alarm.trigger!, action: action) }
-            return alarm
+            alarm = Alarm(trigger: Alarm.minutesBefore(minutes).trigger!, action: action)
         case (nil, .string(let text)?), (.null?, .string(let text)?):
             let related = text.hasPrefix("END:")
             let offset = related ? String(text.dropFirst(4)) : text
             if let duration = try? Property(name: "TRIGGER", value: offset).durationValue() {
-                return Alarm(trigger: .relative(duration, relatedToEnd: related), action: action)
+                alarm = Alarm(trigger: .relative(duration, relatedToEnd: related), action: action)
+            } else if let instant = try? time(offset, timeZone: nil, field: "alarms.trigger"), instant.form == .utc {
+                alarm = Alarm(trigger: .absolute(instant.civil.secondsSinceEpoch), action: action)
+            } else {
+                throw wrongType("alarms.trigger", "a duration (-PT15M, END:PT0S) or a UTC date-time")
             }
-            if let instant = try? time(offset, timeZone: nil, field: "alarms.trigger"), instant.form == .utc {
-                return Alarm(trigger: .absolute(instant.civil.secondsSinceEpoch), action: action)
-            }
-            throw wrongType("alarms.trigger", "a duration (-PT15M, END:PT0S) or a UTC date-time")
         default: throw APIProblem(.invalidField, "an alarm has minutesBefore or trigger", fields: ["alarms"])
         }
+        for (field, name) in [("uid", "UID"), ("snoozeOf", "RELATED-TO")] {
+            switch value[field] {
+            case nil, .null?: continue
+            case .string(let text)? where !text.isEmpty && text.utf8.count <= 255 && !text.contains(where: \.isNewline):
+                var property = Property(name: name, value: text)
+                if field == "snoozeOf" {
+                    property = Property(
+                        name: name, parameters: [Parameter(name: "RELTYPE", value: "SNOOZE")], value: text)
+                }
+                alarm.component.removeProperties(named: name)
+                alarm.component.properties.append(property)
+            default: throw wrongType("alarms.\(field)", "a string of 1 to 255 bytes")
+            }
+        }
+        switch value["acknowledged"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            guard let instant = try? time(text, timeZone: nil, field: "alarms.acknowledged"), instant.form == .utc
+            else {
+                throw wrongType("alarms.acknowledged", "a UTC date-time")
+            }
+            alarm.acknowledged = instant.civil.secondsSinceEpoch
+        default: throw wrongType("alarms.acknowledged", "a UTC date-time")
+        }
+        return alarm
     }
 
     // MARK: Occurrences

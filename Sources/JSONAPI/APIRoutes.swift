@@ -178,6 +178,12 @@ extension APIContext {
             try context.removeOccurrence(event: path["eventId"], recurrenceID: path["recurrenceId"])
         },
         Route("GET", "/api/v1/alarms", .read) { (context, _) throws(APIProblem) in try context.alarms() },
+        Route("POST", "/api/v1/alarms/acknowledge", .write) { (context, _) throws(APIProblem) in
+            try context.dismissAlarm(snooze: false)
+        },
+        Route("POST", "/api/v1/alarms/snooze", .write) { (context, _) throws(APIProblem) in
+            try context.dismissAlarm(snooze: true)
+        },
         Route("GET", "/api/v1/summary", .read) { (context, _) throws(APIProblem) in try context.summary() },
         Route("GET", "/api/v1/availability", .read) { (context, _) throws(APIProblem) in try context.availability() },
         Route("GET", "/api/v1/availability-schedules", .read) { (context, _) throws(APIProblem) in
@@ -290,7 +296,8 @@ extension APIContext {
         "/api/v1/calendars/{id}/changes", "/api/v1/calendars/{id}/events", "/api/v1/events", "/api/v1/events/{id}",
         "/api/v1/events/{id}/rsvp", "/api/v1/events/{id}/add-to-calendar", "/api/v1/events/{id}/added",
         "/api/v1/occurrences/{eventId}", "/api/v1/occurrences/{eventId}/{recurrenceId}", "/api/v1/alarms",
-        "/api/v1/summary", "/api/v1/tokens", "/api/v1/tokens/{id}", "/events/{id}.ics", "/api/v1/openapi.json",
+        "/api/v1/alarms/acknowledge", "/api/v1/alarms/snooze", "/api/v1/summary", "/api/v1/tokens",
+        "/api/v1/tokens/{id}", "/events/{id}.ics", "/api/v1/openapi.json",
     ]
 
     /// The table of ``routes``, matched in their order.

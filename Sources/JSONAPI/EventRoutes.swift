@@ -330,9 +330,51 @@ extension APIContext {
         return listing("alarms", firings, time: \.fireTime) { firing in
             .object([
                 ("fireTime", .string(Self.utc(firing.fireTime))), ("repetition", .integer(firing.repetition)),
+                ("alarmUid", .string(firing.alarmUID)), ("state", firing.state.map { .string($0.rawValue) } ?? .null),
+                ("firedAt", firing.firedAt.map { .string(Self.utc($0)) } ?? .null),
                 ("alarm", APIModel.json(firing.alarm)), ("occurrence", APIModel.json(firing.occurrence)),
             ])
         }
+    }
+
+    /// POST /alarms/acknowledge and /alarms/snooze: dismisses or snoozes one alarm of an
+    /// event (`eventId`, `occurrence` for an instance of a series, `alarmUid`; `until` for
+    /// a snooze) by writing RFC 9074's properties into it, so every device that syncs the
+    /// event sees it; answers the event as it now is.
+    func dismissAlarm(snooze: Bool) throws(APIProblem) -> HTTPResponse {
+        let body = try body(
+            allowing: snooze ? ["eventId", "occurrence", "alarmUid", "until"] : ["eventId", "occurrence", "alarmUid"])
+        func text(_ name: String, required: Bool = true) throws(APIProblem) -> String? {
+            switch body[name] {
+            case .string(let value)? where !value.isEmpty: return value
+            case nil, .null?: if !required { return nil }
+            default: break
+            }
+            throw APIProblem(.invalidField, "\(name) is a non-empty string", fields: [name])
+        }
+        let event = try text("eventId")!
+        let alarmUID = try text("alarmUid")!
+        try requireVisible(event: event)
+        var recurrenceID: OccurrenceTime?
+        if let occurrence = try text("occurrence", required: false) {
+            recurrenceID = try findOccurrence(event: event, recurrenceID: occurrence, zoneName: nil).recurrenceID
+        }
+        let now = configuration.now()
+        var dismissal = AlarmDismissal.acknowledge(at: now)
+        if snooze {
+            guard let until = try text("until"), let value = try? APIModel.time(until, timeZone: nil, field: "until"),
+                value.form == .utc || value.form == .floating
+            else { throw APIProblem(.invalidField, "until is a UTC time (2026-12-01T08:10:00Z)", fields: ["until"]) }
+            let instant = value.civil.secondsSinceEpoch
+            guard instant > now, instant <= now + 366 * 86_400 else {
+                throw APIProblem(.invalidField, "until is in the coming year, after now", fields: ["until"])
+            }
+            dismissal = .snooze(until: instant, at: now)
+        }
+        let saved = try attempt { () throws(StoreError) in
+            try store.dismissAlarm(alarmUID, ofEvent: event, recurrenceID: recurrenceID, dismissal, ifMatch: ifMatch)
+        }
+        return json(APIModel.json(saved), etag: saved.etag)
     }
 
     /// GET /events/{id}.ics[?occurrence=][&tz=]: the single-event file (see AddToCalendar),

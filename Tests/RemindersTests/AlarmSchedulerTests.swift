@@ -10,16 +10,6 @@ import Synchronization
 import Testing
 import Webhooks
 
-/// A clock a test sets.
-final class TestClock: Sendable {
-    let seconds: Mutex<Int>
-    init(_ start: Int) { seconds = Mutex(start) }
-    var now: Int {
-        get { seconds.withLock { $0 } }
-        set { seconds.withLock { $0 = newValue } }
-    }
-}
-
 /// Unix seconds of a UTC wall clock, from `YYYYMMDDTHHMMSSZ`: the expected instants below
 /// are worked out by hand (Europe/Berlin is UTC+1 until 2026-03-29 01:00Z, UTC+2 after).
 func utc(_ text: String) -> Int {

@@ -278,6 +278,15 @@ public struct AlarmFiring: Sendable {
     public var occurrence: EventOccurrence
     /// 0 for the first firing, 1… for REPEAT firings.
     public var repetition: Int
+    /// The alarm's UID, or the name the store derives for one without (``AlarmIdentity``).
+    public var alarmUID: String = ""
+    /// What the scheduler did with it: nil while it is not yet planned (more than about
+    /// half an hour ahead), or when it fired before the alarm or event last changed.
+    public var state: AlarmFiringRecord.State? = nil
+    /// When the scheduler fired it or found it missed, Unix seconds.
+    public var firedAt: Int? = nil
+    /// Its row in the alarm queue: the object's row and the occurrence part of its key.
+    var instance: (objectID: Int64, recurrenceID: String) = (0, "")
 }
 
 /// Busy time of one instance, as a free-slot search reads it: no component, no title.

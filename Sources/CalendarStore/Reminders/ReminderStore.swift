@@ -149,6 +149,20 @@ enum AlarmQueue {
         if marked > 0 { connection.outboxDeliveries += 1 }
     }
 
+    /// How the queue names a firing's alarm and occurrence: the alarm's UID (or the one
+    /// derived from the event's UID, the component it is written in and its place), and
+    /// the RECURRENCE-ID text of the occurrence (an absolute trigger belongs to its
+    /// component, a relative one to each occurrence; "" for none).
+    static func key(of alarm: Alarm, position: Int, in occurrence: EventOccurrence) -> (
+        uid: String, recurrenceID: String
+    ) {
+        let member = occurrence.isDetached ? occurrence.recurrenceID?.text ?? "" : ""
+        let eventUID = occurrence.component.property("UID")?.value ?? ""
+        let uid = AlarmIdentity.uid(of: alarm, eventUID: eventUID, recurrenceID: member, position: position)
+        if case .absolute = alarm.trigger { return (uid, member) }
+        return (uid, occurrence.recurrenceID?.text ?? "")
+    }
+
     /// Called when a calendar's zone changed: its floating and all-day alarms move.
     static func calendarZoneChanged(_ calendarID: Int64, _ connection: Connection) throws(StoreError) {
         let marked = try connection.run(
@@ -198,7 +212,7 @@ public struct DatabaseReminderStore: ReminderStore {
     /// Adds the firings of `candidate` in `range` to the queue (at most `limit`); returns
     /// how many it added and left out, and whether a bound cut the series.
     func plan(
-        _ candidate: DatabaseEventStore.Candidate, uid: String, reach: Int, calendar: CalendarRow, zone: ZoneRules,
+        _ candidate: DatabaseEventStore.Candidate, reach: Int, calendar: CalendarRow, zone: ZoneRules,
         range: TimeRange, limit: Int, _ connection: Connection
     ) throws(StoreError) -> (planned: Int, dropped: Int, cut: Bool) {
         var firings:
@@ -211,12 +225,7 @@ public struct DatabaseReminderStore: ReminderStore {
         let cut = try engine.visitAlarms(
             of: candidate, calendar: calendar, zone: zone, reach: reach, range: range, budget: &budget, connection
         ) { alarm, position, occurrence, schedule in
-            // The component the alarm is written in (an override's, or the master's).
-            let member = occurrence.isDetached ? occurrence.recurrenceID?.text ?? "" : ""
-            let alarmUID = AlarmIdentity.uid(of: alarm, eventUID: uid, recurrenceID: member, position: position)
-            // An absolute trigger belongs to its component; a relative one to each occurrence.
-            let key: String
-            if case .absolute = alarm.trigger { key = member } else { key = occurrence.recurrenceID?.text ?? "" }
+            let (alarmUID, key) = AlarmQueue.key(of: alarm, position: position, in: occurrence)
             // RFC 9074 §6: dismissed at or after its first firing, the instance is done
             // (its repetitions too); Thunderbird says so for every alarm of the event.
             let acknowledged = [
@@ -253,8 +262,8 @@ public struct DatabaseReminderStore: ReminderStore {
         return (planned, dropped, cut != nil)
     }
 
-    /// The object's UID and the farthest its alarms reach.
-    static let alarmColumns = "SELECT o.uid, o.alarm_reach, o.calendar_id FROM objects o WHERE o.id = ?"
+    /// The farthest an object's alarms reach, and its calendar.
+    static let alarmColumns = "SELECT o.alarm_reach, o.calendar_id FROM objects o WHERE o.id = ?"
 
     /// See ``ReminderStore/planAhead(now:lookahead:window:grace:)``.
     public func planAhead(now: Int, lookahead: Int, window: Int, grace: Int) throws(StoreError) -> AlarmPlanReport? {
@@ -292,13 +301,12 @@ public struct DatabaseReminderStore: ReminderStore {
                 let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
                 for candidate in try engine.candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
                     guard
-                        let (uid, objectReach) = try connection.firstRow(
-                            Self.alarmColumns, [.integer(candidate.rowID)], { ($0.string(0), $0.optionalInt(1)) }),
-                        let objectReach
+                        let objectReach = try connection.firstRow(
+                            Self.alarmColumns, [.integer(candidate.rowID)], { $0.optionalInt(0) }) ?? nil
                     else { continue }
                     let allowed = min(perObject, left[owner] ?? perOwner)
                     let done = try plan(
-                        candidate, uid: uid, reach: objectReach, calendar: calendar, zone: zone, range: range,
+                        candidate, reach: objectReach, calendar: calendar, zone: zone, range: range,
                         limit: allowed, connection)
                     left[owner] = (left[owner] ?? perOwner) - done.planned
                     report.planned += done.planned
@@ -330,9 +338,8 @@ public struct DatabaseReminderStore: ReminderStore {
                     "DELETE FROM alarm_instances WHERE object_id = ? AND state IN ('pending', 'acknowledged') AND fire_at >= ?",
                     [.integer(objectID), .int(from)])
                 guard until > from,
-                    let (uid, reach, calendarID) = try connection.firstRow(
-                        Self.alarmColumns, [.integer(objectID)],
-                        { ($0.string(0), $0.optionalInt(1), $0.int64(2)) }),
+                    let (reach, calendarID) = try connection.firstRow(
+                        Self.alarmColumns, [.integer(objectID)], { ($0.optionalInt(0), $0.int64(1)) }),
                     let reach, let calendar = try calendar(calendarID, connection),
                     let candidate = try connection.firstRow(
                         DatabaseEventStore.candidateColumns + " WHERE o.id = ?", [.integer(objectID)],
@@ -340,7 +347,7 @@ public struct DatabaseReminderStore: ReminderStore {
                 else { continue }
                 let range = TimeRange(start: from, end: until)
                 _ = try plan(
-                    candidate, uid: uid, reach: reach, calendar: calendar, zone: zone(of: calendar), range: range,
+                    candidate, reach: reach, calendar: calendar, zone: zone(of: calendar), range: range,
                     limit: AlarmLimits.share(AlarmLimits.perObjectPerHour, of: range), connection)
             }
             return objects.count
