@@ -103,7 +103,8 @@ let package = Package(
             dependencies: ["CalendarStore", "Accounts", "Outbound", "CivilTime", "HTTPTypes", "ICalendar", "JSON"]),
         // Reminders: the alarm scheduler that fires every VALARM at its time from the store's
         // persistent queue (webhooks through the outbox, e-mail through Outbound).
-        .target(name: "Reminders", dependencies: ["CalendarStore", "Outbound"]),
+        .target(
+            name: "Reminders", dependencies: ["CalendarStore", "CivilTime", "HTTPTypes", "Outbound", "Scheduling"]),
         // Scheduling (RFC 6638, RFC 5546 iTIP): who organizes and attends an object, the
         // messages writes send, answers applied (values in, values out), and the agent
         // that delivers them between the store's users.
@@ -234,8 +235,8 @@ let package = Package(
         .testTarget(
             name: "RemindersTests",
             dependencies: [
-                "Reminders", "CalendarStore", "Webhooks", "ICalendar", "CivilTime", "JSON", "AlmanacTestSupport",
-                "AlmanacTesting",
+                "Reminders", "CalendarStore", "Webhooks", "ICalendar", "CivilTime", "JSON", "Scheduling",
+                "AlmanacTestSupport", "AlmanacTesting",
             ]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "ICalendar", "CivilTime", "CalendarStore"]),
         .testTarget(

@@ -199,6 +199,9 @@ enum CommandTable {
                 "after downtime, alarms missed by less than this fire at once (marked late); older ones are recorded as missed",
                 .value("3600")),
             .flag("--no-alarms", "fire no alarms in this process (another process on the database does)"),
+            .valued(
+                "--base-url", "URL", "where people reach the server, for the links in reminder mails",
+                .value("http://HOST:PORT")),
             smtpOption, smtpFromOption,
             .valued(
                 "--ldap-url", "URL",

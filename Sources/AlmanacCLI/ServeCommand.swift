@@ -152,6 +152,13 @@ enum ServeCommand {
         if !options.has("--no-alarms") {
             alarms = AlarmScheduler.Configuration()
             alarms?.grace = try number("--alarm-grace", 3_600, range: 0...(30 * 86_400))
+            if let base = options["--base-url"] {
+                guard base.hasPrefix("https://") || base.hasPrefix("http://") else {
+                    throw .usage(
+                        "--base-url is where people reach the server (https://calendar.example.com), not \(base)")
+                }
+                alarms?.baseURL = base
+            }
         } else if options["--alarm-grace"] != nil {
             throw .usage("--alarm-grace goes without --no-alarms")
         }

@@ -29,6 +29,8 @@ public final class AlmanacServer: Sendable {
     public let authenticator: Authenticator
     let routes: ServerRoutes
     let server: HTTPServer
+    /// The address listened on.
+    let host: String
     /// Delivers the webhook outbox while the server runs (nil: this process delivers none).
     public let webhookDispatcher: WebhookDispatcher?
     let holdSweeper: HoldSweeper
@@ -75,6 +77,7 @@ public final class AlmanacServer: Sendable {
         now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
     ) {
         self.backend = backend
+        host = configuration.host
         var http = webhooks?.http ?? OutboundHTTPClient.Options()
         http.policy = outbound
         if var webhooks {
@@ -87,7 +90,6 @@ public final class AlmanacServer: Sendable {
         subscriptionRefresher = subscriptions.map {
             SubscriptionRefresher(store: backend.subscriptions, configuration: $0, now: now)
         }
-        alarmScheduler = alarms.map { AlarmScheduler(store: backend.reminders, configuration: $0, now: now) }
         let provider = identity.map {
             OpenIDProvider($0, transport: ServerIdentityTransport(policy: identityPolicy), now: now)
         }
@@ -95,6 +97,13 @@ public final class AlmanacServer: Sendable {
         self.authenticator = authenticator
         let mail = smtp.flatMap { try? ServerMail(relay: $0) }
         self.mail = mail
+        alarmScheduler = alarms.map { alarms in
+            var alarms = alarms
+            alarms.mailSender = alarms.mailSender ?? smtp?.envelopeSender
+            let scheduler = AlarmScheduler(store: backend.reminders, configuration: alarms, now: now)
+            scheduler.mailer = mail
+            return scheduler
+        }
         var web = WebCalendar(
             backend: backend,
             verifyPassword: { user, password, address in
@@ -199,6 +208,7 @@ public final class AlmanacServer: Sendable {
     /// Starts listening and delivering webhooks (returns at once).
     public func start() throws(ServerError) {
         try server.start()
+        alarmScheduler?.listening(at: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
         startDeliveries()
     }
 

@@ -1,5 +1,6 @@
 import Accounts
 import Outbound
+import Reminders
 import Scheduling
 import Synchronization
 
@@ -17,7 +18,7 @@ import Synchronization
 /// cancellation) is ``post(_:for:)``ed: sent by the server's mail threads, fairly between
 /// the users it is for (``FairWorkQueue``: one message of a user at a time, at most
 /// ``maxWaitingPerUser`` waiting), so a slow relay never holds a booker's page.
-public final class ServerMail: IMIPSender {
+public final class ServerMail: IMIPSender, AlarmMailer {
     private let client: Mutex<SMTPClient>
     private let queue = FairWorkQueue(
         workers: 2, perOwner: 1, maxWaitingPerOwner: ServerMail.maxWaitingPerUser, name: "almanac-mail")
@@ -68,6 +69,12 @@ public final class ServerMail: IMIPSender {
                 SchedulingLog.write("almanac: mail to \(message.recipients.joined(separator: ", ")) failed: \(error)")
             }
         }
+    }
+
+    /// Queues a reminder mail (``AlarmMailer``): sent on the mail threads, fairly between
+    /// owners, and `done` told how it went.
+    public func post(_ message: IMIP.Outgoing, for owner: String, done: @escaping @Sendable (String?) -> Void) -> Bool {
+        queue.submit(for: [owner]) { [self] in done(send(message)) }
     }
 
     /// Sends what is queued, then stops taking mail.

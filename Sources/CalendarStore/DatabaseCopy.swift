@@ -74,7 +74,8 @@ extension DatabaseBackend {
             "alarm_instances",
             [
                 "id", "object_id", "recurrence_id", "alarm_uid", "repetition", "fire_at", "action", "description",
-                "snooze_of", "occurrence_start", "occurrence_end", "state", "fired_at",
+                "snooze_of", "occurrence_start", "occurrence_end", "state", "fired_at", "mail_state", "mail_lease",
+                "mail_attempts",
             ]
         ),
         ("alarm_dirty", ["object_id"]),

@@ -1,10 +1,12 @@
 import CalendarStore
 import Foundation
 import Outbound
+import Synchronization
 
 /// Fires every alarm at its time while the server runs: plans the alarm queue ahead,
 /// plans again what writes changed, fires what is due (its `alarm.due` webhooks go out
-/// through the outbox) and hands each firing to ``AlarmScheduler/onFired`` (e-mail).
+/// through the outbox), and sends the mail of `ACTION:EMAIL` alarms through the
+/// ``AlarmScheduler/mailer`` to their owners.
 ///
 /// One thread per process. It wakes when a write marks alarms to plan, at the second the
 /// next firing is due, and at least every ``Configuration/pollMilliseconds`` (for the
@@ -25,6 +27,11 @@ public final class AlarmScheduler: @unchecked Sendable {
         public var batch = 500
         /// How long fired, missed and acknowledged firings are kept (for `GET /api/v1/alarms`).
         public var retention = 30 * 86_400
+        /// The sender of reminder mails (`serve --smtp-from`); nil: each owner's first address.
+        public var mailSender: String?
+        /// Where people reach the server, for the link in reminder mails (`serve --base-url`);
+        /// nil: the address the server listens on, once it does (``listening(at:)``).
+        public var baseURL: String?
 
         public init() {}
     }
@@ -32,8 +39,15 @@ public final class AlarmScheduler: @unchecked Sendable {
     let store: any ReminderStore
     public let configuration: Configuration
     let now: @Sendable () -> Int
-    /// Called with each batch of firings once they are committed, on the scheduler's thread.
-    public var onFired: (@Sendable ([AlarmFiringRecord]) -> Void)?
+    /// The link base when the configuration names none: where the server listens.
+    private let listeningURL = Mutex<String?>(nil)
+
+    /// Tells the scheduler where the server listens, for the links of its mails when the
+    /// configuration names no ``Configuration/baseURL``.
+    public func listening(at url: String) { listeningURL.withLock { $0 = url } }
+
+    /// Sends `ACTION:EMAIL` alarms' mail (`serve --smtp`); nil: none is sent.
+    public var mailer: (any AlarmMailer)?
     private let thread = WorkerThreads()
     private var lastPrune: Int?
 
@@ -72,14 +86,48 @@ public final class AlarmScheduler: @unchecked Sendable {
         for _ in 0..<100 {
             let batch = try store.fireDue(now: now, grace: configuration.grace, limit: configuration.batch)
             fired += batch
-            if !batch.isEmpty { onFired?(batch) }
             if batch.count < configuration.batch { break }
         }
+        if let mailer { try sendMail(through: mailer, now: now) }
         if lastPrune.map({ now - $0 >= 3_600 }) ?? true {
             lastPrune = now
             _ = try store.pruneAlarms(before: now - configuration.retention)
         }
         return fired
+    }
+
+    /// Hands the waiting reminder mails to `mailer`, each leased while it is on its way;
+    /// a failed one is tried again later (1, 2, 4, 8 minutes), one due longer ago than the
+    /// grace is given up.
+    func sendMail(through mailer: any AlarmMailer, now: Int) throws(StoreError) {
+        let store = store
+        let clock = self.now
+        let baseURL = configuration.baseURL ?? listeningURL.withLock { $0 }
+        for _ in 0..<20 {
+            let jobs = try store.claimMail(
+                now: now, lease: 600, limit: configuration.batch, perOwnerPerHour: AlarmMail.perUserPerHour)
+            for job in jobs {
+                guard now - job.record.fireAt <= configuration.grace,
+                    let message = AlarmMail.message(
+                        job, sender: configuration.mailSender, baseURL: baseURL, now: now)
+                else {
+                    try store.finishMail(job, error: "not sent: too late, or no address to send from", retryAt: nil)
+                    continue
+                }
+                let retry: @Sendable () -> Int? = {
+                    job.attempts + 1 < AlarmMail.maxAttempts ? clock() + 60 << min(job.attempts, 4) : nil
+                }
+                let queued = mailer.post(message, for: job.record.owner) { error in
+                    do throws(StoreError) {
+                        try store.finishMail(job, error: error, retryAt: error == nil ? nil : retry())
+                    } catch {
+                        // The lease runs out and the mail is taken up again.
+                    }
+                }
+                if !queued { try store.finishMail(job, error: "the owner's mail queue is full", retryAt: retry()) }
+            }
+            if jobs.count < configuration.batch { break }
+        }
     }
 
     /// Starts the thread (again after ``stop()``).

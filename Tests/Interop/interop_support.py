@@ -1,6 +1,7 @@
-"""What the interop scripts share: counted checks, waiting, and a main that runs a
-scenario in a fresh data directory."""
+"""What the interop scripts share: counted checks, waiting, and a main that runs
+scenarios in fresh data directories."""
 import argparse
+import os
 import tempfile
 import time
 
@@ -24,12 +25,20 @@ def wait_for(condition, what, seconds=40, poll=0.2):
     raise SystemExit("FAIL: timed out waiting for " + what)
 
 
-def main(run, name):
-    """Parses --almanac, runs `run(almanac, data)` in a temporary data directory, and
-    says how many checks passed."""
+def main(run, name, *more, postgres=None):
+    """Parses --almanac, runs `run(almanac, data)` and each of `more` in a fresh temporary
+    data directory, then `postgres(almanac, cluster)` when the test cluster is set
+    (ALMANAC_TEST_POSTGRES, as `make test` sets it), and says how many checks passed."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--almanac", required=True)
     arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data:
-        run(arguments.almanac, data)
+    for scenario in (run, *more):
+        with tempfile.TemporaryDirectory() as data:
+            scenario(arguments.almanac, data)
+    if postgres:
+        cluster = os.environ.get("ALMANAC_TEST_POSTGRES")
+        if cluster:
+            postgres(arguments.almanac, cluster)
+        else:
+            print("note: no ALMANAC_TEST_POSTGRES; the PostgreSQL checks are skipped (make test runs them)")
     print(f"{name}: all {checks} checks passed")

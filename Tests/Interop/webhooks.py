@@ -12,7 +12,6 @@ on 127.0.0.1 (a Python http.server that checks each signature with Python's own 
 
     .build/client-venv/bin/python Tests/Interop/webhooks.py --almanac .build/debug/almanac
 """
-import argparse
 import hashlib
 import hmac
 import http.server
@@ -20,21 +19,15 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from almanac_server import AlmanacServer, BasicClient  # noqa: E402
+from interop_support import check, main  # noqa: E402
 
 PRIVATE = ["--allow-private-webhooks"]
-
-
-def check(condition, message):
-    if not condition:
-        raise SystemExit("FAIL: " + message)
-    print("ok:", message)
 
 
 class Receiver:
@@ -259,21 +252,5 @@ def two_servers_on_postgres(almanac, cluster):
     check(codes == [0, 0], "both servers stopped cleanly")
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--almanac", required=True)
-    arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data:
-        every_write(arguments.almanac, data)
-    with tempfile.TemporaryDirectory() as data:
-        killed_during_a_burst(arguments.almanac, data)
-    cluster = os.environ.get("ALMANAC_TEST_POSTGRES")
-    if cluster:
-        two_servers_on_postgres(arguments.almanac, cluster)
-    else:
-        print("note: no ALMANAC_TEST_POSTGRES; the two-process check is skipped (make test runs it)")
-    print("webhooks: all checks passed")
-
-
 if __name__ == "__main__":
-    main()
+    main(every_write, "webhooks", killed_during_a_burst, postgres=two_servers_on_postgres)

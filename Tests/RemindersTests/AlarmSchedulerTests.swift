@@ -6,6 +6,7 @@ import Foundation
 import ICalendar
 import JSON
 import Reminders
+import Scheduling
 import Synchronization
 import Testing
 import Webhooks
@@ -49,6 +50,7 @@ struct ReminderFixture {
         let clock = clock
         var configuration = AlarmScheduler.Configuration()
         (configuration.lookahead, configuration.window) = (2 * step, step)
+        configuration.baseURL = "https://calendar.example/"
         self.step = step
         scheduler = AlarmScheduler(store: backend.reminders, configuration: configuration, now: { clock.now })
         webhook = try backend.webhooks.createWebhook(
@@ -410,4 +412,101 @@ struct AlarmSchedulerPostgresTests {
 
 func vevent(_ uid: String, _ lines: [String]) -> [String] {
     ["BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20260101T000000Z"] + lines + ["END:VEVENT"]
+}
+
+/// A mailer that keeps what it is given and answers as told.
+final class RecordingMailer: AlarmMailer, Sendable {
+    let state = Mutex<(messages: [IMIP.Outgoing], failing: Bool)>(([], false))
+
+    var messages: [IMIP.Outgoing] { state.withLock { $0.messages } }
+    var failing: Bool {
+        get { state.withLock { $0.failing } }
+        set { state.withLock { $0.failing = newValue } }
+    }
+
+    func post(_ message: IMIP.Outgoing, for owner: String, done: @escaping @Sendable (String?) -> Void) -> Bool {
+        let failing = state.withLock { state in
+            if !state.failing { state.messages.append(message) }
+            return state.failing
+        }
+        done(failing ? "the relay said no" : nil)
+        return true
+    }
+}
+
+/// `ACTION:EMAIL` alarms: mailed to the owner's own addresses only, whatever ATTENDEEs
+/// the alarm names; tried again after a failure; bounded per user an hour.
+@Suite("E-mail alarms")
+struct EmailAlarmTests {
+    func emailEvent(_ uid: String, at start: String, attendee: String = "mailto:stranger@elsewhere.example")
+        -> [String]
+    {
+        vevent(
+            uid,
+            [
+                "SUMMARY:Dentist", "DTSTART;TZID=Europe/Berlin:\(start)", "DURATION:PT30M", "BEGIN:VALARM",
+                "UID:\(uid)-mail", "ACTION:EMAIL", "SUMMARY:Reminder", "DESCRIPTION:Bring the card",
+                "ATTENDEE:\(attendee)", "TRIGGER:-PT1H", "END:VALARM",
+            ])
+    }
+
+    func body(of message: IMIP.Outgoing) -> String {
+        let text = String(decoding: message.data, as: UTF8.self)
+        let encoded = text.components(separatedBy: "\r\n\r\n").dropFirst().joined().replacingOccurrences(
+            of: "\r\n", with: "")
+        return String(decoding: Data(base64Encoded: encoded) ?? Data(), as: UTF8.self)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func mailGoesToTheOwnerOnlyAndIsRetried(kind: StoreKind) throws {
+        let fixture = try ReminderFixture(kind, start: utc("20261110T060000Z"))
+        try fixture.backend.setAddresses(["anna@example.com", "anna@work.example"], forUser: "alice")
+        let mailer = RecordingMailer()
+        fixture.scheduler.mailer = mailer
+        try fixture.put("dentist.ics", emailEvent("dentist", at: "20261110T090000"))
+        // 09:00 in Berlin (UTC+1) is 08:00Z; an hour before is 07:00Z.
+        #expect(try fixture.run(until: utc("20261110T065959Z")).isEmpty)
+        #expect(mailer.messages.isEmpty)
+        let fired = try fixture.run(until: utc("20261110T070000Z"))
+        #expect(fired.map(\.action) == ["EMAIL"])
+        let message = try #require(mailer.messages.first)
+        #expect(mailer.messages.count == 1)
+        #expect(message.recipients == ["anna@example.com", "anna@work.example"])
+        #expect(!String(decoding: message.data, as: UTF8.self).contains("stranger"))
+        let text = body(of: message)
+        #expect(text.contains("Reminder: Dentist"))
+        #expect(text.contains("09:00"), "the time in the calendar's zone: \(text)")
+        #expect(text.contains("Bring the card"))
+        let event = try #require(try fixture.store.events(in: TimeRange(start: 0, end: .max / 2)).first)
+        #expect(text.contains("Open it: https://calendar.example/calendar/event?id=\(event.eventIdentifier)\r\n"))
+        // The webhook went out too.
+        #expect(try fixture.alarmDeliveries().count == 1)
+
+        // The relay fails: the mail waits and goes a minute later.
+        try fixture.put("second.ics", emailEvent("second", at: "20261110T100000"))
+        mailer.failing = true
+        #expect(try fixture.run(until: utc("20261110T080000Z")).count == 1)
+        #expect(mailer.messages.count == 1)
+        mailer.failing = false
+        fixture.clock.now = utc("20261110T080200Z")
+        try fixture.scheduler.tick()
+        #expect(mailer.messages.count == 2)
+    }
+
+    @Test func noAddressNoMailAndAnHourlyBound() throws {
+        let fixture = try ReminderFixture(.sqlite, start: utc("20261110T060000Z"))
+        let mailer = RecordingMailer()
+        fixture.scheduler.mailer = mailer
+        try fixture.put("lonely.ics", emailEvent("lonely", at: "20261110T090000"))
+        #expect(try fixture.run(until: utc("20261110T070000Z")).count == 1)
+        #expect(mailer.messages.isEmpty, "alice has no address: nothing is sent, not even to the ATTENDEE")
+
+        try fixture.backend.setAddresses(["anna@example.com"], forUser: "alice")
+        let count = AlarmMail.perUserPerHour + 5
+        for index in 0..<count {
+            try fixture.put("many\(index).ics", emailEvent("many\(index)", at: "20261110T120000"))
+        }
+        #expect(try fixture.run(until: utc("20261110T100000Z")).count == count)
+        #expect(mailer.messages.count == AlarmMail.perUserPerHour)
+    }
 }

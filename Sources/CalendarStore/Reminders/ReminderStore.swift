@@ -37,6 +37,30 @@ public protocol ReminderStore: Sendable {
     func nextDue() throws(StoreError) -> Int?
     /// Forgets firings that fired, were missed or acknowledged before `before`.
     func pruneAlarms(before: Int) throws(StoreError) -> Int
+
+    // MARK: E-mail alarms
+
+    /// Leases up to `limit` fired `ACTION:EMAIL` firings whose mail waits, for `lease`
+    /// seconds, with their owner's own addresses (never the alarm's ATTENDEEs). A firing
+    /// whose owner has no address, or has had `perOwnerPerHour` alarm mails in the last
+    /// hour, is recorded as refused and not returned.
+    func claimMail(now: Int, lease: Int, limit: Int, perOwnerPerHour: Int) throws(StoreError) -> [AlarmMailJob]
+    /// Records how a leased mail went: sent (`error` nil), or failed and tried again at
+    /// `retryAt` (nil: given up).
+    func finishMail(_ job: AlarmMailJob, error: String?, retryAt: Int?) throws(StoreError)
+}
+
+/// A fired EMAIL alarm whose mail is to be sent, leased to one process.
+public struct AlarmMailJob: Sendable, Hashable {
+    let id: Int64
+    /// The firing.
+    public var record: AlarmFiringRecord
+    /// Where it goes: its owner's addresses, in their order.
+    public var addresses: [String]
+    /// The owner's display name, if any.
+    public var ownerName: String?
+    /// Attempts made before this one.
+    public var attempts: Int
 }
 
 /// What one ``ReminderStore/planAhead(now:lookahead:window:grace:)`` did.
@@ -393,9 +417,10 @@ public struct DatabaseReminderStore: ReminderStore {
                 record.firedAt = now
                 // A disabled account causes no outbound work.
                 record.state = record.fireAt < now - grace || disabled ? .missed : .fired
+                let mail = record.state == .fired && record.action == "EMAIL"
                 try connection.run(
-                    "UPDATE alarm_instances SET state = ?, fired_at = ? WHERE id = ?",
-                    [.text(record.state.rawValue), .int(now), .integer(id)])
+                    "UPDATE alarm_instances SET state = ?, fired_at = ?, mail_state = ? WHERE id = ?",
+                    [.text(record.state.rawValue), .int(now), mail ? .text("pending") : nil, .integer(id)])
                 if record.state == .fired {
                     try Outbox.record(
                         Outbox.Change(
@@ -439,6 +464,67 @@ public struct DatabaseReminderStore: ReminderStore {
             try connection.run(
                 "DELETE FROM alarm_instances WHERE state IN ('fired', 'missed', 'acknowledged') AND fire_at < ?",
                 [.int(before)])
+        }
+    }
+
+    /// See ``ReminderStore/claimMail(now:lease:limit:perOwnerPerHour:)``.
+    public func claimMail(now: Int, lease: Int, limit: Int, perOwnerPerHour: Int) throws(StoreError)
+        -> [AlarmMailJob]
+    {
+        let any = try database.read { (connection) throws(StoreError) -> Bool in
+            try connection.firstRow(
+                "SELECT 1 FROM alarm_instances WHERE mail_state = 'pending' AND mail_lease <= ? LIMIT 1", [.int(now)],
+                { _ in true }) ?? false
+        }
+        guard any else { return [] }
+        return try database.write { (connection) throws(StoreError) -> [AlarmMailJob] in
+            let due = try connection.rows(
+                Self.firingColumns
+                    + " WHERE i.mail_state = 'pending' AND i.mail_lease <= ? ORDER BY i.fired_at, i.id LIMIT ?"
+                    + skipLocked(connection, of: "i"), [.int(now), .int(limit)]
+            ) { row in (record: Self.firing(row), id: row.int64(0), owner: row.int64(18)) }
+            var jobs: [AlarmMailJob] = []
+            for (record, id, owner) in due {
+                let addresses = try connection.rows(
+                    "SELECT address FROM user_addresses WHERE user_id = ? ORDER BY position", [.integer(owner)],
+                    { $0.string(0) })
+                // The owner's alarm mails of the last hour: sent, given up, or on their way.
+                let sent =
+                    try connection.firstRow(
+                        """
+                        SELECT count(*) FROM alarm_instances m JOIN objects o ON o.id = m.object_id
+                        JOIN calendars c ON c.id = o.calendar_id
+                        WHERE (m.mail_state IN ('sent', 'failed') OR (m.mail_state = 'pending' AND m.mail_lease > ?1))
+                            AND m.fired_at > ?2 AND c.owner_id = ?3
+                        """, [.int(now), .int(now - 3_600), .integer(owner)], { $0.int(0) }) ?? 0
+                let refused = addresses.isEmpty || sent >= perOwnerPerHour
+                try connection.run(
+                    "UPDATE alarm_instances SET mail_state = ?, mail_lease = ? WHERE id = ?",
+                    [.text(refused ? "refused" : "pending"), .int(now + lease), .integer(id)])
+                guard !refused else { continue }
+                let attempts =
+                    try connection.firstRow(
+                        "SELECT mail_attempts FROM alarm_instances WHERE id = ?", [.integer(id)], { $0.int(0) }) ?? 0
+                let name =
+                    try connection.firstRow(
+                        "SELECT display_name FROM users WHERE id = ?", [.integer(owner)], { $0.optionalString(0) })
+                    ?? nil
+                jobs.append(
+                    AlarmMailJob(id: id, record: record, addresses: addresses, ownerName: name, attempts: attempts))
+            }
+            return jobs
+        }
+    }
+
+    /// See ``ReminderStore/finishMail(_:error:retryAt:)``.
+    public func finishMail(_ job: AlarmMailJob, error: String?, retryAt: Int?) throws(StoreError) {
+        let state = error == nil ? "sent" : retryAt == nil ? "failed" : "pending"
+        _ = try database.write { (connection) throws(StoreError) -> Int in
+            try connection.run(
+                """
+                UPDATE alarm_instances SET mail_state = ?, mail_lease = ?, mail_attempts = mail_attempts + 1
+                WHERE id = ? AND mail_state = 'pending'
+                """, [.text(state), .int(retryAt ?? 0), .integer(job.id)])
         }
     }
 }

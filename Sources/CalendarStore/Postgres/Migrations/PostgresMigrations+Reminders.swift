@@ -20,9 +20,13 @@ extension PostgresSchema {
                 occurrence_end BIGINT NOT NULL,
                 state TEXT COLLATE "C" NOT NULL,
                 fired_at BIGINT,
+                mail_state TEXT COLLATE "C",
+                mail_lease BIGINT NOT NULL DEFAULT 0,
+                mail_attempts BIGINT NOT NULL DEFAULT 0,
                 UNIQUE (object_id, recurrence_id, alarm_uid, repetition, fire_at)
             );
             CREATE INDEX alarm_instances_state ON alarm_instances(state, fire_at);
+            CREATE INDEX alarm_instances_mail ON alarm_instances(mail_state, fired_at) WHERE mail_state IS NOT NULL;
             CREATE TABLE alarm_dirty (
                 object_id BIGINT PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE
             );

@@ -5,7 +5,8 @@ extension SQLiteSchema {
         // 26: alarm delivery (issue 39). One row per firing of an alarm of an occurrence,
         // planned ahead of time and kept after it fires (fired, missed or acknowledged), so
         // each fires once and its state can be read; objects whose alarms must be planned
-        // again after a write; how far ahead every alarm has been planned. The outbox keeps
+        // again after a write; how far ahead every alarm has been planned; an EMAIL alarm's
+        // mail (waiting, sent, failed or refused) and its lease. The outbox keeps
         // what an `alarm.due` delivery tells beyond its event (a JSON object).
         Migration(
             26,
@@ -24,9 +25,13 @@ extension SQLiteSchema {
                 occurrence_end INTEGER NOT NULL,
                 state TEXT NOT NULL,
                 fired_at INTEGER,
+                mail_state TEXT,
+                mail_lease INTEGER NOT NULL DEFAULT 0,
+                mail_attempts INTEGER NOT NULL DEFAULT 0,
                 UNIQUE (object_id, recurrence_id, alarm_uid, repetition, fire_at)
             );
             CREATE INDEX alarm_instances_state ON alarm_instances(state, fire_at);
+            CREATE INDEX alarm_instances_mail ON alarm_instances(mail_state, fired_at) WHERE mail_state IS NOT NULL;
             CREATE TABLE alarm_dirty (
                 object_id INTEGER PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE
             );
