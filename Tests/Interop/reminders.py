@@ -24,13 +24,12 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from almanac_server import AlmanacServer, BasicClient  # noqa: E402
 from mail_sink import start_sink  # noqa: E402
 from interop_support import check, main  # noqa: E402
-from webhooks import PRIVATE, Receiver, api, subscribe  # noqa: E402
+from webhooks import PRIVATE, Receiver, api, subscribe, two_servers  # noqa: E402
 
 
 def stamp(seconds):
@@ -166,17 +165,9 @@ def killed_and_restarted(almanac, data):
 
 
 def two_servers_on_postgres(almanac, cluster):
-    name = "reminders_" + uuid.uuid4().hex[:8]
-    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", cluster, "-c", f"CREATE DATABASE {name}"], check=True)
-    database = cluster.rsplit("/", 1)[0] + "/" + name
-    password = "reminders-secret"
-    subprocess.run([almanac, "user", "add", "pg", "--database", database], input=password + "\n", text=True, check=True,
-                   stdout=subprocess.DEVNULL)
-    a = AlmanacServer(almanac, None, "pg", database=database, password=password, extra=PRIVATE)
-    b = AlmanacServer(almanac, None, "pg", database=database, password=password, extra=PRIVATE)
+    (a, b), clients = two_servers(almanac, cluster, "reminders")
     try:
         receiver = Receiver()
-        clients = [BasicClient(a.port, "pg", password), BasicClient(b.port, "pg", password)]
         subscribe(clients[0], receiver, events=["alarm.due"])
         calendar = api(clients[0], "PUT", "/api/v1/calendars/by-title/Many")[1]["id"]
         start = int(time.time()) + 6

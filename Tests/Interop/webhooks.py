@@ -213,18 +213,24 @@ def killed_during_a_burst(almanac, data):
         check(server.stop() == 0, "the restarted server stopped cleanly")
 
 
-def two_servers_on_postgres(almanac, cluster):
-    name = "webhooks_" + uuid.uuid4().hex[:8]
+def two_servers(almanac, cluster, prefix):
+    """Creates a database on the test cluster with a user "pg" and starts two servers
+    on it; returns both servers and a client of each."""
+    name = prefix + "_" + uuid.uuid4().hex[:8]
     subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", cluster, "-c", f"CREATE DATABASE {name}"], check=True)
     database = cluster.rsplit("/", 1)[0] + "/" + name
-    password = "webhooks-secret"
+    password = prefix + "-secret"
     subprocess.run([almanac, "user", "add", "pg", "--database", database], input=password + "\n", text=True, check=True,
                    stdout=subprocess.DEVNULL)
-    a = AlmanacServer(almanac, None, "pg", database=database, password=password, extra=PRIVATE)
-    b = AlmanacServer(almanac, None, "pg", database=database, password=password, extra=PRIVATE)
+    servers = [AlmanacServer(almanac, None, "pg", database=database, password=password, extra=PRIVATE)
+               for _ in range(2)]
+    return servers, [BasicClient(server.port, "pg", password) for server in servers]
+
+
+def two_servers_on_postgres(almanac, cluster):
+    (a, b), clients = two_servers(almanac, cluster, "webhooks")
     try:
         receiver = Receiver()
-        clients = [BasicClient(a.port, "pg", password), BasicClient(b.port, "pg", password)]
         hook = subscribe(clients[0], receiver, events=["event.created"])
         calendars = [api(clients[0], "PUT", f"/api/v1/calendars/by-title/{t}")[1]["id"] for t in ["A", "B", "C"]]
 
