@@ -62,6 +62,7 @@ test-steps:
 	$(PY) Tests/Interop/disk_full.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/webhooks.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/reminders.py --almanac .build/debug/almanac
+	$(PY) Tests/Interop/push.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/vdirsyncer_sync.py --almanac .build/debug/almanac --vdirsyncer $(CLIENT_VENV)/bin/vdirsyncer
 	$(PY) Tests/Interop/thunderbird_caldav.py --almanac .build/debug/almanac
 	$(PY) Tests/Interop/evolution_eds.py --almanac .build/debug/almanac

@@ -101,6 +101,9 @@ let package = Package(
         .target(
             name: "Webhooks",
             dependencies: ["CalendarStore", "Accounts", "Outbound", "CivilTime", "HTTPTypes", "ICalendar", "JSON"]),
+        // WebDAV-Push: Web Push messages (RFC 8030, encrypted per RFC 8291, signed with
+        // VAPID per RFC 8292 on OpenSSL) to the subscriptions clients register on calendars.
+        .target(name: "Push", dependencies: ["CalendarStore", "Accounts", "COpenSSL", "Outbound", "JSON"]),
         // Reminders: the alarm scheduler that fires every VALARM at its time from the store's
         // persistent queue (webhooks through the outbox, e-mail through Outbound).
         .target(
@@ -118,7 +121,7 @@ let package = Package(
             dependencies: [
                 "Bookings",
                 "CalendarStore", "HTTPServer", "HTTPTypes", "Accounts", "CalDAV", "JSONAPI", "WebCalendar", "Feeds",
-                "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound", "JSON", "Reminders",
+                "Recurrence", "Webhooks", "Subscriptions", "Scheduling", "Outbound", "JSON", "Reminders", "Push",
             ]),
         // The command-line interface as a library, so tests run it in process.
         .target(
@@ -129,6 +132,7 @@ let package = Package(
                 "HTTPServer", "HTTPTypes",
                 "Availability", "AddToCalendar",
                 "CalendarViews", "StoreAdapters", "Webhooks", "Subscriptions", "Scheduling", "Outbound", "Reminders",
+                "Push",
             ]),
         .executableTarget(name: "almanac", dependencies: ["AlmanacCLI"]),
         // The Swift client library for app developers: Foundation and FoundationNetworking
@@ -142,7 +146,7 @@ let package = Package(
             dependencies: [
                 "ICalendar", "JSON", "Recurrence", "CalendarStore", "CMallocCounter", "AlmanacTestSupport",
                 "AlmanacServer",
-                "Accounts", "HTTPServer", "HTTPTypes", "Webhooks", "CivilTime", "Outbound",
+                "Accounts", "HTTPServer", "HTTPTypes", "Webhooks", "CivilTime", "Outbound", "Reminders", "Push",
             ],
             path: "Benchmarks/AlmanacBenchmarks"
         ),
@@ -173,7 +177,7 @@ let package = Package(
             name: "AlmanacTesting",
             dependencies: [
                 "AlmanacServer", "CalDAV", "CalendarStore", "Accounts", "HTTPServer", "HTTPTypes", "AlmanacTestSupport",
-                "Webhooks", "Subscriptions", "Outbound", "Reminders",
+                "Webhooks", "Subscriptions", "Outbound", "Reminders", "Push",
             ],
             path: "Tests/AlmanacTesting"),
         // A child process for the store's crash test: writes and reports what was acknowledged.
@@ -232,6 +236,9 @@ let package = Package(
             name: "AvailabilityTests",
             dependencies: ["Availability", "CivilTime", "ICalendar", "Recurrence", "AlmanacTestSupport"]),
         .testTarget(name: "CalendarViewsTests", dependencies: ["CalendarViews", "CivilTime"]),
+        .testTarget(
+            name: "PushTests",
+            dependencies: ["Push", "CalendarStore", "CivilTime", "AlmanacTesting", "HTTPTypes"]),
         .testTarget(
             name: "RemindersTests",
             dependencies: [

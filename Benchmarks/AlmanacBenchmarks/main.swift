@@ -17,7 +17,9 @@ import Foundation
 // webhooks times delivery from the outbox to a receiver on loopback: latency from commit
 // to receipt, and deliveries a second over 8 calendars and over one. bookings times a
 // booking type's slot search over 90 days of 10 calendars of 10,000 events, and bookings
-// a second from 16 concurrent bookers over loopback.
+// a second from 16 concurrent bookers over loopback. alarms times the delay from each
+// alarm's trigger to its alarm.due webhook with --alarms N (default 100,000) due over
+// --alarm-seconds S (default 3,600; --postgres too), then WebDAV-Push messages a second.
 
 var events = 20_000
 var eventsGiven: Int?
@@ -31,6 +33,8 @@ var withPeer = true
 var withPostgres = false
 var connections = 64
 var loadSeconds = 60.0
+var alarmCount = 100_000
+var alarmSeconds = 3_600
 var suites: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -49,9 +53,11 @@ while let argument = arguments.popFirst() {
     case "--queries": queries = max(1, Int(arguments.popFirst() ?? "") ?? queries)
     case "--connections": connections = max(1, Int(arguments.popFirst() ?? "") ?? connections)
     case "--seconds": loadSeconds = max(1, Double(arguments.popFirst() ?? "") ?? loadSeconds)
+    case "--alarms": alarmCount = max(1, Int(arguments.popFirst() ?? "") ?? alarmCount)
+    case "--alarm-seconds": alarmSeconds = max(1, Int(arguments.popFirst() ?? "") ?? alarmSeconds)
     case "-h", "--help":
         print(
-            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [--server-threads N] [--connections N] [--seconds S] [icalendar] [recurrence] [cli] [store] [server] [load] [api]"
+            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [--server-threads N] [--connections N] [--seconds S] [--alarms N] [--alarm-seconds S] [icalendar] [recurrence] [cli] [store] [server] [load] [api]"
         )
         exit(0)
     default: suites.append(argument)
@@ -62,7 +68,9 @@ if all || suites.contains("icalendar") { ICalendarBenchmarks.run(events: events,
 if all || suites.contains("recurrence") { RecurrenceBenchmarks.run(events: events, iterations: iterations) }
 if all || suites.contains("cli") { CLIBenchmarks.run(events: events, iterations: iterations) }
 let postgres =
-    withPostgres && (suites.contains("server") || suites.contains("store") || suites.contains("load"))
+    withPostgres
+        && (suites.contains("server") || suites.contains("store") || suites.contains("load")
+            || suites.contains("alarms"))
     ? BenchPostgres() : nil
 if suites.contains("server") {
     ServerBenchmarks.run(events: events, putSample: putSample, withPeer: withPeer, postgres: postgres)
@@ -71,6 +79,7 @@ if suites.contains("load") {
     LoadBenchmarks.run(events: eventsGiven ?? 2_000, connections: connections, seconds: loadSeconds, postgres: postgres)
 }
 if suites.contains("webhooks") { WebhookBenchmarks.run() }
+if suites.contains("alarms") { ReminderBenchmarks.run(alarms: alarmCount, seconds: alarmSeconds, postgres: postgres) }
 if suites.contains("bookings") { BookingBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("api") { APIBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("store") {

@@ -200,8 +200,13 @@ enum CommandTable {
                 .value("3600")),
             .flag("--no-alarms", "fire no alarms in this process (another process on the database does)"),
             .valued(
-                "--base-url", "URL", "where people reach the server, for the links in reminder mails",
+                "--base-url", "URL",
+                "where people reach the server, for the links in reminder mails (and, https, the VAPID contact)",
                 .value("http://HOST:PORT")),
+            .flag("--no-push", "offer no WebDAV-Push: calendars advertise none and take no registrations"),
+            .flag(
+                "--allow-private-push",
+                "send WebDAV-Push messages to loopback and private push services too (never by default)"),
             smtpOption, smtpFromOption,
             .valued(
                 "--ldap-url", "URL",

@@ -4,6 +4,7 @@ import CalendarStore
 import HTTPServer
 import HTTPTypes
 import Outbound
+import Push
 import Reminders
 import Subscriptions
 import Webhooks
@@ -162,6 +163,15 @@ enum ServeCommand {
         } else if options["--alarm-grace"] != nil {
             throw .usage("--alarm-grace goes without --no-alarms")
         }
+        var push: PushDispatcher.Configuration?
+        if !options.has("--no-push") {
+            push = PushDispatcher.Configuration()
+            push?.http.policy.allowsPrivateAddresses = options.has("--allow-private-push")
+            // RFC 8292 §2.1: the contact is a mailto: or https: URL.
+            if let base = options["--base-url"], base.hasPrefix("https://") { push?.subject = base }
+        } else if options.has("--allow-private-push") {
+            throw .usage("--allow-private-push goes without --no-push")
+        }
         var webhooks: WebhookDispatcher.Configuration?
         if webhookWorkers > 0 {
             webhooks = WebhookDispatcher.Configuration()
@@ -208,7 +218,7 @@ enum ServeCommand {
             backend: backend, configuration: configuration, allowedOrigins: origins,
             visiblePrincipals: visiblePrincipals, apiRateLimit: rateLimit, webhooks: webhooks,
             outbound: OutboundPolicy(allowsPrivateAddresses: options.has("--allow-private-webhooks")),
-            subscriptions: feeds, alarms: alarms, smtp: relay, directory: directory, identity: identity,
+            subscriptions: feeds, alarms: alarms, push: push, smtp: relay, directory: directory, identity: identity,
             identityPolicy: OutboundPolicy(
                 allowsPrivateAddresses: options.has("--allow-private-identity"), permission: "--allow-private-identity")
         )

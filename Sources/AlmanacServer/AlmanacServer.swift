@@ -8,6 +8,7 @@ import HTTPServer
 import HTTPTypes
 import JSONAPI
 import Outbound
+import Push
 import Recurrence
 import Reminders
 import Scheduling
@@ -40,6 +41,8 @@ public final class AlmanacServer: Sendable {
     public let alarmScheduler: AlarmScheduler?
     /// Sends iMIP and booking mail through the relay (nil: `serve` has no `--smtp`).
     let mail: ServerMail?
+    /// Sends WebDAV-Push messages while the server runs (nil: WebDAV-Push is off).
+    public let pushDispatcher: PushDispatcher?
 
     /// - Parameter allowedOrigins: web origins (`https://app.example.com`) whose pages may
     ///   call the JSON API from a browser (CORS); none by default.
@@ -52,6 +55,8 @@ public final class AlmanacServer: Sendable {
     ///   `outbound`'s rules).
     /// - Parameter outbound: the rules for the server's own requests (by default none to
     ///   private or loopback addresses).
+    /// - Parameter push: how this process sends WebDAV-Push messages (`serve` does unless
+    ///   `--no-push`); nil: calendars advertise no push and take no registrations.
     /// - Parameter alarms: how this process fires alarms (`serve` does unless `--no-alarms`);
     ///   nil: it fires none.
     /// - Parameter smtp: the relay iMIP invitations and answers go out through (`serve
@@ -71,7 +76,7 @@ public final class AlmanacServer: Sendable {
         visiblePrincipals: PrincipalVisibility = .onlySelf, apiRateLimit: Int = AlmanacServer.defaultAPIRateLimit,
         webhooks: WebhookDispatcher.Configuration? = nil, outbound: OutboundPolicy = OutboundPolicy(),
         subscriptions: SubscriptionRefresher.Configuration? = nil, alarms: AlarmScheduler.Configuration? = nil,
-        smtp: SMTPClient.Relay? = nil,
+        push: PushDispatcher.Configuration? = nil, smtp: SMTPClient.Relay? = nil,
         directory: LDAPDirectory? = nil, identity: OpenIDProvider.Configuration? = nil,
         identityPolicy: OutboundPolicy = OutboundPolicy(permission: "--allow-private-identity"),
         now: @escaping @Sendable () -> Int = AlmanacServer.systemNow
@@ -131,13 +136,28 @@ public final class AlmanacServer: Sendable {
                     }
                 })
         }
+        pushDispatcher = push.flatMap { configuration in
+            do {
+                return PushDispatcher(
+                    store: backend.push, keys: try PushKeys.load(from: backend.push), configuration: configuration)
+            } catch {
+                FileHandle.standardError.write(Data("almanac: WebDAV-Push is off: \(error)\n".utf8))
+                return nil
+            }
+        }
+        let pushSupport = pushDispatcher.map { dispatcher in
+            let policy = dispatcher.configuration.http.policy
+            return WebDAVPushSupport(
+                vapidPublicKey: dispatcher.keys.vapid.publicKey, topicKey: dispatcher.keys.topicKey,
+                refusal: { url in policy.refusal(for: url)?.description }, now: now)
+        }
         let routes = ServerRoutes(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
             visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit,
             webhookEndpoints: ServerWebhookEndpoints(options: http),
             feedRefusal: subscriptions.map { configuration in
                 { @Sendable url in configuration.policy.refusal(for: url)?.description }
-            }, mail: mail, now: now)
+            }, push: pushSupport, mail: mail, now: now)
         self.routes = routes
         server = HTTPServer(
             configuration: configuration,
@@ -219,6 +239,7 @@ public final class AlmanacServer: Sendable {
         holdSweeper.start()
         subscriptionRefresher?.start()
         alarmScheduler?.start()
+        pushDispatcher?.start()
     }
 
     /// The port listened on.
@@ -243,6 +264,7 @@ public final class AlmanacServer: Sendable {
         holdSweeper.stop()
         subscriptionRefresher?.stop()
         alarmScheduler?.stop()
+        pushDispatcher?.stop()
     }
 
     /// Makes sure someone can sign in: when the store has no users, creates `name` (an

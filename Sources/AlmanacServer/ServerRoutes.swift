@@ -24,9 +24,12 @@ struct ServerRoutes: Sendable {
     init(
         backend: DatabaseBackend, authenticator: Authenticator, web: WebCalendar, allowedOrigins: Set<String>,
         visiblePrincipals: PrincipalVisibility, apiRateLimit: Int, webhookEndpoints: ServerWebhookEndpoints,
-        feedRefusal: (@Sendable (String) -> String?)?, mail: (any IMIPSender)?, now: @escaping @Sendable () -> Int
+        feedRefusal: (@Sendable (String) -> String?)?, push: WebDAVPushSupport?, mail: (any IMIPSender)?,
+        now: @escaping @Sendable () -> Int
     ) {
-        let caldav = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, mail: mail, now: now)
+        var handler = CalDAVHandler(backend: backend, visiblePrincipals: visiblePrincipals, mail: mail, now: now)
+        handler.push = push
+        let caldav = handler
         let dav: HTTPResponder = { request in
             switch authenticator.authenticate(request) {
             case .failure(let failure): return CalDAVHandler.response(for: failure)

@@ -1,5 +1,6 @@
-// OpenSSL's libcrypto (Debian's libssl-dev) for the Accounts target: password
-// hashing, random bytes and digests. Never hand-written crypto.
+// OpenSSL's libcrypto (Debian's libssl-dev) for the Accounts target (password
+// hashing, random bytes, digests, token signatures) and the Push target (Web Push
+// message encryption and VAPID). Never hand-written crypto.
 #ifndef ALMANAC_COPENSSL_SHIM_H
 #define ALMANAC_COPENSSL_SHIM_H
 
@@ -11,6 +12,11 @@
 #include <openssl/param_build.h>
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/kdf.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// PBKDF2-HMAC-SHA256 (RFC 8018 §5.2); 1 on success. EVP_sha256() is a function
@@ -129,6 +135,109 @@ static inline size_t copenssl_ecdsa_der(const unsigned char *raw, size_t half, u
     BN_free(s);
     ECDSA_SIG_free(signature);
     return written;
+}
+
+/// A new P-256 key pair, NULL on failure.
+static inline EVP_PKEY *copenssl_p256_generate(void) { return EVP_EC_gen("P-256"); }
+
+/// An EC key's public point, uncompressed (65 bytes for P-256), into `output`; its
+/// length, or 0.
+static inline size_t copenssl_ec_public_point(const EVP_PKEY *key, unsigned char *output, size_t capacity) {
+    size_t length = 0;
+    if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, output, capacity, &length) != 1) {
+        return 0;
+    }
+    return length;
+}
+
+/// A private key as PKCS#8 PEM in a buffer from malloc (free it with free()), its
+/// length in `length`; NULL on failure.
+static inline char *copenssl_private_key_pem(EVP_PKEY *key, size_t *length) {
+    BIO *bio = BIO_new(BIO_s_mem());
+    char *result = NULL;
+    if (bio != NULL && PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL) == 1) {
+        char *data = NULL;
+        long count = BIO_get_mem_data(bio, &data);
+        if (count > 0 && (result = malloc((size_t)count)) != NULL) {
+            memcpy(result, data, (size_t)count);
+            *length = (size_t)count;
+        }
+    }
+    BIO_free(bio);
+    return result;
+}
+
+/// The private key a PEM text holds, NULL when it holds none.
+static inline EVP_PKEY *copenssl_private_key_from_pem(const char *pem, size_t length) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    EVP_PKEY *key = bio != NULL ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+    BIO_free(bio);
+    return key;
+}
+
+/// The ECDH shared secret of `key` (private) and `peer` (public) into `output`; its
+/// length, or 0.
+static inline size_t copenssl_ecdh(EVP_PKEY *key, EVP_PKEY *peer, unsigned char *output, size_t capacity) {
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+    size_t length = capacity;
+    if (context == NULL || EVP_PKEY_derive_init(context) != 1 || EVP_PKEY_derive_set_peer(context, peer) != 1
+        || EVP_PKEY_derive(context, output, &length) != 1) {
+        length = 0;
+    }
+    EVP_PKEY_CTX_free(context);
+    return length;
+}
+
+/// An ES256 signature (ECDSA P-256 with SHA-256) of `message` as JWS writes it: r || s,
+/// 32 bytes each, into `output` (64 bytes); 1 on success.
+static inline int copenssl_es256_sign(EVP_PKEY *key, const unsigned char *message, size_t length, unsigned char *output) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    unsigned char der[80];
+    size_t derLength = sizeof der;
+    int ok = context != NULL && EVP_DigestSignInit(context, NULL, EVP_sha256(), NULL, key) == 1
+        && EVP_DigestSign(context, der, &derLength, message, length) == 1;
+    EVP_MD_CTX_free(context);
+    if (!ok) return 0;
+    const unsigned char *cursor = der;
+    ECDSA_SIG *signature = d2i_ECDSA_SIG(NULL, &cursor, (long)derLength);
+    if (signature == NULL) return 0;
+    const BIGNUM *r = NULL;
+    const BIGNUM *s = NULL;
+    ECDSA_SIG_get0(signature, &r, &s);
+    ok = BN_bn2binpad(r, output, 32) == 32 && BN_bn2binpad(s, output + 32, 32) == 32;
+    ECDSA_SIG_free(signature);
+    return ok;
+}
+
+/// HKDF-SHA256 (RFC 5869), extract and expand, `outputLength` bytes; 1 on success.
+static inline int copenssl_hkdf_sha256(const unsigned char *salt, size_t saltLength, const unsigned char *key,
+                                       size_t keyLength, const unsigned char *info, size_t infoLength,
+                                       unsigned char *output, size_t outputLength) {
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
+    size_t length = outputLength;
+    int ok = context != NULL && EVP_PKEY_derive_init(context) == 1
+        && EVP_PKEY_CTX_set_hkdf_md(context, EVP_sha256()) == 1
+        && EVP_PKEY_CTX_set1_hkdf_salt(context, salt, (int)saltLength) == 1
+        && EVP_PKEY_CTX_set1_hkdf_key(context, key, (int)keyLength) == 1
+        && EVP_PKEY_CTX_add1_hkdf_info(context, info, (int)infoLength) == 1
+        && EVP_PKEY_derive(context, output, &length) == 1 && length == outputLength;
+    EVP_PKEY_CTX_free(context);
+    return ok;
+}
+
+/// AES-128-GCM with a 12-byte nonce: the ciphertext of `length` bytes and the 16-byte
+/// tag after it into `output` (`length` + 16 bytes); 1 on success.
+static inline int copenssl_aes128gcm_seal(const unsigned char *key, const unsigned char *nonce,
+                                          const unsigned char *plaintext, size_t length, unsigned char *output) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    int written = 0;
+    int last = 0;
+    int ok = context != NULL && EVP_EncryptInit_ex(context, EVP_aes_128_gcm(), NULL, key, nonce) == 1
+        && EVP_EncryptUpdate(context, output, &written, plaintext, (int)length) == 1
+        && EVP_EncryptFinal_ex(context, output + written, &last) == 1
+        && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, output + written + last) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return ok;
 }
 
 #endif

@@ -16,6 +16,9 @@ public struct CalDAVHandler: Sendable {
     public let now: @Sendable () -> Int
     /// Implicit scheduling between the server's users (RFC 6638).
     let scheduling: SchedulingAgent
+    /// WebDAV-Push (draft-bitfire-webdav-push): advertised on calendars and registered
+    /// with POST when set; nil: the server pushes nothing.
+    public var push: WebDAVPushSupport?
 
     public init(
         backend: any StoreBackend, maxResourceSize: Int = 16 << 20, visiblePrincipals: PrincipalVisibility = .onlySelf,
@@ -55,6 +58,7 @@ public struct CalDAVHandler: Sendable {
         case .inbox: ["OPTIONS", "GET", "HEAD", "PROPFIND", "PROPPATCH", "REPORT"]
         case .notification, .inboxItem: ["OPTIONS", "GET", "HEAD", "DELETE", "PROPFIND"]
         case .outbox: ["OPTIONS", "POST", "PROPFIND"]
+        case .pushRegistration: ["OPTIONS", "DELETE"]
         }
     }
 
@@ -65,7 +69,7 @@ public struct CalDAVHandler: Sendable {
         "LOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "UNLOCK": "locking (WebDAV class 2) is not supported; update with If-Match and the ETag instead",
         "POST":
-            "POST is answered on a calendar (CS:share), the calendar home (CS:invite-reply) and the schedule outbox (free-busy requests)",
+            "POST is answered on a calendar (CS:share, push-register), the calendar home (CS:invite-reply) and the schedule outbox (free-busy requests)",
         "ACL": "the ACL method (RFC 3744) is not supported: each user reads and writes their own calendars",
         "SEARCH": "DASL SEARCH (RFC 5323) is not supported; use a calendar-query REPORT",
         "MKWORKSPACE": "versioning (RFC 3253) is not supported",
@@ -174,7 +178,7 @@ public struct CalDAVHandler: Sendable {
             switch path {
             case .notifications, .notification, .inbox, .inboxItem, .outbox:
                 return .text(404, "404 Not Found: no such resource for this app password\n")
-            case .root, .principals, .principal, .home, .calendar, .object: break
+            case .root, .principals, .principal, .home, .calendar, .object, .pushRegistration: break
             }
         }
         let store: any EventStore

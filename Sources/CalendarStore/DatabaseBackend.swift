@@ -327,6 +327,8 @@ public final class DatabaseBackend: StoreBackend {
     public var subscriptions: any SubscriptionStore { DatabaseSubscriptionStore(backend: self) }
     /// The alarm queue kept in this database.
     public var reminders: any ReminderStore { DatabaseReminderStore(backend: self) }
+    /// The WebDAV-Push subscriptions and messages kept in this database.
+    public var push: any PushStore { DatabasePushStore(backend: self) }
 
     /// See ``StoreBackend/feed(token:kind:)``; nil for an empty token.
     public func feed(token: String, kind: FeedKind) throws(StoreError) -> (owner: String, calendar: String)? {

@@ -80,6 +80,16 @@ extension DatabaseBackend {
         ),
         ("alarm_dirty", ["object_id"]),
         ("alarm_plan", ["id", "planned_until"]),
+        // The server's secrets: the API cursors' MAC key, the VAPID key push services know.
+        ("server_secrets", ["name", "secret"]),
+        (
+            "push_subscriptions",
+            [
+                "id", "identifier", "user_id", "calendar_id", "push_resource", "public_key", "auth_secret",
+                "content_update", "property_update", "expires", "created", "failures", "last_error",
+            ]
+        ),
+        ("push_pending", ["subscription_id", "sequence", "content", "property", "due", "lease", "attempts"]),
         ("personal_data", ["object_id", "calendar_id", "user_id", "data", "tag"]),
         ("tombstones", ["calendar_id", "name", "sequence", "identifier", "uid"]),
         (

@@ -69,6 +69,9 @@ public protocol StoreBackend: Sendable {
 
     /// The queue of alarms the reminder scheduler fires (see ``ReminderStore``).
     var reminders: any ReminderStore { get }
+
+    /// WebDAV-Push subscriptions and the messages owed to them (see ``PushStore``).
+    var push: any PushStore { get }
 }
 
 extension StoreBackend {

@@ -126,11 +126,37 @@ extension CivilDateTime: CustomStringConvertible {
 }
 
 extension CivilDateTime {
+    static let httpWeekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    static let httpMonths = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// Reads an IMF-fixdate (RFC 9110 §5.6.7), `Sun, 06 Nov 1994 08:49:37 GMT`; nil for
+    /// anything else (the obsolete RFC 850 and asctime forms included) or a weekday that
+    /// does not match the date.
+    public init?(httpDate text: String) {
+        func number(_ text: Substring, digits: Int) -> Int? {
+            text.count == digits && text.utf8.allSatisfy { (0x30...0x39).contains($0) } ? Int(text) : nil
+        }
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), parts[5] == "GMT",
+            let weekday = Self.httpWeekdays.firstIndex(of: String(parts[0].dropLast())),
+            let day = number(parts[1], digits: 2), let month = Self.httpMonths.firstIndex(of: String(parts[2])),
+            let year = number(parts[3], digits: 4)
+        else { return nil }
+        let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, let hour = number(clock[0], digits: 2), let minute = number(clock[1], digits: 2),
+            let second = number(clock[2], digits: 2),
+            let value = CivilDateTime(
+                year: year, month: month + 1, day: day, hour: hour, minute: minute, second: second),
+            value.date.weekday.rawValue - 1 == weekday
+        else { return nil }
+        self = value
+    }
+
     /// The HTTP date form of a UTC date-time (RFC 9110 §5.6.7, IMF-fixdate), as in
     /// `Last-Modified: Sun, 29 Nov 2026 08:49:37 GMT`.
     public var httpDate: String {
-        let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let weekdays = Self.httpWeekdays
+        let months = Self.httpMonths
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let year = String(date.year)
         return "\(weekdays[date.weekday.rawValue - 1]), \(two(date.day)) \(months[date.month - 1]) "

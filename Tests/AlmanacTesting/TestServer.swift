@@ -25,6 +25,7 @@ import Foundation
 import HTTPServer
 import HTTPTypes
 import Outbound
+import Push
 import Reminders
 import Subscriptions
 import Webhooks
@@ -130,12 +131,15 @@ public final class TestServer: @unchecked Sendable {
     /// - Parameter ldap: the LDAP directory for users without a stored password.
     /// - Parameter alarms: fires alarms with this configuration (on the server's clock);
     ///   none when nil.
+    /// - Parameter push: offers WebDAV-Push and sends its messages with this
+    ///   configuration; none when nil.
     public init(
         _ setup: ServerSetup = .inProcess, users: [String] = ["anna", "bob"], allowedOrigins: [String] = [],
         visiblePrincipals: PrincipalVisibility = .onlySelf, webhooks: WebhookDispatcher.Configuration? = nil,
         outbound: OutboundPolicy = OutboundPolicy(allowsPrivateAddresses: true),
         subscriptions: SubscriptionRefresher.Configuration? = nil, ldap: LDAPDirectory? = nil,
-        alarms: AlarmScheduler.Configuration? = nil, now: (@Sendable () -> Int)? = nil
+        alarms: AlarmScheduler.Configuration? = nil, push: PushDispatcher.Configuration? = nil,
+        now: (@Sendable () -> Int)? = nil
     ) throws {
         self.setup = setup
         directory = try TemporaryDirectory()
@@ -143,7 +147,7 @@ public final class TestServer: @unchecked Sendable {
         server = AlmanacServer(
             backend: backend, configuration: ServerConfiguration(port: 0, threads: 2, accessLog: false),
             allowedOrigins: allowedOrigins, visiblePrincipals: visiblePrincipals, webhooks: webhooks,
-            outbound: outbound, subscriptions: subscriptions, alarms: alarms, directory: ldap,
+            outbound: outbound, subscriptions: subscriptions, alarms: alarms, push: push, directory: ldap,
             now: now ?? AlmanacServer.systemNow)
         for user in users { try createUser(user) }
         if setup.transport == .loopback {

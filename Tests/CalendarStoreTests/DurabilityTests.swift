@@ -107,13 +107,14 @@ import Testing
         DROP TABLE object_ranges; ALTER TABLE old_ranges RENAME TO object_ranges;
         """
 
-    /// Removes what schemas 9 and 11 to 20 (and 25) added: the users' OpenID Connect
-    /// identity, when each object was created, what a
+    /// Removes what schemas 9 and 11 to 20 (and 25 to 27) added: push subscriptions, the
+    /// alarm queue, the users' OpenID Connect identity, when each object was created, what a
     /// tombstone's resource held, the idempotency keys, the webhooks' tables and the
     /// objects' identifier index, the availability schedules, the bookings' tables and the
     /// sharing columns and tables (schema 10's token column goes with the tokens' table, or
     /// by itself; schema 14's webhook column with the webhooks' tables).
     static let undoSchemas9To20 = """
+        DROP TABLE push_pending; DROP TABLE push_subscriptions;
         DROP TABLE alarm_instances; DROP TABLE alarm_dirty; DROP TABLE alarm_plan; DROP INDEX objects_alarms;
         DROP INDEX users_identity; ALTER TABLE users DROP COLUMN identity;
         DROP TABLE schedule_inbox_tombstones; DROP TABLE schedule_inbox_state; DROP TABLE personal_data; DROP TABLE grant_properties; DROP TABLE store_repairs; DROP TABLE server_secrets; DROP INDEX bookings_retry_key; ALTER TABLE bookings DROP COLUMN retry_key;

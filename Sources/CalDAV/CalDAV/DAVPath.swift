@@ -13,6 +13,7 @@ import HTTPTypes
 ///     /dav/inbox/USER/                       a user's scheduling inbox (RFC 6638 §2.2)
 ///     /dav/inbox/USER/NAME                   one iTIP message delivered to them
 ///     /dav/outbox/USER/                      a user's scheduling outbox (§2.1): free-busy POST
+///     /dav/push/USER/ID                      a WebDAV-Push registration (DELETE unregisters)
 public enum DAVPath: Equatable, Sendable {
     case root
     case principals
@@ -25,6 +26,7 @@ public enum DAVPath: Equatable, Sendable {
     case inbox(user: String)
     case inboxItem(user: String, name: String)
     case outbox(user: String)
+    case pushRegistration(user: String, id: String)
 
     public static let rootPath = "/dav/"
 
@@ -74,6 +76,7 @@ public enum DAVPath: Equatable, Sendable {
         case 2 where segments[0] == "inbox": self = .inbox(user: segments[1])
         case 3 where segments[0] == "inbox": self = .inboxItem(user: segments[1], name: segments[2])
         case 2 where segments[0] == "outbox": self = .outbox(user: segments[1])
+        case 3 where segments[0] == "push": self = .pushRegistration(user: segments[1], id: segments[2])
         default: return nil
         }
     }
@@ -99,6 +102,7 @@ public enum DAVPath: Equatable, Sendable {
         case .inbox(let user): return Self.rootPath + "inbox/" + encode(user) + "/"
         case .inboxItem(let user, let name): return Self.rootPath + "inbox/" + encode(user) + "/" + encode(name)
         case .outbox(let user): return Self.rootPath + "outbox/" + encode(user) + "/"
+        case .pushRegistration(let user, let id): return Self.rootPath + "push/" + encode(user) + "/" + encode(id)
         }
     }
 
@@ -108,7 +112,7 @@ public enum DAVPath: Equatable, Sendable {
         case .root, .principals: nil
         case .principal(let user), .home(let user), .calendar(let user, _), .object(let user, _, _),
             .notifications(let user), .notification(let user, _), .inbox(let user), .inboxItem(let user, _),
-            .outbox(let user):
+            .outbox(let user), .pushRegistration(let user, _):
             user
         }
     }

@@ -2,8 +2,8 @@ import CalendarStore
 import HTTPTypes
 
 extension DAVContext {
-    /// DELETE of an object (with If-Match and If-Schedule-Tag-Match), of a whole calendar
-    /// or of a notification.
+    /// DELETE of an object (with If-Match and If-Schedule-Tag-Match), of a whole calendar,
+    /// of a notification or of a WebDAV-Push registration.
     func delete() -> HTTPResponse {
         do throws(StoreError) {
             switch path {
@@ -31,6 +31,8 @@ extension DAVContext {
                 try store.deleteCalendar(withIdentifier: try self.calendar(named: name).calendar.id)
             case .notification(_, let name):
                 try store.removeSharingNotification(try notification(named: name).uid)
+            case .pushRegistration(_, let id):
+                return try pushUnregister(id)
             default:
                 return DAVError(403, "only calendars, calendar objects and notifications can be deleted").response
             }

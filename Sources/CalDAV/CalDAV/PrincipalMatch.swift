@@ -39,7 +39,9 @@ struct PrincipalMatchReport {
             case .principals: return try context.visiblePrincipals().map { .principal(user: $0.name) }
             case .home(let owner):
                 return try context.store.calendars().map { .calendar(user: owner, name: $0.name) }
-            case .principal, .calendar, .object, .notifications, .notification, .inbox, .inboxItem, .outbox: return []
+            case .principal, .calendar, .object, .notifications, .notification, .inbox, .inboxItem, .outbox,
+                .pushRegistration:
+                return []
             }
         }
         return try [context.path] + below(context.path)

@@ -36,7 +36,7 @@ extension DAVContext {
                 },
                 nil
             )
-        case .inboxItem, .outbox: return ([], nil)
+        case .inboxItem, .outbox, .pushRegistration: return ([], nil)
         }
     }
 
@@ -147,6 +147,9 @@ extension DAVContext {
             // Whether the calendar's events make its owner busy (RFC 6638 §9.1): OPAQUE until
             // a client sets it (then its value, kept as set, answers below).
             properties[.scheduleCalendarTransp] = "<C:opaque/>"
+            if let push = handler.push {
+                properties.merge(push.properties(of: calendar)) { $1 }
+            }
             for (clark, value) in calendar.deadProperties {
                 if let name = PropertyName(clark: clark) { properties[name] = value }
             }
@@ -174,6 +177,8 @@ extension DAVContext {
             properties.merge(Self.inboxMessageProperties(try inboxMessage(named: name))) { $1 }
         case .outbox:
             properties.merge(Self.outboxProperties(principalHref)) { $1 }
+        case .pushRegistration:
+            throw StoreError(.notFound, "a push registration has no properties")
         }
         // What a collection's GET answers (an object's and an item's are set above).
         if properties[.getContentType] == nil {

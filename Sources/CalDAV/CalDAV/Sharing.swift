@@ -9,13 +9,15 @@ import ICalendar
 // CS:invite-reply to their home; the calendar then appears in the sharee's home under
 // a name of its own, CS:shared, with the privileges of its access.
 extension DAVContext {
-    /// POST to a calendar (CS:share), to the user's home (CS:invite-reply) or to their
-    /// schedule outbox (a free-busy request, ``outboxPost()``).
+    /// POST to a calendar (CS:share, or a WebDAV-Push `push-register`), to the user's home
+    /// (CS:invite-reply) or to their schedule outbox (a free-busy request, ``outboxPost()``).
     func post() -> HTTPResponse {
         if case .outbox = path { return outboxPost() }
         guard request.headers["Content-Type"]?.lowercased().contains("xml") ?? true else {
-            return DAVError(415, "POST takes an XML body (CS:share on a calendar, CS:invite-reply on the home)")
-                .response
+            return DAVError(
+                415, "POST takes an XML body (CS:share or push-register on a calendar, CS:invite-reply on the home)"
+            )
+            .response
         }
         let body: XMLElement
         switch self.body() {
@@ -26,10 +28,12 @@ extension DAVContext {
             switch (path, body.namespace, body.name) {
             case (.calendar(_, let name), DAVNamespace.calendarServer, "share"):
                 return try share(calendar: try calendar(named: name), body)
+            case (.calendar(_, let name), DAVNamespace.push, "push-register"):
+                return try pushRegister(calendar: try calendar(named: name), body)
             case (.home, DAVNamespace.calendarServer, "invite-reply"):
                 return try inviteReply(body)
             case (.calendar, _, _):
-                return DAVError(400, "POST to a calendar takes a CS:share body").response
+                return DAVError(400, "POST to a calendar takes a CS:share or push-register body").response
             default:
                 return DAVError(400, "POST to the calendar home takes a CS:invite-reply body").response
             }

@@ -9,10 +9,12 @@ public enum DAVNamespace {
     /// Almanac's own elements (an error's message for people: the DAV: namespace is
     /// reserved, RFC 4918 §21.8, and defines no such element for `DAV:error`).
     public static let almanac = "urn:almanac:dav"
+    /// WebDAV-Push (draft-bitfire-webdav-push), as DAVx⁵ speaks it.
+    public static let push = "https://bitfire.at/webdav-push"
 
     /// Prefixes declared on every multistatus root.
     static let prefixes: [(prefix: String, namespace: String)] = [
-        ("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple), ("AL", almanac),
+        ("D", dav), ("C", caldav), ("CS", calendarServer), ("A", apple), ("AL", almanac), ("P", push),
     ]
 
     static func prefix(for namespace: String) -> String? { prefixes.first { $0.namespace == namespace }?.prefix }

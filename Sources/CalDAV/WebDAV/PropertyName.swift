@@ -63,4 +63,9 @@ extension PropertyName {
     static let getCTag = PropertyName(DAVNamespace.calendarServer, "getctag")
     static let calendarColor = PropertyName(DAVNamespace.apple, "calendar-color")
     static let calendarOrder = PropertyName(DAVNamespace.apple, "calendar-order")
+    /// WebDAV-Push: the transports a collection is pushed over, its topic, and which
+    /// changes a registration may ask for.
+    static let pushTransports = PropertyName(DAVNamespace.push, "transports")
+    static let pushTopic = PropertyName(DAVNamespace.push, "topic")
+    static let pushSupportedTriggers = PropertyName(DAVNamespace.push, "supported-triggers")
 }

@@ -14,7 +14,7 @@ enum PostgresSchema {
     /// they were first applied (existing databases keep their numbers).
     static let migrations: [String] = Migration.inOrder(
         eventsMigrations, appStateMigrations, sharingMigrations, schedulingMigrations, webhooksMigrations,
-        bookingsMigrations, remindersMigrations)
+        bookingsMigrations, remindersMigrations, pushMigrations)
 
     /// Applies the migrations not yet applied; returns how many it applied.
     @discardableResult

@@ -9,7 +9,7 @@ enum SQLiteSchema {
     /// they were first applied (existing databases keep their numbers).
     static let migrations: [String] = Migration.inOrder(
         eventsMigrations, appStateMigrations, sharingMigrations, schedulingMigrations, webhooksMigrations,
-        bookingsMigrations, remindersMigrations)
+        bookingsMigrations, remindersMigrations, pushMigrations)
 
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
         while true {

@@ -1,6 +1,7 @@
 /// The webhook outbox: in the transaction of every change to a calendar, one delivery
 /// row for each subscription of the calendar's owner that wants the change, and the
-/// subscription's queue for that calendar marked due. The change and its deliveries
+/// subscription's queue for that calendar marked due (and the WebDAV-Push messages the
+/// change owes, ``PushQueue``). The change and its deliveries
 /// commit together or not at all, so a crash at any moment loses no notification and
 /// sends none for a write that did not happen.
 enum Outbox {
@@ -39,6 +40,8 @@ enum Outbox {
 
     static func record(_ change: Change, _ connection: Connection) throws(StoreError) {
         let now = change.occurred ?? WallClock.nowMilliseconds()
+        try PushQueue.record(
+            type: change.type, calendar: change.calendar, sequence: change.sequence, now: now, connection)
         let inserted = try connection.run(
             """
             INSERT INTO webhook_deliveries (identifier, webhook_id, calendar, type, sequence, event_identifier, uid, etag,
