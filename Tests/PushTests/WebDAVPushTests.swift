@@ -182,6 +182,22 @@ import Testing
         #expect(jobs[id]?.property == true && jobs[id]?.content == true, "a rename and a delete: both kinds")
     }
 
+    @Test func anInvitationDeliveredToAnAttendeeIsPushedToThem() throws {
+        let server = try Self.server(.inProcess)
+        for user in ["anna", "bob"] { try server.backend.setAddresses(["\(user)@example.com"], forUser: user) }
+        let bob = server.dav("bob")
+        #expect(try bob.mkcalendar("/dav/calendars/bob/personal/").status == 201)
+        let registered = try bob.send(
+            "POST", "/dav/calendars/bob/personal/", Self.register("http://127.0.0.1:9/bob"), headers: Self.xml)
+        let id = Self.id(fromLocation: registered.headers["Location"])
+        let meeting = Event.ics(uid: "meeting", start: "20261210T100000Z").replacingOccurrences(
+            of: "SUMMARY:Training\r\n",
+            with: "SUMMARY:Planning\r\nORGANIZER:mailto:anna@example.com\r\nATTENDEE:mailto:bob@example.com\r\n")
+        #expect(try server.dav("anna").put(Self.calendar + "meeting.ics", meeting).status == 201)
+        let jobs = try Self.queued(server)
+        #expect(jobs[id]?.content == true, "anna's invitation, put in bob's calendar, is pushed to bob")
+    }
+
     @Test func triggersChooseWhatIsPushed() throws {
         let server = try Self.server(.inProcess)
         let anna = server.dav("anna")
