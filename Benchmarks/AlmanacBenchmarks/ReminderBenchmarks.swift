@@ -180,20 +180,25 @@ enum ReminderBenchmarks {
 
     static func push(messages: Int) {
         let backend = sqliteBackend()
-        try! backend.createUser(named: "bench", displayName: nil, passwordHash: nil)
-        let store = try! backend.eventStore(for: "bench")
-        let calendar = try! store.createCalendar(EventCalendar(title: "Pushed")).id
         let counter = Counter()
         let keys = try! PushKeys.load(from: backend.push)
-        // Subscriptions' keys: one user agent key pair serves them all.
+        // Subscriptions' keys: one user agent key pair serves them all. Users of at most
+        // their limit of subscriptions each, all on one calendar of their own.
         let agent = try! P256KeyMaterial.generate()
         let agentPoint = Base64URL.decode(Substring(agent.publicKey)) ?? []
+        var calendars: [(store: any EventStore, id: String)] = []
         for number in 0..<messages {
+            if number % PushLimits.perUser == 0 {
+                let user = "bench\(calendars.count)"
+                try! backend.createUser(named: user, displayName: nil, passwordHash: nil)
+                let store = try! backend.eventStore(for: user)
+                calendars.append((store, try! store.createCalendar(EventCalendar(title: "Pushed")).id))
+            }
             _ = try! backend.push.register(
                 PushSubscription(
                     pushResource: "http://127.0.0.1:\(counter.server.port)/push/\(number)", publicKey: agent.publicKey,
                     authSecret: "BTBZMqHH6r4Tts7J_aSIgg", expires: Int(Date().timeIntervalSince1970) + 3_600),
-                user: "bench", calendar: calendar)
+                user: "bench\(calendars.count - 1)", calendar: calendars[calendars.count - 1].id)
         }
         // The CPU bound: encryption and signing alone, on this thread.
         let vapid = VAPID(key: keys.vapid, subject: nil)
@@ -207,15 +212,17 @@ enum ReminderBenchmarks {
         }
         let cryptoRate = Double(messages) / Date().timeIntervalSince(cryptoStart)
 
-        // One change: a message for every subscription, sent by the dispatcher's two workers.
+        // One change to each calendar: a message for every subscription, sent by the two workers.
         var configuration = PushDispatcher.Configuration()
         configuration.http.policy = OutboundPolicy(allowsPrivateAddresses: true)
         configuration.perUser = configuration.workers
         let dispatcher = PushDispatcher(store: backend.push, keys: keys, configuration: configuration)
-        _ = try! store.save(
-            Event(
-                title: "Change", start: DateTimeValue(CivilDateTime(secondsSinceEpoch: 1_796_720_400), form: .utc),
-                calendarIdentifier: calendar))
+        for calendar in calendars {
+            _ = try! calendar.store.save(
+                Event(
+                    title: "Change", start: DateTimeValue(CivilDateTime(secondsSinceEpoch: 1_796_720_400), form: .utc),
+                    calendarIdentifier: calendar.id))
+        }
         usleep(UInt32(PushLimits.coalescing) * 1_000)
         let started = Date()
         dispatcher.start()
@@ -226,7 +233,7 @@ enum ReminderBenchmarks {
         Report.figure(
             "push.messages_per_second", rate, unit: "messages/s",
             [
-                "messages": messages, "workers": configuration.workers,
+                "messages": messages, "workers": configuration.workers, "users": calendars.count,
                 "crypto_only_per_second_one_core": cryptoRate.rounded(),
                 "ratio_to_crypto_bound": (rate / cryptoRate * 1000).rounded() / 1000,
                 "note": "aes128gcm + VAPID ES256 per message, SQLite queue, receiver on loopback",

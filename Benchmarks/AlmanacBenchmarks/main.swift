@@ -80,6 +80,7 @@ if suites.contains("load") {
 }
 if suites.contains("webhooks") { WebhookBenchmarks.run() }
 if suites.contains("alarms") { ReminderBenchmarks.run(alarms: alarmCount, seconds: alarmSeconds, postgres: postgres) }
+if suites.contains("push") { ReminderBenchmarks.push(messages: 2_000) }
 if suites.contains("bookings") { BookingBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("api") { APIBenchmarks.run(samples: queries == 1_000 ? 200 : queries) }
 if suites.contains("store") {
