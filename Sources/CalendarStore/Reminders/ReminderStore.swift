@@ -163,7 +163,7 @@ enum AlarmQueue {
             marked = try connection.run(
                 """
                 INSERT INTO alarm_dirty (object_id) SELECT CAST(?1 AS BIGINT)
-                WHERE EXISTS (SELECT 1 FROM alarm_instances WHERE object_id = ?1 AND state = 'pending')
+                WHERE EXISTS (\(hasPending(connection.dialect)))
                 ON CONFLICT (object_id) DO NOTHING
                 """, [.integer(objectID)])
         } else {
@@ -171,6 +171,20 @@ enum AlarmQueue {
         }
         // Wakes the scheduler (it waits on the outbox's signal) once the write commits.
         if marked > 0 { connection.outboxDeliveries += 1 }
+    }
+
+    /// Whether object `?1` has a firing to come. Both this and ``forgetPlanned(_:)`` go by
+    /// the object's rows, never by every pending firing's (once per write, that was
+    /// quadratic in the queue's length).
+    static func hasPending(_ dialect: SQLDialect) -> String {
+        "SELECT 1 FROM alarm_instances WHERE object_id = ?1 AND \(dialect.unindexed("state")) = 'pending'"
+    }
+
+    /// Removes object `?1`'s firings still to come from time `?2` on, to plan them again.
+    static func forgetPlanned(_ dialect: SQLDialect) -> String {
+        let (state, fireAt) = (dialect.unindexed("state"), dialect.unindexed("fire_at"))
+        return
+            "DELETE FROM alarm_instances WHERE object_id = ?1 AND \(state) IN ('pending', 'acknowledged') AND \(fireAt) >= ?2"
     }
 
     /// How the queue names a firing's alarm and occurrence: the alarm's UID (or the one
@@ -358,9 +372,7 @@ public struct DatabaseReminderStore: ReminderStore {
             let from = now - AlarmQueue.replanMargin
             for objectID in objects {
                 try connection.run("DELETE FROM alarm_dirty WHERE object_id = ?", [.integer(objectID)])
-                try connection.run(
-                    "DELETE FROM alarm_instances WHERE object_id = ? AND state IN ('pending', 'acknowledged') AND fire_at >= ?",
-                    [.integer(objectID), .int(from)])
+                try connection.run(AlarmQueue.forgetPlanned(connection.dialect), [.integer(objectID), .int(from)])
                 guard until > from,
                     let (reach, calendarID) = try connection.firstRow(
                         Self.alarmColumns, [.integer(objectID)], { ($0.optionalInt(0), $0.int64(1)) }),

@@ -35,13 +35,21 @@ enum SQLDialect: Sendable {
         }
     }
 
-    /// A statement that locks a user's row (binds the row id), for writes that must not
-    /// race on what the user owns; nil on SQLite.
     /// A fresh delivery id, evaluated per row: `dl_` and 24 random hex digits.
     var newDeliveryID: String {
         switch self {
         case .sqlite: "'dl_' || lower(hex(randomblob(12)))"
         case .postgres: "'dl_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24)"
+        }
+    }
+
+    /// `column` in a condition no index may serve: SQLite, without statistics, takes
+    /// any index whose leading columns a query names, even one that matches half the
+    /// table (a state) when another matches a handful of rows (an object's).
+    func unindexed(_ column: String) -> String {
+        switch self {
+        case .sqlite: "+" + column
+        case .postgres: column
         }
     }
 
@@ -53,6 +61,8 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// A statement that locks a user's row (binds the row id), for writes that must not
+    /// race on what the user owns; nil on SQLite.
     var lockUser: String? {
         switch self {
         case .sqlite: nil
