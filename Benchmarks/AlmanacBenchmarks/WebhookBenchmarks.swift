@@ -18,24 +18,15 @@ import Webhooks
 ///   time) and over one calendar (strictly one after another, as order requires).
 enum WebhookBenchmarks {
     /// Receipt times (Unix ms) by delivery id, and each delivery's `occurredAt`.
-    final class Receiver: @unchecked Sendable {
+    final class Receiver: LoopbackReceiver, @unchecked Sendable {
         struct Arrival {
             var occurred: Int
             var received: Int
         }
         let arrivals = Mutex([String: Arrival]())
-        let server: HTTPServer
+        private(set) var server: HTTPServer!
 
-        init() {
-            let box = Box()
-            server = HTTPServer(configuration: ServerConfiguration(port: 0, threads: 4, accessLog: false)) { request in
-                box.receiver?.receive(request) ?? HTTPResponse(status: 503)
-            }
-            box.receiver = self
-            try! server.start()
-        }
-
-        final class Box: @unchecked Sendable { weak var receiver: Receiver? }
+        init() { server = listen() }
 
         var url: String { "http://127.0.0.1:\(server.port)/hook" }
 

@@ -19,7 +19,8 @@ import Foundation
 // booking type's slot search over 90 days of 10 calendars of 10,000 events, and bookings
 // a second from 16 concurrent bookers over loopback. alarms times the delay from each
 // alarm's trigger to its alarm.due webhook with --alarms N (default 100,000) due over
-// --alarm-seconds S (default 3,600; --postgres too), then WebDAV-Push messages a second.
+// --alarm-seconds S (default 3,600; --postgres on PostgreSQL at the same time), then
+// WebDAV-Push messages a second.
 
 var events = 20_000
 var eventsGiven: Int?
@@ -57,7 +58,7 @@ while let argument = arguments.popFirst() {
     case "--alarm-seconds": alarmSeconds = max(1, Int(arguments.popFirst() ?? "") ?? alarmSeconds)
     case "-h", "--help":
         print(
-            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [--server-threads N] [--connections N] [--seconds S] [--alarms N] [--alarm-seconds S] [icalendar] [recurrence] [cli] [store] [server] [load] [api]"
+            "usage: AlmanacBenchmarks [--events N] [--iterations K] [--calendars N] [--calendar-events M] [--queries Q] [--reuse-store] [--put-sample N] [--without-peer] [--postgres] [--server-threads N] [--connections N] [--seconds S] [--alarms N] [--alarm-seconds S] [icalendar] [recurrence] [cli] [store] [server] [load] [api] [webhooks] [bookings] [alarms] [push]"
         )
         exit(0)
     default: suites.append(argument)
