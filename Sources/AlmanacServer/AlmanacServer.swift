@@ -149,14 +149,14 @@ public final class AlmanacServer: Sendable {
             let policy = dispatcher.configuration.http.policy
             return WebDAVPushSupport(
                 vapidPublicKey: dispatcher.keys.vapid.publicKey, topicKey: dispatcher.keys.topicKey,
-                refusal: { url in policy.refusal(for: url)?.description }, now: now)
+                refusal: { url in policy.refusalWithoutResolving(for: url)?.description }, now: now)
         }
         let routes = ServerRoutes(
             backend: backend, authenticator: authenticator, web: web, allowedOrigins: Set(allowedOrigins),
             visiblePrincipals: visiblePrincipals, apiRateLimit: apiRateLimit,
             webhookEndpoints: ServerWebhookEndpoints(options: http),
             feedRefusal: subscriptions.map { configuration in
-                { @Sendable url in configuration.policy.refusal(for: url)?.description }
+                { @Sendable url in configuration.policy.refusalWithoutResolving(for: url)?.description }
             }, push: pushSupport, mail: mail, now: now)
         self.routes = routes
         server = HTTPServer(

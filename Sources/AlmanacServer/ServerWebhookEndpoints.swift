@@ -26,7 +26,7 @@ final class ServerWebhookEndpoints: WebhookEndpoints {
 
     deinit { pings.stop() }
 
-    func refusal(for url: String) -> String? { options.policy.refusal(for: url)?.description }
+    func refusal(for url: String) -> String? { options.policy.refusalWithoutResolving(for: url)?.description }
 
     func ping(_ webhook: Webhook, secret: String) -> PingOutcome {
         guard pings.runningCount(for: webhook.user) == 0 else {

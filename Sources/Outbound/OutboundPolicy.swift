@@ -16,8 +16,9 @@ import HTTPTypes
 /// shared, documentation, benchmarking, reserved or multicast, in IPv4 or IPv6, IPv4
 /// embedded in NAT64 judged as itself) and never to an address of this host's own
 /// interfaces (``HostAddresses``), so that a user cannot aim the server at services
-/// behind it or on it. The check runs when a URL is registered (a clear error) and again
-/// on every connection, against the address the connection is actually made to (every
+/// behind it or on it. The check runs when a URL is registered (a clear error; on a
+/// request thread without asking DNS, ``refusalWithoutResolving(for:)``) and again on
+/// every connection, against the address the connection is actually made to (every
 /// redirect hop is a connection of its own), so a name that resolves elsewhere later
 /// gains nothing.
 public struct OutboundPolicy: Sendable {
@@ -89,31 +90,74 @@ public struct OutboundPolicy: Sendable {
         return .success(Target(scheme: scheme, host: bare, port: components.port ?? (scheme == "https" ? 443 : 80)))
     }
 
+    /// Checks a URL without asking DNS, for request threads (a user naming a slow
+    /// resolver must not hold one): its form, and a host given as an address or as
+    /// `localhost`. A name is judged by what it resolves to on every connection. Nil
+    /// when it may be used as far as can be told now.
+    public func refusalWithoutResolving(for url: String) -> OutboundRefusal? {
+        let target: Target
+        switch Self.target(of: url) {
+        case .failure(let refusal): return refusal
+        case .success(let found): target = found
+        }
+        // A host the C library reads as an address (every form it takes, `0x7f000001` and
+        // `127.1` too) is judged as that address; AI_NUMERICHOST never asks DNS.
+        switch lookUp(target, flags: AI_NUMERICHOST) {
+        case .allowed: return nil
+        case .refused(let refusal): return refusal
+        case .unresolved: break  // a name
+        }
+        var name = target.host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        if !allowsPrivateAddresses, name == "localhost" || name.hasSuffix(".localhost") {
+            return OutboundRefusal(
+                "\(target.host) is this server itself (start the server with \(permission) to allow it)")
+        }
+        return nil
+    }
+
     /// Checks a URL as it would be used now: its form, then every address its host
-    /// resolves to. Nil when it may be used.
+    /// resolves to (which can take as long as the resolver's timeout: for the command
+    /// line; request threads use ``refusalWithoutResolving(for:)``). Nil when it may be used.
     public func refusal(for url: String) -> OutboundRefusal? {
         let target: Target
         switch Self.target(of: url) {
         case .failure(let refusal): return refusal
         case .success(let found): target = found
         }
+        switch lookUp(target, flags: 0) {
+        case .allowed: return nil
+        case .refused(let refusal): return refusal
+        case .unresolved(let reason): return OutboundRefusal("cannot resolve \(target.host): \(reason)")
+        }
+    }
+
+    /// What `getaddrinfo` (with `flags`) makes of a target's host.
+    private enum Lookup {
+        /// Every address it gave may be used.
+        case allowed
+        /// The first of its addresses that may not.
+        case refused(OutboundRefusal)
+        /// It gave none, for this reason.
+        case unresolved(String)
+    }
+
+    private func lookUp(_ target: Target, flags: Int32) -> Lookup {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = flags
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(target.host, String(target.port), &hints, &list)
-        guard status == 0, let first = list else {
-            let reason = String(cString: gai_strerror(status))
-            return OutboundRefusal("cannot resolve \(target.host): \(reason)")
-        }
+        guard status == 0, let first = list else { return .unresolved(String(cString: gai_strerror(status))) }
         defer { freeaddrinfo(first) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             if let address = current.pointee.ai_addr, let refusal = refusal(for: UnsafeRawPointer(address)) {
-                return refusal
+                return .refused(refusal)
             }
             entry = current.pointee.ai_next
         }
-        return nil
+        return .allowed
     }
 
     /// Checks one socket address (`sockaddr_in` or `sockaddr_in6`); nil when it may be used.

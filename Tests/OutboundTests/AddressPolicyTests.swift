@@ -214,6 +214,29 @@ import Testing
         }
     }
 
+    /// On a request thread a URL is judged without DNS: by its form and by a host given
+    /// as an address or as `localhost`; a name waits for the connection's check. A name
+    /// under `.invalid` never resolves (RFC 6761), so an answer for it proves no lookup.
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/hook", "127.0.0.1"), ("http://[::1]/hook", "::1"), ("https://10.1.2.3/", "10.1.2.3"),
+        ("http://[::ffff:192.168.0.1]/", "::ffff:192.168.0.1"), ("http://localhost/x", "localhost"),
+        ("http://0x7f000001/x", "127.0.0.1"), ("http://2130706433/", "127.0.0.1"), ("http://127.1/", "127.0.0.1"),
+        ("http://LocalHost./x", "LocalHost."), ("http://api.localhost:9/x", "api.localhost"),
+        ("http://hooks.invalid/x", nil), ("https://203.0.113.9.invalid/x", nil), ("http://a b/", "URL holds a space"),
+    ])
+    func requestThreadsCheckWithoutResolving(_ url: String, _ refusedFor: String?) {
+        let policy = OutboundPolicy()
+        let refusal = policy.refusalWithoutResolving(for: url)?.description
+        if let refusedFor {
+            #expect(refusal?.contains(refusedFor) == true, "\(url): \(refusal ?? "accepted")")
+        } else {
+            #expect(refusal == nil, "\(url): \(refusal ?? "")")
+            #expect(policy.refusal(for: url)?.description.contains("cannot resolve") == true, "\(url)")
+        }
+        let allowing = OutboundPolicy(allowsPrivateAddresses: true)
+        #expect((allowing.refusalWithoutResolving(for: url) == nil) == !url.contains(" "), "\(url)")
+    }
+
     @Test func wellFormedURLsAreAccepted() throws {
         let target = try OutboundPolicy.target(of: "https://hooks.example.com:8443/in?x=1%20y").get()
         #expect(target == .init(scheme: "https", host: "hooks.example.com", port: 8443))
