@@ -10,33 +10,37 @@ import Synchronization
 /// Mixed CalDAV load on `almanac serve` (release build), shaped like many synced
 /// clients on one calendar: `connections` keep-alive connections, one thread each,
 /// each sending its next request as soon as the last is answered, for `seconds`
-/// after a warm-up of `warmUp` seconds that is not counted. The calendar starts
-/// with the corpus's first `events` events (one .ics per UID, loaded by PUT, untimed).
+/// after a warm-up that is not counted. The calendar starts with the corpus's first
+/// `events` events (one .ics per UID, loaded by PUT, untimed). Each mix runs on a
+/// fresh server and store of its own (``Mix``):
+/// - steady (`load.almanac.*`, issue 19): 30% PROPFIND Depth 0 of the calendar for its
+///   CTag and sync token; 20% incremental `sync-collection` from the token the
+///   connection last saw; 20% GET of a random object (one of those loaded, or one the
+///   connection made); 20% one-week `calendar-query` with `calendar-data`, a random
+///   week of the corpus's years (2024–2028); 10% a write: PUT of a new event
+///   (`If-None-Match: *`, a corpus event under a fresh UID), or, once the connection
+///   holds `kept` events of its own, DELETE of its oldest, so the calendar stays at
+///   its size (`events_at_end` says where it ended);
+/// - stale token (`load.almanac.stale_token.*`): 40% PROPFIND Depth 0, 25% week
+///   query, 10% `sync-collection` from a token taken before the run (its answer grows
+///   with every write), 10% GET, 15% PUT of new events;
+/// - synced (`load.almanac.synced.*`): clients that keep their token: 40% PROPFIND
+///   Depth 0, 25% week query, 10% `sync-collection` from their last token, 10%
+///   `calendar-multiget` of the hrefs that sync named (else of four random events),
+///   10% GET, 5% PUT of new events;
+/// - each kind alone (`load.almanac.only_<kind>.requests_per_second`, shorter runs):
+///   its throughput at `connections`, with p50 and p99.
 ///
-/// Each thread draws its requests with its own SplitMix64 (seeded by its number):
-/// - 30% PROPFIND Depth 0 of the calendar for its CTag and sync token;
-/// - 20% incremental `sync-collection` from the token the thread last saw (in its
-///   last PROPFIND or sync-collection answer);
-/// - 20% GET of a random object: one of those loaded, or one the thread made;
-/// - 20% one-week `calendar-query` with `calendar-data`, a random week of the
-///   corpus's years (2024–2028);
-/// - 10% a write: PUT of a new event (`If-None-Match: *`, a corpus event under a
-///   fresh UID), or, once the thread holds `kept` events of its own, DELETE of its
-///   oldest. So half the writes are PUTs and half DELETEs, and the calendar stays
-///   at its size (at most `kept` more per connection): with PUTs alone, a minute
-///   at 2,500 requests/s would make it eight times as large, and the week queries
-///   with it. `events_at_end` says where it ended.
-///
-/// Any status but 207 (PROPFIND, REPORT), 200 (GET) or 201/204 (PUT), or a connection
-/// that fails, is an error. Figures: requests/s; p50, p99 and max latency, overall and
+/// Each connection draws with its own SplitMix64 (seeded by its number). Any status
+/// but 207 (PROPFIND, REPORT), 200 (GET) or 201/204 (PUT), or a connection that
+/// fails, is an error. Figures: requests/s; p50, p99 and max latency, overall and
 /// per kind; errors; the client's own CPU share of the machine over the window
 /// (`getrusage`; it shares the cores with the server); the server's CPU share and its
 /// peak RSS (`/proc/<pid>`); and heap allocations per request in the server's handler
 /// (routing, authentication, DAV, the store; not libmicrohttpd), replayed in this
-/// process on the same store after the run. With PostgreSQL the same run follows on
+/// process on the same store after the run. With PostgreSQL the steady mix follows on
 /// it, then a ratio line per figure.
 enum LoadBenchmarks {
-    static let warmUp = 5.0
     /// Events of its own a connection keeps before its writes delete them again.
     static let kept = 4
 
@@ -51,18 +55,29 @@ enum LoadBenchmarks {
             (name: String(format: "event-%06d.ics", $0.offset), body: $0.element.data)
         }
         let almanac = ServerBenchmarks.releaseAlmanac()
-        let data = work.appendingPathComponent("almanac").path
-        guard let onSQLite = Server.almanac(binary: almanac, data: data) else { fatalError("almanac did not start") }
-        let sqlite = measure(
-            onSQLite, label: "almanac", bodies: bodies, connections: connections, seconds: seconds
-        ) { () throws(StoreError) in try DatabaseBackend(directory: data) }
+        // Each mix, then each kind alone, on a server and store of its own.
+        var sqlite: [String: Double] = [:]
+        let kinds = Kind.allCases.filter { $0 != .delete }
+        for mix in [Mix.steady, .staleToken, .synced] + kinds.map(Mix.only) {
+            let data = work.appendingPathComponent("almanac-\(mix.name ?? "steady")").path
+            guard let onSQLite = Server.almanac(binary: almanac, data: data) else {
+                fatalError("almanac did not start")
+            }
+            let brief = mix.shares.count == 1
+            let figures = measure(
+                onSQLite, label: "almanac", mix: mix, bodies: bodies, connections: connections,
+                seconds: brief ? min(seconds, 10) : seconds, warmUp: brief ? 2 : 5,
+                backend: brief ? nil : { () throws(StoreError) in try DatabaseBackend(directory: data) })
+            if mix.name == nil { sqlite = figures }
+        }
         guard let postgres else { return }
         let database = postgres.freshDatabase("load_\(events)")
         guard let onPostgres = Server.almanac(binary: almanac, data: "", database: database) else {
             fatalError("almanac on PostgreSQL did not start")
         }
         let figures = measure(
-            onPostgres, label: "almanac-postgres", bodies: bodies, connections: connections, seconds: seconds
+            onPostgres, label: "almanac-postgres", mix: .steady, bodies: bodies, connections: connections,
+            seconds: seconds, warmUp: 5
         ) { () throws(StoreError) in try DatabaseBackend(location: database) }
         for (name, value) in figures.sorted(by: { $0.key < $1.key }) {
             guard let base = sqlite[name], base > 0, value > 0 else { continue }
@@ -74,11 +89,14 @@ enum LoadBenchmarks {
         }
     }
 
-    /// Loads the calendar, runs the mix, prints the figures; returns those that have a ratio.
+    /// Loads the calendar, runs the mix for `seconds` after `warmUp` seconds not counted,
+    /// prints the figures (a mix of one kind: one line), counts allocations in process
+    /// on the store `backend` opens (nil: not); returns the figures that have a ratio.
     static func measure(
-        _ server: Server, label: String, bodies: [(name: String, body: [UInt8])], connections: Int, seconds: Double,
-        backend: () throws(StoreError) -> DatabaseBackend
+        _ server: Server, label: String, mix: Mix, bodies: [(name: String, body: [UInt8])], connections: Int,
+        seconds: Double, warmUp: Double, backend: (() throws(StoreError) -> DatabaseBackend)?
     ) -> [String: Double] {
+        let label = label + (mix.name.map { "." + $0 } ?? "")
         let setup = server.client()
         precondition(setup.send("MKCALENDAR", server.collection).status == 201, "\(label): MKCALENDAR failed")
         for (name, body) in bodies {
@@ -87,9 +105,15 @@ enum LoadBenchmarks {
             ).status
             precondition(status == 201 || status == 204, "\(label): PUT \(name) answered \(status)")
         }
-        let workload = Workload(
-            collection: server.collection, authorization: server.authorization, objects: bodies.map(\.name),
+        var workload = Workload(
+            collection: server.collection, authorization: server.authorization, mix: mix, objects: bodies.map(\.name),
             templates: bodies.map(\.body))
+        // The token a stale client holds: taken now, before every write of the run.
+        let answer = setup.send(
+            "PROPFIND", server.collection, body: Workload.propfind,
+            headers: ["Depth": "0", "Content-Type": "application/xml"])
+        workload.staleToken = Workload.syncToken(in: Array(answer.text.utf8)[...]) ?? []
+        let prepared = workload
         let pid = server.process.processIdentifier
         let rssAtStart = ProcessStatus.kilobytes("VmRSS", pid: pid)
 
@@ -102,7 +126,7 @@ enum LoadBenchmarks {
         for number in 0..<connections {
             group.enter()
             Thread {
-                let result = workload.drive(port: port, number: number, counting: begin, until: finish)
+                let result = prepared.drive(port: port, number: number, counting: begin, until: finish)
                 results.withLock { $0.append(result) }
                 group.leave()
             }.start()
@@ -137,6 +161,17 @@ enum LoadBenchmarks {
             "events": bodies.count, "connections": connections, "seconds": seconds, "warm_up_seconds": warmUp,
         ]
         func fields(_ extra: [String: Any]) -> [String: Any] { context.merging(extra) { _, new in new } }
+        guard mix.shares.count > 1 else {
+            server.stop()
+            Report.figure(
+                "load.\(label).requests_per_second", rate, unit: "requests/s",
+                fields([
+                    "p50_ms": rounded(percentile(all, 50)), "p99_ms": rounded(percentile(all, 99)),
+                    "errors": merged.errors.reduce(0, +), "events_at_end": bodies.count + merged.made,
+                    "server_cpu_percent": rounded(serverCPU / (wall * cores) * 100), "note": mix.note,
+                ]))
+            return ["requests_per_second": rate]
+        }
         func byKind(_ value: ([Double]) -> Any) -> [String: Any] {
             var fields: [String: Any] = [:]
             for kind in Kind.allCases {
@@ -148,17 +183,17 @@ enum LoadBenchmarks {
         Report.figure(
             "load.\(label).requests_per_second", rate, unit: "requests/s",
             fields([
-                "requests": all.count, "events_at_end": bodies.count + merged.made, "goal": 2_500,
-                "mix_percent": Dictionary(
-                    uniqueKeysWithValues: Kind.allCases.filter { $0.share > 0 }.map { ($0.name, $0.share) }),
-                "writes": "a PUT of a new event, or a DELETE of the connection's oldest once it has \(kept)",
+                "requests": all.count, "events_at_end": bodies.count + merged.made,
+                "goal": mix.name == "synced" ? 10_000 : 2_500,
+                "mix_percent": Dictionary(uniqueKeysWithValues: mix.shares.map { ($0.kind.name, $0.percent) }),
+                "note": mix.note,
                 "requests_by_kind": byKind { $0.count },
             ]))
         var figures: [String: Double] = ["requests_per_second": rate]
         for (name, percent) in [("p50", 50), ("p99", 99), ("max", 100)] {
             figures["\(name)_ms"] = percentile(all, percent)
             var extra: [String: Any] = ["by_kind": byKind { rounded(percentile($0, percent)) }]
-            if percent == 99 { extra["goal"] = 50 }
+            if percent == 99 { extra["goal"] = mix.name == "synced" ? 20 : 50 }
             Report.figure("load.\(label).\(name)_ms", percentile(all, percent), unit: "ms", fields(extra))
         }
         Report.figure(
@@ -191,7 +226,7 @@ enum LoadBenchmarks {
             ]))
         server.stop()
 
-        if almanac_allocation_counting_supported() != 0 {
+        if let backend, almanac_allocation_counting_supported() != 0 {
             do throws(StoreError) {
                 let replayed = workload.replay(on: try backend(), requests: 2_000)
                 figures["allocations_per_request"] = replayed.overall
@@ -216,42 +251,75 @@ enum LoadBenchmarks {
 
     static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
-    /// One kind of request in the mix.
-    enum Kind: Int, CaseIterable {
-        case propfind, sync, get, query, put, delete
+    /// One kind of request.
+    enum Kind: Int, CaseIterable, Sendable {
+        case propfind, sync, get, query, put, delete, staleSync, multiget
 
-        /// Its share of the requests, in percent (the shares add up to 100). A drawn PUT
-        /// becomes a DELETE when the connection has enough events of its own (`next`).
-        var share: Int { [30, 20, 20, 20, 10, 0][rawValue] }
-        var name: String { ["propfind", "sync", "get", "query", "put", "delete"][rawValue] }
+        var name: String {
+            ["propfind", "sync", "get", "query", "put", "delete", "stale_sync", "multiget"][rawValue]
+        }
 
         func expects(_ status: Int) -> Bool {
             switch self {
-            case .propfind, .sync, .query: status == 207
+            case .propfind, .sync, .query, .staleSync, .multiget: status == 207
             case .get: status == 200
             case .put: status == 201 || status == 204
             case .delete: status == 204 || status == 200
             }
         }
+    }
+
+    /// The requests a run draws, by share in percent (adding up to 100).
+    struct Mix: Sendable {
+        /// In the figures' names: `load.<server>[.<name>].*`; nil for the steady mix.
+        var name: String?
+        var shares: [(kind: Kind, percent: Int)]
+        /// A drawn PUT becomes a DELETE of the connection's oldest event once it holds
+        /// ``LoadBenchmarks/kept`` of its own, so the calendar keeps its size.
+        var deletes: Bool
+        /// Said in the figures: how the mix was chosen.
+        var note: String
+
+        /// Issue 19's mix, the calendar kept at its size.
+        static let steady = Mix(
+            name: nil, shares: [(.propfind, 30), (.sync, 20), (.get, 20), (.query, 20), (.put, 10)], deletes: true,
+            note: "a PUT of a new event, or a DELETE of the connection's oldest once it has \(kept)")
+        /// Clients that sync from a token taken before the run: each answer holds every
+        /// change since, and grows with every PUT (the calendar grows too).
+        static let staleToken = Mix(
+            name: "stale_token", shares: [(.propfind, 40), (.query, 25), (.staleSync, 10), (.get, 10), (.put, 15)],
+            deletes: false, note: "sync-collection from a token taken before the run; PUTs of new events only")
+        /// Clients that keep their sync token and fetch what changed by calendar-multiget.
+        static let synced = Mix(
+            name: "synced",
+            shares: [(.propfind, 40), (.query, 25), (.sync, 10), (.multiget, 10), (.get, 10), (.put, 5)],
+            deletes: false,
+            note:
+                "sync-collection from the client's last token, then calendar-multiget of what it named (else of 4 random events); PUTs of new events only"
+        )
+        /// One kind alone: its throughput.
+        static func only(_ kind: Kind) -> Mix {
+            Mix(name: "only_\(kind.name)", shares: [(kind, 100)], deletes: false, note: "\(kind.name) alone")
+        }
 
         /// The next kind of request: drawn by share, but a PROPFIND while the client has
         /// no sync token yet (a sync-collection without one would be an initial sync), and
-        /// a DELETE instead of a PUT when it holds `kept` events of its own.
-        static func next(_ generator: inout SplitMix64, _ state: ClientState) -> Kind {
+        /// a DELETE instead of a PUT when it holds `kept` events of its own and the mix deletes.
+        func next(_ generator: inout SplitMix64, _ state: ClientState) -> Kind {
             switch draw(&generator) {
             case .sync where state.token.isEmpty: .propfind
-            case .put where state.made.count >= LoadBenchmarks.kept: .delete
+            case .put where deletes && state.made.count >= LoadBenchmarks.kept: .delete
             case let kind: kind
             }
         }
 
-        static func draw(_ generator: inout SplitMix64) -> Kind {
+        func draw(_ generator: inout SplitMix64) -> Kind {
             var roll = Int.random(in: 0..<100, using: &generator)
-            for kind in allCases {
-                if roll < kind.share { return kind }
-                roll -= kind.share
+            for (kind, percent) in shares {
+                if roll < percent { return kind }
+                roll -= percent
             }
-            return .propfind
+            return shares[0].kind
         }
     }
 
@@ -323,6 +391,8 @@ enum LoadBenchmarks {
         var token: [UInt8] = []
         /// Names of the events it made and has not deleted, oldest first.
         var made: [String] = []
+        /// The hrefs its last sync-collection named, for a calendar-multiget.
+        var changed: [[UInt8]] = []
         var number = 0
     }
 
@@ -330,20 +400,24 @@ enum LoadBenchmarks {
     struct Workload: Sendable {
         let collection: String
         let authorization: String
+        let mix: Mix
         let objects: [String]
         /// calendar-query bodies, one per week of 2024–2028.
         let weeks: [[UInt8]]
         /// Corpus events split where each UID value starts, to make new events from.
         let templates: [[[UInt8]]]
+        /// A sync token taken before the run (for ``Kind/staleSync``).
+        var staleToken: [UInt8] = []
 
         static let propfind = Array(
             ("<?xml version=\"1.0\"?><D:propfind xmlns:D=\"DAV:\" xmlns:CS=\"http://calendarserver.org/ns/\">"
                 + "<D:prop><CS:getctag/><D:sync-token/></D:prop></D:propfind>").utf8)
         static let uidLine = Array("\r\nUID:".utf8)
 
-        init(collection: String, authorization: String, objects: [String], templates: [[UInt8]]) {
+        init(collection: String, authorization: String, mix: Mix, objects: [String], templates: [[UInt8]]) {
             self.collection = collection
             self.authorization = authorization
+            self.mix = mix
             self.objects = objects
             self.templates = templates.map { Self.split($0, at: Self.uidLine) }
             // 2024-01-01 is a Monday; weeks from there.
@@ -382,19 +456,31 @@ enum LoadBenchmarks {
                 return Request(
                     method: "PROPFIND", path: collection, headers: ["Depth": "0", "Content-Type": "application/xml"],
                     body: Self.propfind)
-            case .sync:
+            case .sync, .staleSync:
                 let body =
                     Array("<?xml version=\"1.0\"?><D:sync-collection xmlns:D=\"DAV:\"><D:sync-token>".utf8)
-                    + state.token
+                    + (kind == .sync ? state.token : staleToken)
                     + Array(
                         "</D:sync-token><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>"
                             .utf8)
                 return Request(
                     method: "REPORT", path: collection, headers: ["Content-Type": "application/xml"], body: body)
             case .get:
-                let pick = Int.random(in: 0..<(objects.count + state.made.count), using: &generator)
-                let name = pick < objects.count ? objects[pick] : state.made[pick - objects.count]
-                return Request(method: "GET", path: collection + name, headers: [:], body: [])
+                return Request(method: "GET", path: collection + pick(&generator, state), headers: [:], body: [])
+            case .multiget:
+                var hrefs = state.changed.prefix(50)
+                if hrefs.isEmpty {
+                    hrefs = (0..<4).map { _ in Array((collection + pick(&generator, state)).utf8) }[...]
+                }
+                state.changed = []
+                var body = Array(
+                    ("<?xml version=\"1.0\"?><C:calendar-multiget xmlns:D=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\">"
+                        + "<D:prop><D:getetag/><C:calendar-data/></D:prop>").utf8)
+                for href in hrefs { body += Array("<D:href>".utf8) + href + Array("</D:href>".utf8) }
+                body += Array("</C:calendar-multiget>".utf8)
+                return Request(
+                    method: "REPORT", path: collection, headers: ["Depth": "1", "Content-Type": "application/xml"],
+                    body: body)
             case .query:
                 return Request(
                     method: "REPORT", path: collection, headers: ["Depth": "1", "Content-Type": "application/xml"],
@@ -418,18 +504,49 @@ enum LoadBenchmarks {
             }
         }
 
-        /// Learns from an answer: the new sync token, or the name of an event made or deleted.
+        /// One of the loaded events or of those this client made.
+        func pick(_ generator: inout SplitMix64, _ state: ClientState) -> String {
+            let pick = Int.random(in: 0..<(objects.count + state.made.count), using: &generator)
+            return pick < objects.count ? objects[pick] : state.made[pick - objects.count]
+        }
+
+        /// Learns from an answer: the new sync token and what it named, or the name of an
+        /// event made or deleted.
         func update(_ state: inout ClientState, after request: Request, kind: Kind, body: ArraySlice<UInt8>) {
             switch kind {
-            case .propfind, .sync:
+            case .propfind:
                 if let token = Self.syncToken(in: body) { state.token = token }
+            case .sync:
+                if let token = Self.syncToken(in: body) { state.token = token }
+                state.changed = Self.texts(of: "href", in: body)
             case .put:
                 state.made.append(String(request.path.dropFirst(collection.count)))
             case .delete:
                 state.made.removeFirst()
-            case .get, .query:
+            case .get, .query, .staleSync, .multiget:
                 break
             }
+        }
+
+        /// The texts of every element whose local name is `name`, in order.
+        static func texts(of name: String, in body: ArraySlice<UInt8>) -> [[UInt8]] {
+            let local = Array(name.utf8)
+            var found: [[UInt8]] = []
+            var index = body.startIndex
+            while let open = body[index...].firstIndex(of: UInt8(ascii: "<")),
+                let close = body[open...].firstIndex(of: UInt8(ascii: ">"))
+            {
+                let tag = body[(open + 1)..<close]
+                index = close + 1
+                guard tag.first != UInt8(ascii: "/"), tag.last != UInt8(ascii: "/") else { continue }
+                let qualified = tag.prefix { $0 != 0x20 }
+                let colon = qualified.lastIndex(of: UInt8(ascii: ":")).map { $0 + 1 } ?? qualified.startIndex
+                guard qualified[colon...].elementsEqual(local) else { continue }
+                let end = body[index...].firstIndex(of: UInt8(ascii: "<")) ?? body.endIndex
+                if end > index { found.append(Array(body[index..<end])) }
+                index = end
+            }
+            return found
         }
 
         /// The text of the first `sync-token` element with content.
@@ -482,7 +599,7 @@ enum LoadBenchmarks {
                         result.unexpected[status, default: 0] += 1
                     }
                 }
-                kind = Kind.next(&generator, state)
+                kind = mix.next(&generator, state)
             }
             return result
         }
@@ -512,7 +629,7 @@ enum LoadBenchmarks {
                     counts[kind, default: (0, 0)].allocations += allocations
                     counts[kind, default: (0, 0)].requests += 1
                 }
-                kind = Kind.next(&generator, state)
+                kind = mix.next(&generator, state)
             }
             return (
                 Double(total) / Double(requests),

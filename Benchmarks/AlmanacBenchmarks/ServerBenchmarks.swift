@@ -21,7 +21,14 @@ enum ServerBenchmarks {
     static func run(events: Int, putSample: Int, withPeer: Bool, postgres: BenchPostgres? = nil) {
         var postgresFigures: [String: Double] = [:]
         var sqliteFigures: [String: Double] = [:]
+        var syncs = 0.0
         defer {
+            // Sequential acknowledged writes against the disk's flush rate measured first.
+            if let put = sqliteFigures["put_per_second"], syncs > 0 {
+                Report.figure(
+                    "ratio.server.almanac.put-vs-fdatasync", put / syncs, unit: "x",
+                    ["put_per_second": put, "fdatasync_per_second": syncs, "goal": 0.5])
+            }
             // PostgreSQL beside SQLite: the same figure on each, as SQLite's value over PostgreSQL's.
             for (name, value) in postgresFigures.sorted(by: { $0.key < $1.key }) {
                 guard let sqlite = sqliteFigures[name] else { continue }
@@ -34,7 +41,7 @@ enum ServerBenchmarks {
         let work = Corpus.workDirectory.appendingPathComponent("server-\(events)")
         try? FileManager.default.removeItem(at: work)
         try! FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        syncLimit(in: work)
+        syncs = syncLimit(in: work)
         // One resource per generated event, as a client would PUT them.
         let objects = try! CalendarFileSplitter.split(
             [UInt8](FileManager.default.contents(atPath: Corpus.file(events: events).path) ?? Data())
@@ -255,7 +262,7 @@ enum ServerBenchmarks {
     /// The machine's floor for a durable write: 4 KiB appended to a file in the data
     /// directory's file system and `fdatasync`ed, 2,000 times. A sequential client can
     /// get no more acknowledged writes per second than this.
-    static func syncLimit(in directory: URL) {
+    static func syncLimit(in directory: URL) -> Double {
         let path = directory.appendingPathComponent("fdatasync-probe").path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         precondition(descriptor >= 0, "cannot create \(path)")
@@ -271,8 +278,9 @@ enum ServerBenchmarks {
             let written = page.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             precondition(written == page.count && fdatasync(descriptor) == 0, "the fdatasync probe failed")
         }
-        Report.figure(
-            "machine.fdatasync", Double(count) / seconds(clock.now - start), unit: "syncs/s", ["bytes": 4_096])
+        let rate = Double(count) / seconds(clock.now - start)
+        Report.figure("machine.fdatasync", rate, unit: "syncs/s", ["bytes": 4_096])
+        return rate
     }
 
     /// The path of the release `almanac`, built first when it is missing.
