@@ -105,6 +105,8 @@ extension DatabaseEventStore {
         var firstStart: Int
         var lastEnd: Int?
         var scheduleTag: String?
+        /// How far its alarms lie from its occurrences (seconds); nil without alarms.
+        var alarmReach: Int?
         /// A one-off object's times and listing columns, to answer without parsing it.
         var single: Single?
 
@@ -171,7 +173,7 @@ extension DatabaseEventStore {
     static let candidateColumns = """
         SELECT o.id, o.identifier, o.sequence, o.etag, o.component, o.recurring, o.first_start, o.last_end,
                o.time_kind, o.start_key, o.end_key, o.tzid, o.summary, o.status, o.categories, o.name, o.size, o.modified, o.transparent,
-               o.schedule_tag
+               o.schedule_tag, o.alarm_reach
         FROM objects o
         """
 
@@ -191,7 +193,8 @@ extension DatabaseEventStore {
             modified: row.int(17), sequence: row.int(2), etag: row.string(3),
             componentType: ComponentType(rawValue: row.string(4)) ?? .event, recurring: row.int(5) != 0,
             firstStart: row.int(6),
-            lastEnd: row.optionalInt(7), scheduleTag: row.optionalString(19), single: single)
+            lastEnd: row.optionalInt(7), scheduleTag: row.optionalString(19), alarmReach: row.optionalInt(20),
+            single: single)
     }
 
     func occurrences(

@@ -8,9 +8,10 @@ import Synchronization
 /// through the outbox), and sends the mail of `ACTION:EMAIL` alarms through the
 /// ``AlarmScheduler/mailer`` to their owners.
 ///
-/// One thread per process. It wakes when a write marks alarms to plan, at the second the
-/// next firing is due, and at least every ``Configuration/pollMilliseconds`` (for the
-/// firings other processes planned). Several processes on one PostgreSQL database each
+/// Two threads per process. One fires: it wakes when a write marks alarms to plan, at
+/// the second the next firing is due, and at least every
+/// ``Configuration/pollMilliseconds`` (for the firings other processes planned). The
+/// other plans the windows ahead, so a long planning never holds a firing back. Several processes on one PostgreSQL database each
 /// run one: each firing is taken by one of them (see ``ReminderStore``).
 public final class AlarmScheduler: @unchecked Sendable {
     public struct Configuration: Sendable {
@@ -20,7 +21,7 @@ public final class AlarmScheduler: @unchecked Sendable {
         /// How far ahead firings are planned (seconds).
         public var lookahead = 1_800
         /// How much of the future one planning transaction takes on (seconds).
-        public var window = 900
+        public var window = 300
         /// The longest the thread sleeps without being woken.
         public var pollMilliseconds = 1_000
         /// Firings taken from the queue in one transaction.
@@ -67,7 +68,15 @@ public final class AlarmScheduler: @unchecked Sendable {
     @discardableResult
     public func tick() throws(StoreError) -> [AlarmFiringRecord] {
         let now = self.now()
-        // Catching up after downtime plans from at most a day before the grace: bounded.
+        try planAhead(now: now)
+        return try fire(now: now)
+    }
+
+    /// Plans every window due (catching up after downtime plans from at most a day
+    /// before the grace: bounded). A window's planning can take a while (25,000 firings
+    /// of an hour's load took seconds on PostgreSQL): the server runs it on a thread of
+    /// its own, so firing never waits for it.
+    func planAhead(now: Int) throws(StoreError) {
         let windows = (configuration.grace + 86_400 + configuration.lookahead) / max(1, configuration.window) + 2
         for _ in 0..<windows {
             guard
@@ -81,6 +90,11 @@ public final class AlarmScheduler: @unchecked Sendable {
                 )
             }
         }
+    }
+
+    /// Plans the changed objects again, fires what is due, sends the mail, and prunes
+    /// what is older than the retention (hourly). Returns the firings it took, in order.
+    func fire(now: Int) throws(StoreError) -> [AlarmFiringRecord] {
         for _ in 0..<100 where try store.replanChanged(now: now, limit: 100) == 100 {}
         var fired: [AlarmFiringRecord] = []
         for _ in 0..<100 {
@@ -130,18 +144,20 @@ public final class AlarmScheduler: @unchecked Sendable {
         }
     }
 
-    /// Starts the thread (again after ``stop()``).
-    public func start() { thread.start(count: 1, name: "almanac-alarms") { [self] _ in run() } }
+    /// Starts the threads (again after ``stop()``): one fires, one plans ahead.
+    public func start() {
+        thread.start(count: 2, name: "almanac-alarms") { [self] index in index == 0 ? runFiring() : runPlanning() }
+    }
 
-    /// Stops the thread after its current pass.
+    /// Stops the threads after their current passes.
     public func stop() { thread.stop(waking: store.signal.poke) }
 
-    private func run() {
+    private func runFiring() {
         var seen = store.signal.generation
         while thread.isRunning {
             var wait = configuration.pollMilliseconds
             do {
-                try tick()
+                _ = try fire(now: now())
                 // Wake at the start of the second the next firing is due (triggers are whole seconds).
                 if let due = try store.nextDue() {
                     let milliseconds = due * 1_000 - Int(Date().timeIntervalSince1970 * 1_000)
@@ -152,6 +168,20 @@ public final class AlarmScheduler: @unchecked Sendable {
                 error.logDetails()
             }
             seen = store.signal.wait(after: seen, milliseconds: wait)
+        }
+    }
+
+    private func runPlanning() {
+        var seen = store.signal.generation
+        var last = 0
+        while thread.isRunning {
+            // Writes wake this thread too; it plans at most once a poll.
+            let now = now()
+            if now != last {
+                last = now
+                do { try planAhead(now: now) } catch { error.logDetails() }
+            }
+            seen = store.signal.wait(after: seen, milliseconds: configuration.pollMilliseconds)
         }
     }
 

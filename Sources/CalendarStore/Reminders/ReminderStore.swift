@@ -27,7 +27,8 @@ public protocol ReminderStore: Sendable {
     /// resumes at most `grace` plus a day before `now` (older firings are not recorded).
     func planAhead(now: Int, lookahead: Int, window: Int, grace: Int) throws(StoreError) -> AlarmPlanReport?
     /// Plans again, from shortly before `now`, up to `limit` objects written since they
-    /// were last planned; returns how many.
+    /// were last planned; returns how many (0 while another transaction plans a window:
+    /// they are planned once it commits).
     func replanChanged(now: Int, limit: Int) throws(StoreError) -> Int
     /// Fires up to `limit` firings due at `now`, earliest first: those due less than `grace`
     /// ago fire (late when more than ``AlarmFiringRecord/lateAfter`` behind), older ones are
@@ -212,6 +213,36 @@ enum AlarmQueue {
     }
 }
 
+/// Firings planned and not yet written: inserted many rows a statement (on PostgreSQL
+/// each statement is a round trip, and a window can hold tens of thousands). A firing
+/// already queued is left as it is.
+struct FiringRows {
+    static let perStatement = 64
+    private var values: [SQLValue] = []
+    private var count = 0
+
+    /// Adds one firing's 11 values (in the order of the INSERT below); writes when full.
+    mutating func append(_ row: [SQLValue], _ connection: Connection) throws(StoreError) {
+        values += row
+        count += 1
+        if count == Self.perStatement { try flush(connection) }
+    }
+
+    /// Writes what is waiting.
+    mutating func flush(_ connection: Connection) throws(StoreError) {
+        guard count > 0 else { return }
+        try connection.run(
+            """
+            INSERT INTO alarm_instances (object_id, recurrence_id, alarm_uid, repetition, fire_at, action, description,
+                snooze_of, occurrence_start, occurrence_end, state)
+            VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", "))
+            ON CONFLICT (object_id, recurrence_id, alarm_uid, repetition, fire_at) DO NOTHING
+            """, values)
+        values.removeAll(keepingCapacity: true)
+        count = 0
+    }
+}
+
 /// The reminder store of a ``DatabaseBackend``: tables `alarm_instances`, `alarm_dirty`
 /// and `alarm_plan`, in the database of the calendars, so planning and firing commit
 /// with what they read.
@@ -247,11 +278,11 @@ public struct DatabaseReminderStore: ReminderStore {
         calendar.calendar.timeZone.flatMap { TimeZoneDatabase.zone(named: $0) } ?? .utc
     }
 
-    /// Adds the firings of `candidate` in `range` to the queue (at most `limit`); returns
-    /// how many it added and left out, and whether a bound cut the series.
+    /// Adds the firings of `candidate` in `range` to `rows` (at most `limit`); returns how
+    /// many it added and left out, and whether a bound cut the series.
     func plan(
         _ candidate: DatabaseEventStore.Candidate, reach: Int, calendar: CalendarRow, zone: ZoneRules,
-        range: TimeRange, limit: Int, _ connection: Connection
+        range: TimeRange, limit: Int, into rows: inout FiringRows, _ connection: Connection
     ) throws(StoreError) -> (planned: Int, dropped: Int, cut: Bool) {
         var firings:
             [(
@@ -279,25 +310,17 @@ public struct DatabaseReminderStore: ReminderStore {
                     ))
             }
         }
-        let dropped = total - firings.count
-        var planned = 0
         for firing in firings {
-            planned += try connection.run(
-                """
-                INSERT INTO alarm_instances (object_id, recurrence_id, alarm_uid, repetition, fire_at, action, description,
-                    snooze_of, occurrence_start, occurrence_end, state)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (object_id, recurrence_id, alarm_uid, repetition, fire_at) DO NOTHING
-                """,
+            try rows.append(
                 [
                     .integer(candidate.rowID), .text(firing.recurrenceID), .text(firing.alarmUID),
                     .int(firing.repetition), .int(firing.at),
                     .text(firing.alarm.component.property("ACTION")?.value.uppercased() ?? "DISPLAY"),
                     .optional(firing.alarm.alarmDescription), .optional(firing.alarm.snoozedAlarm), .int(firing.start),
                     .int(firing.end), .text(firing.acknowledged ? "acknowledged" : "pending"),
-                ])
+                ], connection)
         }
-        return (planned, dropped, cut != nil)
+        return (firings.count, total - firings.count, cut != nil)
     }
 
     /// The farthest an object's alarms reach, and its calendar.
@@ -333,25 +356,24 @@ public struct DatabaseReminderStore: ReminderStore {
                 AlarmLimits.share(AlarmLimits.perObjectPerHour, of: range)
             )
             var left: [Int64: Int] = [:]
+            var rows = FiringRows()
             for (calendarID, owner, reach) in calendars {
                 guard let calendar = try calendar(calendarID, connection) else { continue }
                 let zone = zone(of: calendar)
                 let (from, to) = (range.start.subtractingSaturated(reach), range.end.addingSaturated(reach))
                 for candidate in try engine.candidates(in: calendar, from: from, to: to, alarmsOnly: true, connection) {
-                    guard
-                        let objectReach = try connection.firstRow(
-                            Self.alarmColumns, [.integer(candidate.rowID)], { $0.optionalInt(0) }) ?? nil
-                    else { continue }
+                    guard let objectReach = candidate.alarmReach else { continue }
                     let allowed = min(perObject, left[owner] ?? perOwner)
                     let done = try plan(
                         candidate, reach: objectReach, calendar: calendar, zone: zone, range: range,
-                        limit: allowed, connection)
+                        limit: allowed, into: &rows, connection)
                     left[owner] = (left[owner] ?? perOwner) - done.planned
                     report.planned += done.planned
                     report.dropped += done.dropped
                     if done.cut { report.cut += 1 }
                 }
             }
+            try rows.flush(connection)
             try connection.run("UPDATE alarm_plan SET planned_until = ? WHERE id = 1", [.int(range.end)])
             return report
         }
@@ -364,12 +386,23 @@ public struct DatabaseReminderStore: ReminderStore {
         }
         guard any else { return 0 }
         return try database.write { (connection) throws(StoreError) -> Int in
+            // While a window is being planned (on PostgreSQL, by another thread or process,
+            // which holds the plan's row), wait for it to commit: planning this object now
+            // would not see that window's firings, which are of the object as it was.
+            let shared = connection.dialect == .postgres ? " FOR SHARE SKIP LOCKED" : ""
+            let planned = try connection.firstRow(
+                "SELECT planned_until FROM alarm_plan WHERE id = 1" + shared, { $0.int(0) })
+            if planned == nil, !shared.isEmpty,
+                try connection.firstRow("SELECT 1 FROM alarm_plan WHERE id = 1", { _ in true }) ?? false
+            {
+                return 0
+            }
+            let until = planned ?? now
             let objects = try connection.rows(
                 "SELECT object_id FROM alarm_dirty ORDER BY object_id LIMIT ?"
                     + skipLocked(connection, of: "alarm_dirty"), [.int(limit)], { $0.int64(0) })
-            let until =
-                try connection.firstRow("SELECT planned_until FROM alarm_plan WHERE id = 1", { $0.int(0) }) ?? now
             let from = now - AlarmQueue.replanMargin
+            var rows = FiringRows()
             for objectID in objects {
                 try connection.run("DELETE FROM alarm_dirty WHERE object_id = ?", [.integer(objectID)])
                 try connection.run(AlarmQueue.forgetPlanned(connection.dialect), [.integer(objectID), .int(from)])
@@ -384,8 +417,9 @@ public struct DatabaseReminderStore: ReminderStore {
                 let range = TimeRange(start: from, end: until)
                 _ = try plan(
                     candidate, reach: reach, calendar: calendar, zone: zone(of: calendar), range: range,
-                    limit: AlarmLimits.share(AlarmLimits.perObjectPerHour, of: range), connection)
+                    limit: AlarmLimits.share(AlarmLimits.perObjectPerHour, of: range), into: &rows, connection)
             }
+            try rows.flush(connection)
             return objects.count
         }
     }
