@@ -388,16 +388,16 @@ public struct DatabaseReminderStore: ReminderStore {
         return try database.write { (connection) throws(StoreError) -> Int in
             // While a window is being planned (on PostgreSQL, by another thread or process,
             // which holds the plan's row), wait for it to commit: planning this object now
-            // would not see that window's firings, which are of the object as it was.
+            // would not see that window's firings, which are of the object as it was, and
+            // would then remove them. The row is made first if it is missing, so a first
+            // window being planned (its row not yet committed) is waited for too.
+            try connection.run(
+                "INSERT INTO alarm_plan (id, planned_until) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", [.int(now)])
             let shared = connection.dialect == .postgres ? " FOR SHARE SKIP LOCKED" : ""
-            let planned = try connection.firstRow(
-                "SELECT planned_until FROM alarm_plan WHERE id = 1" + shared, { $0.int(0) })
-            if planned == nil, !shared.isEmpty,
-                try connection.firstRow("SELECT 1 FROM alarm_plan WHERE id = 1", { _ in true }) ?? false
-            {
-                return 0
-            }
-            let until = planned ?? now
+            guard
+                let until = try connection.firstRow(
+                    "SELECT planned_until FROM alarm_plan WHERE id = 1" + shared, { $0.int(0) })
+            else { return 0 }
             let objects = try connection.rows(
                 "SELECT object_id FROM alarm_dirty ORDER BY object_id LIMIT ?"
                     + skipLocked(connection, of: "alarm_dirty"), [.int(limit)], { $0.int64(0) })
