@@ -11,8 +11,9 @@ import Synchronization
 /// Two threads per process. One fires: it wakes when a write marks alarms to plan, at
 /// the second the next firing is due, and at least every
 /// ``Configuration/pollMilliseconds`` (for the firings other processes planned). The
-/// other plans the windows ahead, so a long planning never holds a firing back. Several processes on one PostgreSQL database each
-/// run one: each firing is taken by one of them (see ``ReminderStore``).
+/// other plans the windows ahead, so a long planning never holds a firing back.
+/// Several processes on one PostgreSQL database each run both: each firing is taken by
+/// one of them (see ``ReminderStore``).
 public final class AlarmScheduler: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// A firing found later than this after its time (the server was down) is recorded
@@ -94,13 +95,20 @@ public final class AlarmScheduler: @unchecked Sendable {
 
     /// Plans the changed objects again, fires what is due, sends the mail, and prunes
     /// what is older than the retention (hourly). Returns the firings it took, in order.
+    /// Replanning goes 100 objects at a time with firing between them: after an import
+    /// of thousands of events with alarms, firings that are due do not wait for all of it.
     func fire(now: Int) throws(StoreError) -> [AlarmFiringRecord] {
-        for _ in 0..<100 where try store.replanChanged(now: now, limit: 100) == 100 {}
         var fired: [AlarmFiringRecord] = []
+        var now = now
         for _ in 0..<100 {
-            let batch = try store.fireDue(now: now, grace: configuration.grace, limit: configuration.batch)
-            fired += batch
-            if batch.count < configuration.batch { break }
+            let replanned = try store.replanChanged(now: now, limit: 100)
+            for _ in 0..<100 {
+                let batch = try store.fireDue(now: now, grace: configuration.grace, limit: configuration.batch)
+                fired += batch
+                if batch.count < configuration.batch { break }
+            }
+            if replanned < 100 { break }
+            now = max(now, self.now())
         }
         if let mailer { try sendMail(through: mailer, now: now) }
         if lastPrune.map({ now - $0 >= 3_600 }) ?? true {
